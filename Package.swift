@@ -1,0 +1,48 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "catalog",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "StateRestoration", targets: ["StateRestoration"]),
+    .executable(name: "catalog", targets: ["catalog"]),
+  ],
+  targets: [
+    // zlib, part of every Swift installation on Linux; used to write and read PNG images.
+    .systemLibrary(
+      name: "CZlib",
+      pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
+    // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
+    .target(name: "StateRestoration"),
+    // PNG encoding and decoding for the product pictures.
+    .target(name: "Imaging", dependencies: ["CZlib"]),
+    // Products, prices and the durable catalog store.
+    .target(name: "CatalogModel", dependencies: ["StateRestoration"]),
+    // The bundled catalog and pictures (the top-level Resources/ folder).
+    .target(
+      name: "CatalogResources",
+      path: "Resources",
+      exclude: ["README.md"],
+      sources: ["CatalogResources.swift"],
+      resources: [.copy("products.json"), .copy("Images")]
+    ),
+    // The app's core: commands, scenes' state, launch and persistence, rendering to text.
+    .target(
+      name: "CatalogCore",
+      dependencies: ["StateRestoration", "CatalogModel", "CatalogResources", "Imaging"]
+    ),
+    // The thin executable: parses the command line and runs the loop.
+    .executableTarget(name: "catalog", dependencies: ["CatalogCore"]),
+    // Draws Resources/Images/*.png: `swift run generate-images Resources`.
+    .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
+    .testTarget(name: "StateRestorationTests", dependencies: ["StateRestoration"]),
+    .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
+    .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
+    .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore"]),
+    .testTarget(name: "CatalogEndToEndTests", dependencies: ["catalog"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,71 @@
+import Foundation
+
+extension Catalog {
+  /// Finds the product a person means: a list number (`9`), a UUID, or a case- and
+  /// diacritic-insensitive name or unique name prefix (`cher` → Cherries).
+  ///
+  /// - Parameter reference: What the person typed.
+  /// - Returns: The product.
+  /// - Throws: ``CatalogError/noMatch(_:suggestion:)`` with the closest name,
+  ///   ``CatalogError/ambiguous(_:candidates:)`` or ``CatalogError/numberOutOfRange(_:count:)``.
+  /// - Complexity: O(*n*) in the number of products.
+  public func product(matching reference: String) throws -> Product {
+    let text = reference.trimmingCharacters(in: .whitespaces)
+    if let number = Int(text), text.allSatisfy(\.isASCII) {
+      guard (1...products.count).contains(number) else {
+        throw CatalogError.numberOutOfRange(number, count: products.count)
+      }
+      return products[number - 1]
+    }
+    if let identifier = UUID(uuidString: text), let product = self[identifier] {
+      return product
+    }
+    let key = text.folded
+    guard !key.isEmpty else { throw CatalogError.noMatch(reference, suggestion: nil) }
+    let keys = products.map(\.name.folded)
+    let exact = products.indices.filter { keys[$0] == key }
+    if exact.count == 1 { return products[exact[0]] }
+    let prefixed = products.indices.filter { keys[$0].hasPrefix(key) }
+    if prefixed.count == 1 { return products[prefixed[0]] }
+    if prefixed.count > 1 {
+      throw CatalogError.ambiguous(reference, candidates: prefixed.prefix(5).map { products[$0].name })
+    }
+    throw CatalogError.noMatch(reference, suggestion: closestName(to: key, keys: keys))
+  }
+
+  /// The product name nearest to a folded key, when it is near enough to suggest.
+  private func closestName(to key: String, keys: [String]) -> String? {
+    let budget = max(1, min(3, key.count / 3))
+    var best: (distance: Int, index: Int)?
+    for (index, name) in keys.enumerated() {
+      let candidate = String(name.prefix(key.count + budget))
+      let distance = min(
+        editDistance(key, name), editDistance(key, String(candidate.prefix(key.count))))
+      if distance <= budget, distance < (best?.distance ?? .max) {
+        best = (distance, index)
+      }
+    }
+    return best.map { products[$0.index].name }
+  }
+}
+
+/// The Levenshtein distance between two strings, by characters.
+///
+/// - Complexity: O(*m* × *n*).
+package func editDistance(_ lhs: String, _ rhs: String) -> Int {
+  let a = Array(lhs)
+  let b = Array(rhs)
+  if a.isEmpty { return b.count }
+  if b.isEmpty { return a.count }
+  var previous = Array(0...b.count)
+  var current = [Int](repeating: 0, count: b.count + 1)
+  for i in 1...a.count {
+    current[0] = i
+    for j in 1...b.count {
+      let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+      current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
+    }
+    swap(&previous, &current)
+  }
+  return previous[b.count]
+}

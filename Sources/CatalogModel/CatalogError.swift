@@ -1,0 +1,42 @@
+import Foundation
+
+/// What can go wrong with the catalog: finding a product, validating an edit, saving it.
+public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
+  /// No product matches the reference; `suggestion` is the closest name, if any is close.
+  case noMatch(String, suggestion: String?)
+  /// The reference is a prefix of several names.
+  case ambiguous(String, candidates: [String])
+  /// A list number outside the list.
+  case numberOutOfRange(Int, count: Int)
+  /// The draft name is not valid.
+  case invalidName(reason: String)
+  /// The draft year is not valid.
+  case invalidYear(String)
+  /// The draft price is not valid.
+  case invalidPrice(String, reason: String)
+  /// The user's catalog file could not be read, so edits are refused until it is fixed.
+  case catalogReadOnly(path: String, reason: String)
+  /// The product being saved is no longer in the catalog file.
+  case productRemoved(name: String)
+
+  public var errorDescription: String? {
+    switch self {
+    case .noMatch(let reference, let suggestion):
+      "no product matches '\(reference)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")
+    case .ambiguous(let reference, let candidates):
+      "'\(reference)' matches \(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
+    case .numberOutOfRange(let number, let count):
+      "there is no product number \(number); the list has \(count) products"
+    case .invalidName(let reason):
+      "the name \(reason)"
+    case .invalidYear(let text):
+      "the year '\(text)' is not a whole number from 1900 to 2100"
+    case .invalidPrice(let text, let reason):
+      "the price '\(text)' \(reason)"
+    case .catalogReadOnly(let path, let reason):
+      "edits are refused because the catalog '\(path)' cannot be read (\(reason)); fix or move it, then restart"
+    case .productRemoved(let name):
+      "'\(name)' is no longer in the catalog; it was removed by another process"
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// An amount of money in dollars, exact to the cent.
+///
+/// Prices are kept as whole cents, so `10.99` is exactly ten dollars and ninety-nine cents, and
+/// are written to JSON as decimal numbers (`10.99`), never through binary floating point.
+public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
+  /// The amount in cents.
+  public let cents: Int
+
+  /// The largest price a product may have: one million dollars.
+  public static let maximum = Price(cents: 100_000_000)
+
+  /// Creates a price from whole cents.
+  ///
+  /// - Parameter cents: The amount in cents.
+  public init(cents: Int) {
+    self.cents = cents
+  }
+
+  /// Parses a price as a person types it: `10.99`, `10`, `10.5`, `$10.99`.
+  ///
+  /// - Parameter text: The typed text.
+  /// - Throws: ``CatalogError/invalidPrice(_:reason:)`` naming what is wrong: not a number, more
+  ///   than two fraction digits, or outside 0...1,000,000.
+  public init(parsing text: String) throws {
+    var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+    if digits.first == "$" { digits = digits.dropFirst() }
+    let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let whole = parts[0]
+    let fraction = parts.count > 1 ? parts[1] : ""
+    guard !whole.isEmpty || !fraction.isEmpty,
+      whole.allSatisfy(\.isASCIIDigit), fraction.allSatisfy(\.isASCIIDigit),
+      !(parts.count > 1 && fraction.isEmpty && whole.isEmpty)
+    else {
+      throw CatalogError.invalidPrice(text, reason: "is not a number like 10.99")
+    }
+    guard fraction.count <= 2 else {
+      throw CatalogError.invalidPrice(text, reason: "has more than two digits after the point")
+    }
+    let significant = whole.drop { $0 == "0" }
+    guard significant.count <= 7, let dollars = Int(significant.isEmpty ? "0" : significant) else {
+      throw CatalogError.invalidPrice(text, reason: "is more than $1,000,000.00")
+    }
+    let paddedFraction = fraction + String(repeating: "0", count: 2 - fraction.count)
+    let cents = dollars * 100 + (Int(paddedFraction) ?? 0)
+    guard cents <= Self.maximum.cents else {
+      throw CatalogError.invalidPrice(text, reason: "is more than $1,000,000.00")
+    }
+    self.cents = cents
+  }
+
+  /// The price as a decimal number of dollars, exactly.
+  public var decimalValue: Decimal { Decimal(cents) / 100 }
+
+  /// The price as the user sees it: `$10.99`, `$1,250.00`.
+  public var formatted: String {
+    let dollars = String(cents / 100)
+    var grouped = ""
+    for (offset, digit) in dollars.enumerated() {
+      if offset > 0 && (dollars.count - offset) % 3 == 0 { grouped.append(",") }
+      grouped.append(digit)
+    }
+    let remainder = cents % 100
+    return "$\(grouped).\(remainder < 10 ? "0" : "")\(remainder)"
+  }
+
+  /// The price as typed in the editor: `10.99`.
+  public var plainText: String {
+    let remainder = cents % 100
+    return "\(cents / 100).\(remainder < 10 ? "0" : "")\(remainder)"
+  }
+
+  public var description: String { formatted }
+
+  public static func < (lhs: Price, rhs: Price) -> Bool { lhs.cents < rhs.cents }
+}
+
+extension Price: Codable {
+  /// Decodes a JSON number such as `10.99`.
+  ///
+  /// - Throws: `DecodingError` when it is negative, above the maximum or has fractions of a cent.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let amount = try container.decode(Decimal.self)
+    var cents = amount * 100
+    var rounded = Decimal()
+    NSDecimalRound(&rounded, &cents, 0, .plain)
+    guard rounded == cents, amount >= 0, amount <= Self.maximum.decimalValue else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "price \(amount) is not a whole number of cents in 0...1000000")
+    }
+    self.cents = NSDecimalNumber(decimal: rounded).intValue
+  }
+
+  /// Encodes the price as a JSON number with no binary rounding: `10.99`.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(decimalValue)
+  }
+}
+
+extension Character {
+  fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

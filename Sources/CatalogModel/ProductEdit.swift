@@ -1,0 +1,76 @@
+import Foundation
+
+/// The editor's draft, as typed, and its validation (SPEC section 4).
+public struct ProductEdit: Sendable, Hashable {
+  /// The draft name.
+  public var name: String
+  /// The draft year, as typed.
+  public var year: String
+  /// The draft price, as typed.
+  public var price: String
+
+  /// The longest name allowed, in characters.
+  public static let maximumNameLength = 100
+  /// The years a product may have.
+  public static let years = 1900...2100
+
+  /// Creates a draft.
+  ///
+  /// - Parameters:
+  ///   - name: The draft name.
+  ///   - year: The draft year, as typed.
+  ///   - price: The draft price, as typed.
+  public init(name: String, year: String, price: String) {
+    self.name = name
+    self.year = year
+    self.price = price
+  }
+
+  /// A draft holding a product's current values, as the editor starts.
+  ///
+  /// - Parameter product: The product being edited.
+  public init(product: Product) {
+    self.init(name: product.name, year: String(product.year), price: product.price.plainText)
+  }
+
+  /// Whether the name is empty after trimming, which disables `done`.
+  public var isNameEmpty: Bool { name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+
+  /// Validates the draft and applies it to a product.
+  ///
+  /// - Parameter product: The product being edited.
+  /// - Returns: The product with the draft's name (trimmed), year and price.
+  /// - Throws: A ``CatalogError`` naming the first bad field: name, then year, then price.
+  public func applied(to product: Product) throws -> Product {
+    let trimmedName = name.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmedName.isEmpty else {
+      throw CatalogError.invalidName(reason: "is empty; type 'name TEXT' to set it")
+    }
+    guard trimmedName.count <= Self.maximumNameLength else {
+      throw CatalogError.invalidName(
+        reason: "has \(trimmedName.count) characters; the limit is \(Self.maximumNameLength)")
+    }
+    if let control = trimmedName.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+      throw CatalogError.invalidName(
+        reason: "contains the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4))")
+    }
+    let yearText = year.trimmingCharacters(in: .whitespaces)
+    guard yearText.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(yearText),
+      Self.years.contains(year)
+    else {
+      throw CatalogError.invalidYear(self.year)
+    }
+    let price = try Price(parsing: price)
+    var edited = product
+    edited.name = trimmedName
+    edited.year = year
+    edited.price = price
+    return edited
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
+}

@@ -1,0 +1,169 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reading and writing whole files so that a crash at any instant leaves either the old or the
+/// new contents, never a torn file.
+public enum DurableFile {
+  /// Writes data atomically and durably: a temporary file in the same directory, `fsync`,
+  /// `rename` over the destination, then `fsync` of the directory.
+  ///
+  /// When this returns, the new contents survive a power loss or `kill -9`; when it throws, the
+  /// old file (if any) is untouched and no temporary file is left behind.
+  ///
+  /// - Parameters:
+  ///   - data: The complete new contents.
+  ///   - path: The destination; its directory must exist.
+  ///   - permissions: The new file's mode; 0600 by default.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  /// - Complexity: O(*n*) in the size of `data`, plus two `fsync` calls.
+  public static func write(_ data: Data, to path: String, permissions: mode_t = 0o600) throws {
+    let directory = parentDirectory(of: path)
+    let temporary = "\(directory)/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let descriptor = retryingOnInterrupt {
+      open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+    }
+    guard descriptor >= 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+    }
+    var isRenamed = false
+    defer {
+      if !isRenamed { unlink(temporary) }
+    }
+    do {
+      defer { close(descriptor) }
+      _ = fchmod(descriptor, permissions)
+      try writeAll(data, to: descriptor, path: path)
+      guard fsync(descriptor) == 0 else {
+        throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      }
+    }
+    guard rename(temporary, path) == 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+    }
+    isRenamed = true
+    try synchronizeDirectory(directory)
+  }
+
+  /// Reads a whole file, refusing one larger than a limit before reading it.
+  ///
+  /// - Parameters:
+  ///   - path: The file to read.
+  ///   - limit: The largest size accepted, in bytes.
+  /// - Returns: The contents, or nil when the file does not exist.
+  /// - Throws: ``StateRestorationError/tooLarge(path:size:limit:)`` or
+  ///   ``StateRestorationError/cannotRead(path:reason:)``.
+  /// - Complexity: O(*n*) in the size of the file.
+  public static func read(_ path: String, limit: Int) throws -> Data? {
+    let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+    guard descriptor >= 0 else {
+      if errno == ENOENT { return nil }
+      throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
+    }
+    guard (status.st_mode & S_IFMT) == S_IFREG else {
+      throw StateRestorationError.cannotRead(path: path, reason: "not a regular file")
+    }
+    let size = Int(status.st_size)
+    guard size <= limit else {
+      throw StateRestorationError.tooLarge(path: path, size: size, limit: limit)
+    }
+    var data = Data(count: size)
+    var filled = 0
+    while filled < size {
+      let count = data.withUnsafeMutableBytes { buffer in
+        retryingOnInterrupt {
+          systemRead(descriptor, buffer.baseAddress! + filled, size - filled)
+        }
+      }
+      guard count >= 0 else {
+        throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    return filled == size ? data : data.prefix(filled)
+  }
+
+  /// Removes a file durably: `unlink`, then `fsync` of its directory. A missing file is fine.
+  ///
+  /// - Parameter path: The file to remove.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public static func remove(_ path: String) throws {
+    if unlink(path) != 0 && errno != ENOENT {
+      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+    }
+    try synchronizeDirectory(parentDirectory(of: path))
+  }
+
+  /// Creates a directory and its missing parents with the given mode (0700 by default).
+  ///
+  /// - Parameters:
+  ///   - path: The directory.
+  ///   - permissions: The mode of the directories created.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public static func createDirectory(_ path: String, permissions: mode_t = 0o700) throws {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+      prefix += "/" + component
+      if mkdir(prefix, permissions) != 0 && errno != EEXIST {
+        throw StateRestorationError.cannotWrite(path: prefix, reason: systemErrorDescription())
+      }
+    }
+    var status = stat()
+    guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+      throw StateRestorationError.cannotWrite(path: path, reason: "not a directory")
+    }
+  }
+
+  /// Flushes a directory's entries (a rename or unlink in it) to the disk.
+  ///
+  /// - Parameter directory: The directory.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public static func synchronizeDirectory(_ directory: String) throws {
+    let descriptor = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    guard descriptor >= 0 else {
+      throw StateRestorationError.cannotWrite(path: directory, reason: systemErrorDescription())
+    }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else {
+      throw StateRestorationError.cannotWrite(path: directory, reason: systemErrorDescription())
+    }
+  }
+
+  private static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
+    try data.withUnsafeBytes { buffer in
+      var written = 0
+      while written < buffer.count {
+        let count = retryingOnInterrupt {
+          systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
+        }
+        guard count > 0 else {
+          throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+        }
+        written += count
+      }
+    }
+  }
+
+  static func parentDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  static func baseName(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
+  }
+}

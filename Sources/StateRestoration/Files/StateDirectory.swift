@@ -1,0 +1,181 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A directory of state files: versioned JSON written durably, files that cannot be read moved
+/// aside to `quarantine/`, and advisory locks.
+///
+/// The directory is created 0700 and its files 0600. Paths given to its methods are relative to
+/// it, such as `scenes/main.json`.
+public struct StateDirectory: Sendable, Hashable {
+  /// The directory's absolute or working-directory-relative path.
+  public let path: String
+
+  /// The subdirectory holding files that could not be read; they are kept, never deleted.
+  public static let quarantineFolder = "quarantine"
+
+  /// The default size limit for a state file: larger ones are refused unread.
+  public static let defaultSizeLimit = 8 << 20
+
+  /// Opens a state directory, creating it (and its parents) 0700 when missing.
+  ///
+  /// - Parameter path: The directory.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)`` when it cannot be created.
+  public init(creating path: String) throws {
+    try DurableFile.createDirectory(path)
+    self.path = path
+  }
+
+  /// Refers to a state directory without creating it, for reading only.
+  ///
+  /// - Parameter path: The directory.
+  public init(existing path: String) {
+    self.path = path
+  }
+
+  /// The path of a file in the directory.
+  ///
+  /// - Parameter relativePath: The file's path inside the directory.
+  /// - Returns: The full path.
+  public func path(of relativePath: String) -> String {
+    path.hasSuffix("/") ? path + relativePath : path + "/" + relativePath
+  }
+
+  /// Reads a versioned file.
+  ///
+  /// - Parameters:
+  ///   - type: The file's format.
+  ///   - relativePath: The file's path inside the directory.
+  ///   - limit: The largest size accepted, in bytes.
+  /// - Returns: The contents, or nil when the file does not exist.
+  /// - Throws: A ``StateRestorationError`` when it cannot be read, is too large, is malformed or
+  ///   is of a newer format version.
+  public func load<Content: VersionedFormat>(
+    _ type: Content.Type, from relativePath: String, limit: Int = defaultSizeLimit
+  ) throws -> Content? {
+    let file = path(of: relativePath)
+    guard let data = try DurableFile.read(file, limit: limit) else { return nil }
+    return try Content.decoded(from: data, path: file)
+  }
+
+  /// Writes a versioned file atomically and durably, creating its subdirectory if needed.
+  ///
+  /// - Parameters:
+  ///   - content: The contents.
+  ///   - relativePath: The file's path inside the directory.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public func save<Content: VersionedFormat>(_ content: Content, to relativePath: String) throws {
+    let file = path(of: relativePath)
+    let data: Data
+    do {
+      data = try content.encoded()
+    } catch {
+      throw StateRestorationError.cannotWrite(path: file, reason: "a value cannot be encoded as JSON")
+    }
+    try ensureParent(of: relativePath)
+    try DurableFile.write(data, to: file)
+  }
+
+  /// Removes a file durably; a missing file is fine.
+  ///
+  /// - Parameter relativePath: The file's path inside the directory.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public func remove(_ relativePath: String) throws {
+    try DurableFile.remove(path(of: relativePath))
+  }
+
+  /// Whether a file exists in the directory.
+  ///
+  /// - Parameter relativePath: The file's path inside the directory.
+  /// - Returns: true when something exists at that path.
+  public func contains(_ relativePath: String) -> Bool {
+    access(path(of: relativePath), F_OK) == 0
+  }
+
+  /// Moves a file that could not be read to `quarantine/`, with a UTC timestamp in its name.
+  ///
+  /// Nothing is overwritten: a name already taken gets a numeric suffix.
+  ///
+  /// - Parameters:
+  ///   - relativePath: The file's path inside the directory.
+  ///   - date: The time to put in the name.
+  /// - Returns: The quarantined file's full path.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  @discardableResult
+  public func quarantine(_ relativePath: String, at date: Date = Date()) throws -> String {
+    try ensureParent(of: Self.quarantineFolder + "/x")
+    let source = path(of: relativePath)
+    let flatName = relativePath.replacing("/", with: "-")
+    let (stem, fileExtension) = Self.splitExtension(flatName)
+    let stamp = Self.timestamp(date)
+    for attempt in 1...1000 {
+      let suffix = attempt == 1 ? "" : "-\(attempt)"
+      let destination = path(of: "\(Self.quarantineFolder)/\(stem).\(stamp)\(suffix)\(fileExtension)")
+      if link(source, destination) == 0 {
+        guard unlink(source) == 0 else {
+          throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
+        }
+        try DurableFile.synchronizeDirectory(path(of: Self.quarantineFolder))
+        try DurableFile.synchronizeDirectory(DurableFile.parentDirectory(of: source))
+        return destination
+      }
+      guard errno == EEXIST else {
+        throw StateRestorationError.cannotWrite(path: destination, reason: systemErrorDescription())
+      }
+    }
+    throw StateRestorationError.cannotWrite(path: source, reason: "no free name in quarantine")
+  }
+
+  /// Takes the exclusive lock on a lock file in the directory, failing at once if it is held.
+  ///
+  /// - Parameter relativePath: The lock file's path inside the directory.
+  /// - Returns: The held lock; it is released when the value is destroyed or the process ends.
+  /// - Throws: ``StateRestorationError/locked(path:owner:)`` when another process holds it.
+  public func lock(_ relativePath: String) throws -> FileLock {
+    try ensureParent(of: relativePath)
+    return try FileLock.acquire(path(of: relativePath))
+  }
+
+  /// Takes the exclusive lock on a lock file in the directory, waiting while another holds it.
+  ///
+  /// - Parameter relativePath: The lock file's path inside the directory.
+  /// - Returns: The held lock.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public func lockWaiting(_ relativePath: String) throws -> FileLock {
+    try ensureParent(of: relativePath)
+    return try FileLock.acquireWaiting(path(of: relativePath))
+  }
+
+  private func ensureParent(of relativePath: String) throws {
+    let parent = DurableFile.parentDirectory(of: relativePath)
+    if parent != "." { try DurableFile.createDirectory(path(of: parent)) }
+  }
+
+  private static func splitExtension(_ name: String) -> (String, String) {
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, "") }
+    return (String(name[..<dot]), String(name[dot...]))
+  }
+
+  /// `20261121T120500.123Z`: sortable, and free of characters that need quoting in a shell.
+  static func timestamp(_ date: Date) -> String {
+    let seconds = date.timeIntervalSince1970
+    var time = time_t(seconds.rounded(.down))
+    let millis = Int((seconds - seconds.rounded(.down)) * 1000)
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    func pad(_ value: Int32, _ width: Int) -> String {
+      let text = String(value)
+      return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    return pad(parts.tm_year + 1900, 4) + pad(parts.tm_mon + 1, 2) + pad(parts.tm_mday, 2) + "T"
+      + pad(parts.tm_hour, 2) + pad(parts.tm_min, 2) + pad(parts.tm_sec, 2) + "."
+      + pad(Int32(millis), 3) + "Z"
+  }
+}

@@ -1,0 +1,83 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// A state file's contents with a `formatVersion` field, so that a newer program's file is
+/// recognized (and kept aside) instead of being misread or overwritten.
+public protocol VersionedFormat: Codable, Sendable {
+  /// The format version this program writes and the newest it reads.
+  static var currentFormatVersion: Int { get }
+  /// The version recorded in the file.
+  var formatVersion: Int { get }
+}
+
+private struct FormatHeader: Decodable {
+  var formatVersion: Int
+}
+
+extension VersionedFormat {
+  /// Decodes a file's contents after checking its format version.
+  ///
+  /// - Parameters:
+  ///   - data: The file's contents.
+  ///   - path: The file's path, for error messages.
+  /// - Returns: The decoded contents.
+  /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
+  ///   ``StateRestorationError/malformed(path:detail:)``.
+  public static func decoded(from data: Data, path: String) throws -> Self {
+    let decoder = JSONDecoder()
+    let header: FormatHeader
+    do {
+      header = try decoder.decode(FormatHeader.self, from: data)
+    } catch {
+      throw StateRestorationError.malformed(path: path, detail: describe(error))
+    }
+    guard header.formatVersion <= currentFormatVersion else {
+      throw StateRestorationError.newerFormatVersion(
+        path: path, found: header.formatVersion, supported: currentFormatVersion)
+    }
+    guard header.formatVersion >= 1 else {
+      throw StateRestorationError.malformed(
+        path: path, detail: "format version \(header.formatVersion) is not valid")
+    }
+    do {
+      return try decoder.decode(Self.self, from: data)
+    } catch {
+      throw StateRestorationError.malformed(path: path, detail: describe(error))
+    }
+  }
+
+  /// The file's contents: pretty-printed UTF-8 JSON with sorted keys, ending in a newline.
+  ///
+  /// - Returns: The encoded contents.
+  /// - Throws: `EncodingError` when a value cannot be encoded.
+  public func encoded() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    var data = try encoder.encode(self)
+    data.append(UInt8(ascii: "\n"))
+    return data
+  }
+}
+
+/// A short, one-line account of a decoding error: what was wrong and where.
+func describe(_ error: any Error) -> String {
+  guard let decodingError = error as? DecodingError else { return "not valid JSON" }
+  func location(_ path: [any CodingKey]) -> String {
+    path.isEmpty ? "" : " at '" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
+  }
+  switch decodingError {
+  case .typeMismatch(let type, let context):
+    return "expected \(type)\(location(context.codingPath))"
+  case .valueNotFound(let type, let context):
+    return "missing \(type) value\(location(context.codingPath))"
+  case .keyNotFound(let key, let context):
+    return "missing '\(key.stringValue)'\(location(context.codingPath))"
+  case .dataCorrupted(let context):
+    return context.codingPath.isEmpty ? "not valid JSON" : "\(context.debugDescription)\(location(context.codingPath))"
+  @unknown default:
+    return "not valid"
+  }
+}

@@ -1,0 +1,28 @@
+/// A named window of an app: its storage and its phase.
+///
+/// Nothing is shared between scenes except what the app keeps elsewhere; closing a scene
+/// destroys its storage. `Scene` is a value: an app applies changes to copies and saves the
+/// ones that differ.
+public struct Scene: Sendable, Hashable, Identifiable {
+  /// The scene's name, which is also its identity.
+  public let name: SceneName
+  /// The scene's storage, what `@SceneStorage` properties hold.
+  public var storage: SceneStorageValues
+  /// The scene's phase.
+  public var phase: ScenePhase
+
+  /// The scene's identity: its name.
+  public var id: SceneName { name }
+
+  /// Creates a scene.
+  ///
+  /// - Parameters:
+  ///   - name: The scene's name.
+  ///   - storage: Its storage; empty for a new scene.
+  ///   - phase: Its phase; inactive until it is brought to the front.
+  public init(name: SceneName, storage: SceneStorageValues = SceneStorageValues(), phase: ScenePhase = .inactive) {
+    self.name = name
+    self.storage = storage
+    self.phase = phase
+  }
+}

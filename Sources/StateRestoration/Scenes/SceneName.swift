@@ -1,0 +1,64 @@
+/// The validated name of a scene: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
+///
+/// The rule keeps names safe as file names (no `/`, no leading dot) and easy to type.
+public struct SceneName: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+  /// The name as text.
+  public let rawValue: String
+
+  /// The name of the first scene.
+  public static let main = SceneName(unchecked: "main")
+
+  /// The longest name allowed, in characters.
+  public static let maximumLength = 64
+
+  /// Validates a name.
+  ///
+  /// - Parameter rawValue: The proposed name.
+  /// - Returns: nil unless it matches `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
+  public init?(_ rawValue: String) {
+    guard Self.isValid(rawValue) else { return nil }
+    self.rawValue = rawValue
+  }
+
+  private init(unchecked rawValue: String) {
+    self.rawValue = rawValue
+  }
+
+  /// Whether a string is a valid scene name.
+  ///
+  /// - Parameter text: The proposed name.
+  /// - Returns: true when it matches `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
+  /// - Complexity: O(*n*) in the length of `text`, at most 65 bytes examined.
+  public static func isValid(_ text: String) -> Bool {
+    let bytes = text.utf8
+    guard let first = bytes.first, bytes.count <= maximumLength, isAlphanumeric(first) else {
+      return false
+    }
+    return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+  }
+
+  private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+      || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+      || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+  }
+
+  public var description: String { rawValue }
+
+  public static func < (lhs: SceneName, rhs: SceneName) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let text = try container.decode(String.self)
+    guard let name = SceneName(text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "'\(text)' is not a valid scene name")
+    }
+    self = name
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(rawValue)
+  }
+}

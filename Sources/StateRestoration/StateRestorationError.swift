@@ -1,0 +1,38 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// What can go wrong while keeping state on disk.
+public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
+  /// A file could not be read; the reason says why (missing permission, an I/O error).
+  case cannotRead(path: String, reason: String)
+  /// A file could not be written; the reason says why. The old file, if any, is intact.
+  case cannotWrite(path: String, reason: String)
+  /// A file is larger than the limit for its kind, and was not read.
+  case tooLarge(path: String, size: Int, limit: Int)
+  /// A file is not valid for its format: not JSON, or values of the wrong types.
+  case malformed(path: String, detail: String)
+  /// A file was written by a newer version of the program.
+  case newerFormatVersion(path: String, found: Int, supported: Int)
+  /// Another live process holds the lock; `owner` is its process identifier when known.
+  case locked(path: String, owner: Int32?)
+
+  public var errorDescription: String? {
+    switch self {
+    case .cannotRead(let path, let reason):
+      "cannot read '\(path)': \(reason)"
+    case .cannotWrite(let path, let reason):
+      "cannot write '\(path)': \(reason)"
+    case .tooLarge(let path, let size, let limit):
+      "'\(path)' is too large (\(size) bytes; the limit is \(limit))"
+    case .malformed(let path, let detail):
+      "'\(path)' is not valid: \(detail)"
+    case .newerFormatVersion(let path, let found, let supported):
+      "'\(path)' has format version \(found), newer than this program's \(supported)"
+    case .locked(let path, let owner):
+      "'\(path)' is locked by another process" + (owner.map { " (pid \($0))" } ?? "")
+    }
+  }
+}

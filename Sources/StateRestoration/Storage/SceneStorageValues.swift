@@ -1,0 +1,48 @@
+/// The contents of one scene's storage: named, typed values.
+///
+/// A value type, so that applying a change to a scene's state can be a pure function; the
+/// reference-type ``SceneStore`` wraps one for code that shares it, such as ``SceneStorage``.
+public struct SceneStorageValues: Sendable, Hashable, Codable {
+  /// The stored values by key name.
+  public var entries: [String: StoredValue]
+
+  /// Creates storage holding the given values.
+  ///
+  /// - Parameter entries: The stored values by key name; empty by default.
+  public init(_ entries: [String: StoredValue] = [:]) {
+    self.entries = entries
+  }
+
+  /// The key names present, in ascending order.
+  ///
+  /// - Complexity: O(*n* log *n*) in the number of keys.
+  public var keys: [String] { entries.keys.sorted() }
+
+  /// Whether the storage holds no value.
+  public var isEmpty: Bool { entries.isEmpty }
+
+  /// The value under a typed key: the key's default when absent or stored as another type.
+  /// Setting a value that stores as nil (an optional set to nil) removes the key.
+  ///
+  /// - Parameter key: The typed key.
+  public subscript<Value>(key: SceneStorageKey<Value>) -> Value {
+    get { key.value(from: entries[key.name]) }
+    set { entries[key.name] = key.storedValue(for: newValue) }
+  }
+
+  /// Removes the value under a key name, if any.
+  ///
+  /// - Parameter name: The key's name.
+  public mutating func removeValue(forKey name: String) {
+    entries[name] = nil
+  }
+
+  public init(from decoder: any Decoder) throws {
+    entries = try decoder.singleValueContainer().decode([String: StoredValue].self)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(entries)
+  }
+}
