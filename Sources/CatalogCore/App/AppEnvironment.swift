@@ -1,0 +1,25 @@
+import CatalogModel
+import StateRestoration
+
+/// The effects a command may need beyond changing the state, behind a protocol so that the
+/// core runs on plain values in tests.
+package protocol AppEnvironment {
+  /// Takes ownership of a scene for this process, before it is opened.
+  ///
+  /// - Parameter name: The scene.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when another live process owns it.
+  func claimScene(_ name: SceneName) throws
+
+  /// Saves an edited product durably.
+  ///
+  /// - Parameter product: The edited product.
+  /// - Returns: The catalog as saved, including edits other processes made.
+  /// - Throws: A `CatalogError` or `StateRestorationError`; nothing is changed then.
+  func save(_ product: Product) throws -> Catalog
+
+  /// The description of a product's picture: its path and pixel size.
+  ///
+  /// - Parameter product: The product.
+  /// - Returns: One line, such as `Images/Cherries.png, 64×64 pixels`.
+  func photoDescription(of product: Product) -> String
+}

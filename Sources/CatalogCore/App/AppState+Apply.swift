@@ -1,0 +1,187 @@
+import CatalogModel
+import StateRestoration
+
+extension AppState {
+  /// Applies a command: the new state and what to print, or an error with nothing changed.
+  ///
+  /// Apart from the few effects of `environment` (claiming a scene, saving a product), this is
+  /// a pure function of the state and the command.
+  ///
+  /// - Parameters:
+  ///   - command: The command.
+  ///   - environment: The effects a command may need.
+  /// - Returns: The new state and the output.
+  /// - Throws: A ``CatalogCoreError`` or `CatalogError` saying what went wrong.
+  package func applying(_ command: Command, environment: some AppEnvironment) throws -> CommandResult {
+    var state = self
+    var scene = state.activeScene
+    let render = Renderer(environment: environment)
+    switch command {
+    case .list:
+      return CommandResult(state: state, output: render.productList(catalog))
+
+    case .select(let reference):
+      try scene.refuseWhileEditing("select")
+      let product = try catalog.product(matching: reference)
+      scene.path = ScenePath([.product(product.identifier)])
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.detail(product, tab: scene.selectedTab))
+
+    case .back(let count):
+      try scene.refuseWhileEditing("back")
+      let depth = scene.path.routes.count
+      guard count <= depth else { throw CatalogCoreError.cannotGoBack(requested: count, depth: depth) }
+      scene.path = ScenePath(Array(scene.path.routes.dropLast(count)))
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.location(of: scene, in: catalog))
+
+    case .root:
+      try scene.refuseWhileEditing("root")
+      scene.path = ScenePath()
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.location(of: scene, in: catalog))
+
+    case .tab(let tab):
+      try scene.refuseWhileEditing("tab")
+      let product = try shownProduct(for: "tab")
+      scene.selectedTab = tab
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.detail(product, tab: tab))
+
+    case .edit:
+      let product = try shownProduct(for: "edit")
+      guard !scene.isEditing else { throw CatalogCoreError.editorAlreadyOpen }
+      if scene.useSavedValues {
+        scene.draft = ProductEdit(product: product)
+        scene.useSavedValues = false
+      }
+      scene.isEditing = true
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.editor(scene.draft, of: product))
+
+    case .setName(let text), .setYear(let text), .setPrice(let text):
+      guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: command.word) }
+      let product = try shownProduct(for: command.word)
+      var draft = scene.draft
+      switch command {
+      case .setName: draft.name = text
+      case .setYear: draft.year = text
+      default: draft.price = text
+      }
+      scene.draft = draft
+      scene.useSavedValues = false
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.editor(draft, of: product))
+
+    case .done:
+      guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "done") }
+      let product = try shownProduct(for: "done")
+      guard !scene.draft.isNameEmpty else { throw CatalogCoreError.emptyName }
+      let edited = try scene.draft.applied(to: product)
+      state.catalog = try environment.save(edited)
+      scene.closeEditor()
+      state.activeScene = scene
+      let saved = state.catalog[edited.identifier] ?? edited
+      return CommandResult(
+        state: state, output: "Saved \(saved.name).\n" + render.detail(saved, tab: scene.selectedTab))
+
+    case .cancel:
+      guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "cancel") }
+      scene.closeEditor()
+      state.activeScene = scene
+      let product = shownProduct
+      return CommandResult(
+        state: state,
+        output: "Discarded the draft.\n" + (product.map { render.detail($0, tab: scene.selectedTab) } ?? ""))
+
+    case .scenes:
+      return CommandResult(state: state, output: render.sceneList(state))
+
+    case .newScene(let name, let reference):
+      guard state.scene(named: name.rawValue) == nil else {
+        throw CatalogCoreError.sceneAlreadyOpen(name.rawValue)
+      }
+      var newScene = Scene(name: name)
+      let product = try reference.map { try catalog.product(matching: $0) }
+      if let product { newScene.path = ScenePath([.product(product.identifier)]) }
+      try environment.claimScene(name)
+      state.scenes.append(newScene)
+      state.activeSceneName = name
+      state.updatePhases()
+      let shown = product.map { "\n" + render.detail($0, tab: newScene.selectedTab) } ?? ""
+      return CommandResult(state: state, output: "Opened scene '\(name)'." + shown)
+
+    case .switchScene(let name):
+      guard let target = state.scene(named: name) else {
+        throw CatalogCoreError.noSuchScene(name, open: state.scenes.map(\.name.rawValue))
+      }
+      state.activeSceneName = target.name
+      state.updatePhases()
+      return CommandResult(
+        state: state, output: "Switched to scene '\(name)'.\n" + render.location(of: target, in: catalog))
+
+    case .closeScene(let requested):
+      let name = requested ?? activeSceneName.rawValue
+      guard let index = state.scenes.firstIndex(where: { $0.name.rawValue == name }) else {
+        throw CatalogCoreError.noSuchScene(name, open: state.scenes.map(\.name.rawValue))
+      }
+      let closed = state.scenes.remove(at: index)
+      var message = "Closed scene '\(closed.name)'."
+      if state.scenes.isEmpty {
+        try environment.claimScene(.main)
+        state.scenes = [Scene(name: .main)]
+        state.activeSceneName = .main
+        message += " Opened a fresh scene 'main'."
+      } else if closed.name == activeSceneName {
+        state.activeSceneName = state.scenes[max(0, index - 1)].name
+        message += " Scene '\(state.activeSceneName)' is active."
+      }
+      state.updatePhases()
+      return CommandResult(state: state, output: message)
+
+    case .state:
+      return CommandResult(state: state, output: render.storage(of: scene))
+
+    case .help(let topic):
+      return CommandResult(state: state, output: try Help.text(for: topic))
+
+    case .quit:
+      return CommandResult(state: state, output: "", quits: true)
+    }
+  }
+
+  private func shownProduct(for command: String) throws -> Product {
+    guard let product = shownProduct else { throw CatalogCoreError.noProductShown(command: command) }
+    return product
+  }
+}
+
+extension Scene {
+  fileprivate func refuseWhileEditing(_ command: String) throws {
+    if isEditing { throw CatalogCoreError.editorOpen(command: command) }
+  }
+}
+
+extension Command {
+  /// The word that starts the command, for messages.
+  package var word: String {
+    switch self {
+    case .list: "list"
+    case .select: "select"
+    case .back: "back"
+    case .root: "root"
+    case .tab: "tab"
+    case .edit: "edit"
+    case .setName: "name"
+    case .setYear: "year"
+    case .setPrice: "price"
+    case .done: "done"
+    case .cancel: "cancel"
+    case .scenes: "scenes"
+    case .newScene, .switchScene, .closeScene: "scene"
+    case .state: "state"
+    case .help: "help"
+    case .quit: "quit"
+    }
+  }
+}

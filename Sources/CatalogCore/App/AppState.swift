@@ -1,0 +1,61 @@
+import CatalogModel
+import StateRestoration
+
+/// Everything a command can read or change: the catalog and the open scenes.
+///
+/// A value: applying a command returns a new state, and the shell saves what differs.
+package struct AppState: Sendable, Hashable {
+  /// The catalog, in list order.
+  package var catalog: Catalog
+  /// The open scenes, in the order they were opened.
+  package var scenes: [Scene]
+  /// The scene taking commands.
+  package var activeSceneName: SceneName
+
+  /// Creates a state; the active scene's phase is set to active and the others' to inactive.
+  ///
+  /// - Parameters:
+  ///   - catalog: The catalog.
+  ///   - scenes: The open scenes, at least one.
+  ///   - activeSceneName: The active scene; the first scene when it is not open.
+  package init(catalog: Catalog, scenes: [Scene], activeSceneName: SceneName) {
+    self.catalog = catalog
+    self.scenes = scenes.isEmpty ? [Scene(name: .main)] : scenes
+    self.activeSceneName =
+      self.scenes.contains { $0.name == activeSceneName } ? activeSceneName : self.scenes[0].name
+    updatePhases()
+  }
+
+  /// The active scene.
+  package var activeScene: Scene {
+    get { scenes.first { $0.name == activeSceneName } ?? scenes[0] }
+    set {
+      guard let index = scenes.firstIndex(where: { $0.name == newValue.name }) else { return }
+      scenes[index] = newValue
+    }
+  }
+
+  /// The session to save: open scenes in order and the active one.
+  package var session: SessionState {
+    SessionState(scenes: scenes.map(\.name), activeScene: activeSceneName)
+  }
+
+  /// The scene with a name, if open.
+  ///
+  /// - Parameter name: The scene's name.
+  package func scene(named name: String) -> Scene? {
+    scenes.first { $0.name.rawValue == name }
+  }
+
+  /// Sets every scene's phase from which one is active.
+  package mutating func updatePhases() {
+    for index in scenes.indices {
+      scenes[index].phase = scenes[index].name == activeSceneName ? .active : .inactive
+    }
+  }
+
+  /// The product on top of the active scene's path, if its detail is shown.
+  package var shownProduct: Product? {
+    activeScene.path.topProduct.flatMap { catalog[$0] }
+  }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import StateRestoration
+
+/// The program: parses the command line, then runs the REPL or prints the state. The one place
+/// that turns errors into `error: …` lines and exit statuses.
+package enum CatalogMain {
+  /// The program's version.
+  package static let version = "0.1.0"
+
+  /// Exit statuses: success, failure, usage error.
+  package enum ExitStatus {
+    package static let success: Int32 = 0
+    package static let failure: Int32 = 1
+    package static let usage: Int32 = 64
+  }
+
+  /// Runs the program.
+  ///
+  /// - Parameters:
+  ///   - arguments: The arguments after the program name.
+  ///   - environment: The process environment.
+  /// - Returns: The exit status.
+  package static func run(arguments: [String], environment: [String: String]) -> Int32 {
+    let errors = TextOutput.standardError
+    let output = TextOutput.standardOutput
+    let options: CommandLineOptions
+    do {
+      options = try CommandLineOptions(arguments)
+    } catch let error as CommandLineError {
+      errors.line("error: \(error.message); see 'catalog --help'")
+      return ExitStatus.usage
+    } catch {
+      return ExitStatus.usage
+    }
+    do {
+      let paths = try AppPaths(
+        stateDirectory: options.stateDirectory, dataDirectory: options.dataDirectory, environment: environment)
+      switch options.action {
+      case .help:
+        output.line(CommandLineOptions.usage)
+        return ExitStatus.success
+      case .version:
+        output.line("catalog \(version)")
+        return ExitStatus.success
+      case .state(let json):
+        let snapshot = try StateSnapshot(paths: paths)
+        for warning in snapshot.warnings { errors.line("warning: \(warning)") }
+        output.line(json ? snapshot.json.rendered() : StateText.render(snapshot.state))
+        return ExitStatus.success
+      case .repl:
+        return try runREPL(LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
+      }
+    } catch {
+      errors.line("error: \(error.localizedDescription)")
+      return ExitStatus.failure
+    }
+  }
+
+  private static func runREPL(_ options: LaunchOptions) throws -> Int32 {
+    let output = TextOutput.standardOutput
+    let errors = TextOutput.standardError
+    let (store, initialState, warnings) = try AppStore.launch(options)
+    for warning in warnings { errors.line("warning: \(warning)") }
+    let isInteractive = isatty(0) == 1
+    let reader = LineReader()
+    Signals.install()
+    var state = initialState
+    var failed = false
+    var exitSignal: Int32?
+    try store.markReady()
+
+    loop: while true {
+      if isInteractive { output.write(Describe.prompt(for: state)) }
+      let result = reader.next()
+      if let signal = Signals.take() {
+        if signal == SIGINT && isInteractive {
+          output.write("\n")
+          continue
+        }
+        exitSignal = signal
+        break
+      }
+      let command: Command
+      switch result {
+      case .end:
+        if isInteractive { output.write("\n") }
+        break loop
+      case .interrupted:
+        continue
+      case .invalid(let error):
+        errors.line("error: \(error.localizedDescription)")
+        failed = true
+        continue
+      case .line(let line):
+        do {
+          guard let parsed = try CommandParser.parse(line) else { continue }
+          command = parsed
+        } catch {
+          errors.line("error: \(error.localizedDescription)")
+          failed = true
+          continue
+        }
+      }
+      let before = store.refreshed(state)
+      do {
+        let result = try before.applying(command, environment: store.environment)
+        try store.commit(from: before, to: result.state)
+        state = result.state
+        output.line(result.output)
+        if result.quits { break }
+      } catch {
+        state = before
+        errors.line("error: \(error.localizedDescription)")
+        failed = true
+      }
+    }
+    _ = store.enterBackground(state)
+    if let exitSignal { return 128 + exitSignal }
+    return failed && !isInteractive ? ExitStatus.failure : ExitStatus.success
+  }
+}

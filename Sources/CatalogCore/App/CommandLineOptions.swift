@@ -1,0 +1,107 @@
+import StateRestoration
+
+/// The command line (SPEC section 8), parsed.
+package struct CommandLineOptions: Sendable, Hashable {
+  /// What to do.
+  package enum Action: Sendable, Hashable {
+    /// Start the REPL.
+    case repl
+    /// `state [--json]`: print the saved state.
+    case state(json: Bool)
+    /// `--help`.
+    case help
+    /// `--version`.
+    case version
+  }
+
+  /// When to use colour.
+  package enum ColorMode: String, Sendable, Hashable {
+    case auto, always, never
+  }
+
+  package var action = Action.repl
+  package var scene: SceneName?
+  package var stateDirectory: String?
+  package var dataDirectory: String?
+  package var isFresh = false
+  package var color = ColorMode.auto
+
+  package static let usage = """
+    usage: catalog [--scene NAME] [--state-dir DIR] [--data-dir DIR] [--fresh] [--color WHEN]
+           catalog state [--json]
+           catalog --help | --version
+
+    A product catalog in a REPL that comes back exactly where you left it.
+
+    options:
+      --scene NAME      open (or create) only scene NAME
+      --state-dir DIR   keep session and scenes in DIR (default $XDG_STATE_HOME/catalog)
+      --data-dir DIR    keep the catalog in DIR (default $XDG_DATA_HOME/catalog)
+      --fresh           start without restoring scene state, like after a force quit
+      --color WHEN      auto (default), always or never
+      --json            with 'state': print JSON
+      -h, --help        show this help
+      --version         show the version
+
+    Type 'help' in the REPL for its commands.
+    """
+
+  /// Parses the arguments after the program name.
+  ///
+  /// - Parameter arguments: The arguments.
+  /// - Throws: ``CommandLineError`` for a usage error (exit status 64).
+  package init(_ arguments: [String]) throws {
+    var remaining = arguments[...]
+    var subcommand: String?
+    var json = false
+    while let argument = remaining.popFirst() {
+      var name = argument
+      var inlineValue: String?
+      if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+        name = String(argument[..<equals])
+        inlineValue = String(argument[argument.index(after: equals)...])
+      }
+      func value() throws -> String {
+        if let inlineValue { return inlineValue }
+        guard let next = remaining.popFirst() else { throw CommandLineError("'\(name)' needs a value") }
+        return next
+      }
+      switch name {
+      case "-h", "--help": action = .help; return
+      case "--version": action = .version; return
+      case "--scene":
+        let text = try value()
+        guard let scene = SceneName(text) else {
+          throw CommandLineError("'\(text)' is not a valid scene name (letters, digits, '.', '_', '-'; at most 64)")
+        }
+        self.scene = scene
+      case "--state-dir": stateDirectory = try value()
+      case "--data-dir": dataDirectory = try value()
+      case "--fresh": isFresh = true
+      case "--json": json = true
+      case "--color":
+        let text = try value()
+        guard let mode = ColorMode(rawValue: text) else {
+          throw CommandLineError("'--color' takes auto, always or never, not '\(text)'")
+        }
+        color = mode
+      default:
+        if name.hasPrefix("-") { throw CommandLineError("unknown option '\(name)'") }
+        guard subcommand == nil else { throw CommandLineError("unexpected argument '\(argument)'") }
+        guard argument == "state" else { throw CommandLineError("unknown command '\(argument)'") }
+        subcommand = argument
+      }
+    }
+    if subcommand == "state" {
+      action = .state(json: json)
+    } else if json {
+      throw CommandLineError("'--json' goes with 'catalog state'")
+    }
+  }
+}
+
+/// A usage error on the command line.
+package struct CommandLineError: Error, Sendable, Equatable {
+  package let message: String
+  package init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// What can go wrong running a command; each message says what went wrong and what to do.
+package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
+  /// The first word is not a command; `suggestion` is the closest one.
+  case unknownCommand(String, suggestion: String?)
+  /// A required argument is missing; `usage` shows the command's form.
+  case missingArgument(usage: String)
+  /// The command takes no (more) arguments.
+  case unexpectedArgument(String, usage: String)
+  /// An argument has a value the command does not accept.
+  case invalidArgument(String, expected: String)
+  /// The command needs a product's detail on top of the path.
+  case noProductShown(command: String)
+  /// The command works only in the editor.
+  case editorNotOpen(command: String)
+  /// The command is not available while the editor is open.
+  case editorOpen(command: String)
+  /// The editor is already open.
+  case editorAlreadyOpen
+  /// `done` with an empty name.
+  case emptyName
+  /// A scene name does not follow the rule.
+  case invalidSceneName(String)
+  /// The scene is already open in this process.
+  case sceneAlreadyOpen(String)
+  /// No open scene has that name.
+  case noSuchScene(String, open: [String])
+  /// Another live process owns the scene.
+  case sceneOwned(String, pid: Int32?)
+  /// Back further than the path goes.
+  case cannotGoBack(requested: Int, depth: Int)
+  /// An input line longer than the limit.
+  case lineTooLong(bytes: Int, limit: Int)
+  /// An input line that is not UTF-8.
+  case invalidUTF8
+  /// An input line with a control character.
+  case controlCharacter(UInt32)
+
+  package var errorDescription: String? {
+    switch self {
+    case .unknownCommand(let word, let suggestion):
+      "unknown command '\(word)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'help' for the list")
+    case .missingArgument(let usage):
+      "missing argument; usage: \(usage)"
+    case .unexpectedArgument(let argument, let usage):
+      "unexpected argument '\(argument)'; usage: \(usage)"
+    case .invalidArgument(let argument, let expected):
+      "'\(argument)' is not \(expected)"
+    case .noProductShown(let command):
+      "'\(command)' needs a product; select one first, e.g. 'select 1'"
+    case .editorNotOpen(let command):
+      "'\(command)' works in the editor; type 'edit' to open it"
+    case .editorOpen(let command):
+      "'\(command)' is not available while editing; type 'done' to save or 'cancel' to discard"
+    case .editorAlreadyOpen:
+      "the editor is already open; change the draft with 'name', 'year' or 'price', then 'done'"
+    case .emptyName:
+      "the name is empty; type 'name TEXT' to set it before 'done'"
+    case .invalidSceneName(let name):
+      "'\(name)' is not a valid scene name; use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)"
+    case .sceneAlreadyOpen(let name):
+      "scene '\(name)' is already open; type 'scene switch \(name)' to go to it"
+    case .noSuchScene(let name, let open):
+      "no open scene named '\(name)'; open scenes: \(open.joined(separator: ", "))"
+    case .sceneOwned(let name, let pid):
+      "scene '\(name)' is open in another catalog process" + (pid.map { " (pid \($0))" } ?? "")
+        + "; quit it there first, or choose another scene"
+    case .cannotGoBack(let requested, let depth):
+      depth == 0
+        ? "already at the product list; nothing to go back to"
+        : "cannot go back \(requested); the path has \(depth) element\(depth == 1 ? "" : "s")"
+    case .lineTooLong(let bytes, let limit):
+      "the line is too long (\(bytes) bytes; the limit is \(limit)); type a shorter command"
+    case .invalidUTF8:
+      "the line is not valid UTF-8; check the terminal's or the script's encoding"
+    case .controlCharacter(let value):
+      "the line contains the control character U+\(String(format: "%04X", value)); remove it and try again"
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import StateRestoration
+
+/// One REPL command, parsed and validated in form; applying it checks it against the state.
+package enum Command: Sendable, Hashable {
+  /// `list`: the product grid.
+  case list
+  /// `select PRODUCT`: show a product's detail.
+  case select(String)
+  /// `back [N]`: pop N elements.
+  case back(Int)
+  /// `root`: pop to the product list.
+  case root
+  /// `tab detail|photo`.
+  case tab(Tabs)
+  /// `edit`: present the editor.
+  case edit
+  /// `name TEXT` in the editor.
+  case setName(String)
+  /// `year N`: the draft year in the editor.
+  case setYear(String)
+  /// `price X` in the editor.
+  case setPrice(String)
+  /// `done`: validate and save the draft.
+  case done
+  /// `cancel`: discard the draft.
+  case cancel
+  /// `scenes`: list the open scenes.
+  case scenes
+  /// `scene new NAME [PRODUCT]`.
+  case newScene(SceneName, product: String?)
+  /// `scene switch NAME`.
+  case switchScene(String)
+  /// `scene close [NAME]`.
+  case closeScene(String?)
+  /// `state`: the active scene's storage.
+  case state
+  /// `help [COMMAND]`.
+  case help(String?)
+  /// `quit`: save and exit.
+  case quit
+}

@@ -1,0 +1,99 @@
+import StateRestoration
+
+/// Turns a line the user typed into a ``Command``: the first word names the command, the rest
+/// of the line is its arguments (product names may contain spaces).
+package enum CommandParser {
+  /// The command words, for suggestions and help.
+  package static let commandWords = [
+    "list", "select", "back", "root", "tab", "edit", "name", "year", "price", "done", "cancel",
+    "scenes", "scene", "state", "help", "quit", "exit",
+  ]
+
+  /// Parses one line.
+  ///
+  /// - Parameter line: The line, without its newline.
+  /// - Returns: The command, or nil for a blank line or a `#` comment.
+  /// - Throws: ``CatalogCoreError`` naming what is wrong with the line.
+  package static func parse(_ line: String) throws -> Command? {
+    if let control = line.unicodeScalars.first(where: { $0.properties.generalCategory == .control && $0 != "\t" }) {
+      throw CatalogCoreError.controlCharacter(control.value)
+    }
+    let trimmed = line.trimmed
+    guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
+    let word = String(trimmed.prefix { !$0.isWhitespace })
+    let rest = String(trimmed.dropFirst(word.count)).trimmed
+    switch word.lowercased() {
+    case "list": return try noArguments(.list, rest, usage: "list")
+    case "select": return .select(try required(rest, usage: "select PRODUCT"))
+    case "back":
+      guard !rest.isEmpty else { return .back(1) }
+      guard let count = Int(rest), count > 0, rest.allSatisfy(\.isASCII) else {
+        throw CatalogCoreError.invalidArgument(rest, expected: "a positive number of steps")
+      }
+      return .back(count)
+    case "root": return try noArguments(.root, rest, usage: "root")
+    case "tab":
+      let name = try required(rest, usage: "tab detail|photo")
+      guard let tab = Tabs(rawValue: name.lowercased()) else {
+        throw CatalogCoreError.invalidArgument(name, expected: "a tab; use 'tab detail' or 'tab photo'")
+      }
+      return .tab(tab)
+    case "edit": return try noArguments(.edit, rest, usage: "edit")
+    case "name": return .setName(try required(rest, usage: "name TEXT"))
+    case "year": return .setYear(try required(rest, usage: "year YYYY"))
+    case "price": return .setPrice(try required(rest, usage: "price X"))
+    case "done": return try noArguments(.done, rest, usage: "done")
+    case "cancel": return try noArguments(.cancel, rest, usage: "cancel")
+    case "scenes": return try noArguments(.scenes, rest, usage: "scenes")
+    case "scene": return try parseScene(rest)
+    case "state": return try noArguments(.state, rest, usage: "state")
+    case "help": return .help(rest.isEmpty ? nil : rest.lowercased())
+    case "quit", "exit": return try noArguments(.quit, rest, usage: "quit")
+    default:
+      throw CatalogCoreError.unknownCommand(word, suggestion: Suggestion.closest(to: word.lowercased(), in: commandWords))
+    }
+  }
+
+  private static func parseScene(_ arguments: String) throws -> Command {
+    let usage = "scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]"
+    let action = String(arguments.prefix { !$0.isWhitespace })
+    let rest = String(arguments.dropFirst(action.count)).trimmed
+    let name = String(rest.prefix { !$0.isWhitespace })
+    let extra = String(rest.dropFirst(name.count)).trimmed
+    switch action.lowercased() {
+    case "new":
+      guard !name.isEmpty else { throw CatalogCoreError.missingArgument(usage: "scene new NAME [PRODUCT]") }
+      guard let sceneName = SceneName(name) else { throw CatalogCoreError.invalidSceneName(name) }
+      return .newScene(sceneName, product: extra.isEmpty ? nil : extra)
+    case "switch":
+      guard !name.isEmpty else { throw CatalogCoreError.missingArgument(usage: "scene switch NAME") }
+      guard extra.isEmpty else { throw CatalogCoreError.unexpectedArgument(extra, usage: "scene switch NAME") }
+      return .switchScene(name)
+    case "close":
+      guard extra.isEmpty else { throw CatalogCoreError.unexpectedArgument(extra, usage: "scene close [NAME]") }
+      return .closeScene(name.isEmpty ? nil : name)
+    case "": throw CatalogCoreError.missingArgument(usage: usage)
+    default:
+      let suggestion = Suggestion.closest(to: action.lowercased(), in: ["new", "switch", "close"])
+      throw CatalogCoreError.invalidArgument(
+        action, expected: "a scene action" + (suggestion.map { "; did you mean 'scene \($0)'?" } ?? "; use \(usage)"))
+    }
+  }
+
+  private static func required(_ argument: String, usage: String) throws -> String {
+    guard !argument.isEmpty else { throw CatalogCoreError.missingArgument(usage: usage) }
+    return argument
+  }
+
+  private static func noArguments(_ command: Command, _ rest: String, usage: String) throws -> Command {
+    guard rest.isEmpty else { throw CatalogCoreError.unexpectedArgument(rest, usage: usage) }
+    return command
+  }
+}
+
+extension String {
+  /// The string without leading and trailing white space.
+  package var trimmed: String {
+    String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+  }
+}

@@ -1,0 +1,239 @@
+import CatalogModel
+import CatalogResources
+import Foundation
+import StateRestoration
+
+/// The imperative shell around the core: restores the state at launch, saves what each command
+/// changed before its output is printed, and keeps the crash-at-launch counter.
+package final class AppStore {
+  /// The effects commands use.
+  package let environment: LiveEnvironment
+  private var directory: StateDirectory { environment.directory }
+
+  /// How many launches in a row may fail before the prompt before state is set aside.
+  package static let launchFailureLimit = 2
+
+  private init(environment: LiveEnvironment) {
+    self.environment = environment
+  }
+
+  /// Restores the app: the catalog, the session and every open scene this process can own.
+  ///
+  /// Files that cannot be read are quarantined with a warning, and their scenes start fresh.
+  ///
+  /// - Parameter options: How the app was launched.
+  /// - Returns: The store, the restored state, and one-line warnings for the user.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when the requested scene, or every
+  ///   scene of the session, is owned by another live process; a `StateRestorationError` when
+  ///   the state directory cannot be used.
+  package static func launch(_ options: LaunchOptions) throws -> (store: AppStore, state: AppState, warnings: [String]) {
+    let directory = try StateDirectory(creating: options.paths.stateDirectory)
+    var warnings: [String] = []
+    let restarting = try countLaunch(in: directory, warnings: &warnings)
+
+    let catalogStore = CatalogStore(directoryPath: options.paths.dataDirectory, seedPath: CatalogResources.catalogPath)
+    let loaded = try catalogStore.load()
+    if let warning = loaded.warning { warnings.append(warning) }
+    let environment = LiveEnvironment(
+      directory: directory, catalogStore: catalogStore, catalogReadOnlyReason: loaded.readOnlyReason)
+    let store = AppStore(environment: environment)
+
+    let session = (restarting || options.isFresh) ? SessionState() : store.loadSession(warnings: &warnings)
+    var names = options.scene.map { [$0] } ?? session.scenes
+    if names.isEmpty { names = [.main] }
+
+    var scenes: [Scene] = []
+    var refused: CatalogCoreError?
+    for name in names {
+      do {
+        try environment.claimScene(name)
+      } catch let error as CatalogCoreError {
+        if options.scene != nil { throw error }
+        refused = refused ?? error
+        warnings.append("\(error.localizedDescription) (it stays open there)")
+        continue
+      }
+      if options.isFresh {
+        try directory.remove(SceneFile.path(for: name))
+        scenes.append(Scene(name: name))
+      } else {
+        scenes.append(store.loadScene(name, catalog: loaded.catalog, warnings: &warnings))
+      }
+    }
+    guard !scenes.isEmpty else { throw refused ?? CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil) }
+    let active = options.scene ?? session.activeScene ?? scenes[0].name
+    let state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: active)
+    try store.saveSession(state, released: [], replacing: options.isFresh)
+    return (store, state, warnings)
+  }
+
+  /// Records that the app reached its prompt, which resets the crash-at-launch counter.
+  ///
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  package func markReady() throws {
+    try directory.save(LaunchFile(unfinishedLaunches: 0), to: LaunchFile.path)
+  }
+
+  /// Saves what a command changed: the scenes whose storage differs, the scenes closed, and the
+  /// session when the scenes or the active one changed. When this returns, it is all on disk.
+  ///
+  /// - Parameters:
+  ///   - old: The state before the command.
+  ///   - new: The state after it.
+  /// - Throws: A `StateRestorationError` when a file cannot be written.
+  package func commit(from old: AppState, to new: AppState) throws {
+    let oldScenes = Dictionary(old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    for scene in new.scenes where oldScenes[scene.name]?.storage != scene.storage {
+      try saveScene(scene)
+    }
+    let openNames = Set(new.scenes.map(\.name))
+    let closed = Set(old.scenes.map(\.name)).subtracting(openNames)
+    for name in closed {
+      try directory.remove(SceneFile.path(for: name))
+    }
+    if old.session != new.session || !closed.isEmpty {
+      try saveSession(new, released: closed, replacing: false)
+    }
+    for name in closed { environment.releaseScene(name) }
+  }
+
+  /// The state with the catalog as other processes may have changed it.
+  ///
+  /// - Parameter state: The state in memory.
+  /// - Returns: The state with the latest readable catalog.
+  package func refreshed(_ state: AppState) -> AppState {
+    var state = state
+    state.catalog = environment.refreshed(state.catalog)
+    return state
+  }
+
+  /// Sends every scene to the background phase, as on quit: the state is already saved, so
+  /// this only records the session once more.
+  ///
+  /// - Parameter state: The final state.
+  /// - Returns: The state with every scene in the background phase.
+  package func enterBackground(_ state: AppState) -> AppState {
+    var state = state
+    for index in state.scenes.indices { state.scenes[index].phase = .background }
+    try? saveSession(state, released: [], replacing: false)
+    return state
+  }
+
+  private func saveScene(_ scene: Scene) throws {
+    try directory.save(SceneFile(name: scene.name, storage: scene.storage), to: SceneFile.path(for: scene.name))
+  }
+
+  private func saveSession(_ state: AppState, released: Set<SceneName>, replacing: Bool) throws {
+    let lock = try directory.lockWaiting(LockFiles.session)
+    defer { withExtendedLifetime(lock) {} }
+    var ignored: [String] = []
+    let current = replacing ? SessionState() : loadSession(warnings: &ignored)
+    let merged = current.merging(owned: state.scenes.map(\.name), released: released, activeScene: state.activeSceneName)
+    guard merged != current || !directory.contains(SessionFile.path) else { return }
+    try directory.save(SessionFile(merged), to: SessionFile.path)
+  }
+
+  private func loadSession(warnings: inout [String]) -> SessionState {
+    do {
+      return try directory.load(SessionFile.self, from: SessionFile.path)?.session ?? SessionState()
+    } catch {
+      warnings.append(quarantine(SessionFile.path, because: error, consequence: "the session starts with scene 'main'"))
+      return SessionState()
+    }
+  }
+
+  private func loadScene(_ name: SceneName, catalog: Catalog, warnings: inout [String]) -> Scene {
+    let file: SceneFile?
+    do {
+      file = try directory.load(SceneFile.self, from: SceneFile.path(for: name))
+    } catch {
+      warnings.append(quarantine(SceneFile.path(for: name), because: error, consequence: "scene '\(name)' starts fresh"))
+      return Scene(name: name)
+    }
+    guard let file else { return Scene(name: name) }
+    var scene = Scene(name: name, storage: file.storage)
+    if let note = scene.validate(against: catalog) {
+      warnings.append("scene '\(name)': \(note)")
+      do {
+        try saveScene(scene)
+      } catch {
+        warnings.append("scene '\(name)': \(error.localizedDescription)")
+      }
+    }
+    return scene
+  }
+
+  private func quarantine(_ path: String, because error: any Error, consequence: String) -> String {
+    let reason = error.localizedDescription
+    do {
+      let destination = try directory.quarantine(path)
+      return "\(reason); moved it to '\(destination)' and \(consequence)"
+    } catch {
+      return "\(reason); it could not be moved to quarantine (\(error.localizedDescription)), and \(consequence)"
+    }
+  }
+
+  /// Counts this launch; after too many launches in a row that did not reach the prompt, moves
+  /// the session and scenes to quarantine so that this one starts fresh.
+  private static func countLaunch(in directory: StateDirectory, warnings: inout [String]) throws -> Bool {
+    var previous = 0
+    do {
+      previous = try directory.load(LaunchFile.self, from: LaunchFile.path)?.unfinishedLaunches ?? 0
+    } catch {
+      _ = try? directory.quarantine(LaunchFile.path)
+    }
+    var restarting = false
+    if previous >= launchFailureLimit {
+      restarting = true
+      var moved: [String] = []
+      for path in [SessionFile.path] + sceneFiles(in: directory) where directory.contains(path) {
+        if (try? directory.quarantine(path)) != nil { moved.append(path) }
+      }
+      warnings.append(
+        "catalog did not reach its prompt the last \(previous) times it started; "
+          + "its saved state (\(moved.count) files) was moved to '\(directory.path(of: StateDirectory.quarantineFolder))' and it starts fresh")
+      previous = 0
+    }
+    try directory.save(LaunchFile(unfinishedLaunches: previous + 1), to: LaunchFile.path)
+    return restarting
+  }
+
+  private static func sceneFiles(in directory: StateDirectory) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
+    return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { "scenes/" + $0 }
+  }
+}
+
+extension Scene {
+  /// Drops from a restored path the products no longer in the catalog, and what cannot be
+  /// decoded, keeping the longest valid prefix; closes an editor left without its product.
+  ///
+  /// - Parameter catalog: The catalog.
+  /// - Returns: A note on what was dropped, or nil when the scene was intact.
+  mutating func validate(against catalog: Catalog) -> String? {
+    var notes: [String] = []
+    var routes: [Route] = []
+    if let data = storage[SceneKeys.navigationState] {
+      let decoded = ScenePath.decoding(data)
+      routes = decoded.path.routes
+      if let problem = decoded.problem { notes.append(problem + "; kept the part before it") }
+    } else if let selected = storage[SceneKeys.selectedProduct], let identifier = UUID(uuidString: selected) {
+      routes = [.product(identifier)]
+    }
+    if let missing = routes.firstIndex(where: { route in
+      switch route { case .product(let identifier): catalog[identifier] == nil }
+    }) {
+      notes.append("dropped \(routes.count - missing) element(s) of the saved path: a product is no longer in the catalog")
+      routes = Array(routes[..<missing])
+    }
+    let restored = ScenePath(routes)
+    if restored != path || storage[SceneKeys.selectedProduct] != restored.topProduct?.uuidString {
+      path = restored
+    }
+    if isEditing && restored.topProduct == nil {
+      closeEditor()
+      notes.append("closed the editor, which had no product")
+    }
+    return notes.isEmpty ? nil : notes.joined(separator: "; ")
+  }
+}

@@ -1,0 +1,74 @@
+import CatalogModel
+import CatalogResources
+import Foundation
+import Imaging
+import StateRestoration
+
+/// The environment of a running app: scene ownership through locks, durable catalog edits,
+/// and the product pictures on disk.
+package final class LiveEnvironment: AppEnvironment {
+  /// The state directory.
+  package let directory: StateDirectory
+  /// The user's catalog on disk.
+  package let catalogStore: CatalogStore
+  /// Why catalog edits are refused, when the catalog file could not be read.
+  package private(set) var catalogReadOnlyReason: String?
+  private var locks: [SceneName: FileLock] = [:]
+  private var catalogFingerprint: [Int]?
+
+  init(directory: StateDirectory, catalogStore: CatalogStore, catalogReadOnlyReason: String?) {
+    self.directory = directory
+    self.catalogStore = catalogStore
+    self.catalogReadOnlyReason = catalogReadOnlyReason
+    catalogFingerprint = catalogStore.fingerprint()
+  }
+
+  package func claimScene(_ name: SceneName) throws {
+    guard locks[name] == nil else { return }
+    do {
+      locks[name] = try directory.lock(LockFiles.scene(name))
+    } catch StateRestorationError.locked(_, let owner) {
+      throw CatalogCoreError.sceneOwned(name.rawValue, pid: owner)
+    }
+  }
+
+  /// Gives up a scene this process owns.
+  ///
+  /// - Parameter name: The scene.
+  package func releaseScene(_ name: SceneName) {
+    locks[name] = nil
+  }
+
+  package func save(_ product: Product) throws -> Catalog {
+    if let reason = catalogReadOnlyReason {
+      throw CatalogError.catalogReadOnly(path: catalogStore.filePath, reason: reason)
+    }
+    let catalog = try catalogStore.save(product)
+    catalogFingerprint = catalogStore.fingerprint()
+    return catalog
+  }
+
+  package func photoDescription(of product: Product) -> String {
+    let path = CatalogResources.imagePath(named: product.imageName)
+    do {
+      guard let head = try DurableFile.read(path, limit: 64 << 20) else { return "\(path) (missing)" }
+      let info = try PNGInfo(head)
+      return "\(path), \(info.width)×\(info.height) pixels"
+    } catch {
+      return "\(path) (\(error.localizedDescription))"
+    }
+  }
+
+  /// The catalog as another process may have changed it since it was last read.
+  ///
+  /// - Parameter catalog: The catalog in memory.
+  /// - Returns: The catalog from disk when the file changed and can be read; otherwise `catalog`.
+  package func refreshed(_ catalog: Catalog) -> Catalog {
+    guard catalogReadOnlyReason == nil else { return catalog }
+    let fingerprint = catalogStore.fingerprint()
+    guard fingerprint != catalogFingerprint else { return catalog }
+    catalogFingerprint = fingerprint
+    guard let loaded = try? catalogStore.loadForReading(), loaded.readOnlyReason == nil else { return catalog }
+    return loaded.catalog
+  }
+}

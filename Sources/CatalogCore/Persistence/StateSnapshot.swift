@@ -1,0 +1,88 @@
+import CatalogModel
+import CatalogResources
+import Foundation
+import StateRestoration
+
+/// The saved state read without starting the app: for `catalog state`. It takes no lock and
+/// writes nothing, so it works while the app runs; files that cannot be read are reported,
+/// not moved.
+package struct StateSnapshot: Sendable {
+  /// The state as the next launch would restore it.
+  package var state: AppState
+  /// One-line warnings about files that could not be read.
+  package var warnings: [String]
+
+  /// Reads the saved state.
+  ///
+  /// - Parameter paths: The directories.
+  /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
+  package init(paths: AppPaths) throws {
+    let directory = StateDirectory(existing: paths.stateDirectory)
+    let loaded = try CatalogStore(directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath).loadForReading()
+    var warnings = loaded.warning.map { [$0] } ?? []
+    var session = SessionState()
+    do {
+      session = try directory.load(SessionFile.self, from: SessionFile.path)?.session ?? SessionState()
+    } catch {
+      warnings.append(error.localizedDescription)
+    }
+    let names = session.scenes.isEmpty ? [SceneName.main] : session.scenes
+    let scenes = names.map { name -> Scene in
+      do {
+        guard let file = try directory.load(SceneFile.self, from: SceneFile.path(for: name)) else {
+          return Scene(name: name)
+        }
+        var scene = Scene(name: name, storage: file.storage)
+        if let note = scene.validate(against: loaded.catalog) { warnings.append("scene '\(name)': \(note)") }
+        return scene
+      } catch {
+        warnings.append(error.localizedDescription)
+        return Scene(name: name)
+      }
+    }
+    state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: session.activeScene ?? names[0])
+    self.warnings = warnings
+  }
+
+  /// The state as JSON: the active scene, and each scene's storage (values as plain JSON),
+  /// path and restoration activity.
+  package var json: JSONValue {
+    .object([
+      ("activeScene", .string(state.activeSceneName.rawValue)),
+      ("scenes", .array(state.scenes.map { scene in
+        .object([
+          ("name", .string(scene.name.rawValue)),
+          ("phase", .string(scene.phase.rawValue)),
+          ("storage", .object(scene.storage.keys.compactMap { key in
+            scene.storage.entries[key].map { (key, Self.plainJSON($0)) }
+          })),
+          ("path", .array(scene.path.routes.map { route in
+            switch route {
+            case .product(let identifier):
+              .object([
+                ("type", .string("product")), ("id", .string(identifier.uuidString)),
+                ("name", state.catalog[identifier].map { .string($0.name) } ?? .null),
+              ])
+            }
+          })),
+          ("activity", .null),
+        ])
+      })),
+    ])
+  }
+
+  /// A stored value as plain JSON: data as Base64, dates in ISO 8601, URLs as strings and
+  /// `Codable` values as their JSON.
+  static func plainJSON(_ value: StoredValue) -> JSONValue {
+    switch value {
+    case .bool(let value): .bool(value)
+    case .int(let value): .int(value)
+    case .double(let value): .double(value)
+    case .string(let value): .string(value)
+    case .url(let value): .string(value.absoluteString)
+    case .data(let value): .string(value.base64EncodedString())
+    case .date(let value): .string(value.formatted(.iso8601))
+    case .codable(let json): .raw(String(decoding: json, as: UTF8.self))
+    }
+  }
+}

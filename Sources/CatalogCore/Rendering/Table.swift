@@ -1,0 +1,31 @@
+/// Plain-text tables: columns padded to the widest cell.
+package enum Table {
+  /// Renders rows as aligned columns separated by two spaces.
+  ///
+  /// - Parameters:
+  ///   - header: The column titles, if any.
+  ///   - rows: The cells.
+  ///   - rightAligned: The columns aligned to the right (numbers).
+  ///   - indent: Spaces before each line.
+  /// - Returns: The lines, joined by newlines, with no trailing spaces.
+  package static func render(
+    header: [String]? = nil, rows: [[String]], rightAligned: Set<Int> = [], indent: Int = 0
+  ) -> String {
+    let all = (header.map { [$0] } ?? []) + rows
+    let columns = all.map(\.count).max() ?? 0
+    var widths = [Int](repeating: 0, count: columns)
+    for row in all {
+      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+    let lines = all.map { row in
+      let cells = row.enumerated().map { index, cell in
+        let padding = String(repeating: " ", count: widths[index] - cell.count)
+        if rightAligned.contains(index) { return padding + cell }
+        return index == row.count - 1 ? cell : cell + padding
+      }
+      let line = String(repeating: " ", count: indent) + cells.joined(separator: "  ")
+      return String(line.reversed().drop(while: { $0 == " " }).reversed())
+    }
+    return lines.joined(separator: "\n")
+  }
+}

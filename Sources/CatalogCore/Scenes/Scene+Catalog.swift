@@ -1,0 +1,56 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+
+extension Scene {
+  /// The navigation path, read from and written to `navigationState`; writing it also mirrors
+  /// the product on top into `ContentView.selectedProduct`.
+  package var path: ScenePath {
+    get { storage[SceneKeys.navigationState].map { ScenePath.decoding($0).path } ?? ScenePath() }
+    set {
+      storage[SceneKeys.navigationState] = newValue.routes.isEmpty ? nil : newValue.codableRepresentation
+      storage[SceneKeys.selectedProduct] = newValue.topProduct?.uuidString
+    }
+  }
+
+  /// The detail tab.
+  package var selectedTab: Tabs {
+    get { storage[SceneKeys.selectedTab] }
+    set { storage[SceneKeys.selectedTab] = newValue }
+  }
+
+  /// Whether the editor is presented.
+  package var isEditing: Bool {
+    get { storage[SceneKeys.showEditView] }
+    set { storage[SceneKeys.showEditView] = newValue }
+  }
+
+  /// The editor's draft.
+  package var draft: ProductEdit {
+    get {
+      ProductEdit(
+        name: storage[SceneKeys.editTitle], year: storage[SceneKeys.editYear],
+        price: storage[SceneKeys.editPrice])
+    }
+    set {
+      storage[SceneKeys.editTitle] = newValue.name
+      storage[SceneKeys.editYear] = newValue.year
+      storage[SceneKeys.editPrice] = newValue.price
+    }
+  }
+
+  /// Whether the editor shows the product's saved values; false while a draft is in progress.
+  package var useSavedValues: Bool {
+    get { storage[SceneKeys.useSavedValues] }
+    set { storage[SceneKeys.useSavedValues] = newValue }
+  }
+
+  /// Closes the editor and forgets the draft, as `done` and `cancel` do.
+  package mutating func closeEditor() {
+    isEditing = false
+    useSavedValues = true
+    for key in [SceneKeys.editTitle.name, SceneKeys.editYear.name, SceneKeys.editPrice.name] {
+      storage.removeValue(forKey: key)
+    }
+  }
+}

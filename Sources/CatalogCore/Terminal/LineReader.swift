@@ -1,0 +1,85 @@
+import Foundation
+
+/// Reads lines from a file descriptor, with a length limit and UTF-8 validation, so that no
+/// input can exhaust memory or reach the parser as garbled text.
+package final class LineReader {
+  /// What reading a line gave.
+  package enum Result: Equatable {
+    /// A complete line, without its newline.
+    case line(String)
+    /// A line that cannot be used; the error says why. Its bytes were consumed.
+    case invalid(CatalogCoreError)
+    /// The end of the input.
+    case end
+    /// Reading was interrupted by a signal.
+    case interrupted
+  }
+
+  /// The longest line accepted, in bytes.
+  package static let lineLimit = 65_536
+
+  private let descriptor: Int32
+  private var buffer: [UInt8] = []
+  private var start = 0
+  private var isAtEnd = false
+
+  /// Reads from a file descriptor (standard input by default).
+  ///
+  /// - Parameter descriptor: The descriptor to read.
+  package init(descriptor: Int32 = 0) {
+    self.descriptor = descriptor
+  }
+
+  /// Reads the next line.
+  ///
+  /// - Returns: The line, an invalid line's error, the end of the input, or an interruption.
+  package func next() -> Result {
+    var discarded = 0
+    while true {
+      if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        let bytes = buffer[start..<newline]
+        start = newline + 1
+        compact()
+        if discarded > 0 { return .invalid(.lineTooLong(bytes: discarded + bytes.count + 1, limit: Self.lineLimit)) }
+        return validate(bytes)
+      }
+      if buffer.count - start > Self.lineLimit {
+        discarded += buffer.count - start
+        buffer.removeAll(keepingCapacity: true)
+        start = 0
+      }
+      if isAtEnd {
+        guard start < buffer.count || discarded > 0 else { return .end }
+        let bytes = buffer[start...]
+        buffer.removeAll()
+        start = 0
+        if discarded > 0 { return .invalid(.lineTooLong(bytes: discarded + bytes.count, limit: Self.lineLimit)) }
+        return validate(bytes)
+      }
+      var chunk = [UInt8](repeating: 0, count: 16_384)
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { return .interrupted }
+        isAtEnd = true
+      } else if count == 0 {
+        isAtEnd = true
+      } else {
+        buffer += chunk[..<count]
+      }
+    }
+  }
+
+  private func validate(_ bytes: ArraySlice<UInt8>) -> Result {
+    var line = bytes
+    if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+    guard let text = String(validating: line, as: UTF8.self) else { return .invalid(.invalidUTF8) }
+    return .line(text)
+  }
+
+  private func compact() {
+    if start > 65_536 || start == buffer.count {
+      buffer.removeFirst(start)
+      start = 0
+    }
+  }
+}
