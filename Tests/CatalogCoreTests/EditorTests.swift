@@ -1,0 +1,85 @@
+import CatalogModel
+@testable import CatalogCore
+import StateRestoration
+import Testing
+
+@Suite struct EditorTests {
+  @Test func theFirstEditCopiesTheProductIntoTheDraft() throws {
+    let (state, output) = try run(["select cher", "edit"])
+    let scene = state.activeScene
+    #expect(scene.isEditing)
+    #expect(scene.useSavedValues == false)
+    #expect(scene.draft == ProductEdit(name: "Cherries", year: "2015", price: "10.99"))
+    #expect(output.contains("Editing Cherries"))
+    #expect(Describe.prompt(for: state) == "main › Cherries › edit › ")
+  }
+
+  @Test func doneSavesTheDraftAndClosesTheEditor() throws {
+    let environment = FakeEnvironment()
+    let (state, output) = try run(["select 9", "edit", "name Morello", "year 2016", "price 11.49", "done"], environment: environment)
+    #expect(environment.saved.map(\.name) == ["Morello"])
+    #expect(state.catalog[environment.saved[0].identifier]?.price == Price(cents: 1149))
+    #expect(!state.activeScene.isEditing)
+    #expect(state.activeScene.useSavedValues)
+    #expect(state.activeScene.storage.entries["EditView.editTitle"] == nil)
+    #expect(output.hasPrefix("Saved Morello."))
+  }
+
+  @Test func cancelLeavesTheProductUnchanged() throws {
+    let environment = FakeEnvironment()
+    let (state, _) = try run(["select 9", "edit", "name Morello", "cancel"], environment: environment)
+    #expect(environment.saved.isEmpty)
+    #expect(state.shownProduct?.name == "Cherries")
+    #expect(!state.activeScene.isEditing)
+  }
+
+  @Test(arguments: [
+    ("name  ", "missing argument; usage: name TEXT"),
+    ("year 1899", "the year '1899' is not a whole number from 1900 to 2100"),
+    ("year 2101", "the year '2101' is not a whole number from 1900 to 2100"),
+    ("year soon", "the year 'soon' is not a whole number from 1900 to 2100"),
+    ("price 10.999", "the price '10.999' has more than two digits after the point"),
+    ("price 1000000.01", "the price '1000000.01' is more than $1,000,000.00"),
+    ("price ten", "the price 'ten' is not a number like 10.99"),
+    ("name " + String(repeating: "a", count: 101), "the name has 101 characters; the limit is 100"),
+  ])
+  func aFailedDoneKeepsTheEditorAndTheProduct(_ change: String, _ message: String) throws {
+    let environment = FakeEnvironment()
+    let (editing, _) = try run(["select cher", "edit"], environment: environment)
+    do {
+      let (changed, _) = try run([change], from: editing, environment: environment)
+      _ = try changed.applying(.done, environment: environment)
+      Issue.record("'\(change)' then done was accepted")
+    } catch {
+      #expect(error.localizedDescription == message)
+    }
+    #expect(environment.saved.isEmpty)
+    #expect(editing.activeScene.isEditing)
+    #expect(editing.catalog == bundledCatalog)
+  }
+
+  @Test func doneIsRefusedWhileTheNameIsEmpty() throws {
+    var (state, _) = try run(["select cher", "edit"])
+    var scene = state.activeScene
+    scene.draft.name = "  "
+    state.activeScene = scene
+    #expect(throws: CatalogCoreError.emptyName) { try state.applying(.done, environment: FakeEnvironment()) }
+  }
+
+  @Test func aSaveThatFailsKeepsTheEditorOpen() throws {
+    let environment = FakeEnvironment()
+    environment.saveError = CatalogError.catalogReadOnly(path: "/x/products.json", reason: "not valid JSON")
+    let (state, _) = try run(["select cher", "edit", "name Morello"], environment: environment)
+    #expect(throws: CatalogError.self) { try state.applying(.done, environment: environment) }
+    #expect(state.activeScene.isEditing)
+    #expect(state.activeScene.draft.name == "Morello")
+  }
+
+  @Test func editorCommandsOutsideTheEditorAreRefused() throws {
+    #expect(throws: CatalogCoreError.editorNotOpen(command: "name")) { try run(["select cher", "name X"]) }
+    #expect(throws: CatalogCoreError.editorNotOpen(command: "done")) { try run(["select cher", "done"]) }
+    #expect(throws: CatalogCoreError.noProductShown(command: "edit")) { try run(["edit"]) }
+    #expect(throws: CatalogCoreError.editorOpen(command: "select")) { try run(["select cher", "edit", "select mango"]) }
+    #expect(throws: CatalogCoreError.editorAlreadyOpen) { try run(["select cher", "edit", "edit"]) }
+  }
+}

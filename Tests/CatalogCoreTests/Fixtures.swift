@@ -1,0 +1,50 @@
+import CatalogModel
+@testable import CatalogCore
+import Foundation
+import StateRestoration
+import Testing
+
+let bundledCatalog: Catalog = {
+  let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Resources/products.json")
+  let data = (try? Data(contentsOf: url)) ?? Data()
+  return Catalog((try? CatalogFile.parse(data, path: url.path).products) ?? [])
+}()
+
+/// An environment that records what commands asked of it.
+final class FakeEnvironment: AppEnvironment {
+  var catalog = bundledCatalog
+  var claimed: [SceneName] = []
+  var ownedElsewhere: Set<SceneName> = []
+  var saved: [Product] = []
+  var saveError: (any Error)?
+
+  func claimScene(_ name: SceneName) throws {
+    if ownedElsewhere.contains(name) { throw CatalogCoreError.sceneOwned(name.rawValue, pid: 42) }
+    claimed.append(name)
+  }
+
+  func save(_ product: Product) throws -> Catalog {
+    if let saveError { throw saveError }
+    saved.append(product)
+    catalog.replace(product)
+    return catalog
+  }
+
+  func photoDescription(of product: Product) -> String { "Images/\(product.imageName).png, 64×64 pixels" }
+}
+
+/// Runs lines through the parser and the core, as the REPL does, stopping at the first error.
+func run(
+  _ lines: [String], from state: AppState = AppState(catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main),
+  environment: FakeEnvironment = FakeEnvironment(), sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (state: AppState, output: String) {
+  var state = state
+  var output = ""
+  for line in lines {
+    guard let command = try CommandParser.parse(line) else { continue }
+    let result = try state.applying(command, environment: environment)
+    state = result.state
+    output = result.output
+  }
+  return (state, output)
+}

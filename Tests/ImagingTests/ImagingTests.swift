@@ -1,0 +1,34 @@
+import CatalogModel
+@testable import CatalogResources
+import Foundation
+import Imaging
+import Testing
+
+@Suite struct ImagingTests {
+  @Test func everyBundledProductHasA64PixelSquarePicture() throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: CatalogResources.catalogPath))
+    let products = try CatalogFile.parse(data, path: CatalogResources.catalogPath).products
+    #expect(products.count == 10)
+    for product in products {
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: CatalogResources.imagePath(named: product.imageName)))
+      let info = try PNGInfo(bytes)
+      #expect(info.width == 64 && info.height == 64, "\(product.imageName)")
+      #expect(info.bitDepth == 8 && info.colorType == 6 && !info.isInterlaced)
+    }
+  }
+
+  @Test func theEncoderWritesAValidHeader() throws {
+    let png = try PNGEncoder.encode(RGBAImage(width: 3, height: 2, fill: (255, 0, 0, 255)))
+    let info = try PNGInfo(png)
+    #expect(info.width == 3 && info.height == 2)
+    #expect(Array(png.suffix(12)) == [0, 0, 0, 0, 73, 69, 78, 68, 0xAE, 0x42, 0x60, 0x82])  // IEND
+  }
+
+  @Test func aDamagedHeaderIsReportedNotTrusted() throws {
+    var png = try PNGEncoder.encode(RGBAImage(width: 3, height: 2))
+    #expect(throws: ImagingError.invalidPNG("wrong signature")) { try PNGInfo(Array("GIF89a".utf8)) }
+    #expect(throws: ImagingError.invalidPNG("truncated header")) { try PNGInfo(png.prefix(20)) }
+    png[18] ^= 0xFF  // corrupt the width
+    #expect(throws: ImagingError.invalidPNG("bad CRC in IHDR")) { try PNGInfo(png) }
+  }
+}

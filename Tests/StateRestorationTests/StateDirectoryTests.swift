@@ -1,0 +1,142 @@
+import Foundation
+import StateRestoration
+import Testing
+
+@Suite struct StateDirectoryTests {
+  @Test func createsDirectoriesPrivateAndFilesOwnerOnly() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path + "/a/b")
+    try directory.save(TestSceneFile(storage: SceneStorageValues()), to: "scenes/main.json")
+    let attributes = try FileManager.default.attributesOfItem(atPath: directory.path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o700)
+    let scenes = try FileManager.default.attributesOfItem(atPath: directory.path(of: "scenes"))
+    #expect((scenes[.posixPermissions] as? Int) == 0o700)
+    let file = try FileManager.default.attributesOfItem(atPath: directory.path(of: "scenes/main.json"))
+    #expect((file[.posixPermissions] as? Int) == 0o600)
+  }
+
+  @Test func aWriteLeavesNoTemporaryFileBehind() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    for index in 0..<5 {
+      try directory.save(TestSceneFile(storage: SceneStorageValues(["i": .int(index)])), to: "x.json")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == ["x.json"])
+    #expect(try directory.load(TestSceneFile.self, from: "x.json")?.storage.entries["i"] == .int(4))
+  }
+
+  @Test func aFailedWriteKeepsTheOldFile() throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/file.json"
+    try DurableFile.write(Data("old".utf8), to: path)
+    #expect(throws: StateRestorationError.self) {
+      try DurableFile.write(Data("new".utf8), to: temporary.path + "/missing-dir/file.json")
+    }
+    #expect(try DurableFile.read(path, limit: 100) == Data("old".utf8))
+  }
+
+  @Test func aFileOverTheLimitIsRefusedUnread() throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/big.json"
+    try DurableFile.write(Data(count: 2000), to: path)
+    #expect(throws: StateRestorationError.tooLarge(path: path, size: 2000, limit: 1000)) {
+      try DurableFile.read(path, limit: 1000)
+    }
+  }
+
+  static let badFiles: [(String, String)] = [
+    ("{\"formatVersion\": 1, \"storage\": {\"k\": {\"type\": \"int\", \"val", "truncated"),
+    ("not json at all", "not JSON"),
+    ("{\"formatVersion\": 1, \"storage\": {\"k\": {\"type\": \"int\", \"value\": \"seven\"}}}", "wrong value type"),
+    ("{\"formatVersion\": 1, \"storage\": {\"k\": {\"type\": \"rocket\", \"value\": 1}}}", "unknown type tag"),
+    ("{\"formatVersion\": \"1\", \"storage\": {}}", "version as a string"),
+    ("{\"formatVersion\": 0, \"storage\": {}}", "version zero"),
+    ("[1, 2, 3]", "an array"),
+    ("", "empty"),
+  ]
+
+  @Test(arguments: badFiles)
+  func aMalformedFileThrowsMalformed(_ contents: String, _ label: String) throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    try DurableFile.write(Data(contents.utf8), to: directory.path(of: "s.json"))
+    #expect(throws: StateRestorationError.self, "\(label)") {
+      try directory.load(TestSceneFile.self, from: "s.json")
+    }
+    do {
+      _ = try directory.load(TestSceneFile.self, from: "s.json")
+    } catch let error as StateRestorationError {
+      guard case .malformed = error else {
+        Issue.record("\(label): \(error)")
+        return
+      }
+    }
+  }
+
+  @Test func aNewerFormatVersionIsRecognized() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    try DurableFile.write(Data("{\"formatVersion\": 9, \"storage\": {}, \"future\": true}".utf8), to: directory.path(of: "s.json"))
+    #expect(throws: StateRestorationError.newerFormatVersion(path: directory.path(of: "s.json"), found: 9, supported: 1)) {
+      try directory.load(TestSceneFile.self, from: "s.json")
+    }
+  }
+
+  @Test func quarantineKeepsEveryFileUnderADistinctName() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let date = Date(timeIntervalSince1970: 1_795_000_000.25)
+    var destinations: [String] = []
+    for contents in ["first", "second"] {
+      try DurableFile.write(Data(contents.utf8), to: directory.path(of: "scenes-dir-less.json"))
+      destinations.append(try directory.quarantine("scenes-dir-less.json", at: date))
+    }
+    #expect(destinations[0] != destinations[1])
+    #expect(destinations[0].hasSuffix("quarantine/scenes-dir-less.20261118T110640.250Z.json"))
+    #expect(try DurableFile.read(destinations[0], limit: 100) == Data("first".utf8))
+    #expect(try DurableFile.read(destinations[1], limit: 100) == Data("second".utf8))
+    #expect(!directory.contains("scenes-dir-less.json"))
+  }
+
+  @Test func aHeldLockRefusesASecondHolderUntilReleased() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    var first: FileLock? = try directory.lock("locks/main.lock")
+    #expect(first != nil)
+    // flock locks belong to open file descriptions, so a second open in the same process
+    // conflicts exactly as another process would.
+    #expect(throws: StateRestorationError.locked(path: directory.path(of: "locks/main.lock"), owner: getpid())) {
+      try directory.lock("locks/main.lock")
+    }
+    first = nil
+    _ = try directory.lock("locks/main.lock")
+  }
+}
+
+@Suite struct SessionStateTests {
+  let a = SceneName("a")!
+  let b = SceneName("b")!
+  let c = SceneName("c")!
+
+  @Test func mergingKeepsOtherProcessesScenesInPlace() {
+    let shared = SessionState(scenes: [a, b], activeScene: a)
+    let merged = shared.merging(owned: [c], released: [], activeScene: c)
+    #expect(merged == SessionState(scenes: [a, b, c], activeScene: c))
+  }
+
+  @Test func mergingRemovesReleasedScenes() {
+    let shared = SessionState(scenes: [a, b, c], activeScene: b)
+    let merged = shared.merging(owned: [a], released: [b], activeScene: a)
+    #expect(merged == SessionState(scenes: [a, c], activeScene: a))
+  }
+
+  @Test(arguments: ["main", "a", "Z9", "side-1", "a.b_c", String(repeating: "x", count: 64)])
+  func validSceneNames(_ name: String) {
+    #expect(SceneName(name)?.rawValue == name)
+  }
+
+  @Test(arguments: ["", ".hidden", "-x", "_x", "a/b", "a b", "..", "é", String(repeating: "x", count: 65), "a\u{0}"])
+  func invalidSceneNames(_ name: String) {
+    #expect(SceneName(name) == nil)
+  }
+}
