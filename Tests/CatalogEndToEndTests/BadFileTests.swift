@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct BadFileTests {
+  static let corruptions: [(String, Data)] = [
+    ("truncated", Data("{\"formatVersion\": 1, \"name\": \"side\", \"storage\": {\"DetailView.selectedTab\": {\"type\": \"str".utf8)),
+    ("not JSON", Data("this is not json\n".utf8)),
+    ("wrong types", Data("{\"formatVersion\": 1, \"name\": \"side\", \"storage\": {\"DetailView.showEditView\": {\"type\": \"bool\", \"value\": \"yes\"}}}".utf8)),
+    ("newer formatVersion", Data("{\"formatVersion\": 2, \"name\": \"side\", \"storage\": {}}".utf8)),
+    ("binary", Data([0xFF, 0xFE, 0x00, 0x01, 0x80])),
+  ]
+
+  @Test(arguments: corruptions)
+  func aBadSceneFileIsQuarantinedAndOnlyThatSceneStartsFresh(_ label: String, _ contents: Data) throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\ntab photo\nscene new side mango\nscene switch main\n")
+    try contents.write(to: URL(fileURLWithPath: sandbox.file("scenes/side.json")))
+    let result = try sandbox.run(input: "scenes\nscene switch side\nstate\n")
+    #expect(result.status == 0, "\(label): \(result.errors)")
+    let warnings = result.errorLines.filter { $0.hasPrefix("warning: ") }
+    #expect(warnings.count == 1, "\(label): \(result.errors)")
+    #expect(warnings.first?.contains("scenes/side.json") == true)
+    #expect(warnings.first?.contains("quarantine") == true)
+    #expect(result.output.contains("Scene 'side' has no stored values."), "\(label)")
+    #expect(sandbox.quarantined().count == 1 && sandbox.quarantined()[0].hasPrefix("scenes-side."))
+    let kept = try Data(contentsOf: URL(fileURLWithPath: sandbox.file("quarantine/" + sandbox.quarantined()[0])))
+    #expect(kept == contents)
+    // The other scene is intact.
+    let main = try #require(sandbox.scene("main", in: try sandbox.stateJSON())?["storage"] as? [String: Any])
+    #expect(main["DetailView.selectedTab"] as? String == "photo")
+  }
+
+  @Test func aHugeSceneFileIsRefusedUnread() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\n")
+    let path = sandbox.file("scenes/main.json")
+    FileManager.default.createFile(atPath: path, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.truncate(atOffset: 100 << 20)  // 100 MB, sparse
+    try handle.close()
+    let result = try sandbox.run(input: "state\n")
+    #expect(result.status == 0)
+    #expect(result.errors.contains("is too large (104857600 bytes"))
+    #expect(result.output.contains("Scene 'main' has no stored values."))
+    #expect(sandbox.quarantined().count == 1)
+  }
+
+  @Test func aBadSessionFileIsQuarantinedAndTheAppStarts() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\n")
+    try Data("{\"formatVersion\": 1, \"scenes\": [\"../../etc\"]}".utf8).write(to: URL(fileURLWithPath: sandbox.file("session.json")))
+    let result = try sandbox.run(input: "scenes\n")
+    #expect(result.status == 0)
+    #expect(result.errors.contains("session.json"))
+    #expect(result.output.contains("*  main  Cherries"))
+  }
+
+  @Test func anUnreadableCatalogIsNeverOverwrittenAndEditsAreRefused() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let catalogPath = sandbox.dataDirectory + "/products.json"
+    let broken = Data("[{\"identifier\": \"not-a-uuid\"}]".utf8)
+    try broken.write(to: URL(fileURLWithPath: catalogPath))
+    let result = try sandbox.run(input: "list\nselect cher\nedit\nname Morello\ndone\n")
+    #expect(result.status == 1)
+    #expect(result.errorLines.first?.hasPrefix("warning: cannot read the catalog") == true)
+    #expect(result.errorLines.last?.hasPrefix("error: edits are refused because the catalog") == true)
+    #expect(result.output.contains("Cherries"))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: catalogPath)) == broken)
+    // The draft is kept, so nothing typed is lost once the file is fixed.
+    #expect(result.output.contains("Name   Morello"))
+  }
+
+  @Test func twoLaunchesThatNeverReachedThePromptMakeTheThirdStartFresh() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\nscene new side\n")
+    // What two crashes before the prompt leave behind: the counter at 2.
+    try Data("{\"formatVersion\": 1, \"unfinishedLaunches\": 2}".utf8).write(to: URL(fileURLWithPath: sandbox.file("launch.json")))
+    let result = try sandbox.run(input: "scenes\nstate\n")
+    #expect(result.status == 0)
+    #expect(result.errors.contains("did not reach its prompt the last 2 times"))
+    #expect(result.output.contains("Scene 'main' has no stored values."))
+    #expect(sandbox.quarantined().count == 3)  // session, main, side
+    // The next launch is normal again.
+    let next = try sandbox.run(input: "state\n")
+    #expect(next.errors.isEmpty)
+  }
+}
+
+@Suite(.serialized) struct OwnershipTests {
+  @Test func aSecondProcessIsRefusedASceneALiveProcessOwnsAndGetsItAfter() throws {
+    let sandbox = CatalogSandbox()
+    let owner = sandbox.start()
+    owner.send("select cher")
+    owner.readOutput(until: "Keywords")
+    let refused = try sandbox.run(["--scene", "main"], input: "state\n")
+    #expect(refused.status == 1)
+    #expect(refused.errorLines == ["error: scene 'main' is open in another catalog process (pid \(owner.processIdentifier)); quit it there first, or choose another scene"])
+    // Another scene works meanwhile, and does not disturb the owner's.
+    let other = try sandbox.run(["--scene", "other"], input: "select mango\n")
+    #expect(other.status == 0, "\(other.errors)")
+    try (owner.standardInput as? Pipe)?.fileHandleForWriting.close()
+    owner.waitUntilExit()
+    let granted = try sandbox.run(["--scene", "main"], input: "state\n")
+    #expect(granted.status == 0, "\(granted.errors)")
+    #expect(granted.output.contains("FA542E3D-4895-44B6-942F-E112101D5160"))
+    let state = try sandbox.stateJSON()
+    #expect((state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["main", "other"])
+  }
+
+  @Test func aKilledOwnerReleasesItsScene() throws {
+    let sandbox = CatalogSandbox()
+    let owner = sandbox.start()
+    owner.send("scenes")
+    owner.readOutput(until: "main")
+    owner.killHard()
+    let result = try sandbox.run(input: "scenes\n")
+    #expect(result.status == 0, "\(result.errors)")
+  }
+}
+
+@Suite(.serialized) struct BadInputTests {
+  @Test func badLinesAreOneLineErrorsWithStateUnchangedAndExitStatusOne() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\ntab photo\n")
+    let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.file("scenes/main.json")))
+    var script = Data()
+    script += Data("frobnicate\nselect\ntab\nscene new\nback 99\n".utf8)
+    script += Data(repeating: UInt8(ascii: "x"), count: 1 << 20) + Data("\n".utf8)  // a 1 MB line
+    script += Data("select \u{01}cher\n".utf8)  // a control character
+    script += Data([0x73, 0x65, 0x6C, 0xFF, 0xFE, 0x0A])  // invalid UTF-8
+    script += Data("select 999999999999999999999999\nscene new ../../etc\n".utf8)
+    let result = try sandbox.run(inputData: script)
+    #expect(result.status == 1)
+    #expect(result.output.isEmpty)
+    #expect(result.errorLines.count == 10, "\(result.errors)")
+    #expect(result.errorLines.allSatisfy { $0.hasPrefix("error: ") })
+    #expect(result.errorLines[5] == "error: the line is too long (1048577 bytes; the limit is 65536); type a shorter command")
+    #expect(result.errorLines[7] == "error: the line is not valid UTF-8; check the terminal's or the script's encoding")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.file("scenes/main.json"))) == before)
+  }
+
+  @Test func aCleanScriptExitsZeroAndCommentsAreIgnored() throws {
+    let sandbox = CatalogSandbox()
+    let result = try sandbox.run(input: "# browse\n\nlist   \n  # done\n")
+    #expect(result.status == 0)
+    #expect(result.errors.isEmpty)
+  }
+
+  @Test(arguments: [
+    (["--bogus"], "error: unknown option '--bogus'; see 'catalog --help'"),
+    (["--scene"], "error: '--scene' needs a value; see 'catalog --help'"),
+    (["--scene", "a/b"], "error: 'a/b' is not a valid scene name (letters, digits, '.', '_', '-'; at most 64); see 'catalog --help'"),
+    (["--color", "sometimes"], "error: '--color' takes auto, always or never, not 'sometimes'; see 'catalog --help'"),
+    (["launch"], "error: unknown command 'launch'; see 'catalog --help'"),
+  ])
+  func usageErrorsExitWith64(_ arguments: [String], _ message: String) throws {
+    let result = try CatalogSandbox().run(arguments)
+    #expect(result.status == 64)
+    #expect(result.errorLines == [message])
+  }
+
+  @Test func helpAndVersion() throws {
+    let sandbox = CatalogSandbox()
+    let help = try sandbox.run(["--help"])
+    #expect(help.status == 0 && help.output.hasPrefix("usage: catalog"))
+    let version = try sandbox.run(["--version"])
+    #expect(version.status == 0 && version.output.hasPrefix("catalog "))
+  }
+}

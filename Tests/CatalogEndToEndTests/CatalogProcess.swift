@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+/// The built `catalog` binary, run with its own temporary state and data directories.
+final class CatalogSandbox {
+  let root: String
+  var stateDirectory: String { root + "/state" }
+  var dataDirectory: String { root + "/data" }
+
+  init() {
+    root = NSTemporaryDirectory() + "catalog-e2e-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(atPath: root)
+  }
+
+  /// The binary next to the test bundle: both are products of the same build.
+  static let executable: URL = {
+    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = testBinary.deletingLastPathComponent()
+    while directory.path != "/" {
+      let candidate = directory.appendingPathComponent("catalog")
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+        return candidate
+      }
+      directory = directory.deletingLastPathComponent()
+    }
+    return testBinary.deletingLastPathComponent().appendingPathComponent("catalog")
+  }()
+
+  struct Result {
+    var status: Int32
+    var output: String
+    var errors: String
+    var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
+  }
+
+  /// Runs `catalog` to completion with a script on standard input.
+  func run(_ arguments: [String] = [], input: String = "", inputData: Data? = nil) throws -> Result {
+    let process = start(arguments)
+    let data = inputData ?? Data(input.utf8)
+    let writer = Thread { [process] in
+      (process.standardInput as? Pipe)?.fileHandleForWriting.write(data)
+      try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
+    }
+    writer.start()
+    let output = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+    let errors = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+      errors: String(decoding: errors, as: UTF8.self))
+  }
+
+  /// Starts `catalog` with pipes for its standard streams; the caller writes and reads.
+  func start(_ arguments: [String] = []) -> Process {
+    let process = Process()
+    process.executableURL = Self.executable
+    var directoryArguments = ["--state-dir", stateDirectory, "--data-dir", dataDirectory]
+    if arguments.first == "state" { directoryArguments = ["state"] + directoryArguments }
+    process.arguments = directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments)
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = "1"
+    process.environment = environment
+    process.standardInput = Pipe()
+    process.standardOutput = Pipe()
+    process.standardError = Pipe()
+    do {
+      try process.run()
+    } catch {
+      Issue.record("cannot start \(Self.executable.path): \(error)")
+    }
+    return process
+  }
+
+  /// `catalog state --json`, decoded.
+  func stateJSON(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    let result = try run(["state", "--json"])
+    #expect(result.status == 0, "state --json failed: \(result.errors)", sourceLocation: sourceLocation)
+    let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+    return try #require(object as? [String: Any], sourceLocation: sourceLocation)
+  }
+
+  func scene(_ name: String, in state: [String: Any]) -> [String: Any]? {
+    (state["scenes"] as? [[String: Any]])?.first { $0["name"] as? String == name }
+  }
+
+  func file(_ relativePath: String) -> String { stateDirectory + "/" + relativePath }
+
+  func exists(_ relativePath: String) -> Bool { FileManager.default.fileExists(atPath: file(relativePath)) }
+
+  func quarantined() -> [String] {
+    (try? FileManager.default.contentsOfDirectory(atPath: file("quarantine")))?.sorted() ?? []
+  }
+}
+
+extension Process {
+  /// Writes a line to the process's standard input.
+  func send(_ line: String) {
+    (standardInput as? Pipe)?.fileHandleForWriting.write(Data((line + "\n").utf8))
+  }
+
+  /// Reads standard output until it contains `text`, or fails after `timeout` seconds.
+  @discardableResult
+  func readOutput(until text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+    guard let handle = (standardOutput as? Pipe)?.fileHandleForReading else { return "" }
+    var collected = Data()
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 100) > 0 else { continue }
+      let chunk = handle.availableData
+      if chunk.isEmpty { break }
+      collected += chunk
+      if String(decoding: collected, as: UTF8.self).contains(text) { return String(decoding: collected, as: UTF8.self) }
+    }
+    Issue.record("no '\(text)' in the output: \(String(decoding: collected, as: UTF8.self))", sourceLocation: sourceLocation)
+    return String(decoding: collected, as: UTF8.self)
+  }
+
+  /// Sends SIGKILL and waits for the process to end.
+  func killHard() {
+    kill(processIdentifier, SIGKILL)
+    waitUntilExit()
+  }
+}

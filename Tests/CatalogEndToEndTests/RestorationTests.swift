@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct RestorationTests {
+  static let cherries = "FA542E3D-4895-44B6-942F-E112101D5160"
+
+  private func expectCherriesEditorWithMorello(_ sandbox: CatalogSandbox, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let state = try sandbox.stateJSON()
+    #expect(state["activeScene"] as? String == "main", sourceLocation: sourceLocation)
+    let main = try #require(sandbox.scene("main", in: state), sourceLocation: sourceLocation)
+    let storage = try #require(main["storage"] as? [String: Any], sourceLocation: sourceLocation)
+    #expect(storage["ContentView.selectedProduct"] as? String == Self.cherries, sourceLocation: sourceLocation)
+    #expect(storage["DetailView.selectedTab"] as? String == "photo", sourceLocation: sourceLocation)
+    #expect(storage["DetailView.showEditView"] as? Bool == true, sourceLocation: sourceLocation)
+    #expect(storage["EditView.editTitle"] as? String == "Morello", sourceLocation: sourceLocation)
+    #expect(storage["EditView.useSavedValues"] as? Bool == false, sourceLocation: sourceLocation)
+    let path = try #require(main["path"] as? [[String: Any]], sourceLocation: sourceLocation)
+    #expect(path.count == 1 && path[0]["name"] as? String == "Cherries", sourceLocation: sourceLocation)
+    // The catalog still says Cherries until `done`.
+    let list = try sandbox.run(input: "list\n")
+    #expect(list.output.contains("Cherries") && !list.output.contains("Morello"), sourceLocation: sourceLocation)
+  }
+
+  @Test func aRelaunchRestoresTheSelectionTabAndDraft() throws {
+    let sandbox = CatalogSandbox()
+    let first = try sandbox.run(input: "select Cherries\ntab photo\nedit\nname Morello\nquit\n")
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(first.errors.isEmpty)
+    try expectCherriesEditorWithMorello(sandbox)
+    // The restored editor keeps the draft, and `done` saves it.
+    let second = try sandbox.run(input: "done\nlist\n")
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(second.output.contains("Saved Morello."))
+    #expect(second.output.contains(" 9  Morello     2015  $10.99"))
+  }
+
+  @Test func theSameAfterSIGKILLRightAfterACommandsOutput() throws {
+    let sandbox = CatalogSandbox()
+    let process = sandbox.start()
+    process.send("select Cherries")
+    process.readOutput(until: "Keywords")
+    process.send("tab photo")
+    process.readOutput(until: "[photo]")
+    process.send("edit")
+    process.readOutput(until: "Editing Cherries")
+    process.send("name Morello")
+    process.readOutput(until: "Morello")
+    process.killHard()
+    #expect(process.terminationReason == .uncaughtSignal)
+    try expectCherriesEditorWithMorello(sandbox)
+  }
+
+  @Test func twoScenesComeBackIndependentlyWithTheActiveOne() throws {
+    let sandbox = CatalogSandbox()
+    let first = try sandbox.run(input: """
+      select cher
+      tab photo
+      scene new side mango
+      scene new third 1
+      edit
+      name Zingiber
+      scene switch side
+      """)
+    #expect(first.status == 0, "\(first.errors)")
+    let state = try sandbox.stateJSON()
+    #expect(state["activeScene"] as? String == "side")
+    let main = try #require(sandbox.scene("main", in: state)?["storage"] as? [String: Any])
+    let side = try #require(sandbox.scene("side", in: state)?["storage"] as? [String: Any])
+    let third = try #require(sandbox.scene("third", in: state)?["storage"] as? [String: Any])
+    #expect(main["ContentView.selectedProduct"] as? String == Self.cherries)
+    #expect(main["DetailView.selectedTab"] as? String == "photo")
+    #expect(side["ContentView.selectedProduct"] as? String == "3F6624CC-5105-492C-A307-235E78AAC4BC")
+    #expect(side["DetailView.selectedTab"] == nil)
+    #expect(third["EditView.editTitle"] as? String == "Zingiber")
+    // The REPL restores all three, with `side` active.
+    let second = try sandbox.run(input: "scenes\nscene switch third\nstate\n")
+    #expect(second.output.contains("*  side"))
+    #expect(second.output.contains("Zingiber"))
+  }
+
+  @Test func sceneCloseDeletesTheScenesFileAndStorage() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "scene new side mango\nscene switch main\n")
+    #expect(sandbox.exists("scenes/side.json"))
+    let closed = try sandbox.run(input: "scene close side\n")
+    #expect(closed.status == 0, "\(closed.errors)")
+    #expect(!sandbox.exists("scenes/side.json"))
+    let state = try sandbox.stateJSON()
+    #expect((state["scenes"] as? [[String: Any]])?.map { $0["name"] as? String } == ["main"])
+    // Opening it again starts empty.
+    let reopened = try sandbox.run(input: "scene new side\nstate\n")
+    #expect(reopened.output.contains("Scene 'side' has no stored values."))
+  }
+
+  @Test func freshStartsWithoutSceneStateButKeepsCatalogEdits() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select ginger\nedit\nname Ginger Root\ndone\nselect cher\nscene new side\n")
+    let fresh = try sandbox.run(["--fresh"], input: "state\nlist\n")
+    #expect(fresh.output.contains("Scene 'main' has no stored values."))
+    #expect(fresh.output.contains("Ginger Root"))
+    let state = try sandbox.stateJSON()
+    #expect((state["scenes"] as? [[String: Any]])?.count == 1)
+  }
+
+  @Test func everyFinishedCommandIsOnDiskBeforeItsOutput() throws {
+    let sandbox = CatalogSandbox()
+    let process = sandbox.start()
+    for (index, name) in ["ginger", "mango", "peanuts"].enumerated() {
+      process.send("scene new s\(index) \(name)")
+      process.readOutput(until: "Opened scene 's\(index)'")
+    }
+    process.killHard()
+    let state = try sandbox.stateJSON()
+    #expect(state["activeScene"] as? String == "s2")
+    #expect((state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["main", "s0", "s1", "s2"])
+  }
+}
