@@ -36,12 +36,18 @@ let package = Package(
     ),
     // The thin executable: parses the command line and runs the loop.
     .executableTarget(name: "catalog", dependencies: ["CatalogCore"]),
+    // Measures start-up and durability in a release build: `swift run -c release catalog-bench`.
+    .executableTarget(name: "catalog-bench", dependencies: ["CatalogCore", "StateRestoration"]),
+    // The start-up baseline that catalog-bench compares against.
+    .executableTarget(name: "hello-foundation"),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
-    .testTarget(name: "StateRestorationTests", dependencies: ["StateRestoration"]),
-    .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
-    .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
-    .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore"]),
+    .target(name: "TestSupport", dependencies: ["CatalogModel"], path: "Tests/TestSupport"),
+    .testTarget(name: "StateRestorationTests", dependencies: ["StateRestoration", "TestSupport"]),
+    .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel", "TestSupport"]),
+    .testTarget(
+      name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
+    .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore", "TestSupport"]),
     .testTarget(name: "CatalogEndToEndTests", dependencies: ["catalog"]),
   ],
   swiftLanguageModes: [.v6]

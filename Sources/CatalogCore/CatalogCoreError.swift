@@ -40,7 +40,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   package var errorDescription: String? {
     switch self {
     case .unknownCommand(let word, let suggestion):
-      "unknown command '\(word)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'help' for the list")
+      "unknown command '\(word)'"
+        + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'help' for the list")
     case .missingArgument(let usage):
       "missing argument; usage: \(usage)"
     case .unexpectedArgument(let argument, let usage):

@@ -28,7 +28,8 @@ extension Catalog {
     let prefixed = products.indices.filter { keys[$0].hasPrefix(key) }
     if prefixed.count == 1 { return products[prefixed[0]] }
     if prefixed.count > 1 {
-      throw CatalogError.ambiguous(reference, candidates: prefixed.prefix(5).map { products[$0].name })
+      throw CatalogError.ambiguous(
+        reference, candidates: prefixed.prefix(5).map { products[$0].name })
     }
     throw CatalogError.noMatch(reference, suggestion: closestName(to: key, keys: keys))
   }

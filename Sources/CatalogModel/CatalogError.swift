@@ -19,10 +19,12 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// The product being saved is no longer in the catalog file.
   case productRemoved(name: String)
 
+  /// The message shown to the user: what went wrong, with the values involved in quotes.
   public var errorDescription: String? {
     switch self {
     case .noMatch(let reference, let suggestion):
-      "no product matches '\(reference)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")
+      "no product matches '\(reference)'"
+        + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")
     case .ambiguous(let reference, let candidates):
       "'\(reference)' matches \(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
     case .numberOutOfRange(let number, let count):

@@ -72,7 +72,9 @@ public struct CatalogStore: Sendable {
       let seed = try readSeed()
       return Loaded(
         catalog: Catalog(seed.products), readOnlyReason: reason,
-        warning: "cannot read the catalog '\(filePath)' (\(reason)); running on the bundled catalog, and edits are refused until the file is fixed")
+        warning:
+          "cannot read the catalog '\(filePath)' (\(reason)); running on the bundled catalog, and edits are refused until the file is fixed"
+      )
     }
   }
 
@@ -138,7 +140,8 @@ public struct CatalogStore: Sendable {
 
   private func readSeed() throws -> CatalogFile {
     guard let data = try DurableFile.read(seedPath, limit: Self.sizeLimit) else {
-      throw StateRestorationError.cannotRead(path: seedPath, reason: "the bundled catalog is missing")
+      throw StateRestorationError.cannotRead(
+        path: seedPath, reason: "the bundled catalog is missing")
     }
     return try CatalogFile.parse(data, path: seedPath)
   }
@@ -147,7 +150,8 @@ public struct CatalogStore: Sendable {
     switch error {
     case StateRestorationError.malformed(_, let detail): detail
     case StateRestorationError.cannotRead(_, let reason): reason
-    case StateRestorationError.tooLarge(_, let size, let limit): "\(size) bytes, over the limit of \(limit)"
+    case StateRestorationError.tooLarge(_, let size, let limit):
+      "\(size) bytes, over the limit of \(limit)"
     case StateRestorationError.newerFormatVersion(_, let found, let supported):
       "format version \(found) is newer than this program's \(supported)"
     default: error.localizedDescription

@@ -71,8 +71,10 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     return "\(cents / 100).\(remainder < 10 ? "0" : "")\(remainder)"
   }
 
+  /// The price as the user sees it: `$10.99`.
   public var description: String { formatted }
 
+  /// Orders prices by amount.
   public static func < (lhs: Price, rhs: Price) -> Bool { lhs.cents < rhs.cents }
 }
 
@@ -88,7 +90,8 @@ extension Price: Codable {
     NSDecimalRound(&rounded, &cents, 0, .plain)
     guard rounded == cents, amount >= 0, amount <= Self.maximum.decimalValue else {
       throw DecodingError.dataCorruptedError(
-        in: container, debugDescription: "price \(amount) is not a whole number of cents in 0...1000000")
+        in: container,
+        debugDescription: "price \(amount) is not a whole number of cents in 0...1000000")
     }
     self.cents = NSDecimalNumber(decimal: rounded).intValue
   }

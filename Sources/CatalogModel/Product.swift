@@ -27,7 +27,10 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
   ///   - year: The year introduced.
   ///   - price: The price.
   ///   - keywords: Words that find the product in search.
-  public init(identifier: UUID, name: String, imageName: String, year: Int, price: Price, keywords: [String] = []) {
+  public init(
+    identifier: UUID, name: String, imageName: String, year: Int, price: Price,
+    keywords: [String] = []
+  ) {
     self.identifier = identifier
     self.name = name
     self.imageName = imageName
@@ -40,6 +43,10 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     case identifier, name, imageName, year, price, keywords
   }
 
+  /// Decodes a product; `keywords` may be absent.
+  ///
+  /// - Parameter decoder: The decoder.
+  /// - Throws: `DecodingError` when a field is missing or of the wrong type.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     identifier = try container.decode(UUID.self, forKey: .identifier)

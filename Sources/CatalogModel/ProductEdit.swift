@@ -50,9 +50,13 @@ public struct ProductEdit: Sendable, Hashable {
       throw CatalogError.invalidName(
         reason: "has \(trimmedName.count) characters; the limit is \(Self.maximumNameLength)")
     }
-    if let control = trimmedName.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+    if let control = trimmedName.unicodeScalars.first(where: {
+      $0.properties.generalCategory == .control
+    }) {
       throw CatalogError.invalidName(
-        reason: "contains the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4))")
+        reason:
+          "contains the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4))"
+      )
     }
     let yearText = year.trimmingCharacters(in: .whitespaces)
     guard yearText.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(yearText),

@@ -11,6 +11,7 @@ public enum ImagingError: Error, Sendable, Equatable, LocalizedError {
   /// zlib failed.
   case compression(Int32)
 
+  /// The message shown to the user: what went wrong, with the values involved in quotes.
   public var errorDescription: String? {
     switch self {
     case .invalidPNG(let detail): "not a valid PNG image: \(detail)"

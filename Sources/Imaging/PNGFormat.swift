@@ -20,7 +20,8 @@ enum PNGFormat {
   }
 
   /// Applies PNG filter `type` (0 none, 1 sub, 2 up, 3 average, 4 Paeth) to one row.
-  static func filter(_ type: UInt8, line: [UInt8], previous: [UInt8], bytesPerPixel: Int) -> [UInt8] {
+  static func filter(_ type: UInt8, line: [UInt8], previous: [UInt8], bytesPerPixel: Int) -> [UInt8]
+  {
     var out = [UInt8](repeating: 0, count: line.count)
     for index in line.indices {
       let left = index >= bytesPerPixel ? line[index - bytesPerPixel] : 0

@@ -30,8 +30,7 @@ public struct RGBAImage: Sendable, Hashable {
   /// - Parameters:
   ///   - width: The width in pixels.
   ///   - height: The height in pixels.
-  ///   - pixels: `width × height × 4` bytes of RGBA.
-  /// - Returns: nil when the byte count does not match the size.
+  ///   - pixels: `width × height × 4` bytes of RGBA; nil when the count does not match the size.
   public init?(width: Int, height: Int, pixels: [UInt8]) {
     guard width > 0, height > 0, pixels.count == width * height * 4 else { return nil }
     self.width = width

@@ -19,6 +19,7 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
   /// Another live process holds the lock; `owner` is its process identifier when known.
   case locked(path: String, owner: Int32?)
 
+  /// The message shown to the user: what went wrong, with the values involved in quotes.
   public var errorDescription: String? {
     switch self {
     case .cannotRead(let path, let reason):

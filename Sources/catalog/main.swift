@@ -2,4 +2,7 @@
 import CatalogCore
 import Foundation
 
-exit(CatalogMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(
+  CatalogMain.run(
+    arguments: Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment))

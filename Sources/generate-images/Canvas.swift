@@ -63,11 +63,14 @@ struct Canvas {
   }
 
   /// An ellipse centred at `center`, turned by `angle` degrees.
-  mutating func ellipse(_ center: Point, _ rx: Double, _ ry: Double, angle: Double = 0, _ color: Color) {
+  mutating func ellipse(
+    _ center: Point, _ rx: Double, _ ry: Double, angle: Double = 0, _ color: Color
+  ) {
     let radians = angle * .pi / 180
     let (c, s) = (cos(radians), sin(radians))
     let reach = max(rx, ry)
-    fill(color, bounds: (center.x - reach, center.y - reach, center.x + reach, center.y + reach)) { p in
+    fill(color, bounds: (center.x - reach, center.y - reach, center.x + reach, center.y + reach)) {
+      p in
       let dx = p.x - center.x
       let dy = p.y - center.y
       let u = (dx * c + dy * s) / rx
@@ -140,6 +143,7 @@ struct Canvas {
         bytes.append(UInt8((min(1, max(0, component)) * 255).rounded()))
       }
     }
-    return RGBAImage(width: width, height: height, pixels: bytes) ?? RGBAImage(width: width, height: height)
+    return RGBAImage(width: width, height: height, pixels: bytes)
+      ?? RGBAImage(width: width, height: height)
   }
 }

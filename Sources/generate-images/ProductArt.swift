@@ -73,7 +73,8 @@ enum ProductArt {
     }
     for angle in stride(from: 0.0, to: 360, by: 45) {
       let radians = angle * .pi / 180
-      c.ellipse(p(32 + cos(radians) * 13, 32 + sin(radians) * 13), 13, 5, angle: angle, Color(0xD7263D))
+      c.ellipse(
+        p(32 + cos(radians) * 13, 32 + sin(radians) * 13), 13, 5, angle: angle, Color(0xD7263D))
     }
     for (dx, dy) in [(0.0, 0.0), (3, 2), (-3, 2), (2, -3), (-2, -3)] {
       c.circle(p(32 + dx, 32 + dy), 2, Color(0xF5D547))

@@ -18,7 +18,8 @@ do {
   for product in products {
     guard let draw = ProductArt.drawings[product.imageName] else {
       throw StateRestorationError.cannotWrite(
-        path: product.imageName, reason: "no drawing for '\(product.imageName)' in ProductArt.swift")
+        path: product.imageName, reason: "no drawing for '\(product.imageName)' in ProductArt.swift"
+      )
     }
     var canvas = Canvas(
       width: ProductArt.size, height: ProductArt.size,

@@ -1,7 +1,8 @@
 import CatalogModel
-@testable import CatalogCore
 import StateRestoration
 import Testing
+
+@testable import CatalogCore
 
 @Suite struct EditorTests {
   @Test func theFirstEditCopiesTheProductIntoTheDraft() throws {
@@ -16,7 +17,9 @@ import Testing
 
   @Test func doneSavesTheDraftAndClosesTheEditor() throws {
     let environment = FakeEnvironment()
-    let (state, output) = try run(["select 9", "edit", "name Morello", "year 2016", "price 11.49", "done"], environment: environment)
+    let (state, output) = try run(
+      ["select 9", "edit", "name Morello", "year 2016", "price 11.49", "done"],
+      environment: environment)
     #expect(environment.saved.map(\.name) == ["Morello"])
     #expect(state.catalog[environment.saved[0].identifier]?.price == Price(cents: 1149))
     #expect(!state.activeScene.isEditing)
@@ -27,7 +30,8 @@ import Testing
 
   @Test func cancelLeavesTheProductUnchanged() throws {
     let environment = FakeEnvironment()
-    let (state, _) = try run(["select 9", "edit", "name Morello", "cancel"], environment: environment)
+    let (state, _) = try run(
+      ["select 9", "edit", "name Morello", "cancel"], environment: environment)
     #expect(environment.saved.isEmpty)
     #expect(state.shownProduct?.name == "Cherries")
     #expect(!state.activeScene.isEditing)
@@ -63,12 +67,15 @@ import Testing
     var scene = state.activeScene
     scene.draft.name = "  "
     state.activeScene = scene
-    #expect(throws: CatalogCoreError.emptyName) { try state.applying(.done, environment: FakeEnvironment()) }
+    #expect(throws: CatalogCoreError.emptyName) {
+      try state.applying(.done, environment: FakeEnvironment())
+    }
   }
 
   @Test func aSaveThatFailsKeepsTheEditorOpen() throws {
     let environment = FakeEnvironment()
-    environment.saveError = CatalogError.catalogReadOnly(path: "/x/products.json", reason: "not valid JSON")
+    environment.saveError = CatalogError.catalogReadOnly(
+      path: "/x/products.json", reason: "not valid JSON")
     let (state, _) = try run(["select cher", "edit", "name Morello"], environment: environment)
     #expect(throws: CatalogError.self) { try state.applying(.done, environment: environment) }
     #expect(state.activeScene.isEditing)
@@ -76,10 +83,18 @@ import Testing
   }
 
   @Test func editorCommandsOutsideTheEditorAreRefused() throws {
-    #expect(throws: CatalogCoreError.editorNotOpen(command: "name")) { try run(["select cher", "name X"]) }
-    #expect(throws: CatalogCoreError.editorNotOpen(command: "done")) { try run(["select cher", "done"]) }
+    #expect(throws: CatalogCoreError.editorNotOpen(command: "name")) {
+      try run(["select cher", "name X"])
+    }
+    #expect(throws: CatalogCoreError.editorNotOpen(command: "done")) {
+      try run(["select cher", "done"])
+    }
     #expect(throws: CatalogCoreError.noProductShown(command: "edit")) { try run(["edit"]) }
-    #expect(throws: CatalogCoreError.editorOpen(command: "select")) { try run(["select cher", "edit", "select mango"]) }
-    #expect(throws: CatalogCoreError.editorAlreadyOpen) { try run(["select cher", "edit", "edit"]) }
+    #expect(throws: CatalogCoreError.editorOpen(command: "select")) {
+      try run(["select cher", "edit", "select mango"])
+    }
+    #expect(throws: CatalogCoreError.editorAlreadyOpen) {
+      try run(["select cher", "edit", "edit"])
+    }
   }
 }

@@ -1,14 +1,12 @@
 import CatalogModel
-@testable import CatalogCore
 import Foundation
 import StateRestoration
+import TestSupport
 import Testing
 
-let bundledCatalog: Catalog = {
-  let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Resources/products.json")
-  let data = (try? Data(contentsOf: url)) ?? Data()
-  return Catalog((try? CatalogFile.parse(data, path: url.path).products) ?? [])
-}()
+@testable import CatalogCore
+
+let bundledCatalog = Catalog(bundledProducts)
 
 /// An environment that records what commands asked of it.
 final class FakeEnvironment: AppEnvironment {
@@ -30,13 +28,18 @@ final class FakeEnvironment: AppEnvironment {
     return catalog
   }
 
-  func photoDescription(of product: Product) -> String { "Images/\(product.imageName).png, 64×64 pixels" }
+  func photoDescription(of product: Product) -> String {
+    "Images/\(product.imageName).png, 64×64 pixels"
+  }
 }
 
 /// Runs lines through the parser and the core, as the REPL does, stopping at the first error.
 func run(
-  _ lines: [String], from state: AppState = AppState(catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main),
-  environment: FakeEnvironment = FakeEnvironment(), sourceLocation: SourceLocation = #_sourceLocation
+  _ lines: [String],
+  from state: AppState = AppState(
+    catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main),
+  environment: FakeEnvironment = FakeEnvironment(),
+  sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> (state: AppState, output: String) {
   var state = state
   var output = ""

@@ -1,17 +1,20 @@
 import CatalogModel
-@testable import CatalogCore
 import Foundation
 import StateRestoration
 import Testing
+
+@testable import CatalogCore
 
 @Suite struct NavigationAndSceneTests {
   @Test func selectSetsAOneElementPathAndMirrorsTheProduct() throws {
     let (state, _) = try run(["select mango", "select cher", "tab photo"])
     let scene = state.activeScene
-    #expect(scene.path.routes == [.product(UUID(uuidString: "FA542E3D-4895-44B6-942F-E112101D5160")!)])
+    #expect(
+      scene.path.routes == [.product(UUID(uuidString: "FA542E3D-4895-44B6-942F-E112101D5160")!)])
     #expect(scene.storage[SceneKeys.selectedProduct] == "FA542E3D-4895-44B6-942F-E112101D5160")
     #expect(scene.selectedTab == .photo)
-    let json = String(decoding: try #require(scene.storage[SceneKeys.navigationState]), as: UTF8.self)
+    let json = String(
+      decoding: try #require(scene.storage[SceneKeys.navigationState]), as: UTF8.self)
     #expect(json == #"["Foundation.UUID","\"FA542E3D-4895-44B6-942F-E112101D5160\""]"#)
     #expect(Describe.prompt(for: state) == "main › Cherries [photo] › ")
   }
@@ -21,17 +24,23 @@ import Testing
     #expect(state.activeScene.path.routes.isEmpty)
     #expect(state.activeScene.storage[SceneKeys.selectedProduct] == nil)
     #expect(throws: CatalogCoreError.cannotGoBack(requested: 1, depth: 0)) { try run(["back"]) }
-    #expect(throws: CatalogCoreError.cannotGoBack(requested: 3, depth: 1)) { try run(["select 1", "back 3"]) }
+    #expect(throws: CatalogCoreError.cannotGoBack(requested: 3, depth: 1)) {
+      try run(["select 1", "back 3"])
+    }
     #expect(try run(["select 1", "root"]).state.activeScene.path.routes.isEmpty)
   }
 
   @Test func scenesKeepTheirOwnStateAndTheActiveOne() throws {
     let environment = FakeEnvironment()
-    let (state, _) = try run(["select cher", "tab photo", "scene new side mango", "scene switch main"], environment: environment)
+    let (state, _) = try run(
+      ["select cher", "tab photo", "scene new side mango", "scene switch main"],
+      environment: environment)
     #expect(environment.claimed == [SceneName("side")!])
     #expect(state.scenes.map(\.name.rawValue) == ["main", "side"])
     #expect(state.activeSceneName == .main)
-    #expect(state.scene(named: "side")?.path.topProduct == UUID(uuidString: "3F6624CC-5105-492C-A307-235E78AAC4BC"))
+    #expect(
+      state.scene(named: "side")?.path.topProduct
+        == UUID(uuidString: "3F6624CC-5105-492C-A307-235E78AAC4BC"))
     #expect(state.scene(named: "side")?.selectedTab == .detail)
     #expect(state.activeScene.selectedTab == .photo)
     #expect(state.scenes.map(\.phase) == [.active, .inactive])
@@ -53,18 +62,24 @@ import Testing
   @Test func sceneErrorsNameTheScene() throws {
     let environment = FakeEnvironment()
     environment.ownedElsewhere = [SceneName("busy")!]
-    #expect(throws: CatalogCoreError.sceneOwned("busy", pid: 42)) { try run(["scene new busy"], environment: environment) }
+    #expect(throws: CatalogCoreError.sceneOwned("busy", pid: 42)) {
+      try run(["scene new busy"], environment: environment)
+    }
     #expect(throws: CatalogCoreError.sceneAlreadyOpen("main")) { try run(["scene new main"]) }
-    #expect(throws: CatalogCoreError.noSuchScene("nope", open: ["main"])) { try run(["scene switch nope"]) }
+    #expect(throws: CatalogCoreError.noSuchScene("nope", open: ["main"])) {
+      try run(["scene switch nope"])
+    }
     #expect(throws: CatalogCoreError.invalidSceneName("../x")) { try run(["scene new ../x"]) }
   }
 }
 
 @Suite struct CommandParserTests {
   @Test(arguments: [
-    ("list", Command.list), ("  select  red rose ", .select("red rose")), ("back", .back(1)), ("back 2", .back(2)),
+    ("list", Command.list), ("  select  red rose ", .select("red rose")), ("back", .back(1)),
+    ("back 2", .back(2)),
     ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side")!, product: "9")),
-    ("scene close", .closeScene(nil)), ("help select", .help("select")), ("exit", .quit), ("name  A  B ", .setName("A  B")),
+    ("scene close", .closeScene(nil)), ("help select", .help("select")), ("exit", .quit),
+    ("name  A  B ", .setName("A  B")),
   ])
   func parsesCommands(_ line: String, _ command: Command) throws {
     #expect(try CommandParser.parse(line) == command)
@@ -82,7 +97,10 @@ import Testing
     ("list all", "unexpected argument 'all'; usage: list"),
     ("tab video", "'video' is not a tab; use 'tab detail' or 'tab photo'"),
     ("back -1", "'-1' is not a positive number of steps"),
-    ("scene", "missing argument; usage: scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]"),
+    (
+      "scene",
+      "missing argument; usage: scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]"
+    ),
     ("scene swtich a", "'swtich' is not a scene action; did you mean 'scene switch'?"),
     ("select \u{1B}[A", "the line contains the control character U+001B; remove it and try again"),
   ])

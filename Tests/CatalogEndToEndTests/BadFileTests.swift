@@ -3,15 +3,30 @@ import Testing
 
 @Suite(.serialized) struct BadFileTests {
   static let corruptions: [(String, Data)] = [
-    ("truncated", Data("{\"formatVersion\": 1, \"name\": \"side\", \"storage\": {\"DetailView.selectedTab\": {\"type\": \"str".utf8)),
+    (
+      "truncated",
+      Data(
+        "{\"formatVersion\": 1, \"name\": \"side\", \"storage\": {\"DetailView.selectedTab\": {\"type\": \"str"
+          .utf8)
+    ),
     ("not JSON", Data("this is not json\n".utf8)),
-    ("wrong types", Data("{\"formatVersion\": 1, \"name\": \"side\", \"storage\": {\"DetailView.showEditView\": {\"type\": \"bool\", \"value\": \"yes\"}}}".utf8)),
-    ("newer formatVersion", Data("{\"formatVersion\": 2, \"name\": \"side\", \"storage\": {}}".utf8)),
+    (
+      "wrong types",
+      Data(
+        "{\"formatVersion\": 1, \"name\": \"side\", \"storage\": {\"DetailView.showEditView\": {\"type\": \"bool\", \"value\": \"yes\"}}}"
+          .utf8)
+    ),
+    (
+      "newer formatVersion",
+      Data("{\"formatVersion\": 2, \"name\": \"side\", \"storage\": {}}".utf8)
+    ),
     ("binary", Data([0xFF, 0xFE, 0x00, 0x01, 0x80])),
   ]
 
   @Test(arguments: corruptions)
-  func aBadSceneFileIsQuarantinedAndOnlyThatSceneStartsFresh(_ label: String, _ contents: Data) throws {
+  func aBadSceneFileIsQuarantinedAndOnlyThatSceneStartsFresh(_ label: String, _ contents: Data)
+    throws
+  {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\ntab photo\nscene new side mango\nscene switch main\n")
     try contents.write(to: URL(fileURLWithPath: sandbox.file("scenes/side.json")))
@@ -23,10 +38,12 @@ import Testing
     #expect(warnings.first?.contains("quarantine") == true)
     #expect(result.output.contains("Scene 'side' has no stored values."), "\(label)")
     #expect(sandbox.quarantined().count == 1 && sandbox.quarantined()[0].hasPrefix("scenes-side."))
-    let kept = try Data(contentsOf: URL(fileURLWithPath: sandbox.file("quarantine/" + sandbox.quarantined()[0])))
+    let kept = try Data(
+      contentsOf: URL(fileURLWithPath: sandbox.file("quarantine/" + sandbox.quarantined()[0])))
     #expect(kept == contents)
     // The other scene is intact.
-    let main = try #require(sandbox.scene("main", in: try sandbox.stateJSON())?["storage"] as? [String: Any])
+    let main = try #require(
+      sandbox.scene("main", in: try sandbox.stateJSON())?["storage"] as? [String: Any])
     #expect(main["DetailView.selectedTab"] as? String == "photo")
   }
 
@@ -48,7 +65,8 @@ import Testing
   @Test func aBadSessionFileIsQuarantinedAndTheAppStarts() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\n")
-    try Data("{\"formatVersion\": 1, \"scenes\": [\"../../etc\"]}".utf8).write(to: URL(fileURLWithPath: sandbox.file("session.json")))
+    try Data("{\"formatVersion\": 1, \"scenes\": [\"../../etc\"]}".utf8).write(
+      to: URL(fileURLWithPath: sandbox.file("session.json")))
     let result = try sandbox.run(input: "scenes\n")
     #expect(result.status == 0)
     #expect(result.errors.contains("session.json"))
@@ -64,7 +82,8 @@ import Testing
     let result = try sandbox.run(input: "list\nselect cher\nedit\nname Morello\ndone\n")
     #expect(result.status == 1)
     #expect(result.errorLines.first?.hasPrefix("warning: cannot read the catalog") == true)
-    #expect(result.errorLines.last?.hasPrefix("error: edits are refused because the catalog") == true)
+    #expect(
+      result.errorLines.last?.hasPrefix("error: edits are refused because the catalog") == true)
     #expect(result.output.contains("Cherries"))
     #expect(try Data(contentsOf: URL(fileURLWithPath: catalogPath)) == broken)
     // The draft is kept, so nothing typed is lost once the file is fixed.
@@ -75,7 +94,8 @@ import Testing
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\nscene new side\n")
     // What two crashes before the prompt leave behind: the counter at 2.
-    try Data("{\"formatVersion\": 1, \"unfinishedLaunches\": 2}".utf8).write(to: URL(fileURLWithPath: sandbox.file("launch.json")))
+    try Data("{\"formatVersion\": 1, \"unfinishedLaunches\": 2}".utf8).write(
+      to: URL(fileURLWithPath: sandbox.file("launch.json")))
     let result = try sandbox.run(input: "scenes\nstate\n")
     #expect(result.status == 0)
     #expect(result.errors.contains("did not reach its prompt the last 2 times"))
@@ -95,7 +115,10 @@ import Testing
     owner.readOutput(until: "Keywords")
     let refused = try sandbox.run(["--scene", "main"], input: "state\n")
     #expect(refused.status == 1)
-    #expect(refused.errorLines == ["error: scene 'main' is open in another catalog process (pid \(owner.processIdentifier)); quit it there first, or choose another scene"])
+    #expect(
+      refused.errorLines == [
+        "error: scene 'main' is open in another catalog process (pid \(owner.processIdentifier)); quit it there first, or choose another scene"
+      ])
     // Another scene works meanwhile, and does not disturb the owner's.
     let other = try sandbox.run(["--scene", "other"], input: "select mango\n")
     #expect(other.status == 0, "\(other.errors)")
@@ -105,7 +128,10 @@ import Testing
     #expect(granted.status == 0, "\(granted.errors)")
     #expect(granted.output.contains("FA542E3D-4895-44B6-942F-E112101D5160"))
     let state = try sandbox.stateJSON()
-    #expect((state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["main", "other"])
+    #expect(
+      (state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [
+        "main", "other",
+      ])
   }
 
   @Test func aKilledOwnerReleasesItsScene() throws {
@@ -135,8 +161,13 @@ import Testing
     #expect(result.output.isEmpty)
     #expect(result.errorLines.count == 10, "\(result.errors)")
     #expect(result.errorLines.allSatisfy { $0.hasPrefix("error: ") })
-    #expect(result.errorLines[5] == "error: the line is too long (1048577 bytes; the limit is 65536); type a shorter command")
-    #expect(result.errorLines[7] == "error: the line is not valid UTF-8; check the terminal's or the script's encoding")
+    #expect(
+      result.errorLines[5]
+        == "error: the line is too long (1048577 bytes; the limit is 65536); type a shorter command"
+    )
+    #expect(
+      result.errorLines[7]
+        == "error: the line is not valid UTF-8; check the terminal's or the script's encoding")
     #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.file("scenes/main.json"))) == before)
   }
 
@@ -150,8 +181,14 @@ import Testing
   @Test(arguments: [
     (["--bogus"], "error: unknown option '--bogus'; see 'catalog --help'"),
     (["--scene"], "error: '--scene' needs a value; see 'catalog --help'"),
-    (["--scene", "a/b"], "error: 'a/b' is not a valid scene name (letters, digits, '.', '_', '-'; at most 64); see 'catalog --help'"),
-    (["--color", "sometimes"], "error: '--color' takes auto, always or never, not 'sometimes'; see 'catalog --help'"),
+    (
+      ["--scene", "a/b"],
+      "error: 'a/b' is not a valid scene name (letters, digits, '.', '_', '-'; at most 64); see 'catalog --help'"
+    ),
+    (
+      ["--color", "sometimes"],
+      "error: '--color' takes auto, always or never, not 'sometimes'; see 'catalog --help'"
+    ),
     (["launch"], "error: unknown command 'launch'; see 'catalog --help'"),
   ])
   func usageErrorsExitWith64(_ arguments: [String], _ message: String) throws {

@@ -23,7 +23,9 @@ final class CatalogSandbox {
     while directory.path != "/" {
       let candidate = directory.appendingPathComponent("catalog")
       var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+      if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+        !isDirectory.boolValue
+      {
         return candidate
       }
       directory = directory.deletingLastPathComponent()
@@ -39,7 +41,8 @@ final class CatalogSandbox {
   }
 
   /// Runs `catalog` to completion with a script on standard input.
-  func run(_ arguments: [String] = [], input: String = "", inputData: Data? = nil) throws -> Result {
+  func run(_ arguments: [String] = [], input: String = "", inputData: Data? = nil) throws -> Result
+  {
     let process = start(arguments)
     let data = inputData ?? Data(input.utf8)
     let writer = Thread { [process] in
@@ -47,8 +50,10 @@ final class CatalogSandbox {
       try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
     }
     writer.start()
-    let output = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
-    let errors = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+    let output =
+      (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+    let errors =
+      (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
     process.waitUntilExit()
     return Result(
       status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
@@ -61,7 +66,8 @@ final class CatalogSandbox {
     process.executableURL = Self.executable
     var directoryArguments = ["--state-dir", stateDirectory, "--data-dir", dataDirectory]
     if arguments.first == "state" { directoryArguments = ["state"] + directoryArguments }
-    process.arguments = directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments)
+    process.arguments =
+      directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments)
     var environment = ProcessInfo.processInfo.environment
     environment["NO_COLOR"] = "1"
     process.environment = environment
@@ -79,7 +85,8 @@ final class CatalogSandbox {
   /// `catalog state --json`, decoded.
   func stateJSON(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
     let result = try run(["state", "--json"])
-    #expect(result.status == 0, "state --json failed: \(result.errors)", sourceLocation: sourceLocation)
+    #expect(
+      result.status == 0, "state --json failed: \(result.errors)", sourceLocation: sourceLocation)
     let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
     return try #require(object as? [String: Any], sourceLocation: sourceLocation)
   }
@@ -90,7 +97,9 @@ final class CatalogSandbox {
 
   func file(_ relativePath: String) -> String { stateDirectory + "/" + relativePath }
 
-  func exists(_ relativePath: String) -> Bool { FileManager.default.fileExists(atPath: file(relativePath)) }
+  func exists(_ relativePath: String) -> Bool {
+    FileManager.default.fileExists(atPath: file(relativePath))
+  }
 
   func quarantined() -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: file("quarantine")))?.sorted() ?? []
@@ -105,7 +114,9 @@ extension Process {
 
   /// Reads standard output until it contains `text`, or fails after `timeout` seconds.
   @discardableResult
-  func readOutput(until text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+  func readOutput(
+    until text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation
+  ) -> String {
     guard let handle = (standardOutput as? Pipe)?.fileHandleForReading else { return "" }
     var collected = Data()
     let deadline = Date().addingTimeInterval(timeout)
@@ -115,9 +126,13 @@ extension Process {
       let chunk = handle.availableData
       if chunk.isEmpty { break }
       collected += chunk
-      if String(decoding: collected, as: UTF8.self).contains(text) { return String(decoding: collected, as: UTF8.self) }
+      if String(decoding: collected, as: UTF8.self).contains(text) {
+        return String(decoding: collected, as: UTF8.self)
+      }
     }
-    Issue.record("no '\(text)' in the output: \(String(decoding: collected, as: UTF8.self))", sourceLocation: sourceLocation)
+    Issue.record(
+      "no '\(text)' in the output: \(String(decoding: collected, as: UTF8.self))",
+      sourceLocation: sourceLocation)
     return String(decoding: collected, as: UTF8.self)
   }
 

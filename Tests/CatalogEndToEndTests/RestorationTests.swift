@@ -4,21 +4,28 @@ import Testing
 @Suite(.serialized) struct RestorationTests {
   static let cherries = "FA542E3D-4895-44B6-942F-E112101D5160"
 
-  private func expectCherriesEditorWithMorello(_ sandbox: CatalogSandbox, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  private func expectCherriesEditorWithMorello(
+    _ sandbox: CatalogSandbox, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
     let state = try sandbox.stateJSON()
     #expect(state["activeScene"] as? String == "main", sourceLocation: sourceLocation)
     let main = try #require(sandbox.scene("main", in: state), sourceLocation: sourceLocation)
     let storage = try #require(main["storage"] as? [String: Any], sourceLocation: sourceLocation)
-    #expect(storage["ContentView.selectedProduct"] as? String == Self.cherries, sourceLocation: sourceLocation)
+    #expect(
+      storage["ContentView.selectedProduct"] as? String == Self.cherries,
+      sourceLocation: sourceLocation)
     #expect(storage["DetailView.selectedTab"] as? String == "photo", sourceLocation: sourceLocation)
     #expect(storage["DetailView.showEditView"] as? Bool == true, sourceLocation: sourceLocation)
     #expect(storage["EditView.editTitle"] as? String == "Morello", sourceLocation: sourceLocation)
     #expect(storage["EditView.useSavedValues"] as? Bool == false, sourceLocation: sourceLocation)
     let path = try #require(main["path"] as? [[String: Any]], sourceLocation: sourceLocation)
-    #expect(path.count == 1 && path[0]["name"] as? String == "Cherries", sourceLocation: sourceLocation)
+    #expect(
+      path.count == 1 && path[0]["name"] as? String == "Cherries", sourceLocation: sourceLocation)
     // The catalog still says Cherries until `done`.
     let list = try sandbox.run(input: "list\n")
-    #expect(list.output.contains("Cherries") && !list.output.contains("Morello"), sourceLocation: sourceLocation)
+    #expect(
+      list.output.contains("Cherries") && !list.output.contains("Morello"),
+      sourceLocation: sourceLocation)
   }
 
   @Test func aRelaunchRestoresTheSelectionTabAndDraft() throws {
@@ -52,15 +59,16 @@ import Testing
 
   @Test func twoScenesComeBackIndependentlyWithTheActiveOne() throws {
     let sandbox = CatalogSandbox()
-    let first = try sandbox.run(input: """
-      select cher
-      tab photo
-      scene new side mango
-      scene new third 1
-      edit
-      name Zingiber
-      scene switch side
-      """)
+    let first = try sandbox.run(
+      input: """
+        select cher
+        tab photo
+        scene new side mango
+        scene new third 1
+        edit
+        name Zingiber
+        scene switch side
+        """)
     #expect(first.status == 0, "\(first.errors)")
     let state = try sandbox.stateJSON()
     #expect(state["activeScene"] as? String == "side")
@@ -69,7 +77,8 @@ import Testing
     let third = try #require(sandbox.scene("third", in: state)?["storage"] as? [String: Any])
     #expect(main["ContentView.selectedProduct"] as? String == Self.cherries)
     #expect(main["DetailView.selectedTab"] as? String == "photo")
-    #expect(side["ContentView.selectedProduct"] as? String == "3F6624CC-5105-492C-A307-235E78AAC4BC")
+    #expect(
+      side["ContentView.selectedProduct"] as? String == "3F6624CC-5105-492C-A307-235E78AAC4BC")
     #expect(side["DetailView.selectedTab"] == nil)
     #expect(third["EditView.editTitle"] as? String == "Zingiber")
     // The REPL restores all three, with `side` active.
@@ -94,7 +103,8 @@ import Testing
 
   @Test func freshStartsWithoutSceneStateButKeepsCatalogEdits() throws {
     let sandbox = CatalogSandbox()
-    _ = try sandbox.run(input: "select ginger\nedit\nname Ginger Root\ndone\nselect cher\nscene new side\n")
+    _ = try sandbox.run(
+      input: "select ginger\nedit\nname Ginger Root\ndone\nselect cher\nscene new side\n")
     let fresh = try sandbox.run(["--fresh"], input: "state\nlist\n")
     #expect(fresh.output.contains("Scene 'main' has no stored values."))
     #expect(fresh.output.contains("Ginger Root"))
@@ -112,6 +122,9 @@ import Testing
     process.killHard()
     let state = try sandbox.stateJSON()
     #expect(state["activeScene"] as? String == "s2")
-    #expect((state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["main", "s0", "s1", "s2"])
+    #expect(
+      (state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [
+        "main", "s0", "s1", "s2",
+      ])
   }
 }

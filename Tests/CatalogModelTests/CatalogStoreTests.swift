@@ -1,10 +1,11 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import TestSupport
 import Testing
 
 @Suite struct CatalogStoreTests {
-  let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Resources/products.json").standardized.path
+  let seed = bundledCatalogPath
 
   @Test func theFirstLoadCopiesTheSeedAndLeavesItUntouched() throws {
     let temporary = TemporaryDirectory()
@@ -36,7 +37,10 @@ import Testing
     #expect(reloaded == merged)
   }
 
-  @Test(arguments: ["{\"formatVersion\": 1, \"products\": [{\"name\": 3}]}", "garbage", "{\"formatVersion\": 7, \"products\": []}"])
+  @Test(arguments: [
+    "{\"formatVersion\": 1, \"products\": [{\"name\": 3}]}", "garbage",
+    "{\"formatVersion\": 7, \"products\": []}",
+  ])
   func anUnreadableCatalogIsNeverOverwrittenAndEditsAreRefused(_ contents: String) throws {
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)

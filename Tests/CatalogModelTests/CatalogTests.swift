@@ -1,20 +1,17 @@
 import CatalogModel
 import Foundation
+import TestSupport
 import Testing
-
-let bundledProducts: [Product] = {
-  let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Resources/products.json")
-  let data = (try? Data(contentsOf: url)) ?? Data()
-  return (try? CatalogFile.parse(data, path: url.path).products) ?? []
-}()
 
 @Suite struct CatalogTests {
   let catalog = Catalog(bundledProducts)
 
   @Test func theBundledCatalogHasTheTenProductsOfTheSample() {
-    #expect(catalog.products.map(\.name) == [
-      "Ginger", "Gladiolus", "Orchid", "Poinsettia", "Red Rose", "White Rose", "Mango", "Peanuts", "Cherries", "Artichoke",
-    ])
+    #expect(
+      catalog.products.map(\.name) == [
+        "Ginger", "Gladiolus", "Orchid", "Poinsettia", "Red Rose", "White Rose", "Mango", "Peanuts",
+        "Cherries", "Artichoke",
+      ])
     let cherries = catalog[UUID(uuidString: "fa542e3d-4895-44b6-942f-e112101d5160")!]
     #expect(cherries?.price == Price(cents: 1099))
     #expect(cherries?.year == 2015)
@@ -23,7 +20,8 @@ let bundledProducts: [Product] = {
 
   @Test(arguments: [
     ("9", "Cherries"), ("cher", "Cherries"), ("CHERRIES", "Cherries"), ("red rose", "Red Rose"),
-    ("fa542e3d-4895-44b6-942f-e112101d5160", "Cherries"), ("FA542E3D-4895-44B6-942F-E112101D5160", "Cherries"),
+    ("fa542e3d-4895-44b6-942f-e112101d5160", "Cherries"),
+    ("FA542E3D-4895-44B6-942F-E112101D5160", "Cherries"),
     ("white", "White Rose"), ("Ｍａｎｇｏ", "Mango"), ("  1  ", "Ginger"), ("gla", "Gladiolus"),
   ])
   func findsProducts(_ reference: String, _ name: String) throws {
@@ -38,8 +36,12 @@ let bundledProducts: [Product] = {
   }
 
   @Test func suggestsTheClosestName() {
-    #expect(throws: CatalogError.noMatch("chery", suggestion: "Cherries")) { try catalog.product(matching: "chery") }
-    #expect(throws: CatalogError.noMatch("zzzz", suggestion: nil)) { try catalog.product(matching: "zzzz") }
+    #expect(throws: CatalogError.noMatch("chery", suggestion: "Cherries")) {
+      try catalog.product(matching: "chery")
+    }
+    #expect(throws: CatalogError.noMatch("zzzz", suggestion: nil)) {
+      try catalog.product(matching: "zzzz")
+    }
     let message = CatalogError.noMatch("chery", suggestion: "Cherries").localizedDescription
     #expect(message == "no product matches 'chery'; did you mean 'Cherries'?")
   }
@@ -50,8 +52,12 @@ let bundledProducts: [Product] = {
     #expect(throws: CatalogError.ambiguous("man", candidates: ["Mandarin", "Mango"])) {
       try Catalog(products).product(matching: "man")
     }
-    #expect(throws: CatalogError.numberOutOfRange(11, count: 10)) { try catalog.product(matching: "11") }
-    #expect(throws: CatalogError.numberOutOfRange(0, count: 10)) { try catalog.product(matching: "0") }
+    #expect(throws: CatalogError.numberOutOfRange(11, count: 10)) {
+      try catalog.product(matching: "11")
+    }
+    #expect(throws: CatalogError.numberOutOfRange(0, count: 10)) {
+      try catalog.product(matching: "0")
+    }
   }
 }
 
@@ -59,7 +65,8 @@ let bundledProducts: [Product] = {
   let cherries = bundledProducts[8]
 
   @Test func aValidDraftIsApplied() throws {
-    let edited = try ProductEdit(name: "  Morello ", year: "2016", price: "11.49").applied(to: cherries)
+    let edited = try ProductEdit(name: "  Morello ", year: "2016", price: "11.49").applied(
+      to: cherries)
     #expect(edited.name == "Morello")
     #expect(edited.year == 2016)
     #expect(edited.price == Price(cents: 1149))
@@ -68,19 +75,55 @@ let bundledProducts: [Product] = {
 
   /// Every validation rule of SPEC section 4, and the order in which fields are named.
   @Test(arguments: [
-    (ProductEdit(name: "", year: "2015", price: "1"), "the name is empty; type 'name TEXT' to set it"),
-    (ProductEdit(name: "   ", year: "2015", price: "1"), "the name is empty; type 'name TEXT' to set it"),
-    (ProductEdit(name: String(repeating: "x", count: 101), year: "2015", price: "1"), "the name has 101 characters; the limit is 100"),
-    (ProductEdit(name: "a\u{7}b", year: "2015", price: "1"), "the name contains the control character U+0007"),
-    (ProductEdit(name: "ok", year: "1899", price: "1"), "the year '1899' is not a whole number from 1900 to 2100"),
-    (ProductEdit(name: "ok", year: "2101", price: "1"), "the year '2101' is not a whole number from 1900 to 2100"),
-    (ProductEdit(name: "ok", year: "20x5", price: "1"), "the year '20x5' is not a whole number from 1900 to 2100"),
-    (ProductEdit(name: "ok", year: "2015.5", price: "1"), "the year '2015.5' is not a whole number from 1900 to 2100"),
-    (ProductEdit(name: "ok", year: "2015", price: "1.999"), "the price '1.999' has more than two digits after the point"),
-    (ProductEdit(name: "ok", year: "2015", price: "1000000.01"), "the price '1000000.01' is more than $1,000,000.00"),
-    (ProductEdit(name: "ok", year: "2015", price: "-3"), "the price '-3' is not a number like 10.99"),
+    (
+      ProductEdit(name: "", year: "2015", price: "1"),
+      "the name is empty; type 'name TEXT' to set it"
+    ),
+    (
+      ProductEdit(name: "   ", year: "2015", price: "1"),
+      "the name is empty; type 'name TEXT' to set it"
+    ),
+    (
+      ProductEdit(name: String(repeating: "x", count: 101), year: "2015", price: "1"),
+      "the name has 101 characters; the limit is 100"
+    ),
+    (
+      ProductEdit(name: "a\u{7}b", year: "2015", price: "1"),
+      "the name contains the control character U+0007"
+    ),
+    (
+      ProductEdit(name: "ok", year: "1899", price: "1"),
+      "the year '1899' is not a whole number from 1900 to 2100"
+    ),
+    (
+      ProductEdit(name: "ok", year: "2101", price: "1"),
+      "the year '2101' is not a whole number from 1900 to 2100"
+    ),
+    (
+      ProductEdit(name: "ok", year: "20x5", price: "1"),
+      "the year '20x5' is not a whole number from 1900 to 2100"
+    ),
+    (
+      ProductEdit(name: "ok", year: "2015.5", price: "1"),
+      "the year '2015.5' is not a whole number from 1900 to 2100"
+    ),
+    (
+      ProductEdit(name: "ok", year: "2015", price: "1.999"),
+      "the price '1.999' has more than two digits after the point"
+    ),
+    (
+      ProductEdit(name: "ok", year: "2015", price: "1000000.01"),
+      "the price '1000000.01' is more than $1,000,000.00"
+    ),
+    (
+      ProductEdit(name: "ok", year: "2015", price: "-3"),
+      "the price '-3' is not a number like 10.99"
+    ),
     (ProductEdit(name: "", year: "0", price: "x"), "the name is empty; type 'name TEXT' to set it"),
-    (ProductEdit(name: "ok", year: "0", price: "x"), "the year '0' is not a whole number from 1900 to 2100"),
+    (
+      ProductEdit(name: "ok", year: "0", price: "x"),
+      "the year '0' is not a whole number from 1900 to 2100"
+    ),
   ])
   func anInvalidDraftNamesTheFirstBadField(_ draft: ProductEdit, _ message: String) {
     do {

@@ -1,8 +1,9 @@
 import CatalogModel
-@testable import CatalogResources
 import Foundation
 import Imaging
 import Testing
+
+@testable import CatalogResources
 
 @Suite struct ImagingTests {
   @Test func everyBundledProductHasA64PixelSquarePicture() throws {
@@ -10,7 +11,8 @@ import Testing
     let products = try CatalogFile.parse(data, path: CatalogResources.catalogPath).products
     #expect(products.count == 10)
     for product in products {
-      let bytes = try Data(contentsOf: URL(fileURLWithPath: CatalogResources.imagePath(named: product.imageName)))
+      let bytes = try Data(
+        contentsOf: URL(fileURLWithPath: CatalogResources.imagePath(named: product.imageName)))
       let info = try PNGInfo(bytes)
       #expect(info.width == 64 && info.height == 64, "\(product.imageName)")
       #expect(info.bitDepth == 8 && info.colorType == 6 && !info.isInterlaced)
@@ -26,7 +28,9 @@ import Testing
 
   @Test func aDamagedHeaderIsReportedNotTrusted() throws {
     var png = try PNGEncoder.encode(RGBAImage(width: 3, height: 2))
-    #expect(throws: ImagingError.invalidPNG("wrong signature")) { try PNGInfo(Array("GIF89a".utf8)) }
+    #expect(throws: ImagingError.invalidPNG("wrong signature")) {
+      try PNGInfo(Array("GIF89a".utf8))
+    }
     #expect(throws: ImagingError.invalidPNG("truncated header")) { try PNGInfo(png.prefix(20)) }
     png[18] ^= 0xFF  // corrupt the width
     #expect(throws: ImagingError.invalidPNG("bad CRC in IHDR")) { try PNGInfo(png) }

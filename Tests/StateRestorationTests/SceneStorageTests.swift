@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import TestSupport
 import Testing
 
 enum Tabs: String, Sendable { case detail, photo }
@@ -17,7 +18,7 @@ struct DetailView {
   @SceneStorage("flag") var flag = false
   @SceneStorage("count") var count = 0
   @SceneStorage("ratio") var ratio = 0.5
-  @SceneStorage("url") var url = URL(string: "https://example.com")!
+  @SceneStorage("url") var url = URL(fileURLWithPath: "/example")
   @SceneStorage("data") var data = Data()
   @SceneStorage("date") var date = Date(timeIntervalSinceReferenceDate: 0)
   @SceneStorage("size") var size = Size.small
@@ -44,7 +45,9 @@ struct DetailView {
     view.size = .large
     view.mode = .dark
     #expect(store.values.entries["DetailView.selectedTab"] == .string("photo"))
-    #expect(store.values.entries["ContentView.selectedProduct"] == .string("FA542E3D-4895-44B6-942F-E112101D5160"))
+    #expect(
+      store.values.entries["ContentView.selectedProduct"]
+        == .string("FA542E3D-4895-44B6-942F-E112101D5160"))
     #expect(store.values.entries["size"] == .int(2))
     #expect(store.values.entries["mode"] == .string("dark"))
     // A second view in the same scene sees the same values, as in SwiftUI.
@@ -80,18 +83,22 @@ struct DetailView {
 
   @Test func aValueStoredAsAnotherTypeReadsAsTheDefault() {
     let mismatched: [String: StoredValue] = [
-      "DetailView.selectedTab": .int(4), "ContentView.selectedProduct": .bool(true), "flag": .string("yes"),
+      "DetailView.selectedTab": .int(4), "ContentView.selectedProduct": .bool(true),
+      "flag": .string("yes"),
       "count": .double(2.5), "ratio": .int(1), "url": .string("https://x"), "data": .string("AAAA"),
-      "date": .double(3), "size": .int(99), "mode": .string("sepia"), "draft": .codable(Data("{\"title\":1}".utf8)),
+      "date": .double(3), "size": .int(99), "mode": .string("sepia"),
+      "draft": .codable(Data("{\"title\":1}".utf8)),
       "optionalDraft": .string("x"), "optionalSize": .string("large"),
     ]
-    let view = SceneStore.$current.withValue(SceneStore(SceneStorageValues(mismatched))) { DetailView() }
+    let view = SceneStore.$current.withValue(SceneStore(SceneStorageValues(mismatched))) {
+      DetailView()
+    }
     #expect(view.selectedTab == .detail)
     #expect(view.selectedProduct == nil)
     #expect(view.flag == false)
     #expect(view.count == 0)
     #expect(view.ratio == 0.5)
-    #expect(view.url == URL(string: "https://example.com"))
+    #expect(view.url == URL(fileURLWithPath: "/example"))
     #expect(view.data == Data())
     #expect(view.date == Date(timeIntervalSinceReferenceDate: 0))
     #expect(view.size == .small)
@@ -139,7 +146,9 @@ struct DetailView {
     #expect(restored.optionalSize == .large)
   }
 
-  @Test(arguments: [Double.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude])
+  @Test(arguments: [
+    Double.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+  ])
   func doublesKeepTheirValueOnDisk(_ value: Double) throws {
     let data = try JSONEncoder().encode(StoredValue.double(value))
     let decoded = try JSONDecoder().decode(StoredValue.self, from: data)
@@ -151,8 +160,11 @@ struct DetailView {
   }
 
   @Test func anIntStaysAnIntAndDataStaysData() throws {
-    let values = SceneStorageValues(["n": .int(2015), "d": .data(Data("2015".utf8)), "s": .string("2015")])
-    let decoded = try JSONDecoder().decode(SceneStorageValues.self, from: JSONEncoder().encode(values))
+    let values = SceneStorageValues([
+      "n": .int(2015), "d": .data(Data("2015".utf8)), "s": .string("2015"),
+    ])
+    let decoded = try JSONDecoder().decode(
+      SceneStorageValues.self, from: JSONEncoder().encode(values))
     #expect(decoded == values)
   }
 }

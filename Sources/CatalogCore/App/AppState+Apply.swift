@@ -12,7 +12,9 @@ extension AppState {
   ///   - environment: The effects a command may need.
   /// - Returns: The new state and the output.
   /// - Throws: A ``CatalogCoreError`` or `CatalogError` saying what went wrong.
-  package func applying(_ command: Command, environment: some AppEnvironment) throws -> CommandResult {
+  package func applying(_ command: Command, environment: some AppEnvironment) throws
+    -> CommandResult
+  {
     var state = self
     var scene = state.activeScene
     let render = Renderer(environment: environment)
@@ -30,7 +32,9 @@ extension AppState {
     case .back(let count):
       try scene.refuseWhileEditing("back")
       let depth = scene.path.routes.count
-      guard count <= depth else { throw CatalogCoreError.cannotGoBack(requested: count, depth: depth) }
+      guard count <= depth else {
+        throw CatalogCoreError.cannotGoBack(requested: count, depth: depth)
+      }
       scene.path = ScenePath(Array(scene.path.routes.dropLast(count)))
       state.activeScene = scene
       return CommandResult(state: state, output: render.location(of: scene, in: catalog))
@@ -83,7 +87,8 @@ extension AppState {
       state.activeScene = scene
       let saved = state.catalog[edited.identifier] ?? edited
       return CommandResult(
-        state: state, output: "Saved \(saved.name).\n" + render.detail(saved, tab: scene.selectedTab))
+        state: state,
+        output: "Saved \(saved.name).\n" + render.detail(saved, tab: scene.selectedTab))
 
     case .cancel:
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "cancel") }
@@ -92,7 +97,8 @@ extension AppState {
       let product = shownProduct
       return CommandResult(
         state: state,
-        output: "Discarded the draft.\n" + (product.map { render.detail($0, tab: scene.selectedTab) } ?? ""))
+        output: "Discarded the draft.\n"
+          + (product.map { render.detail($0, tab: scene.selectedTab) } ?? ""))
 
     case .scenes:
       return CommandResult(state: state, output: render.sceneList(state))
@@ -118,7 +124,8 @@ extension AppState {
       state.activeSceneName = target.name
       state.updatePhases()
       return CommandResult(
-        state: state, output: "Switched to scene '\(name)'.\n" + render.location(of: target, in: catalog))
+        state: state,
+        output: "Switched to scene '\(name)'.\n" + render.location(of: target, in: catalog))
 
     case .closeScene(let requested):
       let name = requested ?? activeSceneName.rawValue
@@ -151,7 +158,9 @@ extension AppState {
   }
 
   private func shownProduct(for command: String) throws -> Product {
-    guard let product = shownProduct else { throw CatalogCoreError.noProductShown(command: command) }
+    guard let product = shownProduct else {
+      throw CatalogCoreError.noProductShown(command: command)
+    }
     return product
   }
 }

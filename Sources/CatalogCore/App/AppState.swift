@@ -43,6 +43,7 @@ package struct AppState: Sendable, Hashable {
   /// The scene with a name, if open.
   ///
   /// - Parameter name: The scene's name.
+  /// - Returns: The scene, or nil when no open scene has that name.
   package func scene(named name: String) -> Scene? {
     scenes.first { $0.name.rawValue == name }
   }

@@ -34,7 +34,8 @@ package enum CatalogMain {
     }
     do {
       let paths = try AppPaths(
-        stateDirectory: options.stateDirectory, dataDirectory: options.dataDirectory, environment: environment)
+        stateDirectory: options.stateDirectory, dataDirectory: options.dataDirectory,
+        environment: environment)
       switch options.action {
       case .help:
         output.line(CommandLineOptions.usage)
@@ -48,7 +49,8 @@ package enum CatalogMain {
         output.line(json ? snapshot.json.rendered() : StateText.render(snapshot.state))
         return ExitStatus.success
       case .repl:
-        return try runREPL(LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
+        return try runREPL(
+          LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
       }
     } catch {
       errors.line("error: \(error.localizedDescription)")

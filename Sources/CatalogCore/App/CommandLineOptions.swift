@@ -63,7 +63,9 @@ package struct CommandLineOptions: Sendable, Hashable {
       }
       func value() throws -> String {
         if let inlineValue { return inlineValue }
-        guard let next = remaining.popFirst() else { throw CommandLineError("'\(name)' needs a value") }
+        guard let next = remaining.popFirst() else {
+          throw CommandLineError("'\(name)' needs a value")
+        }
         return next
       }
       switch name {
@@ -72,7 +74,8 @@ package struct CommandLineOptions: Sendable, Hashable {
       case "--scene":
         let text = try value()
         guard let scene = SceneName(text) else {
-          throw CommandLineError("'\(text)' is not a valid scene name (letters, digits, '.', '_', '-'; at most 64)")
+          throw CommandLineError(
+            "'\(text)' is not a valid scene name (letters, digits, '.', '_', '-'; at most 64)")
         }
         self.scene = scene
       case "--state-dir": stateDirectory = try value()

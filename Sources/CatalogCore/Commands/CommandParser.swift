@@ -15,7 +15,9 @@ package enum CommandParser {
   /// - Returns: The command, or nil for a blank line or a `#` comment.
   /// - Throws: ``CatalogCoreError`` naming what is wrong with the line.
   package static func parse(_ line: String) throws -> Command? {
-    if let control = line.unicodeScalars.first(where: { $0.properties.generalCategory == .control && $0 != "\t" }) {
+    if let control = line.unicodeScalars.first(where: {
+      $0.properties.generalCategory == .control && $0 != "\t"
+    }) {
       throw CatalogCoreError.controlCharacter(control.value)
     }
     let trimmed = line.trimmed
@@ -35,7 +37,8 @@ package enum CommandParser {
     case "tab":
       let name = try required(rest, usage: "tab detail|photo")
       guard let tab = Tabs(rawValue: name.lowercased()) else {
-        throw CatalogCoreError.invalidArgument(name, expected: "a tab; use 'tab detail' or 'tab photo'")
+        throw CatalogCoreError.invalidArgument(
+          name, expected: "a tab; use 'tab detail' or 'tab photo'")
       }
       return .tab(tab)
     case "edit": return try noArguments(.edit, rest, usage: "edit")
@@ -50,7 +53,8 @@ package enum CommandParser {
     case "help": return .help(rest.isEmpty ? nil : rest.lowercased())
     case "quit", "exit": return try noArguments(.quit, rest, usage: "quit")
     default:
-      throw CatalogCoreError.unknownCommand(word, suggestion: Suggestion.closest(to: word.lowercased(), in: commandWords))
+      throw CatalogCoreError.unknownCommand(
+        word, suggestion: Suggestion.closest(to: word.lowercased(), in: commandWords))
     }
   }
 
@@ -62,21 +66,31 @@ package enum CommandParser {
     let extra = String(rest.dropFirst(name.count)).trimmed
     switch action.lowercased() {
     case "new":
-      guard !name.isEmpty else { throw CatalogCoreError.missingArgument(usage: "scene new NAME [PRODUCT]") }
+      guard !name.isEmpty else {
+        throw CatalogCoreError.missingArgument(usage: "scene new NAME [PRODUCT]")
+      }
       guard let sceneName = SceneName(name) else { throw CatalogCoreError.invalidSceneName(name) }
       return .newScene(sceneName, product: extra.isEmpty ? nil : extra)
     case "switch":
-      guard !name.isEmpty else { throw CatalogCoreError.missingArgument(usage: "scene switch NAME") }
-      guard extra.isEmpty else { throw CatalogCoreError.unexpectedArgument(extra, usage: "scene switch NAME") }
+      guard !name.isEmpty else {
+        throw CatalogCoreError.missingArgument(usage: "scene switch NAME")
+      }
+      guard extra.isEmpty else {
+        throw CatalogCoreError.unexpectedArgument(extra, usage: "scene switch NAME")
+      }
       return .switchScene(name)
     case "close":
-      guard extra.isEmpty else { throw CatalogCoreError.unexpectedArgument(extra, usage: "scene close [NAME]") }
+      guard extra.isEmpty else {
+        throw CatalogCoreError.unexpectedArgument(extra, usage: "scene close [NAME]")
+      }
       return .closeScene(name.isEmpty ? nil : name)
     case "": throw CatalogCoreError.missingArgument(usage: usage)
     default:
       let suggestion = Suggestion.closest(to: action.lowercased(), in: ["new", "switch", "close"])
       throw CatalogCoreError.invalidArgument(
-        action, expected: "a scene action" + (suggestion.map { "; did you mean 'scene \($0)'?" } ?? "; use \(usage)"))
+        action,
+        expected: "a scene action"
+          + (suggestion.map { "; did you mean 'scene \($0)'?" } ?? "; use \(usage)"))
     }
   }
 
@@ -85,7 +99,9 @@ package enum CommandParser {
     return argument
   }
 
-  private static func noArguments(_ command: Command, _ rest: String, usage: String) throws -> Command {
+  private static func noArguments(_ command: Command, _ rest: String, usage: String) throws
+    -> Command
+  {
     guard rest.isEmpty else { throw CatalogCoreError.unexpectedArgument(rest, usage: usage) }
     return command
   }

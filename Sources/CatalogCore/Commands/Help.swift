@@ -8,30 +8,76 @@ package enum Help {
   }
 
   private static let groups: [(title: String, entries: [Entry])] = [
-    ("Browse", [
-      Entry(words: ["list"], usage: "list", summary: "show the products: number, name, year, price", example: "list"),
-      Entry(words: ["select"], usage: "select PRODUCT", summary: "show a product's detail (by number, UUID, or name prefix)", example: "select cher"),
-      Entry(words: ["tab"], usage: "tab detail|photo", summary: "switch the detail tab", example: "tab photo"),
-      Entry(words: ["back"], usage: "back [N]", summary: "go back N steps (default 1)", example: "back"),
-      Entry(words: ["root"], usage: "root", summary: "go back to the product list", example: "root"),
-    ]),
-    ("Edit", [
-      Entry(words: ["edit"], usage: "edit", summary: "open the editor for the product shown", example: "edit"),
-      Entry(words: ["name"], usage: "name TEXT", summary: "in the editor: change the draft name", example: "name Morello"),
-      Entry(words: ["year"], usage: "year YYYY", summary: "in the editor: change the draft year (1900–2100)", example: "year 2016"),
-      Entry(words: ["price"], usage: "price X", summary: "in the editor: change the draft price (at most two decimals)", example: "price 11.49"),
-      Entry(words: ["done"], usage: "done", summary: "in the editor: validate and save the draft", example: "done"),
-      Entry(words: ["cancel"], usage: "cancel", summary: "in the editor: discard the draft", example: "cancel"),
-    ]),
-    ("Scenes", [
-      Entry(words: ["scenes"], usage: "scenes", summary: "list the open scenes; * marks the active one", example: "scenes"),
-      Entry(words: ["scene"], usage: "scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]", summary: "open, switch to or close a scene", example: "scene new side mango"),
-      Entry(words: ["state"], usage: "state", summary: "show the active scene's stored values", example: "state"),
-    ]),
-    ("Session", [
-      Entry(words: ["help"], usage: "help [COMMAND]", summary: "show this help, or one command's", example: "help select"),
-      Entry(words: ["quit", "exit"], usage: "quit", summary: "save and exit (also Ctrl-D)", example: "quit"),
-    ]),
+    (
+      "Browse",
+      [
+        Entry(
+          words: ["list"], usage: "list", summary: "show the products: number, name, year, price",
+          example: "list"),
+        Entry(
+          words: ["select"], usage: "select PRODUCT",
+          summary: "show a product's detail (by number, UUID, or name prefix)",
+          example: "select cher"),
+        Entry(
+          words: ["tab"], usage: "tab detail|photo", summary: "switch the detail tab",
+          example: "tab photo"),
+        Entry(
+          words: ["back"], usage: "back [N]", summary: "go back N steps (default 1)",
+          example: "back"),
+        Entry(
+          words: ["root"], usage: "root", summary: "go back to the product list", example: "root"),
+      ]
+    ),
+    (
+      "Edit",
+      [
+        Entry(
+          words: ["edit"], usage: "edit", summary: "open the editor for the product shown",
+          example: "edit"),
+        Entry(
+          words: ["name"], usage: "name TEXT", summary: "in the editor: change the draft name",
+          example: "name Morello"),
+        Entry(
+          words: ["year"], usage: "year YYYY",
+          summary: "in the editor: change the draft year (1900–2100)", example: "year 2016"),
+        Entry(
+          words: ["price"], usage: "price X",
+          summary: "in the editor: change the draft price (at most two decimals)",
+          example: "price 11.49"),
+        Entry(
+          words: ["done"], usage: "done", summary: "in the editor: validate and save the draft",
+          example: "done"),
+        Entry(
+          words: ["cancel"], usage: "cancel", summary: "in the editor: discard the draft",
+          example: "cancel"),
+      ]
+    ),
+    (
+      "Scenes",
+      [
+        Entry(
+          words: ["scenes"], usage: "scenes",
+          summary: "list the open scenes; * marks the active one", example: "scenes"),
+        Entry(
+          words: ["scene"],
+          usage: "scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]",
+          summary: "open, switch to or close a scene", example: "scene new side mango"),
+        Entry(
+          words: ["state"], usage: "state", summary: "show the active scene's stored values",
+          example: "state"),
+      ]
+    ),
+    (
+      "Session",
+      [
+        Entry(
+          words: ["help"], usage: "help [COMMAND]", summary: "show this help, or one command's",
+          example: "help select"),
+        Entry(
+          words: ["quit", "exit"], usage: "quit", summary: "save and exit (also Ctrl-D)",
+          example: "quit"),
+      ]
+    ),
   ]
 
   /// The help text: all commands, or one.
@@ -42,7 +88,8 @@ package enum Help {
   package static func text(for topic: String?) throws -> String {
     guard let topic else {
       let sections = groups.map { group in
-        group.title + "\n" + Table.render(rows: group.entries.map { [$0.usage, $0.summary] }, indent: 2)
+        group.title + "\n"
+          + Table.render(rows: group.entries.map { [$0.usage, $0.summary] }, indent: 2)
       }
       return sections.joined(separator: "\n\n")
         + "\n\nState is saved after every command; the next launch restores every scene."

@@ -16,7 +16,9 @@ package struct AppPaths: Sendable, Hashable {
   ///   - environment: The process environment.
   /// - Throws: ``CatalogCoreError/invalidArgument(_:expected:)`` when neither an override, an
   ///   absolute XDG variable nor `HOME` is available.
-  package init(stateDirectory: String?, dataDirectory: String?, environment: [String: String]) throws {
+  package init(stateDirectory: String?, dataDirectory: String?, environment: [String: String])
+    throws
+  {
     func resolve(_ override: String?, variable: String, fallback: String) throws -> String {
       if let override, !override.isEmpty { return override }
       if let base = environment[variable], base.hasPrefix("/") { return base + "/catalog" }
@@ -26,7 +28,9 @@ package struct AppPaths: Sendable, Hashable {
       }
       return home + "/" + fallback + "/catalog"
     }
-    self.stateDirectory = try resolve(stateDirectory, variable: "XDG_STATE_HOME", fallback: ".local/state")
-    self.dataDirectory = try resolve(dataDirectory, variable: "XDG_DATA_HOME", fallback: ".local/share")
+    self.stateDirectory = try resolve(
+      stateDirectory, variable: "XDG_STATE_HOME", fallback: ".local/state")
+    self.dataDirectory = try resolve(
+      dataDirectory, variable: "XDG_DATA_HOME", fallback: ".local/share")
   }
 }

@@ -26,19 +26,24 @@ package final class AppStore {
   /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when the requested scene, or every
   ///   scene of the session, is owned by another live process; a `StateRestorationError` when
   ///   the state directory cannot be used.
-  package static func launch(_ options: LaunchOptions) throws -> (store: AppStore, state: AppState, warnings: [String]) {
+  package static func launch(_ options: LaunchOptions) throws -> (
+    store: AppStore, state: AppState, warnings: [String]
+  ) {
     let directory = try StateDirectory(creating: options.paths.stateDirectory)
     var warnings: [String] = []
     let restarting = try countLaunch(in: directory, warnings: &warnings)
 
-    let catalogStore = CatalogStore(directoryPath: options.paths.dataDirectory, seedPath: CatalogResources.catalogPath)
+    let catalogStore = CatalogStore(
+      directoryPath: options.paths.dataDirectory, seedPath: CatalogResources.catalogPath)
     let loaded = try catalogStore.load()
     if let warning = loaded.warning { warnings.append(warning) }
     let environment = LiveEnvironment(
-      directory: directory, catalogStore: catalogStore, catalogReadOnlyReason: loaded.readOnlyReason)
+      directory: directory, catalogStore: catalogStore, catalogReadOnlyReason: loaded.readOnlyReason
+    )
     let store = AppStore(environment: environment)
 
-    let session = (restarting || options.isFresh) ? SessionState() : store.loadSession(warnings: &warnings)
+    let session =
+      (restarting || options.isFresh) ? SessionState() : store.loadSession(warnings: &warnings)
     var names = options.scene.map { [$0] } ?? session.scenes
     if names.isEmpty { names = [.main] }
 
@@ -60,7 +65,9 @@ package final class AppStore {
         scenes.append(store.loadScene(name, catalog: loaded.catalog, warnings: &warnings))
       }
     }
-    guard !scenes.isEmpty else { throw refused ?? CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil) }
+    guard !scenes.isEmpty else {
+      throw refused ?? CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil)
+    }
     let active = options.scene ?? session.activeScene ?? scenes[0].name
     let state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: active)
     try store.saveSession(state, released: [], replacing: options.isFresh)
@@ -82,7 +89,8 @@ package final class AppStore {
   ///   - new: The state after it.
   /// - Throws: A `StateRestorationError` when a file cannot be written.
   package func commit(from old: AppState, to new: AppState) throws {
-    let oldScenes = Dictionary(old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    let oldScenes = Dictionary(
+      old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     for scene in new.scenes where oldScenes[scene.name]?.storage != scene.storage {
       try saveScene(scene)
     }
@@ -120,7 +128,8 @@ package final class AppStore {
   }
 
   private func saveScene(_ scene: Scene) throws {
-    try directory.save(SceneFile(name: scene.name, storage: scene.storage), to: SceneFile.path(for: scene.name))
+    try directory.save(
+      SceneFile(name: scene.name, storage: scene.storage), to: SceneFile.path(for: scene.name))
   }
 
   private func saveSession(_ state: AppState, released: Set<SceneName>, replacing: Bool) throws {
@@ -128,7 +137,8 @@ package final class AppStore {
     defer { withExtendedLifetime(lock) {} }
     var ignored: [String] = []
     let current = replacing ? SessionState() : loadSession(warnings: &ignored)
-    let merged = current.merging(owned: state.scenes.map(\.name), released: released, activeScene: state.activeSceneName)
+    let merged = current.merging(
+      owned: state.scenes.map(\.name), released: released, activeScene: state.activeSceneName)
     guard merged != current || !directory.contains(SessionFile.path) else { return }
     try directory.save(SessionFile(merged), to: SessionFile.path)
   }
@@ -137,7 +147,9 @@ package final class AppStore {
     do {
       return try directory.load(SessionFile.self, from: SessionFile.path)?.session ?? SessionState()
     } catch {
-      warnings.append(quarantine(SessionFile.path, because: error, consequence: "the session starts with scene 'main'"))
+      warnings.append(
+        quarantine(
+          SessionFile.path, because: error, consequence: "the session starts with scene 'main'"))
       return SessionState()
     }
   }
@@ -147,7 +159,9 @@ package final class AppStore {
     do {
       file = try directory.load(SceneFile.self, from: SceneFile.path(for: name))
     } catch {
-      warnings.append(quarantine(SceneFile.path(for: name), because: error, consequence: "scene '\(name)' starts fresh"))
+      warnings.append(
+        quarantine(
+          SceneFile.path(for: name), because: error, consequence: "scene '\(name)' starts fresh"))
       return Scene(name: name)
     }
     guard let file else { return Scene(name: name) }
@@ -169,13 +183,16 @@ package final class AppStore {
       let destination = try directory.quarantine(path)
       return "\(reason); moved it to '\(destination)' and \(consequence)"
     } catch {
-      return "\(reason); it could not be moved to quarantine (\(error.localizedDescription)), and \(consequence)"
+      return
+        "\(reason); it could not be moved to quarantine (\(error.localizedDescription)), and \(consequence)"
     }
   }
 
   /// Counts this launch; after too many launches in a row that did not reach the prompt, moves
   /// the session and scenes to quarantine so that this one starts fresh.
-  private static func countLaunch(in directory: StateDirectory, warnings: inout [String]) throws -> Bool {
+  private static func countLaunch(in directory: StateDirectory, warnings: inout [String]) throws
+    -> Bool
+  {
     var previous = 0
     do {
       previous = try directory.load(LaunchFile.self, from: LaunchFile.path)?.unfinishedLaunches ?? 0
@@ -191,7 +208,8 @@ package final class AppStore {
       }
       warnings.append(
         "catalog did not reach its prompt the last \(previous) times it started; "
-          + "its saved state (\(moved.count) files) was moved to '\(directory.path(of: StateDirectory.quarantineFolder))' and it starts fresh")
+          + "its saved state (\(moved.count) files) was moved to '\(directory.path(of: StateDirectory.quarantineFolder))' and it starts fresh"
+      )
       previous = 0
     }
     try directory.save(LaunchFile(unfinishedLaunches: previous + 1), to: LaunchFile.path)
@@ -199,8 +217,11 @@ package final class AppStore {
   }
 
   private static func sceneFiles(in directory: StateDirectory) -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
-    return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { "scenes/" + $0 }
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
+    return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
+      "scenes/" + $0
+    }
   }
 }
 
@@ -217,13 +238,19 @@ extension Scene {
       let decoded = ScenePath.decoding(data)
       routes = decoded.path.routes
       if let problem = decoded.problem { notes.append(problem + "; kept the part before it") }
-    } else if let selected = storage[SceneKeys.selectedProduct], let identifier = UUID(uuidString: selected) {
+    } else if let selected = storage[SceneKeys.selectedProduct],
+      let identifier = UUID(uuidString: selected)
+    {
       routes = [.product(identifier)]
     }
     if let missing = routes.firstIndex(where: { route in
-      switch route { case .product(let identifier): catalog[identifier] == nil }
+      switch route {
+      case .product(let identifier): catalog[identifier] == nil
+      }
     }) {
-      notes.append("dropped \(routes.count - missing) element(s) of the saved path: a product is no longer in the catalog")
+      notes.append(
+        "dropped \(routes.count - missing) element(s) of the saved path: a product is no longer in the catalog"
+      )
       routes = Array(routes[..<missing])
     }
     let restored = ScenePath(routes)

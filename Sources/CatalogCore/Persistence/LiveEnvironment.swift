@@ -51,7 +51,9 @@ package final class LiveEnvironment: AppEnvironment {
   package func photoDescription(of product: Product) -> String {
     let path = CatalogResources.imagePath(named: product.imageName)
     do {
-      guard let head = try DurableFile.read(path, limit: 64 << 20) else { return "\(path) (missing)" }
+      guard let head = try DurableFile.read(path, limit: 64 << 20) else {
+        return "\(path) (missing)"
+      }
       let info = try PNGInfo(head)
       return "\(path), \(info.width)×\(info.height) pixels"
     } catch {
@@ -68,7 +70,9 @@ package final class LiveEnvironment: AppEnvironment {
     let fingerprint = catalogStore.fingerprint()
     guard fingerprint != catalogFingerprint else { return catalog }
     catalogFingerprint = fingerprint
-    guard let loaded = try? catalogStore.loadForReading(), loaded.readOnlyReason == nil else { return catalog }
+    guard let loaded = try? catalogStore.loadForReading(), loaded.readOnlyReason == nil else {
+      return catalog
+    }
     return loaded.catalog
   }
 }

@@ -18,11 +18,14 @@ package struct StateSnapshot: Sendable {
   /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
   package init(paths: AppPaths) throws {
     let directory = StateDirectory(existing: paths.stateDirectory)
-    let loaded = try CatalogStore(directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath).loadForReading()
+    let loaded = try CatalogStore(
+      directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
+    ).loadForReading()
     var warnings = loaded.warning.map { [$0] } ?? []
     var session = SessionState()
     do {
-      session = try directory.load(SessionFile.self, from: SessionFile.path)?.session ?? SessionState()
+      session =
+        try directory.load(SessionFile.self, from: SessionFile.path)?.session ?? SessionState()
     } catch {
       warnings.append(error.localizedDescription)
     }
@@ -33,14 +36,17 @@ package struct StateSnapshot: Sendable {
           return Scene(name: name)
         }
         var scene = Scene(name: name, storage: file.storage)
-        if let note = scene.validate(against: loaded.catalog) { warnings.append("scene '\(name)': \(note)") }
+        if let note = scene.validate(against: loaded.catalog) {
+          warnings.append("scene '\(name)': \(note)")
+        }
         return scene
       } catch {
         warnings.append(error.localizedDescription)
         return Scene(name: name)
       }
     }
-    state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: session.activeScene ?? names[0])
+    state = AppState(
+      catalog: loaded.catalog, scenes: scenes, activeSceneName: session.activeScene ?? names[0])
     self.warnings = warnings
   }
 
@@ -49,25 +55,37 @@ package struct StateSnapshot: Sendable {
   package var json: JSONValue {
     .object([
       ("activeScene", .string(state.activeSceneName.rawValue)),
-      ("scenes", .array(state.scenes.map { scene in
-        .object([
-          ("name", .string(scene.name.rawValue)),
-          ("phase", .string(scene.phase.rawValue)),
-          ("storage", .object(scene.storage.keys.compactMap { key in
-            scene.storage.entries[key].map { (key, Self.plainJSON($0)) }
-          })),
-          ("path", .array(scene.path.routes.map { route in
-            switch route {
-            case .product(let identifier):
-              .object([
-                ("type", .string("product")), ("id", .string(identifier.uuidString)),
-                ("name", state.catalog[identifier].map { .string($0.name) } ?? .null),
-              ])
-            }
-          })),
-          ("activity", .null),
-        ])
-      })),
+      (
+        "scenes",
+        .array(
+          state.scenes.map { scene in
+            .object([
+              ("name", .string(scene.name.rawValue)),
+              ("phase", .string(scene.phase.rawValue)),
+              (
+                "storage",
+                .object(
+                  scene.storage.keys.compactMap { key in
+                    scene.storage.entries[key].map { (key, Self.plainJSON($0)) }
+                  })
+              ),
+              (
+                "path",
+                .array(
+                  scene.path.routes.map { route in
+                    switch route {
+                    case .product(let identifier):
+                      .object([
+                        ("type", .string("product")), ("id", .string(identifier.uuidString)),
+                        ("name", state.catalog[identifier].map { .string($0.name) } ?? .null),
+                      ])
+                    }
+                  })
+              ),
+              ("activity", .null),
+            ])
+          })
+      ),
     ])
   }
 

@@ -10,7 +10,8 @@ package enum Describe {
   /// - Returns: The prompt text.
   package static func prompt(for state: AppState) -> String {
     let scene = state.activeScene
-    return ([scene.name.rawValue] + place(of: scene, in: state.catalog)).joined(separator: " › ") + " › "
+    return ([scene.name.rawValue] + place(of: scene, in: state.catalog)).joined(separator: " › ")
+      + " › "
   }
 
   /// The parts of a scene's location after its name: the product (with a non-default tab) and
@@ -32,7 +33,9 @@ package enum Describe {
     case .string(let value): "\"\(value)\""
     case .url(let value): value.absoluteString
     case .data(let data):
-      if let text = String(data: data, encoding: .utf8), !text.contains(where: \.isNewline), data.count <= 200 {
+      if let text = String(data: data, encoding: .utf8), !text.contains(where: \.isNewline),
+        data.count <= 200
+      {
         "\(data.count) bytes: \(text)"
       } else {
         "\(data.count) bytes"

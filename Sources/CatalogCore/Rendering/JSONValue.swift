@@ -11,7 +11,9 @@ package enum JSONValue: Sendable, Hashable {
   /// Text that is already valid JSON, inserted as is.
   case raw(String)
 
-  package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.rendered() == rhs.rendered() }
+  package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    lhs.rendered() == rhs.rendered()
+  }
   package func hash(into hasher: inout Hasher) { hasher.combine(rendered()) }
 
   /// The value as JSON text, indented by two spaces per level.
@@ -30,11 +32,13 @@ package enum JSONValue: Sendable, Hashable {
     case .raw(let text): return text
     case .array(let items):
       guard !items.isEmpty else { return "[]" }
-      return "[\n" + items.map { pad + $0.rendered(indent: indent + 1) }.joined(separator: ",\n") + "\n\(closing)]"
+      return "[\n" + items.map { pad + $0.rendered(indent: indent + 1) }.joined(separator: ",\n")
+        + "\n\(closing)]"
     case .object(let members):
       guard !members.isEmpty else { return "{}" }
       return "{\n"
-        + members.map { pad + Self.quoted($0.0) + ": " + $0.1.rendered(indent: indent + 1) }.joined(separator: ",\n")
+        + members.map { pad + Self.quoted($0.0) + ": " + $0.1.rendered(indent: indent + 1) }.joined(
+          separator: ",\n")
         + "\n\(closing)}"
     }
   }

@@ -16,7 +16,8 @@ package struct Renderer<Environment: AppEnvironment> {
     let rows = catalog.products.enumerated().map { index, product in
       [String(index + 1), product.name, String(product.year), product.price.formatted]
     }
-    return Table.render(header: ["#", "Name", "Year", "Price"], rows: rows, rightAligned: [0, 2, 3])
+    return Table.render(
+      header: ["#", "Name", "Year", "Price"], rows: rows, rightAligned: [0, 2, 3])
   }
 
   /// A product's detail on a tab.
@@ -26,11 +27,14 @@ package struct Renderer<Environment: AppEnvironment> {
   ///   - tab: The tab shown.
   /// - Returns: The detail.
   package func detail(_ product: Product, tab: Tabs) -> String {
-    let tabs = Tabs.allCases.map { $0 == tab ? "[\($0.rawValue)]" : $0.rawValue }.joined(separator: " ")
+    let tabs = Tabs.allCases.map { $0 == tab ? "[\($0.rawValue)]" : $0.rawValue }.joined(
+      separator: " ")
     switch tab {
     case .detail:
       var rows = [["Year", String(product.year)], ["Price", product.price.formatted]]
-      if !product.keywords.isEmpty { rows.append(["Keywords", product.keywords.joined(separator: ", ")]) }
+      if !product.keywords.isEmpty {
+        rows.append(["Keywords", product.keywords.joined(separator: ", ")])
+      }
       rows.append(["Tabs", tabs])
       return product.name + "\n" + Table.render(rows: rows, indent: 2)
     case .photo:
@@ -71,8 +75,10 @@ package struct Renderer<Environment: AppEnvironment> {
   /// - Returns: One scene a line, with where it is.
   package func sceneList(_ state: AppState) -> String {
     let rows = state.scenes.map { scene in
-      [scene.name == state.activeSceneName ? "*" : " ", scene.name.rawValue,
-       Describe.place(of: scene, in: state.catalog).joined(separator: " › ")]
+      [
+        scene.name == state.activeSceneName ? "*" : " ", scene.name.rawValue,
+        Describe.place(of: scene, in: state.catalog).joined(separator: " › "),
+      ]
     }
     return Table.render(rows: rows)
   }
@@ -86,6 +92,7 @@ package struct Renderer<Environment: AppEnvironment> {
     let rows = scene.storage.keys.compactMap { key in
       scene.storage.entries[key].map { [key, $0.typeName, Describe.describe($0)] }
     }
-    return "Scene '\(scene.name)' (\(scene.phase.rawValue)):\n" + Table.render(rows: rows, indent: 2)
+    return "Scene '\(scene.name)' (\(scene.phase.rawValue)):\n"
+      + Table.render(rows: rows, indent: 2)
   }
 }

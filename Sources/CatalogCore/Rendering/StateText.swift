@@ -8,7 +8,9 @@ package enum StateText {
     state.scenes.map { scene in
       let marker = scene.name == state.activeSceneName ? " (active)" : ""
       let place = Describe.place(of: scene, in: state.catalog)
-      let header = "scene \(scene.name)\(marker): " + (place.isEmpty ? "product list" : place.joined(separator: " › "))
+      let header =
+        "scene \(scene.name)\(marker): "
+        + (place.isEmpty ? "product list" : place.joined(separator: " › "))
       let rows = scene.storage.keys.compactMap { key in
         scene.storage.entries[key].map { [key, $0.typeName, Describe.describe($0)] }
       }
@@ -16,4 +18,3 @@ package enum StateText {
     }.joined(separator: "\n")
   }
 }
-

@@ -8,7 +8,8 @@ extension Scene {
   package var path: ScenePath {
     get { storage[SceneKeys.navigationState].map { ScenePath.decoding($0).path } ?? ScenePath() }
     set {
-      storage[SceneKeys.navigationState] = newValue.routes.isEmpty ? nil : newValue.codableRepresentation
+      storage[SceneKeys.navigationState] =
+        newValue.routes.isEmpty ? nil : newValue.codableRepresentation
       storage[SceneKeys.selectedProduct] = newValue.topProduct?.uuidString
     }
   }

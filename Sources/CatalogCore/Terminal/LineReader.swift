@@ -40,7 +40,9 @@ package final class LineReader {
         let bytes = buffer[start..<newline]
         start = newline + 1
         compact()
-        if discarded > 0 { return .invalid(.lineTooLong(bytes: discarded + bytes.count + 1, limit: Self.lineLimit)) }
+        if discarded > 0 {
+          return .invalid(.lineTooLong(bytes: discarded + bytes.count + 1, limit: Self.lineLimit))
+        }
         return validate(bytes)
       }
       if buffer.count - start > Self.lineLimit {
@@ -53,7 +55,9 @@ package final class LineReader {
         let bytes = buffer[start...]
         buffer.removeAll()
         start = 0
-        if discarded > 0 { return .invalid(.lineTooLong(bytes: discarded + bytes.count, limit: Self.lineLimit)) }
+        if discarded > 0 {
+          return .invalid(.lineTooLong(bytes: discarded + bytes.count, limit: Self.lineLimit))
+        }
         return validate(bytes)
       }
       var chunk = [UInt8](repeating: 0, count: 16_384)

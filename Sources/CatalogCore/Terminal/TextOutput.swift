@@ -18,10 +18,13 @@ package struct TextOutput: Sendable {
   ///
   /// - Parameter text: The text.
   package func write(_ text: String) {
-    var bytes = Array(text.utf8)
+    let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-      let count = bytes.withUnsafeMutableBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+      let count = bytes.withUnsafeBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return Foundation.write(descriptor, base + offset, buffer.count - offset)
+      }
       if count < 0 && errno == EINTR { continue }
       guard count > 0 else { return }
       offset += count

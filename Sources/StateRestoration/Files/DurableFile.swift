@@ -26,7 +26,8 @@ public enum DurableFile {
   /// - Complexity: O(*n*) in the size of `data`, plus two `fsync` calls.
   public static func write(_ data: Data, to path: String, permissions: mode_t = 0o600) throws {
     let directory = parentDirectory(of: path)
-    let temporary = "\(directory)/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let temporary =
+      "\(directory)/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
     let descriptor = retryingOnInterrupt {
       open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
     }
@@ -82,10 +83,9 @@ public enum DurableFile {
     var data = Data(count: size)
     var filled = 0
     while filled < size {
-      let count = data.withUnsafeMutableBytes { buffer in
-        retryingOnInterrupt {
-          systemRead(descriptor, buffer.baseAddress! + filled, size - filled)
-        }
+      let count = data.withUnsafeMutableBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return retryingOnInterrupt { systemRead(descriptor, base + filled, size - filled) }
       }
       guard count >= 0 else {
         throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
@@ -147,7 +147,8 @@ public enum DurableFile {
       var written = 0
       while written < buffer.count {
         let count = retryingOnInterrupt {
-          systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
+          guard let base = buffer.baseAddress else { return 0 }
+          return systemWrite(descriptor, base + written, buffer.count - written)
         }
         guard count > 0 else {
           throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())

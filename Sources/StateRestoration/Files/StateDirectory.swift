@@ -77,7 +77,8 @@ public struct StateDirectory: Sendable, Hashable {
     do {
       data = try content.encoded()
     } catch {
-      throw StateRestorationError.cannotWrite(path: file, reason: "a value cannot be encoded as JSON")
+      throw StateRestorationError.cannotWrite(
+        path: file, reason: "a value cannot be encoded as JSON")
     }
     try ensureParent(of: relativePath)
     try DurableFile.write(data, to: file)
@@ -117,7 +118,8 @@ public struct StateDirectory: Sendable, Hashable {
     let stamp = Self.timestamp(date)
     for attempt in 1...1000 {
       let suffix = attempt == 1 ? "" : "-\(attempt)"
-      let destination = path(of: "\(Self.quarantineFolder)/\(stem).\(stamp)\(suffix)\(fileExtension)")
+      let destination = path(
+        of: "\(Self.quarantineFolder)/\(stem).\(stamp)\(suffix)\(fileExtension)")
       if link(source, destination) == 0 {
         guard unlink(source) == 0 else {
           throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())

@@ -66,7 +66,10 @@ extension VersionedFormat {
 func describe(_ error: any Error) -> String {
   guard let decodingError = error as? DecodingError else { return "not valid JSON" }
   func location(_ path: [any CodingKey]) -> String {
-    path.isEmpty ? "" : " at '" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
+    path.isEmpty
+      ? ""
+      : " at '" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        + "'"
   }
   switch decodingError {
   case .typeMismatch(let type, let context):
@@ -76,7 +79,8 @@ func describe(_ error: any Error) -> String {
   case .keyNotFound(let key, let context):
     return "missing '\(key.stringValue)'\(location(context.codingPath))"
   case .dataCorrupted(let context):
-    return context.codingPath.isEmpty ? "not valid JSON" : "\(context.debugDescription)\(location(context.codingPath))"
+    return context.codingPath.isEmpty
+      ? "not valid JSON" : "\(context.debugDescription)\(location(context.codingPath))"
   @unknown default:
     return "not valid"
   }

@@ -20,7 +20,10 @@ public struct Scene: Sendable, Hashable, Identifiable {
   ///   - name: The scene's name.
   ///   - storage: Its storage; empty for a new scene.
   ///   - phase: Its phase; inactive until it is brought to the front.
-  public init(name: SceneName, storage: SceneStorageValues = SceneStorageValues(), phase: ScenePhase = .inactive) {
+  public init(
+    name: SceneName, storage: SceneStorageValues = SceneStorageValues(),
+    phase: ScenePhase = .inactive
+  ) {
     self.name = name
     self.storage = storage
     self.phase = phase

@@ -13,8 +13,9 @@ public struct SceneName: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
   /// Validates a name.
   ///
+  /// The initializer fails unless the name matches `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
+  ///
   /// - Parameter rawValue: The proposed name.
-  /// - Returns: nil unless it matches `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
   public init?(_ rawValue: String) {
     guard Self.isValid(rawValue) else { return nil }
     self.rawValue = rawValue
@@ -34,7 +35,10 @@ public struct SceneName: Sendable, Hashable, Comparable, Codable, CustomStringCo
     guard let first = bytes.first, bytes.count <= maximumLength, isAlphanumeric(first) else {
       return false
     }
-    return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    return bytes.allSatisfy {
+      isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
+        || $0 == UInt8(ascii: "-")
+    }
   }
 
   private static func isAlphanumeric(_ byte: UInt8) -> Bool {
@@ -43,10 +47,16 @@ public struct SceneName: Sendable, Hashable, Comparable, Codable, CustomStringCo
       || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
   }
 
+  /// The name as text.
   public var description: String { rawValue }
 
+  /// Orders names by their text.
   public static func < (lhs: SceneName, rhs: SceneName) -> Bool { lhs.rawValue < rhs.rawValue }
 
+  /// Decodes a name from a string, validating it.
+  ///
+  /// - Parameter decoder: The decoder.
+  /// - Throws: `DecodingError` when the string is not a valid scene name.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     let text = try container.decode(String.self)
@@ -57,6 +67,10 @@ public struct SceneName: Sendable, Hashable, Comparable, Codable, CustomStringCo
     self = name
   }
 
+  /// Encodes the name as a string.
+  ///
+  /// - Parameter encoder: The encoder.
+  /// - Throws: `EncodingError` from the encoder.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(rawValue)

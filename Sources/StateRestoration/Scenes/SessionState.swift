@@ -28,11 +28,15 @@ public struct SessionState: Sendable, Hashable, Codable {
   ///   - activeScene: This process's active scene.
   /// - Returns: The merged session.
   /// - Complexity: O(*n* + *m*) in the sizes of the two sessions.
-  public func merging(owned: [SceneName], released: Set<SceneName>, activeScene: SceneName?) -> SessionState {
+  public func merging(owned: [SceneName], released: Set<SceneName>, activeScene: SceneName?)
+    -> SessionState
+  {
     let ownedSet = Set(owned)
     var merged = scenes.filter { !released.contains($0) || ownedSet.contains($0) }
     let present = Set(merged)
     merged += owned.filter { !present.contains($0) }
-    return SessionState(scenes: merged, activeScene: activeScene ?? self.activeScene.flatMap { merged.contains($0) ? $0 : nil })
+    return SessionState(
+      scenes: merged,
+      activeScene: activeScene ?? self.activeScene.flatMap { merged.contains($0) ? $0 : nil })
   }
 }

@@ -37,10 +37,18 @@ public struct SceneStorageValues: Sendable, Hashable, Codable {
     entries[name] = nil
   }
 
+  /// Decodes the storage from an object of typed values.
+  ///
+  /// - Parameter decoder: The decoder.
+  /// - Throws: `DecodingError` when a value is not a valid typed value.
   public init(from decoder: any Decoder) throws {
     entries = try decoder.singleValueContainer().decode([String: StoredValue].self)
   }
 
+  /// Encodes the storage as an object of typed values.
+  ///
+  /// - Parameter encoder: The encoder.
+  /// - Throws: `EncodingError` from the encoder.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(entries)

@@ -112,8 +112,10 @@ extension StoredValue: Codable {
     case .string(let value): try container.encode(value, forKey: .value)
     case .url(let value): try container.encode(value.absoluteString, forKey: .value)
     case .data(let value): try container.encode(value, forKey: .value)
-    case .date(let value): try container.encode(value.timeIntervalSinceReferenceDate, forKey: .value)
-    case .codable(let json): try container.encode(String(decoding: json, as: UTF8.self), forKey: .value)
+    case .date(let value):
+      try container.encode(value.timeIntervalSinceReferenceDate, forKey: .value)
+    case .codable(let json):
+      try container.encode(String(decoding: json, as: UTF8.self), forKey: .value)
     }
   }
 }

@@ -1,0 +1,162 @@
+// catalog-bench: measures what the issues budget, in a release build.
+//
+//   catalog-bench startup [--runs N] [--scenes N]
+//       Median wall time from exec to exit of `catalog` restoring N scenes (stdin at end of
+//       input, so it restores, reaches its prompt and quits), beside the Foundation hello world.
+//   catalog-bench commit [--runs N]
+//       Median time to make one command's change durable (AppStore.commit of one scene),
+//       beside the floor: write, fsync, rename and fsync of the directory, same bytes.
+import CatalogCore
+import Foundation
+import StateRestoration
+
+func option(_ name: String, default value: Int) -> Int {
+  let arguments = CommandLine.arguments
+  guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else {
+    return value
+  }
+  return Int(arguments[index + 1]) ?? value
+}
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+  let sorted = values.sorted()
+  return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(fraction * Double(sorted.count)))]
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func temporaryDirectory() -> String {
+  let path = NSTemporaryDirectory() + "catalog-bench-" + UUID().uuidString
+  try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
+
+/// Runs a program to completion with standard input at its end, and times it.
+func timeRun(_ executable: URL, _ arguments: [String]) throws -> Double {
+  let process = Process()
+  process.executableURL = executable
+  process.arguments = arguments
+  process.standardInput = FileHandle.nullDevice
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  let clock = ContinuousClock()
+  let start = clock.now
+  try process.run()
+  process.waitUntilExit()
+  let elapsed = clock.now - start
+  guard process.terminationStatus == 0 else {
+    throw CatalogBenchError(
+      "\(executable.lastPathComponent) exited with status \(process.terminationStatus)")
+  }
+  return milliseconds(elapsed)
+}
+
+struct CatalogBenchError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+func startup() throws {
+  let runs = option("--runs", default: 30)
+  let sceneCount = option("--scenes", default: 8)
+  let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent()
+  let catalog = binaries.appendingPathComponent("catalog")
+  let hello = binaries.appendingPathComponent("hello-foundation")
+  let root = temporaryDirectory()
+  defer { try? FileManager.default.removeItem(atPath: root) }
+  let directories = ["--state-dir", root + "/state", "--data-dir", root + "/data"]
+  // Set up the scenes, each on a product with a tab and an open editor.
+  let setup = Process()
+  setup.executableURL = catalog
+  setup.arguments = directories
+  let input = Pipe()
+  setup.standardInput = input
+  setup.standardOutput = FileHandle.nullDevice
+  try setup.run()
+  var script = "select 1\ntab photo\nedit\nname Draft 0\n"
+  for index in 1..<sceneCount {
+    script += "scene new s\(index) \(index + 1)\ntab photo\nedit\nname Draft \(index)\n"
+  }
+  input.fileHandleForWriting.write(Data(script.utf8))
+  try input.fileHandleForWriting.close()
+  setup.waitUntilExit()
+
+  var catalogTimes: [Double] = []
+  var helloTimes: [Double] = []
+  for _ in 0..<3 {  // warm the page cache
+    _ = try timeRun(catalog, directories)
+    _ = try timeRun(hello, [])
+  }
+  for _ in 0..<runs {  // interleaved, so that both see the same machine
+    catalogTimes.append(try timeRun(catalog, directories))
+    helloTimes.append(try timeRun(hello, []))
+  }
+  let ratio = median(catalogTimes) / median(helloTimes)
+  print(
+    String(
+      format: """
+        {"benchmark": "startup", "scenes": %d, "runs": %d, \
+        "catalog_p50_ms": %.2f, "catalog_p90_ms": %.2f, "hello_foundation_p50_ms": %.2f, \
+        "hello_foundation_p90_ms": %.2f, "ratio": %.2f}
+        """, sceneCount, runs, median(catalogTimes), percentile(catalogTimes, 0.9),
+      median(helloTimes),
+      percentile(helloTimes, 0.9), ratio))
+}
+
+func commit() throws {
+  let runs = option("--runs", default: 200)
+  let root = temporaryDirectory()
+  defer { try? FileManager.default.removeItem(atPath: root) }
+  let paths = try AppPaths(
+    stateDirectory: root + "/state", dataDirectory: root + "/data", environment: [:])
+  let (store, initial, _) = try AppStore.launch(LaunchOptions(paths: paths))
+  let environment = store.environment
+  var state = initial
+  let clock = ContinuousClock()
+  var commitTimes: [Double] = []
+  for index in 0..<runs {
+    let command: Command = index.isMultiple(of: 2) ? .select("cher") : .select("mango")
+    let result = try state.applying(command, environment: environment)
+    let start = clock.now
+    try store.commit(from: state, to: result.state)
+    commitTimes.append(milliseconds(clock.now - start))
+    state = result.state
+  }
+  let bytes = try Data(contentsOf: URL(fileURLWithPath: root + "/state/scenes/main.json"))
+  var floorTimes: [Double] = []
+  for _ in 0..<runs {
+    let start = clock.now
+    try DurableFile.write(bytes, to: root + "/state/floor.json")
+    floorTimes.append(milliseconds(clock.now - start))
+  }
+  print(
+    String(
+      format: """
+        {"benchmark": "commit", "runs": %d, "bytes": %d, "commit_p50_ms": %.3f, "commit_p99_ms": %.3f, \
+        "floor_p50_ms": %.3f, "floor_p99_ms": %.3f}
+        """, runs, bytes.count, median(commitTimes), percentile(commitTimes, 0.99),
+      median(floorTimes),
+      percentile(floorTimes, 0.99)))
+}
+
+do {
+  switch CommandLine.arguments.dropFirst().first {
+  case "startup": try startup()
+  case "commit": try commit()
+  default:
+    FileHandle.standardError.write(
+      Data("usage: catalog-bench startup [--runs N] [--scenes N] | commit [--runs N]\n".utf8))
+    exit(64)
+  }
+} catch {
+  FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+  exit(1)
+}

@@ -1,0 +1,30 @@
+import CatalogModel
+import Foundation
+
+/// A directory under the temporary folder, removed when the value is destroyed.
+public final class TemporaryDirectory {
+  /// The directory's path.
+  public let path: String
+
+  /// Creates a new, empty directory.
+  public init() {
+    path = NSTemporaryDirectory() + "catalog-tests-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(atPath: path)
+  }
+}
+
+/// The repository's `Resources/products.json`, the seed catalog.
+public let bundledCatalogPath = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().appendingPathComponent("../../Resources/products.json").standardized
+  .path
+
+/// The products of the bundled catalog, in list order; empty if the file cannot be read (the
+/// tests that use it then fail on their expectations).
+public let bundledProducts: [Product] = {
+  guard let data = FileManager.default.contents(atPath: bundledCatalogPath) else { return [] }
+  return (try? CatalogFile.parse(data, path: bundledCatalogPath).products) ?? []
+}()
