@@ -51,7 +51,7 @@ import Testing
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\n")
     let path = sandbox.file("scenes/main.json")
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     try handle.truncate(atOffset: 100 << 20)  // 100 MB, sparse
     try handle.close()
@@ -119,6 +119,10 @@ import Testing
       refused.errorLines == [
         "error: scene 'main' is open in another catalog process (pid \(owner.processIdentifier)); quit it there first, or choose another scene"
       ])
+    // Refused launches are not crashes: three of them do not set the state aside.
+    for _ in 0..<3 {
+      #expect(try sandbox.run(["--scene", "main"]).status == 1)
+    }
     // Another scene works meanwhile, and does not disturb the owner's.
     let other = try sandbox.run(["--scene", "other"], input: "select mango\n")
     #expect(other.status == 0, "\(other.errors)")
@@ -127,6 +131,8 @@ import Testing
     let granted = try sandbox.run(["--scene", "main"], input: "state\n")
     #expect(granted.status == 0, "\(granted.errors)")
     #expect(granted.output.contains("FA542E3D-4895-44B6-942F-E112101D5160"))
+    #expect(granted.errors.isEmpty)
+    #expect(sandbox.quarantined().isEmpty)
     let state = try sandbox.stateJSON()
     #expect(
       (state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [

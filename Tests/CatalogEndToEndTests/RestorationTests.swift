@@ -57,6 +57,24 @@ import Testing
     try expectCherriesEditorWithMorello(sandbox)
   }
 
+  @Test(arguments: [SIGTERM, SIGHUP])
+  func aTerminationSignalSavesAndExits(_ signal: Int32) throws {
+    let sandbox = CatalogSandbox()
+    let process = sandbox.start()
+    process.send("scene new side cher")
+    process.readOutput(until: "Opened scene 'side'")
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 128 + signal)
+    let state = try sandbox.stateJSON()
+    #expect(state["activeScene"] as? String == "side")
+    // The scenes were released: a new process opens them at once.
+    let next = try sandbox.run(input: "scenes\n")
+    #expect(next.status == 0, "\(next.errors)")
+    #expect(next.output.contains("*  side  Cherries"))
+  }
+
   @Test func twoScenesComeBackIndependentlyWithTheActiveOne() throws {
     let sandbox = CatalogSandbox()
     let first = try sandbox.run(
@@ -110,6 +128,7 @@ import Testing
     #expect(fresh.output.contains("Ginger Root"))
     let state = try sandbox.stateJSON()
     #expect((state["scenes"] as? [[String: Any]])?.count == 1)
+    #expect(!sandbox.exists("scenes/side.json"))
   }
 
   @Test func everyFinishedCommandIsOnDiskBeforeItsOutput() throws {

@@ -31,20 +31,44 @@ package final class AppStore {
   ) {
     let directory = try StateDirectory(creating: options.paths.stateDirectory)
     var warnings: [String] = []
-    let restarting = try countLaunch(in: directory, warnings: &warnings)
+    let (previous, restarting) = try countLaunch(in: directory, warnings: &warnings)
+    do {
+      let (store, state) = try restore(
+        options, directory: directory, restarting: restarting, warnings: &warnings)
+      return (store, state, warnings)
+    } catch {
+      // A launch refused with a message is not a crash: it must not count toward the limit.
+      try? directory.save(LaunchFile(unfinishedLaunches: previous), to: LaunchFile.path)
+      throw error
+    }
+  }
 
+  private static func restore(
+    _ options: LaunchOptions, directory: StateDirectory, restarting: Bool, warnings: inout [String]
+  ) throws -> (AppStore, AppState) {
     let catalogStore = CatalogStore(
       directoryPath: options.paths.dataDirectory, seedPath: CatalogResources.catalogPath)
     let loaded = try catalogStore.load()
     if let warning = loaded.warning { warnings.append(warning) }
     let environment = LiveEnvironment(
-      directory: directory, catalogStore: catalogStore, catalogReadOnlyReason: loaded.readOnlyReason
-    )
+      directory: directory, catalogStore: catalogStore,
+      catalogReadOnlyReason: loaded.readOnlyReason)
     let store = AppStore(environment: environment)
 
-    let session =
-      (restarting || options.isFresh) ? SessionState() : store.loadSession(warnings: &warnings)
+    let session = restarting ? SessionState() : store.loadSession(warnings: &warnings)
+    var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
+    if options.isFresh {
+      // Like a force quit: this process's scenes are discarded; other processes' stay open.
+      let target = options.scene ?? .main
+      for name in session.scenes where name != target {
+        guard (try? environment.claimScene(name)) != nil else { continue }
+        try directory.remove(SceneFile.path(for: name))
+        environment.releaseScene(name)
+        released.insert(name)
+      }
+      names = [target]
+    }
     if names.isEmpty { names = [.main] }
 
     var scenes: [Scene] = []
@@ -53,7 +77,7 @@ package final class AppStore {
       do {
         try environment.claimScene(name)
       } catch let error as CatalogCoreError {
-        if options.scene != nil { throw error }
+        if options.scene != nil || options.isFresh { throw error }
         refused = refused ?? error
         warnings.append("\(error.localizedDescription) (it stays open there)")
         continue
@@ -70,8 +94,8 @@ package final class AppStore {
     }
     let active = options.scene ?? session.activeScene ?? scenes[0].name
     let state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: active)
-    try store.saveSession(state, released: [], replacing: options.isFresh)
-    return (store, state, warnings)
+    try store.saveSession(state, released: released)
+    return (store, state)
   }
 
   /// Records that the app reached its prompt, which resets the crash-at-launch counter.
@@ -100,7 +124,7 @@ package final class AppStore {
       try directory.remove(SceneFile.path(for: name))
     }
     if old.session != new.session || !closed.isEmpty {
-      try saveSession(new, released: closed, replacing: false)
+      try saveSession(new, released: closed)
     }
     for name in closed { environment.releaseScene(name) }
   }
@@ -123,7 +147,7 @@ package final class AppStore {
   package func enterBackground(_ state: AppState) -> AppState {
     var state = state
     for index in state.scenes.indices { state.scenes[index].phase = .background }
-    try? saveSession(state, released: [], replacing: false)
+    try? saveSession(state, released: [])
     return state
   }
 
@@ -132,11 +156,11 @@ package final class AppStore {
       SceneFile(name: scene.name, storage: scene.storage), to: SceneFile.path(for: scene.name))
   }
 
-  private func saveSession(_ state: AppState, released: Set<SceneName>, replacing: Bool) throws {
+  private func saveSession(_ state: AppState, released: Set<SceneName>) throws {
     let lock = try directory.lockWaiting(LockFiles.session)
     defer { withExtendedLifetime(lock) {} }
     var ignored: [String] = []
-    let current = replacing ? SessionState() : loadSession(warnings: &ignored)
+    let current = loadSession(warnings: &ignored)
     let merged = current.merging(
       owned: state.scenes.map(\.name), released: released, activeScene: state.activeSceneName)
     guard merged != current || !directory.contains(SessionFile.path) else { return }
@@ -191,7 +215,7 @@ package final class AppStore {
   /// Counts this launch; after too many launches in a row that did not reach the prompt, moves
   /// the session and scenes to quarantine so that this one starts fresh.
   private static func countLaunch(in directory: StateDirectory, warnings: inout [String]) throws
-    -> Bool
+    -> (previous: Int, restarting: Bool)
   {
     var previous = 0
     do {
@@ -213,7 +237,7 @@ package final class AppStore {
       previous = 0
     }
     try directory.save(LaunchFile(unfinishedLaunches: previous + 1), to: LaunchFile.path)
-    return restarting
+    return (previous, restarting)
   }
 
   private static func sceneFiles(in directory: StateDirectory) -> [String] {

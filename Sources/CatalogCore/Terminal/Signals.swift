@@ -3,24 +3,55 @@ import Synchronization
 
 /// The last termination signal received, 0 for none. Set by the handler, read by the loop.
 private let receivedSignal = Atomic<Int32>(0)
+/// The write end of the self-pipe, -1 before `install()`.
+private let wakeWriter = Atomic<Int32>(-1)
+/// The read end of the self-pipe, -1 before `install()`.
+private let wakeReader = Atomic<Int32>(-1)
 
-/// Signal handling for the REPL: SIGTERM, SIGHUP and SIGINT interrupt the blocking read (no
-/// `SA_RESTART`), so the loop can send every scene to the background phase and exit cleanly.
+/// Signal handling for the REPL: SIGTERM, SIGHUP and SIGINT wake the loop, which then sends
+/// every scene to the background phase and exits cleanly.
+///
+/// The handler records the signal and writes a byte to a pipe (the self-pipe trick); the line
+/// reader polls that pipe beside its input, so a signal that arrives just before it starts
+/// waiting still wakes it.
 package enum Signals {
-  /// Installs the handlers.
+  /// Installs the handlers, and unblocks the signals: a parent may have left them blocked in
+  /// the mask this process inherited, which would leave a SIGTERM pending forever.
   package static func install() {
+    var descriptors: [Int32] = [-1, -1]
+    if pipe2(&descriptors, O_CLOEXEC | O_NONBLOCK) == 0 {
+      wakeReader.store(descriptors[0], ordering: .sequentiallyConsistent)
+      wakeWriter.store(descriptors[1], ordering: .sequentiallyConsistent)
+    }
+    var handled = sigset_t()
+    sigemptyset(&handled)
     for signal in [SIGTERM, SIGHUP, SIGINT] {
+      sigaddset(&handled, signal)
       var action = sigaction()
-      action.__sigaction_handler.sa_handler = { receivedSignal.store($0, ordering: .relaxed) }
+      action.__sigaction_handler.sa_handler = { signal in
+        receivedSignal.store(signal, ordering: .sequentiallyConsistent)
+        var byte: UInt8 = 1
+        _ = write(wakeWriter.load(ordering: .sequentiallyConsistent), &byte, 1)
+      }
       sigemptyset(&action.sa_mask)
       action.sa_flags = 0
       sigaction(signal, &action, nil)
     }
+    sigprocmask(SIG_UNBLOCK, &handled, nil)
   }
 
-  /// The signal received since the last call, or nil; clears it.
+  /// The descriptor that becomes readable when a signal arrives, or -1 before `install()`.
+  package static var wakeDescriptor: Int32 { wakeReader.load(ordering: .sequentiallyConsistent) }
+
+  /// The signal received since the last call, or nil; clears it and drains the self-pipe.
   package static func take() -> Int32? {
-    let signal = receivedSignal.exchange(0, ordering: .relaxed)
-    return signal == 0 ? nil : signal
+    let signal = receivedSignal.exchange(0, ordering: .sequentiallyConsistent)
+    guard signal != 0 else { return nil }
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let reader = wakeDescriptor
+    if reader >= 0 {
+      while buffer.withUnsafeMutableBytes({ read(reader, $0.baseAddress, $0.count) }) > 0 {}
+    }
+    return signal
   }
 }
