@@ -60,6 +60,7 @@ package final class LineReader {
         }
         return validate(bytes)
       }
+      if !waitForInput() { return .interrupted }
       var chunk = [UInt8](repeating: 0, count: 16_384)
       let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
       if count < 0 {
@@ -70,6 +71,24 @@ package final class LineReader {
       } else {
         buffer += chunk[..<count]
       }
+    }
+  }
+
+  /// Waits until the input is readable; false when a signal arrived first (see ``Signals``).
+  private func waitForInput() -> Bool {
+    let wake = Signals.wakeDescriptor
+    var descriptors = [
+      pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+    ]
+    while true {
+      let count = poll(&descriptors, wake >= 0 ? 2 : 1, -1)
+      if count < 0 {
+        if errno == EINTR { return false }
+        return true  // let read(2) report the error
+      }
+      if wake >= 0 && descriptors[1].revents != 0 { return false }
+      if descriptors[0].revents != 0 { return true }
     }
   }
 

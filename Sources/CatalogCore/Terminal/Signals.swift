@@ -19,7 +19,11 @@ package enum Signals {
   /// the mask this process inherited, which would leave a SIGTERM pending forever.
   package static func install() {
     var descriptors: [Int32] = [-1, -1]
-    if pipe2(&descriptors, O_CLOEXEC | O_NONBLOCK) == 0 {
+    if pipe(&descriptors) == 0 {
+      for descriptor in descriptors {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+      }
       wakeReader.store(descriptors[0], ordering: .sequentiallyConsistent)
       wakeWriter.store(descriptors[1], ordering: .sequentiallyConsistent)
     }
