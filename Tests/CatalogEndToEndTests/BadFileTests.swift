@@ -21,6 +21,10 @@ import Testing
       Data("{\"formatVersion\": 2, \"name\": \"side\", \"storage\": {}}".utf8)
     ),
     ("binary", Data([0xFF, 0xFE, 0x00, 0x01, 0x80])),
+    (
+      "another scene's file",
+      Data("{\"formatVersion\": 1, \"name\": \"main\", \"storage\": {}}".utf8)
+    ),
   ]
 
   @Test(arguments: corruptions)

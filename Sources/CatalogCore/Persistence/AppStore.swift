@@ -182,6 +182,11 @@ package final class AppStore {
     let file: SceneFile?
     do {
       file = try directory.load(SceneFile.self, from: SceneFile.path(for: name))
+      if let file, file.name != name {
+        throw StateRestorationError.malformed(
+          path: directory.path(of: SceneFile.path(for: name)),
+          detail: "it holds scene '\(file.name)'")
+      }
     } catch {
       warnings.append(
         quarantine(
