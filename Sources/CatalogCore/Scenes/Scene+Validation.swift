@@ -1,0 +1,43 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+
+extension Scene {
+  /// Drops from a restored path the products no longer in the catalog, and what cannot be
+  /// decoded, keeping the longest valid prefix; closes an editor left without its product.
+  ///
+  /// - Parameter catalog: The catalog.
+  /// - Returns: A note on what was dropped, or nil when the scene was intact.
+  package mutating func validate(against catalog: Catalog) -> String? {
+    var notes: [String] = []
+    var routes: [Route] = []
+    if let data = storage[SceneKeys.navigationState] {
+      let decoded = ScenePath.decoding(data)
+      routes = decoded.path.routes
+      if let problem = decoded.problem { notes.append(problem + "; kept the part before it") }
+    } else if let selected = storage[SceneKeys.selectedProduct],
+      let identifier = UUID(uuidString: selected)
+    {
+      routes = [.product(identifier)]
+    }
+    if let missing = routes.firstIndex(where: { route in
+      switch route {
+      case .product(let identifier): catalog[identifier] == nil
+      }
+    }) {
+      notes.append(
+        "dropped \(routes.count - missing) element(s) of the saved path: a product is no longer in the catalog"
+      )
+      routes = Array(routes[..<missing])
+    }
+    let restored = ScenePath(routes)
+    // Written back even when it reads the same: the stored bytes may hold an undecodable tail,
+    // and `selectedProduct` must mirror the top of the restored path.
+    path = restored
+    if isEditing && restored.topProduct == nil {
+      closeEditor()
+      notes.append("closed the editor, which had no product")
+    }
+    return notes.isEmpty ? nil : notes.joined(separator: "; ")
+  }
+}

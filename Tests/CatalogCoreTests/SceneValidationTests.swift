@@ -1,0 +1,62 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+import Testing
+
+@testable import CatalogCore
+
+@Suite struct SceneValidationTests {
+  let cherries = "FA542E3D-4895-44B6-942F-E112101D5160"
+
+  private func scene(navigationState json: String) -> Scene {
+    var scene = Scene(name: .main)
+    scene.storage[SceneKeys.navigationState] = Data(json.utf8)
+    return scene
+  }
+
+  @Test func anIntactSceneIsLeftAlone() {
+    var scene = scene(navigationState: #"["Foundation.UUID","\"\#(cherries)\""]"#)
+    scene.storage[SceneKeys.selectedProduct] = cherries
+    let before = scene
+    #expect(scene.validate(against: bundledCatalog) == nil)
+    #expect(scene == before)
+  }
+
+  /// The root is the last pair; an unknown type above it is dropped, and the stored bytes are
+  /// rewritten so that the next launch does not warn again.
+  @Test func anUndecodableTailIsDroppedAndTheStoredPathRewritten() throws {
+    var scene = scene(navigationState: #"["Bogus.Type","1","Foundation.UUID","\"\#(cherries)\""]"#)
+    scene.storage[SceneKeys.selectedProduct] = cherries  // as the app writes it beside the path
+    let result = scene.validate(against: bundledCatalog)
+    let note = try #require(result)
+    #expect(note.contains("unknown type 'Bogus.Type'"))
+    #expect(scene.path.routes == [.product(try #require(UUID(uuidString: cherries)))])
+    let stored = String(
+      decoding: try #require(scene.storage[SceneKeys.navigationState]), as: UTF8.self)
+    #expect(stored == #"["Foundation.UUID","\"\#(cherries)\""]"#)
+    #expect(scene.storage[SceneKeys.selectedProduct] == cherries)
+    #expect(scene.validate(against: bundledCatalog) == nil)
+  }
+
+  @Test func aProductThatLeftTheCatalogIsDroppedAndItsEditorClosed() throws {
+    var scene = scene(navigationState: #"["Foundation.UUID","\"\#(cherries)\""]"#)
+    scene.isEditing = true
+    scene.useSavedValues = false
+    var products = bundledCatalog.products
+    products.removeAll { $0.name == "Cherries" }
+    let result = scene.validate(against: Catalog(products))
+    let note = try #require(result)
+    #expect(note.contains("a product is no longer in the catalog"))
+    #expect(note.contains("closed the editor"))
+    #expect(scene.path.routes.isEmpty)
+    #expect(scene.storage.entries["navigationState"] == nil)
+    #expect(!scene.isEditing)
+  }
+
+  @Test func selectedProductAloneRestoresAOneElementPath() {
+    var scene = Scene(name: .main)
+    scene.storage[SceneKeys.selectedProduct] = cherries
+    _ = scene.validate(against: bundledCatalog)
+    #expect(scene.path.topProduct == UUID(uuidString: cherries))
+  }
+}
