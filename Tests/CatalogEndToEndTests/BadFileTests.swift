@@ -34,6 +34,15 @@ import Testing
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\ntab photo\nscene new side mango\nscene switch main\n")
     try contents.write(to: URL(fileURLWithPath: sandbox.file("scenes/side.json")))
+    // `catalog state` reads without moving anything: it warns and shows the scene empty.
+    let snapshot = try sandbox.run(["state", "--json"])
+    #expect(snapshot.status == 0)
+    #expect(snapshot.errorLines.count == 1, "\(label): \(snapshot.errors)")
+    let shown = try JSONSerialization.jsonObject(with: Data(snapshot.output.utf8)) as? [String: Any]
+    let side = try #require(shown.flatMap { sandbox.scene("side", in: $0) })
+    #expect((side["storage"] as? [String: Any])?.isEmpty == true, "\(label)")
+    #expect(sandbox.quarantined().isEmpty)
+
     let result = try sandbox.run(input: "scenes\nscene switch side\nstate\n")
     #expect(result.status == 0, "\(label): \(result.errors)")
     let warnings = result.errorLines.filter { $0.hasPrefix("warning: ") }

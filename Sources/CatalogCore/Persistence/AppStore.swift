@@ -169,7 +169,7 @@ package final class AppStore {
 
   private func loadSession(warnings: inout [String]) -> SessionState {
     do {
-      return try directory.load(SessionFile.self, from: SessionFile.path)?.session ?? SessionState()
+      return try SessionFile.read(in: directory)
     } catch {
       warnings.append(
         quarantine(
@@ -181,12 +181,7 @@ package final class AppStore {
   private func loadScene(_ name: SceneName, catalog: Catalog, warnings: inout [String]) -> Scene {
     let file: SceneFile?
     do {
-      file = try directory.load(SceneFile.self, from: SceneFile.path(for: name))
-      if let file, file.name != name {
-        throw StateRestorationError.malformed(
-          path: directory.path(of: SceneFile.path(for: name)),
-          detail: "it holds scene '\(file.name)'")
-      }
+      file = try SceneFile.read(name, in: directory)
     } catch {
       warnings.append(
         quarantine(

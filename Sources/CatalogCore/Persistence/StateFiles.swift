@@ -11,6 +11,23 @@ package struct SceneFile: VersionedFormat, Hashable {
 
   /// The file's path in the state directory.
   package static func path(for name: SceneName) -> String { "scenes/\(name.rawValue).json" }
+
+  /// Reads a scene's file, as the launch and `catalog state` both do.
+  ///
+  /// - Parameters:
+  ///   - name: The scene.
+  ///   - directory: The state directory.
+  /// - Returns: The file's contents, or nil when the scene has no file yet.
+  /// - Throws: A `StateRestorationError` when the file cannot be read, is malformed, is of a
+  ///   newer format, or holds another scene (a file copied or renamed by hand).
+  package static func read(_ name: SceneName, in directory: StateDirectory) throws -> SceneFile? {
+    let file = try directory.load(SceneFile.self, from: path(for: name))
+    if let file, file.name != name {
+      throw StateRestorationError.malformed(
+        path: directory.path(of: path(for: name)), detail: "it holds scene '\(file.name)'")
+    }
+    return file
+  }
 }
 
 /// `session.json`: the open scenes in order and the active one.
@@ -30,6 +47,15 @@ package struct SessionFile: VersionedFormat, Hashable {
   }
 
   package var session: SessionState { SessionState(scenes: scenes, activeScene: activeScene) }
+
+  /// Reads the session file.
+  ///
+  /// - Parameter directory: The state directory.
+  /// - Returns: The session; empty when there is no file yet.
+  /// - Throws: A `StateRestorationError` when the file cannot be read.
+  package static func read(in directory: StateDirectory) throws -> SessionState {
+    try directory.load(SessionFile.self, from: path)?.session ?? SessionState()
+  }
 }
 
 /// `launch.json`: how many launches in a row started without reaching the prompt.

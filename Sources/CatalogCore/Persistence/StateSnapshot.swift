@@ -24,15 +24,14 @@ package struct StateSnapshot: Sendable {
     var warnings = loaded.warning.map { [$0] } ?? []
     var session = SessionState()
     do {
-      session =
-        try directory.load(SessionFile.self, from: SessionFile.path)?.session ?? SessionState()
+      session = try SessionFile.read(in: directory)
     } catch {
       warnings.append(error.localizedDescription)
     }
     let names = session.scenes.isEmpty ? [SceneName.main] : session.scenes
     let scenes = names.map { name -> Scene in
       do {
-        guard let file = try directory.load(SceneFile.self, from: SceneFile.path(for: name)) else {
+        guard let file = try SceneFile.read(name, in: directory) else {
           return Scene(name: name)
         }
         var scene = Scene(name: name, storage: file.storage)
