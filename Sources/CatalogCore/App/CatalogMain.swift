@@ -116,7 +116,8 @@ package enum CatalogMain {
         failed = true
       }
     }
-    _ = store.enterBackground(state)
+    // Leaving sends every scene to the background phase; each command's changes are already
+    // on disk, so there is nothing left to save.
     if let exitSignal { return 128 + exitSignal }
     return failed && !isInteractive ? ExitStatus.failure : ExitStatus.success
   }

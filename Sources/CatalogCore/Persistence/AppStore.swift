@@ -118,15 +118,16 @@ package final class AppStore {
     for scene in new.scenes where oldScenes[scene.name]?.storage != scene.storage {
       try saveScene(scene)
     }
-    let openNames = Set(new.scenes.map(\.name))
-    let closed = Set(old.scenes.map(\.name)).subtracting(openNames)
-    for name in closed {
-      try directory.remove(SceneFile.path(for: name))
-    }
+    let closed = Set(old.scenes.map(\.name)).subtracting(new.scenes.map(\.name))
+    // The session first: a crash between the two leaves an unlisted file, which the next
+    // `scene new` of that name overwrites, never a listed scene whose storage is gone.
     if old.session != new.session || !closed.isEmpty {
       try saveSession(new, released: closed)
     }
-    for name in closed { environment.releaseScene(name) }
+    for name in closed {
+      try directory.remove(SceneFile.path(for: name))
+      environment.releaseScene(name)
+    }
   }
 
   /// The state with the catalog as other processes may have changed it.
@@ -136,18 +137,6 @@ package final class AppStore {
   package func refreshed(_ state: AppState) -> AppState {
     var state = state
     state.catalog = environment.refreshed(state.catalog)
-    return state
-  }
-
-  /// Sends every scene to the background phase, as on quit: the state is already saved, so
-  /// this only records the session once more.
-  ///
-  /// - Parameter state: The final state.
-  /// - Returns: The state with every scene in the background phase.
-  package func enterBackground(_ state: AppState) -> AppState {
-    var state = state
-    for index in state.scenes.indices { state.scenes[index].phase = .background }
-    try? saveSession(state, released: [])
     return state
   }
 

@@ -37,7 +37,4 @@ package struct TextOutput: Sendable {
   package func line(_ text: String) {
     if !text.isEmpty { write(text + "\n") }
   }
-
-  /// Whether the descriptor is a terminal.
-  package var isTerminal: Bool { isatty(descriptor) == 1 }
 }
