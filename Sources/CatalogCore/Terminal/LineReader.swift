@@ -19,31 +19,35 @@ package final class LineReader {
   package static let lineLimit = 65_536
 
   private let descriptor: Int32
+  private let wakeOverride: Int32?
   private var buffer: [UInt8] = []
   private var start = 0
   private var isAtEnd = false
+  /// Bytes of the current over-long line dropped so far; kept across an interruption, so that
+  /// the rest of that line is reported as too long instead of being run as a command.
+  private var discarded = 0
 
   /// Reads from a file descriptor (standard input by default).
   ///
-  /// - Parameter descriptor: The descriptor to read.
-  package init(descriptor: Int32 = 0) {
+  /// - Parameters:
+  ///   - descriptor: The descriptor to read.
+  ///   - wakeDescriptor: A descriptor whose readability interrupts a wait; by default the
+  ///     self-pipe of ``Signals``.
+  package init(descriptor: Int32 = 0, wakeDescriptor: Int32? = nil) {
     self.descriptor = descriptor
+    wakeOverride = wakeDescriptor
   }
 
   /// Reads the next line.
   ///
   /// - Returns: The line, an invalid line's error, the end of the input, or an interruption.
   package func next() -> Result {
-    var discarded = 0
     while true {
       if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
         let bytes = buffer[start..<newline]
         start = newline + 1
         compact()
-        if discarded > 0 {
-          return .invalid(.lineTooLong(bytes: discarded + bytes.count + 1, limit: Self.lineLimit))
-        }
-        return validate(bytes)
+        return finish(bytes, terminatorLength: 1)
       }
       if buffer.count - start > Self.lineLimit {
         discarded += buffer.count - start
@@ -55,10 +59,7 @@ package final class LineReader {
         let bytes = buffer[start...]
         buffer.removeAll()
         start = 0
-        if discarded > 0 {
-          return .invalid(.lineTooLong(bytes: discarded + bytes.count, limit: Self.lineLimit))
-        }
-        return validate(bytes)
+        return finish(bytes, terminatorLength: 0)
       }
       if !waitForInput() { return .interrupted }
       var chunk = [UInt8](repeating: 0, count: 16_384)
@@ -76,7 +77,7 @@ package final class LineReader {
 
   /// Waits until the input is readable; false when a signal arrived first (see ``Signals``).
   private func waitForInput() -> Bool {
-    let wake = Signals.wakeDescriptor
+    let wake = wakeOverride ?? Signals.wakeDescriptor
     var descriptors = [
       pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
       pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
@@ -90,6 +91,16 @@ package final class LineReader {
       if wake >= 0 && descriptors[1].revents != 0 { return false }
       if descriptors[0].revents != 0 { return true }
     }
+  }
+
+  /// The result for a complete line: too long if part of it was dropped, else the text.
+  private func finish(_ bytes: ArraySlice<UInt8>, terminatorLength: Int) -> Result {
+    defer { discarded = 0 }
+    guard discarded == 0 else {
+      return .invalid(
+        .lineTooLong(bytes: discarded + bytes.count + terminatorLength, limit: Self.lineLimit))
+    }
+    return validate(bytes)
   }
 
   private func validate(_ bytes: ArraySlice<UInt8>) -> Result {

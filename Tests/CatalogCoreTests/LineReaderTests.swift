@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import CatalogCore
+
+@Suite struct LineReaderTests {
+  /// A pipe's two ends, closed when the value is destroyed.
+  final class Pipe: Sendable {
+    let read: Int32
+    let write: Int32
+
+    init() throws {
+      var descriptors: [Int32] = [-1, -1]
+      try #require(pipe(&descriptors) == 0)
+      read = descriptors[0]
+      write = descriptors[1]
+    }
+
+    func send(_ bytes: [UInt8]) {
+      var offset = 0
+      while offset < bytes.count {
+        let count = bytes[offset...].withUnsafeBytes {
+          Foundation.write(write, $0.baseAddress, $0.count)
+        }
+        guard count > 0 else { return }
+        offset += count
+      }
+    }
+
+    func closeWriter() { close(write) }
+
+    deinit {
+      close(read)
+      close(write)
+    }
+  }
+
+  @Test func readsLinesAndTheLastUnterminatedOne() throws {
+    let input = try Pipe()
+    let reader = LineReader(descriptor: input.read, wakeDescriptor: -1)
+    input.send(Array("list\r\n\nselect 樱桃\nquit".utf8))
+    input.closeWriter()
+    #expect(reader.next() == .line("list"))
+    #expect(reader.next() == .line(""))
+    #expect(reader.next() == .line("select 樱桃"))
+    #expect(reader.next() == .line("quit"))
+    #expect(reader.next() == .end)
+  }
+
+  /// A signal in the middle of an over-long line must not turn the line's tail into a command.
+  @Test func anOverlongLineInterruptedBySignalIsStillReportedAsTooLong() throws {
+    let input = try Pipe()
+    let wake = try Pipe()
+    let reader = LineReader(descriptor: input.read, wakeDescriptor: wake.read)
+    let writer = Thread {
+      input.send([UInt8](repeating: UInt8(ascii: "x"), count: 70_000))
+      Thread.sleep(forTimeInterval: 0.3)
+      wake.send([1])  // what the signal handler does
+    }
+    writer.start()
+    #expect(reader.next() == .interrupted)
+    var drained: UInt8 = 0
+    _ = read(wake.read, &drained, 1)
+    input.send(Array("tail\nlist\n".utf8))
+    #expect(reader.next() == .invalid(.lineTooLong(bytes: 70_005, limit: LineReader.lineLimit)))
+    #expect(reader.next() == .line("list"))
+  }
+
+  @Test func invalidUTF8IsReportedAndReadingGoesOn() throws {
+    let input = try Pipe()
+    let reader = LineReader(descriptor: input.read, wakeDescriptor: -1)
+    input.send([0x73, 0xFF, 0x0A] + Array("list\n".utf8))
+    input.closeWriter()
+    #expect(reader.next() == .invalid(.invalidUTF8))
+    #expect(reader.next() == .line("list"))
+  }
+}
