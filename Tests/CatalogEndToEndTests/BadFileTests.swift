@@ -33,7 +33,7 @@ import Testing
   {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\ntab photo\nscene new side mango\nscene switch main\n")
-    try contents.write(to: URL(fileURLWithPath: sandbox.file("scenes/side.json")))
+    try sandbox.write(contents, to: "scenes/side.json")
     // `catalog state` reads without moving anything: it warns and shows the scene empty.
     let snapshot = try sandbox.run(["state", "--json"])
     #expect(snapshot.status == 0)
@@ -51,8 +51,7 @@ import Testing
     #expect(warnings.first?.contains("quarantine") == true)
     #expect(result.output.contains("Scene 'side' has no stored values."), "\(label)")
     #expect(sandbox.quarantined().count == 1 && sandbox.quarantined()[0].hasPrefix("scenes-side."))
-    let kept = try Data(
-      contentsOf: URL(fileURLWithPath: sandbox.file("quarantine/" + sandbox.quarantined()[0])))
+    let kept = try sandbox.contents(of: "quarantine/" + sandbox.quarantined()[0])
     #expect(kept == contents)
     // The other scene is intact.
     let main = try #require(
@@ -78,8 +77,7 @@ import Testing
   @Test func aBadSessionFileIsQuarantinedAndTheAppStarts() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\n")
-    try Data("{\"formatVersion\": 1, \"scenes\": [\"../../etc\"]}".utf8).write(
-      to: URL(fileURLWithPath: sandbox.file("session.json")))
+    try sandbox.write("{\"formatVersion\": 1, \"scenes\": [\"../../etc\"]}", to: "session.json")
     let result = try sandbox.run(input: "scenes\n")
     #expect(result.status == 0)
     #expect(result.errors.contains("session.json"))
@@ -107,8 +105,7 @@ import Testing
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\nscene new side\n")
     // What two crashes before the prompt leave behind: the counter at 2.
-    try Data("{\"formatVersion\": 1, \"unfinishedLaunches\": 2}".utf8).write(
-      to: URL(fileURLWithPath: sandbox.file("launch.json")))
+    try sandbox.write("{\"formatVersion\": 1, \"unfinishedLaunches\": 2}", to: "launch.json")
     let result = try sandbox.run(input: "scenes\nstate\n")
     #expect(result.status == 0)
     #expect(result.errors.contains("did not reach its prompt the last 2 times"))
@@ -168,7 +165,7 @@ import Testing
   @Test func badLinesAreOneLineErrorsWithStateUnchangedAndExitStatusOne() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\ntab photo\n")
-    let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.file("scenes/main.json")))
+    let before = try sandbox.contents(of: "scenes/main.json")
     var script = Data()
     script += Data("frobnicate\nselect\ntab\nscene new\nback 99\n".utf8)
     script += Data(repeating: UInt8(ascii: "x"), count: 1 << 20) + Data("\n".utf8)  // a 1 MB line
@@ -187,7 +184,7 @@ import Testing
     #expect(
       result.errorLines[7]
         == "error: the line is not valid UTF-8; check the terminal's or the script's encoding")
-    #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.file("scenes/main.json"))) == before)
+    #expect(try sandbox.contents(of: "scenes/main.json") == before)
   }
 
   @Test func aCleanScriptExitsZeroAndCommentsAreIgnored() throws {

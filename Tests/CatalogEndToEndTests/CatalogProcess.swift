@@ -97,6 +97,21 @@ final class CatalogSandbox {
 
   func file(_ relativePath: String) -> String { stateDirectory + "/" + relativePath }
 
+  /// Writes a file in the state directory, as a user or a crash might leave it.
+  func write(_ contents: Data, to relativePath: String) throws {
+    try contents.write(to: URL(fileURLWithPath: file(relativePath)))
+  }
+
+  /// Writes text to a file in the state directory.
+  func write(_ text: String, to relativePath: String) throws {
+    try write(Data(text.utf8), to: relativePath)
+  }
+
+  /// The contents of a file in the state directory.
+  func contents(of relativePath: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: file(relativePath)))
+  }
+
   func exists(_ relativePath: String) -> Bool {
     FileManager.default.fileExists(atPath: file(relativePath))
   }
