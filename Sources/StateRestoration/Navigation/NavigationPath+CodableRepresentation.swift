@@ -1,0 +1,173 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+extension NavigationPath {
+  /// A serializable form of a ``NavigationPath``, in SwiftUI's format: a flat JSON array of
+  /// strings, each element's registered type name then its JSON-encoded value, the last
+  /// element first.
+  ///
+  /// ```json
+  /// ["Swift.Bool","true","Swift.Int","42","Swift.String","\"hello\""]
+  /// ```
+  ///
+  /// is the path `"hello"`, `42`, `true`. Decoding never fails and never traps: what cannot be
+  /// decoded (an unknown type name, a value of the wrong shape, something that is not an
+  /// array of strings) ends the path there. The representation keeps its longest decodable
+  /// prefix from the root, and ``decodingError`` and ``droppedElementCount`` say what was
+  /// dropped and why.
+  public struct CodableRepresentation: Codable, Sendable, Equatable {
+    struct Item: Sendable {
+      let typeName: String
+      let json: String
+      let value: any Hashable & Sendable
+    }
+
+    let items: [Item]
+
+    /// Why decoding stopped early; nil when every element was decoded.
+    public let decodingError: NavigationPathError?
+
+    /// How many elements decoding dropped; 0 when every element was decoded, and when the
+    /// data was not an array at all.
+    public let droppedElementCount: Int
+
+    init(items: [Item]) {
+      self.items = items
+      decodingError = nil
+      droppedElementCount = 0
+    }
+
+    /// Decodes a representation from JSON data, keeping its longest decodable prefix.
+    ///
+    /// - Parameters:
+    ///   - jsonData: The data, as ``jsonData`` produced it.
+    ///   - registry: The element types to decode; the shared registry by default.
+    /// - Complexity: O(*n*) in the size of the data.
+    public init(jsonData: Data, registry: NavigationTypeRegistry = .shared) {
+      do {
+        let slots = try JSONDecoder().decode([Slot].self, from: jsonData)
+        self.init(strings: slots.map(\.string), registry: registry)
+      } catch DecodingError.typeMismatch {
+        self.init(items: [], error: .notAnArray, dropped: 0)
+      } catch {
+        self.init(items: [], error: .notJSON(reason: Self.reason(for: error)), dropped: 0)
+      }
+    }
+
+    /// Decodes a representation, keeping its longest decodable prefix; it uses the shared
+    /// registry.
+    ///
+    /// - Parameter decoder: The decoder.
+    /// - Throws: Nothing for content that does not decode: that ends the path instead.
+    public init(from decoder: any Decoder) throws {
+      guard var container = try? decoder.unkeyedContainer() else {
+        self.init(items: [], error: .notAnArray, dropped: 0)
+        return
+      }
+      var strings: [String?] = []
+      while !container.isAtEnd {
+        guard let slot = try? container.decode(Slot.self) else { break }
+        strings.append(slot.string)
+      }
+      self.init(strings: strings, registry: .shared)
+    }
+
+    /// Writes the representation as a flat array of strings.
+    ///
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.unkeyedContainer()
+      for item in items.reversed() {
+        try container.encode(item.typeName)
+        try container.encode(item.json)
+      }
+    }
+
+    /// The representation as compact JSON.
+    public var jsonData: Data {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.withoutEscapingSlashes]
+      // An array of strings always encodes.
+      return (try? encoder.encode(self)) ?? Data("[]".utf8)
+    }
+
+    /// Returns whether two representations write the same type names and values.
+    ///
+    /// - Parameters:
+    ///   - lhs: A representation.
+    ///   - rhs: Another representation.
+    /// - Returns: Whether they are equal.
+    public static func == (lhs: CodableRepresentation, rhs: CodableRepresentation) -> Bool {
+      lhs.items.map(\.typeName) == rhs.items.map(\.typeName)
+        && lhs.items.map(\.json) == rhs.items.map(\.json)
+        && lhs.decodingError == rhs.decodingError
+        && lhs.droppedElementCount == rhs.droppedElementCount
+    }
+
+    private init(items: [Item], error: NavigationPathError?, dropped: Int) {
+      self.items = items
+      decodingError = error
+      droppedElementCount = dropped
+    }
+
+    /// Decodes the strings from the root (the end of the array) until one does not decode.
+    private init(strings: [String?], registry: NavigationTypeRegistry) {
+      let total = (strings.count + 1) / 2
+      var items: [Item] = []
+      var problem: NavigationPathError?
+      var end = strings.count
+      while end >= 2 {
+        let position = items.count + 1
+        guard let typeName = strings[end - 2] else {
+          problem = .notAString(index: end - 1)
+          break
+        }
+        guard let json = strings[end - 1] else {
+          problem = .notAString(index: end)
+          break
+        }
+        guard let entry = registry.entry(named: typeName) else {
+          problem = .unknownTypeName(typeName, position: position)
+          break
+        }
+        do {
+          items.append(Item(typeName: typeName, json: json, value: try entry.decode(json)))
+        } catch {
+          problem = .undecodableValue(
+            typeName: typeName, position: position, reason: Self.reason(for: error))
+          break
+        }
+        end -= 2
+      }
+      if problem == nil, end == 1 {
+        problem = strings[0] == nil ? .notAString(index: 1) : .oddCount(strings.count)
+      }
+      self.init(items: items, error: problem, dropped: total - items.count)
+    }
+
+    private static func reason(for error: any Error) -> String {
+      switch error {
+      case DecodingError.dataCorrupted(let context),
+        DecodingError.typeMismatch(_, let context),
+        DecodingError.valueNotFound(_, let context),
+        DecodingError.keyNotFound(_, let context):
+        context.debugDescription.abbreviated
+      default:
+        "\(error)".abbreviated
+      }
+    }
+  }
+}
+
+/// One entry of the flat array: a string, or nil for anything else.
+private struct Slot: Decodable {
+  let string: String?
+
+  init(from decoder: any Decoder) throws {
+    string = try? decoder.singleValueContainer().decode(String.self)
+  }
+}

@@ -1,0 +1,131 @@
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// The stable names under which navigation path elements are written, and the types they
+/// decode to.
+///
+/// SwiftUI names an element's type after the module it happens to live in, so moving or
+/// renaming a type throws saved paths away. Here a name is chosen once and registered:
+///
+/// ```swift
+/// try NavigationTypeRegistry.register(Recipe.ID.self, as: "recipes.RecipeID")
+/// ```
+///
+/// The built-in names are `Swift.Int`, `Swift.String`, `Swift.Bool`, `Swift.Double`,
+/// `Foundation.UUID`, `Foundation.URL` and `Foundation.Date`, as SwiftUI writes them.
+public struct NavigationTypeRegistry: Sendable {
+  struct Entry: Sendable {
+    let name: String
+    let encode: @Sendable (any Hashable & Sendable) throws -> String
+    let decode: @Sendable (String) throws -> any Hashable & Sendable
+  }
+
+  private var entriesByName: [String: Entry] = [:]
+  private var namesByType: [ObjectIdentifier: String] = [:]
+
+  /// A registry of the built-in types only.
+  public static let builtIn: NavigationTypeRegistry = {
+    var registry = NavigationTypeRegistry(empty: ())
+    registry.add(Int.self, as: "Swift.Int")
+    registry.add(String.self, as: "Swift.String")
+    registry.add(Bool.self, as: "Swift.Bool")
+    registry.add(Double.self, as: "Swift.Double")
+    registry.add(UUID.self, as: "Foundation.UUID")
+    registry.add(URL.self, as: "Foundation.URL")
+    registry.add(Date.self, as: "Foundation.Date")
+    return registry
+  }()
+
+  private static let sharedRegistry = Mutex(builtIn)
+
+  /// The registry that ``NavigationPath/codable`` and ``NavigationPath/CodableRepresentation``
+  /// use unless told otherwise: the built-in types and those registered with
+  /// ``register(_:as:)``.
+  public static var shared: NavigationTypeRegistry {
+    sharedRegistry.withLock { $0 }
+  }
+
+  private init(empty: Void) {}
+
+  /// Creates a registry of the built-in types.
+  public init() {
+    self = Self.builtIn
+  }
+
+  /// The name a type is registered under, if it is.
+  ///
+  /// - Parameter type: The type.
+  /// - Returns: The stable name, or nil.
+  public func name(of type: Any.Type) -> String? {
+    namesByType[ObjectIdentifier(type)]
+  }
+
+  /// Registers a type under a name, in this registry.
+  ///
+  /// Registering the same type under the same name again does nothing.
+  ///
+  /// - Parameters:
+  ///   - type: The type of path elements to encode and decode.
+  ///   - name: The stable name written in front of each element's value.
+  /// - Throws: ``NavigationPathError/registrationConflict(name:)`` when the name or the type is
+  ///   already registered the other way.
+  public mutating func register<Value: Codable & Hashable & Sendable>(
+    _ type: Value.Type, as name: String
+  ) throws(NavigationPathError) {
+    let existingName = namesByType[ObjectIdentifier(type)]
+    if existingName == name { return }
+    guard existingName == nil, entriesByName[name] == nil, !name.isEmpty else {
+      throw .registrationConflict(name: name)
+    }
+    add(type, as: name)
+  }
+
+  /// Registers a type under a name in the ``shared`` registry, for the whole program.
+  ///
+  /// - Parameters:
+  ///   - type: The type of path elements to encode and decode.
+  ///   - name: The stable name written in front of each element's value.
+  /// - Throws: ``NavigationPathError/registrationConflict(name:)`` when the name or the type is
+  ///   already registered the other way.
+  public static func register<Value: Codable & Hashable & Sendable>(
+    _ type: Value.Type, as name: String
+  ) throws(NavigationPathError) {
+    try sharedRegistry.withLock { registry throws(NavigationPathError) in
+      try registry.register(type, as: name)
+    }
+  }
+
+  func entry(named name: String) -> Entry? {
+    entriesByName[name]
+  }
+
+  func entry(for value: any Hashable & Sendable) -> Entry? {
+    name(of: type(of: value)).flatMap { entriesByName[$0] }
+  }
+
+  private mutating func add<Value: Codable & Hashable & Sendable>(
+    _ type: Value.Type, as name: String
+  ) {
+    let entry = Entry(
+      name: name,
+      encode: { value in
+        guard let typed = value as? Value else {
+          throw EncodingError.invalidValue(
+            value, .init(codingPath: [], debugDescription: "not a \(name)"))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(typed), as: UTF8.self)
+      },
+      decode: { json in
+        try JSONDecoder().decode(Value.self, from: Data(json.utf8))
+      })
+    entriesByName[name] = entry
+    namesByType[ObjectIdentifier(type)] = name
+  }
+}

@@ -1,0 +1,149 @@
+import Observation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// Turns a URL into a change of a navigation path: one step of deep-link handling.
+///
+/// A processor claims the URLs it understands and ignores the rest, so that a
+/// ``RouteManager`` can ask several in turn.
+public protocol URLProcessor<Route> {
+  /// The elements of the path.
+  associatedtype Route: Hashable & Sendable
+
+  /// Rewrites the path for a URL, if the URL is one this processor handles.
+  ///
+  /// - Parameters:
+  ///   - url: The URL.
+  ///   - path: The path, root first; changes to it are kept only when this returns true.
+  /// - Returns: Whether this processor handled the URL.
+  /// - Throws: An error naming what is wrong with a URL it handles; the path is then left
+  ///   as it was.
+  func process(_ url: URL, path: inout [Route]) throws -> Bool
+}
+
+/// Owns a scene's navigation path and routes deep links into it, like the route managers of
+/// SwiftUI apps.
+///
+/// The manager is `Observable`: views (and anything else) that read ``path`` inside
+/// `withObservationTracking` hear of each change, and ``onPathChange(_:)`` handlers run after
+/// each change with the new path, which is how a scene saves its path on every change:
+///
+/// ```swift
+/// let routes = RouteManager<Route>(urlProcessors: [ProductLinks()])
+/// routes.onPathChange { _ in
+///   storage[navigationStateKey] = try? routes.toData()
+/// }
+/// try routes.open(url)
+/// ```
+@Observable
+public final class RouteManager<Route: Hashable & Sendable> {
+  /// The navigation path, root first.
+  public var path: [Route] {
+    didSet {
+      guard path != oldValue else { return }
+      for handler in changeHandlers { handler(path) }
+    }
+  }
+
+  /// The processors ``open(_:)`` asks, in order.
+  @ObservationIgnored public var urlProcessors: [any URLProcessor<Route>]
+
+  @ObservationIgnored private var changeHandlers: [([Route]) -> Void] = []
+
+  /// Creates a manager.
+  ///
+  /// - Parameters:
+  ///   - path: The initial path, root first.
+  ///   - urlProcessors: The processors for ``open(_:)``, asked in order.
+  public init(path: [Route] = [], urlProcessors: [any URLProcessor<Route>] = []) {
+    self.path = path
+    self.urlProcessors = urlProcessors
+  }
+
+  /// Calls a handler after every change of ``path``, with the new path.
+  ///
+  /// - Parameter handler: The handler; it is kept as long as the manager.
+  public func onPathChange(_ handler: @escaping ([Route]) -> Void) {
+    changeHandlers.append(handler)
+  }
+
+  /// Pushes a route.
+  ///
+  /// - Parameter route: The route to show on top.
+  public func push(_ route: Route) {
+    path.append(route)
+  }
+
+  /// Pops routes off the path.
+  ///
+  /// - Parameter count: How many; the path stops at the root.
+  public func pop(_ count: Int = 1) {
+    path.removeLast(min(max(count, 0), path.count))
+  }
+
+  /// Pops to the root.
+  public func popToRoot() {
+    path.removeAll()
+  }
+
+  /// Routes a URL through the processors; the first that handles it changes the path.
+  ///
+  /// - Parameter url: The URL.
+  /// - Returns: Whether a processor handled it; false leaves the path as it was.
+  /// - Throws: The error of a processor that rejected the URL; the path is left as it was.
+  @discardableResult
+  public func open(_ url: URL) throws -> Bool {
+    for processor in urlProcessors {
+      var proposed = path
+      if try processor.process(url, path: &proposed) {
+        path = proposed
+        return true
+      }
+    }
+    return false
+  }
+}
+
+extension RouteManager where Route: Codable {
+  /// The path in ``NavigationPath``'s codable representation.
+  ///
+  /// - Parameter registry: Where `Route` is registered; the shared registry by default.
+  /// - Returns: The JSON data.
+  /// - Throws: ``NavigationPathError/unregisteredType(position:typeName:)`` when `Route` has no
+  ///   registered name, or an encoding error for a route that cannot be written.
+  public func toData(using registry: NavigationTypeRegistry = .shared) throws(NavigationPathError)
+    -> Data
+  {
+    try NavigationPath(path).codableRepresentation(using: registry).jsonData
+  }
+
+  /// Restores the path from data that ``toData(using:)`` wrote: its longest decodable prefix.
+  ///
+  /// - Parameters:
+  ///   - data: The data.
+  ///   - registry: Where `Route` is registered; the shared registry by default.
+  /// - Returns: Why part of the path was dropped, or nil when it was restored whole.
+  @discardableResult
+  public func restore(from data: Data, using registry: NavigationTypeRegistry = .shared)
+    -> NavigationPathError?
+  {
+    let representation = NavigationPath.CodableRepresentation(jsonData: data, registry: registry)
+    let decoded = NavigationPath(representation)
+    var routes: [Route] = []
+    for index in 0..<decoded.count {
+      guard let route = decoded.element(at: index, as: Route.self) else {
+        path = routes
+        let typeName = String(reflecting: type(of: decoded.elements[index]))
+        return .undecodableValue(
+          typeName: typeName, position: index + 1, reason: "not a '\(Route.self)'")
+      }
+      routes.append(route)
+    }
+    path = routes
+    return representation.decodingError
+  }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import StateRestoration
+import Testing
+
+/// A type with its own registered name; unregistered in the shared registry.
+struct Recipe: Codable, Hashable, Sendable {
+  var title: String
+  var servings: Int
+}
+
+/// Codable, but never registered anywhere.
+struct Unregistered: Codable, Hashable, Sendable {
+  var value: Int
+}
+
+/// Hashable but not Codable.
+struct Opaque: Hashable, Sendable {
+  var value: Int
+}
+
+@Suite struct NavigationPathTests {
+  static let registry: NavigationTypeRegistry = {
+    var registry = NavigationTypeRegistry()
+    try? registry.register(Recipe.self, as: "tests.Recipe")
+    return registry
+  }()
+
+  static let identifier = UUID(uuidString: "FA542E3D-4895-4A6D-AB1B-1D2E4E8A3F61") ?? UUID()
+
+  static let paths: [(String, NavigationPath)] = [
+    ("empty", NavigationPath()),
+    ("one string", NavigationPath(["hello"])),
+    ("integers", NavigationPath([1, 2, 3])),
+    ("heterogeneous", heterogeneous),
+    ("a thousand elements", NavigationPath(0..<1000)),
+    (
+      "awkward strings",
+      NavigationPath(["", "quote \" and slash / and \\", "樱桃 🍒", "line\nbreak"])
+    ),
+  ]
+
+  static var heterogeneous: NavigationPath {
+    var path = NavigationPath()
+    path.append(identifier)
+    path.append(2015)
+    path.append("text")
+    path.append(true)
+    path.append(2.5)
+    path.append(URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/"))
+    path.append(Date(timeIntervalSinceReferenceDate: 726_000_000.5))
+    path.append(Recipe(title: "Cherry pie", servings: 8))
+    return path
+  }
+
+  @Test(arguments: paths)
+  func roundTripsThroughJSON(name: String, path: NavigationPath) throws {
+    let representation = try path.codableRepresentation(using: Self.registry)
+    let decoded = NavigationPath.CodableRepresentation(
+      jsonData: representation.jsonData, registry: Self.registry)
+    #expect(decoded.decodingError == nil)
+    #expect(decoded.droppedElementCount == 0)
+    #expect(NavigationPath(decoded) == path)
+    #expect(NavigationPath(decoded).count == path.count)
+  }
+
+  @Test func roundTripsThroughAnEnclosingCodable() throws {
+    struct Saved: Codable { var path: NavigationPath.CodableRepresentation }
+    let path = NavigationPath([Self.identifier, Self.identifier])
+    let data = try JSONEncoder().encode(Saved(path: try #require(path.codable)))
+    let decoded = try JSONDecoder().decode(Saved.self, from: data)
+    #expect(NavigationPath(decoded.path) == path)
+  }
+
+  @Test func encodesInSwiftUIsFormatLastElementFirst() throws {
+    var path = NavigationPath()
+    path.append("hello")
+    path.append(42)
+    path.append(true)
+    let json = String(decoding: try #require(path.codable).jsonData, as: UTF8.self)
+    #expect(json == #"["Swift.Bool","true","Swift.Int","42","Swift.String","\"hello\""]"#)
+    let decoded = NavigationPath(NavigationPath.CodableRepresentation(jsonData: Data(json.utf8)))
+    #expect(decoded == path)
+    #expect(decoded.element(at: 0, as: String.self) == "hello")
+    #expect(decoded.element(at: 2, as: Bool.self) == true)
+  }
+
+  @Test func writesTheBuiltInNames() throws {
+    let json = String(
+      decoding: try #require(NavigationPath([Self.identifier]).codable).jsonData, as: UTF8.self)
+    #expect(json == #"["Foundation.UUID","\"FA542E3D-4895-4A6D-AB1B-1D2E4E8A3F61\""]"#)
+    let names = [
+      NavigationTypeRegistry.builtIn.name(of: Double.self),
+      NavigationTypeRegistry.builtIn.name(of: URL.self),
+      NavigationTypeRegistry.builtIn.name(of: Date.self),
+    ]
+    #expect(names == ["Swift.Double", "Foundation.URL", "Foundation.Date"])
+  }
+
+  @Test func hasNoCodableRepresentationWithANonCodableElement() {
+    var path = NavigationPath([1, 2])
+    path.append(Opaque(value: 3))
+    #expect(path.codable == nil)
+    #expect(
+      throws: NavigationPathError.notCodable(position: 3, typeName: "StateRestorationTests.Opaque")
+    ) {
+      try path.codableRepresentation()
+    }
+    path.removeLast()
+    #expect(path.codable != nil)
+  }
+
+  @Test func namesAnUnregisteredCodableElement() {
+    let path = NavigationPath([Unregistered(value: 1)])
+    #expect(path.codable == nil)
+    #expect(
+      throws: NavigationPathError.unregisteredType(
+        position: 1, typeName: "StateRestorationTests.Unregistered")
+    ) { try path.codableRepresentation() }
+  }
+
+  @Test func refusesConflictingRegistrations() throws {
+    var registry = NavigationTypeRegistry()
+    try registry.register(Recipe.self, as: "tests.Recipe")
+    try registry.register(Recipe.self, as: "tests.Recipe")
+    #expect(throws: NavigationPathError.registrationConflict(name: "tests.Other")) {
+      try registry.register(Recipe.self, as: "tests.Other")
+    }
+    #expect(throws: NavigationPathError.registrationConflict(name: "Swift.Int")) {
+      try registry.register(Unregistered.self, as: "Swift.Int")
+    }
+  }
+
+  @Test func editsLikeAStack() {
+    var path = NavigationPath()
+    #expect(path.isEmpty)
+    path.append(1)
+    path.append("two")
+    path.append(3)
+    #expect(path.count == 3)
+    path.removeLast(2)
+    #expect(path == NavigationPath([1]))
+    #expect(path != NavigationPath(["1"]))
+    path.removeLast()
+    #expect(path.isEmpty)
+  }
+
+  static let junk: [(String, String, expectedCount: Int, NavigationPathError?, dropped: Int)] = [
+    ("not JSON", "Swift.Int 1", 0, .notJSON(reason: ""), 0),
+    ("not an array", #"{"Swift.Int":"1"}"#, 0, .notAnArray, 0),
+    ("a bare string", #""Swift.Int""#, 0, .notAnArray, 0),
+    ("empty", "[]", 0, nil, 0),
+    ("odd count", #"["Swift.Int","Swift.Int","2","Swift.Int","1"]"#, 2, .oddCount(5), 1),
+    (
+      "unknown type in the middle",
+      #"["Swift.Int","3","App.Renamed","{}","Swift.Int","1"]"#, 1,
+      .unknownTypeName("App.Renamed", position: 2), 2
+    ),
+    (
+      "value that does not decode",
+      #"["Swift.Int","1","Foundation.UUID","\"not-a-uuid\""]"#, 0,
+      .undecodableValue(typeName: "Foundation.UUID", position: 1, reason: ""), 2
+    ),
+    ("a number among the strings", #"["Swift.Int","3",7,"1"]"#, 0, .notAString(index: 3), 2),
+    ("nested arrays", #"["Swift.Int","2",["Swift.Int"],"1"]"#, 0, .notAString(index: 3), 2),
+  ]
+
+  @Test(arguments: junk)
+  func decodesTheLongestValidPrefixOfJunk(
+    name: String, json: String, expectedCount: Int, error: NavigationPathError?, dropped: Int
+  ) {
+    let representation = NavigationPath.CodableRepresentation(jsonData: Data(json.utf8))
+    let path = NavigationPath(representation)
+    #expect(path.count == expectedCount)
+    #expect(path == NavigationPath(1...max(1, expectedCount)).prefix(expectedCount))
+    #expect(representation.droppedElementCount == dropped)
+    #expect(representation.decodingError.map(Self.withoutReason) == error.map(Self.withoutReason))
+    #expect(representation.decodingError?.localizedDescription.contains("\n") != true)
+  }
+
+  /// The error with the decoder's wording taken out, which is not ours to pin down.
+  static func withoutReason(_ error: NavigationPathError) -> NavigationPathError {
+    switch error {
+    case .notJSON: .notJSON(reason: "")
+    case .undecodableValue(let typeName, let position, _):
+      .undecodableValue(typeName: typeName, position: position, reason: "")
+    default: error
+    }
+  }
+
+  @Test func survivesDeepNestingAndHugeStrings() {
+    let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+    let nested = NavigationPath.CodableRepresentation(jsonData: Data(deep.utf8))
+    #expect(NavigationPath(nested).isEmpty)
+    #expect(nested.decodingError != nil)
+
+    let deepValue =
+      #"["Swift.Int",""# + String(repeating: "[", count: 100_000) + #"","Swift.Int","1"]"#
+    let inner = NavigationPath.CodableRepresentation(jsonData: Data(deepValue.utf8))
+    #expect(NavigationPath(inner) == NavigationPath([1]))
+
+    let huge = String(repeating: "x", count: 4_000_000)
+    let hugeName = NavigationPath.CodableRepresentation(
+      jsonData: Data(#"["\#(huge)","1","Swift.Int","1"]"#.utf8))
+    #expect(NavigationPath(hugeName) == NavigationPath([1]))
+    let message = hugeName.decodingError?.localizedDescription ?? ""
+    #expect(message.count < 200)
+
+    let hugeString = NavigationPath([huge])
+    let decoded = NavigationPath.CodableRepresentation(
+      jsonData: hugeString.codable?.jsonData ?? Data())
+    #expect(NavigationPath(decoded) == hugeString)
+  }
+}
+
+extension NavigationPath {
+  /// The first elements, for comparing prefixes in tests.
+  fileprivate func prefix(_ count: Int) -> NavigationPath {
+    var path = self
+    path.removeLast(self.count - count)
+    return path
+  }
+}
