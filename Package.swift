@@ -48,7 +48,7 @@ let package = Package(
     .testTarget(
       name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
     .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore", "TestSupport"]),
-    .testTarget(name: "CatalogEndToEndTests", dependencies: ["catalog"]),
+    .testTarget(name: "CatalogEndToEndTests", dependencies: ["catalog", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 
 /// What can go wrong running a command; each message says what went wrong and what to do.
@@ -36,18 +37,24 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case invalidUTF8
   /// An input line with a control character.
   case controlCharacter(UInt32)
+  /// A deep link that is malformed or unknown; `problem` names the bad part.
+  case invalidLink(String, problem: String)
+  /// A push beyond the deepest path a scene keeps.
+  case pathTooDeep(limit: Int)
+  /// A link for one scene opened with `--scene` naming another.
+  case linkSceneMismatch(link: String, option: String)
 
   package var errorDescription: String? {
     switch self {
     case .unknownCommand(let word, let suggestion):
-      "unknown command '\(word)'"
+      "unknown command '\(word.abbreviated)'"
         + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'help' for the list")
     case .missingArgument(let usage):
       "missing argument; usage: \(usage)"
     case .unexpectedArgument(let argument, let usage):
-      "unexpected argument '\(argument)'; usage: \(usage)"
+      "unexpected argument '\(argument.abbreviated)'; usage: \(usage)"
     case .invalidArgument(let argument, let expected):
-      "'\(argument)' is not \(expected)"
+      "'\(argument.abbreviated)' is not \(expected)"
     case .noProductShown(let command):
       "'\(command)' needs a product; select one first, e.g. 'select 1'"
     case .editorNotOpen(let command):
@@ -59,11 +66,11 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
     case .emptyName:
       "the name is empty; type 'name TEXT' to set it before 'done'"
     case .invalidSceneName(let name):
-      "'\(name)' is not a valid scene name; use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)"
+      "'\(name.abbreviated)' is not a valid scene name; use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)"
     case .sceneAlreadyOpen(let name):
       "scene '\(name)' is already open; type 'scene switch \(name)' to go to it"
     case .noSuchScene(let name, let open):
-      "no open scene named '\(name)'; open scenes: \(open.joined(separator: ", "))"
+      "no open scene named '\(name.abbreviated)'; open scenes: \(open.joined(separator: ", "))"
     case .sceneOwned(let name, let pid):
       "scene '\(name)' is open in another catalog process" + (pid.map { " (pid \($0))" } ?? "")
         + "; quit it there first, or choose another scene"
@@ -77,6 +84,12 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "the line is not valid UTF-8; check the terminal's or the script's encoding"
     case .controlCharacter(let value):
       "the line contains the control character U+\(String(format: "%04X", value)); remove it and try again"
+    case .invalidLink(let link, let problem):
+      "'\(link.abbreviated)' is not a valid link: \(problem)"
+    case .pathTooDeep(let limit):
+      "the path is already \(limit) elements deep; go back ('back' or 'root') before pushing more"
+    case .linkSceneMismatch(let link, let option):
+      "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
     }
   }
 }

@@ -23,18 +23,18 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   public var errorDescription: String? {
     switch self {
     case .noMatch(let reference, let suggestion):
-      "no product matches '\(reference)'"
+      "no product matches '\(reference.abbreviated)'"
         + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")
     case .ambiguous(let reference, let candidates):
-      "'\(reference)' matches \(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
+      "'\(reference.abbreviated)' matches \(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
     case .numberOutOfRange(let number, let count):
       "there is no product number \(number); the list has \(count) products"
     case .invalidName(let reason):
       "the name \(reason)"
     case .invalidYear(let text):
-      "the year '\(text)' is not a whole number from 1900 to 2100"
+      "the year '\(text.abbreviated)' is not a whole number from 1900 to 2100"
     case .invalidPrice(let text, let reason):
-      "the price '\(text)' \(reason)"
+      "the price '\(text.abbreviated)' \(reason)"
     case .catalogReadOnly(let path, let reason):
       "edits are refused because the catalog '\(path)' cannot be read (\(reason)); fix or move it, then restart"
     case .productRemoved(let name):

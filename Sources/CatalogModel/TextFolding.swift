@@ -7,3 +7,10 @@ extension String {
     folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
   }
 }
+
+extension String {
+  /// The string cut to 80 characters, for messages that quote what someone typed.
+  package var abbreviated: String {
+    count <= 80 ? self : prefix(79) + "…"
+  }
+}

@@ -116,6 +116,16 @@ final class CatalogSandbox {
     FileManager.default.fileExists(atPath: file(relativePath))
   }
 
+  /// Deletes a product from the user's catalog file by hand, as a person with an editor might.
+  func removeProductFromDataFile(named name: String) throws {
+    let catalogURL = URL(fileURLWithPath: dataDirectory + "/products.json")
+    var file = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: catalogURL)) as? [String: Any])
+    let products = try #require(file["products"] as? [[String: Any]])
+    file["products"] = products.filter { $0["name"] as? String != name }
+    try JSONSerialization.data(withJSONObject: file).write(to: catalogURL)
+  }
+
   func quarantined() -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: file("quarantine")))?.sorted() ?? []
   }

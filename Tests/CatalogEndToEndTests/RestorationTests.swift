@@ -134,18 +134,13 @@ import Testing
   @Test func aProductRemovedFromTheDataFileIsDroppedFromTheRestoredPathWithANote() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\nedit\nname Morello\n")
-    let catalogURL = URL(fileURLWithPath: sandbox.dataDirectory + "/products.json")
-    var file = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: catalogURL)) as? [String: Any])
-    let products = try #require(file["products"] as? [[String: Any]])
-    file["products"] = products.filter { $0["name"] as? String != "Cherries" }
-    try JSONSerialization.data(withJSONObject: file).write(to: catalogURL)
+    try sandbox.removeProductFromDataFile(named: "Cherries")
 
     let result = try sandbox.run(input: "state\n")
     #expect(result.status == 0)
     #expect(
       result.errorLines == [
-        "warning: scene 'main': dropped 1 element(s) of the saved path: a product is no longer in the catalog; closed the editor, which had no product"
+        "warning: scene 'main': dropped 1 element of the saved path: a product is no longer in the catalog; closed the editor, which had no product"
       ])
     #expect(!result.output.contains(Self.cherries))
     // The repaired scene was saved: the next launch has nothing to say.

@@ -22,28 +22,11 @@ extension AppState {
     case .list:
       return CommandResult(state: state, output: render.productList(catalog))
 
-    case .select(let reference):
-      try scene.refuseWhileEditing("select")
-      let product = try catalog.product(matching: reference)
-      scene.path = ScenePath([.product(product.identifier)])
-      state.activeScene = scene
-      return CommandResult(state: state, output: render.detail(product, tab: scene.selectedTab))
+    case .select, .push, .back, .root, .path, .open:
+      return try applyingNavigation(command, environment: environment)
 
-    case .back(let count):
-      try scene.refuseWhileEditing("back")
-      let depth = scene.path.routes.count
-      guard count <= depth else {
-        throw CatalogCoreError.cannotGoBack(requested: count, depth: depth)
-      }
-      scene.path = ScenePath(Array(scene.path.routes.dropLast(count)))
-      state.activeScene = scene
-      return CommandResult(state: state, output: render.location(of: scene, in: catalog))
-
-    case .root:
-      try scene.refuseWhileEditing("root")
-      scene.path = ScenePath()
-      state.activeScene = scene
-      return CommandResult(state: state, output: render.location(of: scene, in: catalog))
+    case .year where !scene.isEditing:
+      return try applyingNavigation(command, environment: environment)
 
     case .tab(let tab):
       try scene.refuseWhileEditing("tab")
@@ -63,13 +46,13 @@ extension AppState {
       state.activeScene = scene
       return CommandResult(state: state, output: render.editor(scene.draft, of: product))
 
-    case .setName(let text), .setYear(let text), .setPrice(let text):
+    case .setName(let text), .year(let text), .setPrice(let text):
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: command.word) }
       let product = try shownProduct(for: command.word)
       var draft = scene.draft
       switch command {
       case .setName: draft.name = text
-      case .setYear: draft.year = text
+      case .year: draft.year = text
       default: draft.price = text
       }
       scene.draft = draft
@@ -107,13 +90,11 @@ extension AppState {
       guard state.scene(named: name.rawValue) == nil else {
         throw CatalogCoreError.sceneAlreadyOpen(name.rawValue)
       }
-      var newScene = Scene(name: name)
       let product = try reference.map { try catalog.product(matching: $0) }
+      try state.openScene(name, environment: environment)
+      var newScene = state.activeScene
       if let product { newScene.path = ScenePath([.product(product.identifier)]) }
-      try environment.claimScene(name)
-      state.scenes.append(newScene)
-      state.activeSceneName = name
-      state.updatePhases()
+      state.activeScene = newScene
       let shown = product.map { "\n" + render.detail($0, tab: newScene.selectedTab) } ?? ""
       return CommandResult(state: state, output: "Opened scene '\(name)'." + shown)
 
@@ -157,7 +138,20 @@ extension AppState {
     }
   }
 
-  private func shownProduct(for command: String) throws -> Product {
+  /// Opens a scene this process does not have open yet and makes it active.
+  ///
+  /// - Parameters:
+  ///   - name: The scene.
+  ///   - environment: Where the scene is claimed.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when another process owns it.
+  mutating func openScene(_ name: SceneName, environment: some AppEnvironment) throws {
+    try environment.claimScene(name)
+    scenes.append(Scene(name: name))
+    activeSceneName = name
+    updatePhases()
+  }
+
+  func shownProduct(for command: String) throws -> Product {
     guard let product = shownProduct else {
       throw CatalogCoreError.noProductShown(command: command)
     }
@@ -166,7 +160,7 @@ extension AppState {
 }
 
 extension Scene {
-  fileprivate func refuseWhileEditing(_ command: String) throws {
+  func refuseWhileEditing(_ command: String) throws {
     if isEditing { throw CatalogCoreError.editorOpen(command: command) }
   }
 }
@@ -177,12 +171,15 @@ extension Command {
     switch self {
     case .list: "list"
     case .select: "select"
+    case .push: "push"
+    case .year: "year"
     case .back: "back"
     case .root: "root"
+    case .path: "path"
+    case .open: "open"
     case .tab: "tab"
     case .edit: "edit"
     case .setName: "name"
-    case .setYear: "year"
     case .setPrice: "price"
     case .done: "done"
     case .cancel: "cancel"

@@ -48,6 +48,9 @@ package enum CatalogMain {
         for warning in snapshot.warnings { errors.line("warning: \(warning)") }
         output.line(json ? snapshot.json.rendered() : StateText.render(snapshot.state))
         return ExitStatus.success
+      case .open(let link):
+        return try openLink(
+          link, LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
       case .repl:
         return try runREPL(
           LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
@@ -56,6 +59,21 @@ package enum CatalogMain {
       errors.line("error: \(error.localizedDescription)")
       return ExitStatus.failure
     }
+  }
+
+  /// `catalog open URL`: restores the state, delivers the link, saves, and prints the result.
+  private static func openLink(_ link: String, _ options: LaunchOptions) throws -> Int32 {
+    let parsed = try DeepLink.parse(link)
+    if let linked = parsed.scene, let option = options.scene, linked != option {
+      throw CatalogCoreError.linkSceneMismatch(link: linked.rawValue, option: option.rawValue)
+    }
+    let (store, state, warnings) = try AppStore.launch(options)
+    for warning in warnings { TextOutput.standardError.line("warning: \(warning)") }
+    try store.markReady()
+    let result = try state.applying(.open(link), environment: store.environment)
+    try store.commit(from: state, to: result.state)
+    TextOutput.standardOutput.line(result.output)
+    return ExitStatus.success
   }
 
   private static func runREPL(_ options: LaunchOptions) throws -> Int32 {

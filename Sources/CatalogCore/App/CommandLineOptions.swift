@@ -8,6 +8,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     case repl
     /// `state [--json]`: print the saved state.
     case state(json: Bool)
+    /// `open URL`: restore, then handle a deep link, as a cold launch from a link does.
+    case open(String)
     /// `--help`.
     case help
     /// `--version`.
@@ -28,6 +30,7 @@ package struct CommandLineOptions: Sendable, Hashable {
 
   package static let usage = """
     usage: catalog [--scene NAME] [--state-dir DIR] [--data-dir DIR] [--fresh] [--color WHEN]
+           catalog open URL [--scene NAME]
            catalog state [--json]
            catalog --help | --version
 
@@ -43,6 +46,9 @@ package struct CommandLineOptions: Sendable, Hashable {
       -h, --help        show this help
       --version         show the version
 
+    'catalog open' restores the saved state, follows a catalog:// link (for
+    example catalog://product/Cherries?tab=photo), saves, and prints where it went.
+
     Type 'help' in the REPL for its commands.
     """
 
@@ -53,6 +59,7 @@ package struct CommandLineOptions: Sendable, Hashable {
   package init(_ arguments: [String]) throws {
     var remaining = arguments[...]
     var subcommand: String?
+    var link: String?
     var json = false
     while let argument = remaining.popFirst() {
       var name = argument
@@ -90,15 +97,26 @@ package struct CommandLineOptions: Sendable, Hashable {
         color = mode
       default:
         if name.hasPrefix("-") { throw CommandLineError("unknown option '\(name)'") }
+        if subcommand == "open", link == nil {
+          link = argument
+          continue
+        }
         guard subcommand == nil else { throw CommandLineError("unexpected argument '\(argument)'") }
-        guard argument == "state" else { throw CommandLineError("unknown command '\(argument)'") }
+        guard ["state", "open"].contains(argument) else {
+          throw CommandLineError("unknown command '\(argument)'")
+        }
         subcommand = argument
       }
     }
-    if subcommand == "state" {
-      action = .state(json: json)
-    } else if json {
+    if json && subcommand != "state" {
       throw CommandLineError("'--json' goes with 'catalog state'")
+    }
+    switch subcommand {
+    case "state": action = .state(json: json)
+    case "open":
+      guard let link else { throw CommandLineError("'open' needs a URL") }
+      action = .open(link)
+    default: break
     }
   }
 }

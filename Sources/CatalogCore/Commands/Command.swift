@@ -6,18 +6,24 @@ package enum Command: Sendable, Hashable {
   case list
   /// `select PRODUCT`: show a product's detail.
   case select(String)
+  /// `push PRODUCT`: push a product's detail onto the path.
+  case push(String)
+  /// `year YYYY`: in the editor, the draft year; elsewhere, push the year's list.
+  case year(String)
   /// `back [N]`: pop N elements.
   case back(Int)
   /// `root`: pop to the product list.
   case root
+  /// `path [--codable]`: show the navigation path, or its codable JSON.
+  case path(codable: Bool)
+  /// `open URL`: handle a deep link.
+  case open(String)
   /// `tab detail|photo`.
   case tab(Tabs)
   /// `edit`: present the editor.
   case edit
   /// `name TEXT` in the editor.
   case setName(String)
-  /// `year N`: the draft year in the editor.
-  case setYear(String)
   /// `price X` in the editor.
   case setPrice(String)
   /// `done`: validate and save the draft.

@@ -5,8 +5,8 @@ import StateRestoration
 package enum CommandParser {
   /// The command words, for suggestions and help.
   package static let commandWords = [
-    "list", "select", "back", "root", "tab", "edit", "name", "year", "price", "done", "cancel",
-    "scenes", "scene", "state", "help", "quit", "exit",
+    "list", "select", "push", "year", "back", "root", "path", "open", "tab", "edit", "name",
+    "price", "done", "cancel", "scenes", "scene", "state", "help", "quit", "exit",
   ]
 
   /// Parses one line.
@@ -27,6 +27,14 @@ package enum CommandParser {
     switch word.lowercased() {
     case "list": return try noArguments(.list, rest, usage: "list")
     case "select": return .select(try required(rest, usage: "select PRODUCT"))
+    case "push": return .push(try required(rest, usage: "push PRODUCT"))
+    case "path":
+      switch rest {
+      case "": return .path(codable: false)
+      case "--codable": return .path(codable: true)
+      default: throw CatalogCoreError.unexpectedArgument(rest, usage: "path [--codable]")
+      }
+    case "open": return .open(try required(rest, usage: "open URL"))
     case "back":
       guard !rest.isEmpty else { return .back(1) }
       guard let count = Int(rest), count > 0, rest.allSatisfy(\.isASCII) else {
@@ -43,7 +51,7 @@ package enum CommandParser {
       return .tab(tab)
     case "edit": return try noArguments(.edit, rest, usage: "edit")
     case "name": return .setName(try required(rest, usage: "name TEXT"))
-    case "year": return .setYear(try required(rest, usage: "year YYYY"))
+    case "year": return .year(try required(rest, usage: "year YYYY"))
     case "price": return .setPrice(try required(rest, usage: "price X"))
     case "done": return try noArguments(.done, rest, usage: "done")
     case "cancel": return try noArguments(.cancel, rest, usage: "cancel")

@@ -19,6 +19,20 @@ package enum Help {
           summary: "show a product's detail (by number, UUID, or name prefix)",
           example: "select cher"),
         Entry(
+          words: ["push"], usage: "push PRODUCT",
+          summary: "push a product's detail onto the path", example: "push mango"),
+        Entry(
+          words: ["year"], usage: "year YYYY",
+          summary: "push the list of a year's products (in the editor: set the draft year)",
+          example: "year 2015"),
+        Entry(
+          words: ["path"], usage: "path [--codable]",
+          summary: "show the navigation path, or its saved JSON", example: "path --codable"),
+        Entry(
+          words: ["open"], usage: "open URL",
+          summary: "follow a catalog:// link, e.g. products, product/ID, year/YYYY, scene/NAME/…",
+          example: "open catalog://product/Cherries?tab=photo"),
+        Entry(
           words: ["tab"], usage: "tab detail|photo", summary: "switch the detail tab",
           example: "tab photo"),
         Entry(
@@ -38,7 +52,7 @@ package enum Help {
           words: ["name"], usage: "name TEXT", summary: "in the editor: change the draft name",
           example: "name Morello"),
         Entry(
-          words: ["year"], usage: "year YYYY",
+          words: [], usage: "year YYYY",
           summary: "in the editor: change the draft year (1900–2100)", example: "year 2016"),
         Entry(
           words: ["price"], usage: "price X",

@@ -1,15 +1,21 @@
 import Foundation
+import StateRestoration
 
 /// One element of a scene's navigation path.
 package enum Route: Sendable, Hashable {
   /// A product's detail.
   case product(UUID)
+  /// The list of a year's products.
+  case year(Int)
+
+  /// The years a path may hold, as the editor accepts them.
+  package static let years = 1900...2100
+
 }
 
 /// A scene's navigation path, from the root (the product list) to what is on top.
 ///
-/// It is stored under `navigationState` in SwiftUI's codable representation: a flat JSON array
-/// of strings, type name then JSON-encoded value, last element first.
+/// It is stored under `navigationState` as a `NavigationPath`'s codable representation.
 package struct ScenePath: Sendable, Hashable {
   /// The elements, root first.
   package var routes: [Route]
@@ -27,46 +33,48 @@ package struct ScenePath: Sendable, Hashable {
     return identifier
   }
 
-  /// The path in SwiftUI's codable representation.
-  package var codableRepresentation: Data {
-    var strings: [String] = []
-    for route in routes.reversed() {
-      switch route {
-      case .product(let identifier):
-        strings += ["Foundation.UUID", "\"\(identifier.uuidString)\""]
-      }
-    }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.withoutEscapingSlashes]
-    return (try? encoder.encode(strings)) ?? Data("[]".utf8)
+  /// The year whose list is on top, if the top element is a year.
+  package var topYear: Int? {
+    guard case .year(let year)? = routes.last else { return nil }
+    return year
   }
 
-  /// Decodes a codable representation, keeping its longest decodable prefix from the root.
+  /// The path as a `NavigationPath`.
+  package var navigationPath: NavigationPath {
+    var path = NavigationPath()
+    for route in routes {
+      switch route {
+      case .product(let identifier): path.append(identifier)
+      case .year(let year): path.append(year)
+      }
+    }
+    return path
+  }
+
+  /// The path in SwiftUI's codable representation.
+  package var codableRepresentation: Data {
+    // UUIDs and Ints always have a representation.
+    navigationPath.codable?.jsonData ?? Data("[]".utf8)
+  }
+
+  /// Decodes a codable representation, keeping its longest prefix from the root that decodes
+  /// and holds only products and years in 1900...2100.
   ///
   /// - Parameter data: The representation.
   /// - Returns: The path and, when something was dropped, why.
   package static func decoding(_ data: Data) -> (path: ScenePath, problem: String?) {
-    guard let strings = try? JSONDecoder().decode([String].self, from: data) else {
-      return (ScenePath(), "the saved path is not a list of strings")
-    }
-    guard strings.count.isMultiple(of: 2) else {
-      return (ScenePath(), "the saved path has an odd number of elements")
-    }
+    let representation = NavigationPath.CodableRepresentation(jsonData: data, registry: .builtIn)
+    let decoded = NavigationPath(representation)
     var routes: [Route] = []
-    // Root first: the representation lists the last element first.
-    for index in stride(from: strings.count - 2, through: 0, by: -2) {
-      let type = strings[index]
-      let value = strings[index + 1]
-      guard type == "Foundation.UUID" else {
-        return (ScenePath(routes), "unknown type '\(type)' in the saved path")
+    for index in 0..<decoded.count {
+      if let identifier = decoded.element(at: index, as: UUID.self) {
+        routes.append(.product(identifier))
+      } else if let year = decoded.element(at: index, as: Int.self), Route.years.contains(year) {
+        routes.append(.year(year))
+      } else {
+        return (ScenePath(routes), "path element \(index + 1) is neither a product nor a year")
       }
-      guard let text = try? JSONDecoder().decode(String.self, from: Data(value.utf8)),
-        let identifier = UUID(uuidString: text)
-      else {
-        return (ScenePath(routes), "'\(value)' in the saved path is not a UUID")
-      }
-      routes.append(.product(identifier))
     }
-    return (ScenePath(routes), nil)
+    return (ScenePath(routes), representation.decodingError?.localizedDescription)
   }
 }

@@ -78,6 +78,8 @@ package struct StateSnapshot: Sendable {
                         ("type", .string("product")), ("id", .string(identifier.uuidString)),
                         ("name", state.catalog[identifier].map { .string($0.name) } ?? .null),
                       ])
+                    case .year(let year):
+                      .object([("type", .string("year")), ("year", .int(year))])
                     }
                   })
               ),

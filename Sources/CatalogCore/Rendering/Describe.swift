@@ -14,12 +14,23 @@ package enum Describe {
       + " › "
   }
 
-  /// The parts of a scene's location after its name: the product (with a non-default tab) and
-  /// `edit` while editing.
+  /// The parts of a scene's location after its name: the last few path elements (the
+  /// product on top with a non-default tab), then `edit` while editing.
   package static func place(of scene: Scene, in catalog: Catalog) -> [String] {
-    guard let identifier = scene.path.topProduct else { return [] }
-    let name = catalog[identifier]?.name ?? "?"
-    var parts = [scene.selectedTab == .detail ? name : "\(name) [\(scene.selectedTab.rawValue)]"]
+    let routes = scene.path.routes
+    let shown = 3
+    var parts = routes.count > shown ? ["…"] : []
+    for (offset, route) in routes.suffix(shown).enumerated() {
+      switch route {
+      case .year(let year):
+        parts.append(String(year))
+      case .product(let identifier):
+        let name = catalog[identifier]?.name ?? "?"
+        let isTop = offset == min(routes.count, shown) - 1
+        parts.append(
+          isTop && scene.selectedTab != .detail ? "\(name) [\(scene.selectedTab.rawValue)]" : name)
+      }
+    }
     if scene.isEditing { parts.append("edit") }
     return parts
   }

@@ -13,11 +13,53 @@ package struct Renderer<Environment: AppEnvironment> {
   /// - Returns: The table, one product a line.
   package func productList(_ catalog: Catalog) -> String {
     guard !catalog.products.isEmpty else { return "The catalog is empty." }
-    let rows = catalog.products.enumerated().map { index, product in
+    return productTable(catalog, where: { _ in true })
+  }
+
+  /// The list of a year's products, numbered as in the whole catalog so that `select` and
+  /// `push` take the numbers shown.
+  ///
+  /// - Parameters:
+  ///   - year: The year.
+  ///   - catalog: The catalog.
+  /// - Returns: A heading and the table.
+  package func yearList(_ year: Int, in catalog: Catalog) -> String {
+    let count = catalog.products.count { $0.year == year }
+    guard count > 0 else { return "No products from \(year); type 'back' to leave this list." }
+    return "Products from \(year) (\(count)):\n" + productTable(catalog, where: { $0.year == year })
+  }
+
+  private func productTable(_ catalog: Catalog, where include: (Product) -> Bool) -> String {
+    let rows = catalog.products.enumerated().filter { include($0.element) }.map {
+      index, product in
       [String(index + 1), product.name, String(product.year), product.price.formatted]
     }
     return Table.render(
       header: ["#", "Name", "Year", "Price"], rows: rows, rightAligned: [0, 2, 3])
+  }
+
+  /// A scene's navigation path, one element a line from the root.
+  ///
+  /// - Parameters:
+  ///   - path: The path.
+  ///   - scene: The scene it belongs to.
+  ///   - catalog: The catalog.
+  /// - Returns: The elements, or where the scene is when the path is empty.
+  package func path(_ path: ScenePath, of scene: Scene, in catalog: Catalog) -> String {
+    guard !path.routes.isEmpty else {
+      return "Scene '\(scene.name)' is at the product list; the path is empty."
+    }
+    let rows = path.routes.enumerated().map { index, route in
+      switch route {
+      case .product(let identifier):
+        [String(index + 1), "product", catalog[identifier]?.name ?? identifier.uuidString]
+      case .year(let year):
+        [String(index + 1), "year", String(year)]
+      }
+    }
+    let count = path.routes.count
+    return "Path of scene '\(scene.name)' (\(count) element\(count == 1 ? "" : "s"), root first):\n"
+      + Table.render(rows: rows, rightAligned: [0], indent: 2)
   }
 
   /// A product's detail on a tab.
@@ -62,6 +104,7 @@ package struct Renderer<Environment: AppEnvironment> {
   ///   - catalog: The catalog.
   /// - Returns: The scene's current view.
   package func location(of scene: Scene, in catalog: Catalog) -> String {
+    if let year = scene.path.topYear { return yearList(year, in: catalog) }
     guard let product = scene.path.topProduct.flatMap({ catalog[$0] }) else {
       return "At the product list (\(catalog.products.count) products); type 'list' to see them."
     }

@@ -23,10 +23,12 @@ extension Scene {
     if let missing = routes.firstIndex(where: { route in
       switch route {
       case .product(let identifier): catalog[identifier] == nil
+      case .year: false
       }
     }) {
+      let dropped = routes.count - missing
       notes.append(
-        "dropped \(routes.count - missing) element(s) of the saved path: a product is no longer in the catalog"
+        "dropped \(dropped) element\(dropped == 1 ? "" : "s") of the saved path: a product is no longer in the catalog"
       )
       routes = Array(routes[..<missing])
     }

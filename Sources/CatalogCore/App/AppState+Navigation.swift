@@ -1,0 +1,84 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+
+extension AppState {
+  /// The deepest path a scene keeps; it bounds the scene file's size.
+  package static let maximumPathDepth = 1000
+
+  /// Applies a command that moves along the active scene's path, or shows it.
+  func applyingNavigation(_ command: Command, environment: some AppEnvironment) throws
+    -> CommandResult
+  {
+    var state = self
+    var scene = state.activeScene
+    let render = Renderer(environment: environment)
+    switch command {
+    case .select(let reference):
+      try scene.refuseWhileEditing("select")
+      let product = try catalog.product(matching: reference)
+      scene.path = ScenePath([.product(product.identifier)])
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.detail(product, tab: scene.selectedTab))
+
+    case .push(let reference):
+      try scene.refuseWhileEditing("push")
+      let product = try catalog.product(matching: reference)
+      try scene.push(.product(product.identifier))
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.detail(product, tab: scene.selectedTab))
+
+    case .year(let text):
+      try scene.refuseWhileEditing("year")
+      guard text.allSatisfy(\.isASCII), let year = Int(text), Route.years.contains(year) else {
+        throw CatalogCoreError.invalidArgument(
+          text, expected: "a year in \(Route.years.lowerBound)...\(Route.years.upperBound)")
+      }
+      try scene.push(.year(year))
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.yearList(year, in: catalog))
+
+    case .back(let count):
+      try scene.refuseWhileEditing("back")
+      let depth = scene.path.routes.count
+      guard count <= depth else {
+        throw CatalogCoreError.cannotGoBack(requested: count, depth: depth)
+      }
+      scene.path = ScenePath(Array(scene.path.routes.dropLast(count)))
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.location(of: scene, in: catalog))
+
+    case .root:
+      try scene.refuseWhileEditing("root")
+      scene.path = ScenePath()
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.location(of: scene, in: catalog))
+
+    case .path(let codable):
+      let path = scene.path
+      return CommandResult(
+        state: state,
+        output: codable
+          ? String(decoding: path.codableRepresentation, as: UTF8.self)
+          : render.path(path, of: scene, in: catalog))
+
+    case .open(let text):
+      return try applyingLink(text, environment: environment)
+
+    default:
+      preconditionFailure("'\(command.word)' is not a navigation command")
+    }
+  }
+}
+
+extension Scene {
+  /// Pushes a route, within the depth limit.
+  mutating func push(_ route: Route) throws {
+    var path = self.path
+    guard path.routes.count < AppState.maximumPathDepth else {
+      throw CatalogCoreError.pathTooDeep(limit: AppState.maximumPathDepth)
+    }
+    path.routes.append(route)
+    self.path = path
+  }
+}
