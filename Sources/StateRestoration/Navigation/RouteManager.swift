@@ -25,8 +25,29 @@ public protocol URLProcessor<Route> {
   func process(_ url: URL, path: inout [Route]) throws -> Bool
 }
 
+/// Turns a user activity into a change of a navigation path: one step of continuing an
+/// activity, as `onContinueUserActivity` handlers do in SwiftUI apps.
+public protocol UserActivityProcessor<Route> {
+  /// The elements of the path.
+  associatedtype Route: Hashable & Sendable
+
+  /// Rewrites the path for an activity, if it is one this processor handles.
+  ///
+  /// - Parameters:
+  ///   - activity: The activity being continued.
+  ///   - path: The path, root first; changes to it are kept only when this returns true.
+  /// - Returns: Whether this processor handled the activity.
+  /// - Throws: An error saying why an activity it handles cannot be continued (its payload
+  ///   names something that is gone, say); the path is then left as it was.
+  func process(_ activity: UserActivity, path: inout [Route]) throws -> Bool
+}
+
 /// Owns a scene's navigation path and routes deep links into it, like the route managers of
 /// SwiftUI apps.
+///
+/// Deep links go through ``urlProcessors`` and continued activities through
+/// ``userActivityProcessors``; each is asked in turn until one handles it, and a processor that
+/// throws leaves the path unchanged.
 ///
 /// The manager is `Observable`: views (and anything else) that read ``path`` inside
 /// `withObservationTracking` hear of each change, and ``onPathChange(_:)`` handlers run after
@@ -52,6 +73,9 @@ public final class RouteManager<Route: Hashable & Sendable> {
   /// The processors ``open(_:)`` asks, in order.
   @ObservationIgnored public var urlProcessors: [any URLProcessor<Route>]
 
+  /// The processors ``continueActivity(_:)`` asks, in order.
+  @ObservationIgnored public var userActivityProcessors: [any UserActivityProcessor<Route>]
+
   @ObservationIgnored private var changeHandlers: [([Route]) -> Void] = []
 
   /// Creates a manager.
@@ -59,9 +83,14 @@ public final class RouteManager<Route: Hashable & Sendable> {
   /// - Parameters:
   ///   - path: The initial path, root first.
   ///   - urlProcessors: The processors for ``open(_:)``, asked in order.
-  public init(path: [Route] = [], urlProcessors: [any URLProcessor<Route>] = []) {
+  ///   - userActivityProcessors: The processors for ``continueActivity(_:)``, asked in order.
+  public init(
+    path: [Route] = [], urlProcessors: [any URLProcessor<Route>] = [],
+    userActivityProcessors: [any UserActivityProcessor<Route>] = []
+  ) {
     self.path = path
     self.urlProcessors = urlProcessors
+    self.userActivityProcessors = userActivityProcessors
   }
 
   /// Calls a handler after every change of ``path``, with the new path.
@@ -100,6 +129,23 @@ public final class RouteManager<Route: Hashable & Sendable> {
     for processor in urlProcessors {
       var proposed = path
       if try processor.process(url, path: &proposed) {
+        path = proposed
+        return true
+      }
+    }
+    return false
+  }
+
+  /// Continues an activity through the processors; the first that handles it changes the path.
+  ///
+  /// - Parameter activity: The activity.
+  /// - Returns: Whether a processor handled it; false leaves the path as it was.
+  /// - Throws: The error of a processor that rejected the activity; the path is left as it was.
+  @discardableResult
+  public func continueActivity(_ activity: UserActivity) throws -> Bool {
+    for processor in userActivityProcessors {
+      var proposed = path
+      if try processor.process(activity, path: &proposed) {
         path = proposed
         return true
       }

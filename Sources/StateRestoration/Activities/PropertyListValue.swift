@@ -1,0 +1,179 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// A property-list value: what a user activity's `userInfo` may hold.
+///
+/// On disk each value is tagged with its type, `{"type": "date", "value": 726000000}`, so that
+/// a date stays a date and data stays data.
+public enum PropertyListValue: Sendable, Hashable {
+  /// Text.
+  case string(String)
+  /// A whole number.
+  case int(Int)
+  /// A floating-point number.
+  case double(Double)
+  /// A Boolean.
+  case bool(Bool)
+  /// A point in time.
+  case date(Date)
+  /// Bytes.
+  case data(Data)
+  /// An ordered list.
+  indirect case array([PropertyListValue])
+  /// String keys to values.
+  indirect case dictionary([String: PropertyListValue])
+}
+
+extension PropertyListValue: Codable {
+  private enum Kind: String, Codable {
+    case string, int, double, bool, date, data, array, dictionary
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case type, value
+  }
+
+  /// Decodes a tagged value.
+  ///
+  /// - Parameter decoder: The decoder.
+  /// - Throws: `DecodingError` for an unknown tag or a value of the wrong type.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    switch try container.decode(Kind.self, forKey: .type) {
+    case .string: self = .string(try container.decode(String.self, forKey: .value))
+    case .int: self = .int(try container.decode(Int.self, forKey: .value))
+    case .double: self = .double(try container.decode(Double.self, forKey: .value))
+    case .bool: self = .bool(try container.decode(Bool.self, forKey: .value))
+    case .date:
+      self = .date(
+        Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: .value)))
+    case .data:
+      let text = try container.decode(String.self, forKey: .value)
+      guard let data = Data(base64Encoded: text) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .value, in: container, debugDescription: "not Base64")
+      }
+      self = .data(data)
+    case .array: self = .array(try container.decode([PropertyListValue].self, forKey: .value))
+    case .dictionary:
+      self = .dictionary(try container.decode([String: PropertyListValue].self, forKey: .value))
+    }
+  }
+
+  /// Encodes the value with its type tag.
+  ///
+  /// - Parameter encoder: The encoder.
+  /// - Throws: What the encoder throws.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .string(let value):
+      try container.encode(Kind.string, forKey: .type)
+      try container.encode(value, forKey: .value)
+    case .int(let value):
+      try container.encode(Kind.int, forKey: .type)
+      try container.encode(value, forKey: .value)
+    case .double(let value):
+      try container.encode(Kind.double, forKey: .type)
+      try container.encode(value, forKey: .value)
+    case .bool(let value):
+      try container.encode(Kind.bool, forKey: .type)
+      try container.encode(value, forKey: .value)
+    case .date(let value):
+      try container.encode(Kind.date, forKey: .type)
+      try container.encode(value.timeIntervalSinceReferenceDate, forKey: .value)
+    case .data(let value):
+      try container.encode(Kind.data, forKey: .type)
+      try container.encode(value.base64EncodedString(), forKey: .value)
+    case .array(let value):
+      try container.encode(Kind.array, forKey: .type)
+      try container.encode(value, forKey: .value)
+    case .dictionary(let value):
+      try container.encode(Kind.dictionary, forKey: .type)
+      try container.encode(value, forKey: .value)
+    }
+  }
+}
+
+/// Plain JSON ↔ property-list values, for typed payloads: a payload is encoded to JSON and read
+/// back as values, so its coding keys become user-info keys.
+enum PlainJSON {
+  /// A JSON document as property-list values: integers stay integers, other numbers become
+  /// doubles.
+  struct Value: Decodable {
+    let value: PropertyListValue
+
+    init(from decoder: any Decoder) throws {
+      if var array = try? decoder.unkeyedContainer() {
+        var values: [PropertyListValue] = []
+        while !array.isAtEnd { values.append(try array.decode(Value.self).value) }
+        value = .array(values)
+      } else if let object = try? decoder.container(keyedBy: AnyKey.self) {
+        var values: [String: PropertyListValue] = [:]
+        for key in object.allKeys {
+          values[key.stringValue] = try object.decode(Value.self, forKey: key).value
+        }
+        value = .dictionary(values)
+      } else {
+        let single = try decoder.singleValueContainer()
+        if let bool = try? single.decode(Bool.self) {
+          value = .bool(bool)
+        } else if let int = try? single.decode(Int.self) {
+          value = .int(int)
+        } else if let double = try? single.decode(Double.self) {
+          value = .double(double)
+        } else {
+          value = .string(try single.decode(String.self))
+        }
+      }
+    }
+  }
+
+  /// Property-list values written as plain JSON: dates as seconds since 2001, data as Base64,
+  /// as `JSONEncoder` writes them by default.
+  struct Encoded: Encodable {
+    let value: PropertyListValue
+
+    func encode(to encoder: any Encoder) throws {
+      switch value {
+      case .array(let values):
+        var container = encoder.unkeyedContainer()
+        for value in values { try container.encode(Encoded(value: value)) }
+      case .dictionary(let values):
+        var container = encoder.container(keyedBy: AnyKey.self)
+        for (key, value) in values {
+          try container.encode(Encoded(value: value), forKey: AnyKey(key))
+        }
+      case .string(let value):
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      case .int(let value):
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      case .double(let value):
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      case .bool(let value):
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      case .date(let value):
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      case .data(let value):
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      }
+    }
+  }
+
+  struct AnyKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+  }
+}

@@ -1,0 +1,221 @@
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// A unit of what the user is doing that can be saved, searched and continued later or
+/// elsewhere, like Foundation's `NSUserActivity`.
+///
+/// ```swift
+/// let activity = UserActivity(activityType: "com.example.product", center: center)
+/// activity.title = "Show Cherries product"
+/// try activity.setTypedPayload(ProductPayload(product))
+/// activity.isEligibleForSearch = true
+/// try activity.becomeCurrent()  // saved in the center's history
+/// ```
+///
+/// An activity is safe to use from any thread.
+public final class UserActivity: Sendable {
+  private struct State {
+    var record: UserActivityRecord
+    var isValid = true
+    var needsSave = false
+    var willSave: (@Sendable (UserActivity) -> Void)?
+  }
+
+  private let state: Mutex<State>
+
+  /// The center the activity becomes current in.
+  public let center: UserActivityCenter
+
+  /// Creates an activity.
+  ///
+  /// - Parameters:
+  ///   - activityType: The activity's type, reverse-DNS style.
+  ///   - center: Where it becomes current; the shared center by default.
+  public convenience init(activityType: String, center: UserActivityCenter = .shared) {
+    self.init(record: UserActivityRecord(activityType: activityType), center: center)
+  }
+
+  /// Creates an activity from a saved record, as a continuation delivers it.
+  ///
+  /// - Parameters:
+  ///   - record: The record.
+  ///   - center: Where it becomes current; the shared center by default.
+  public init(record: UserActivityRecord, center: UserActivityCenter = .shared) {
+    state = Mutex(State(record: record))
+    self.center = center
+  }
+
+  private subscript<Value: Sendable>(field: WritableKeyPath<UserActivityRecord, Value>) -> Value {
+    get { state.withLock { $0.record[keyPath: field] } }
+    set { state.withLock { $0.record[keyPath: field] = newValue } }
+  }
+
+  /// The activity's type.
+  public var activityType: String { self[\.activityType] }
+
+  /// The title shown to the user.
+  public var title: String? {
+    get { self[\.title] }
+    set { self[\.title] = newValue }
+  }
+
+  /// The activity's state, as property-list values.
+  public var userInfo: [String: PropertyListValue] {
+    get { self[\.userInfo] }
+    set { self[\.userInfo] = newValue }
+  }
+
+  /// The `userInfo` keys needed to continue the activity; becoming current fails without them.
+  public var requiredUserInfoKeys: Set<String> {
+    get { self[\.requiredUserInfoKeys] }
+    set { self[\.requiredUserInfoKeys] = newValue }
+  }
+
+  /// Words a search should match besides the title.
+  public var keywords: Set<String> {
+    get { self[\.keywords] }
+    set { self[\.keywords] = newValue }
+  }
+
+  /// Whether becoming current saves the activity where search finds it.
+  public var isEligibleForSearch: Bool {
+    get { self[\.isEligibleForSearch] }
+    set { self[\.isEligibleForSearch] = newValue }
+  }
+
+  /// Whether the activity may be continued in another scene.
+  public var isEligibleForHandoff: Bool {
+    get { self[\.isEligibleForHandoff] }
+    set { self[\.isEligibleForHandoff] = newValue }
+  }
+
+  /// Whether the activity may be indexed for everyone.
+  public var isEligibleForPublicIndexing: Bool {
+    get { self[\.isEligibleForPublicIndexing] }
+    set { self[\.isEligibleForPublicIndexing] = newValue }
+  }
+
+  /// The identifier of the content the activity shows.
+  public var targetContentIdentifier: String? {
+    get { self[\.targetContentIdentifier] }
+    set { self[\.targetContentIdentifier] = newValue }
+  }
+
+  /// A web page with the same content; only `http` and `https` URLs can become current.
+  public var webpageURL: URL? {
+    get { self[\.webpageURL] }
+    set { self[\.webpageURL] = newValue }
+  }
+
+  /// When the activity stops being offered; search never returns it after that.
+  public var expirationDate: Date? {
+    get { self[\.expirationDate] }
+    set { self[\.expirationDate] = newValue }
+  }
+
+  /// The identifier under which the activity is saved, for deleting it later.
+  public var persistentIdentifier: String? {
+    get { self[\.persistentIdentifier] }
+    set { self[\.persistentIdentifier] = newValue }
+  }
+
+  /// Whether the activity's state is stale: when set, the ``onWillSave(_:)`` handler runs
+  /// before the activity is next saved, and this is cleared.
+  public var needsSave: Bool {
+    get { state.withLock { $0.needsSave } }
+    set { state.withLock { $0.needsSave = newValue } }
+  }
+
+  /// False once ``invalidate()`` was called.
+  public var isValid: Bool { state.withLock { $0.isValid } }
+
+  /// Whether this is its center's current activity.
+  public var isCurrent: Bool { center.currentActivity === self }
+
+  /// Everything the activity holds, as a value.
+  public var record: UserActivityRecord { self[\.self] }
+
+  /// Sets the handler that brings `userInfo` up to date before the activity is saved, like
+  /// `NSUserActivityDelegate.userActivityWillSave(_:)`.
+  ///
+  /// - Parameter handler: The handler.
+  public func onWillSave(_ handler: @escaping @Sendable (UserActivity) -> Void) {
+    state.withLock { $0.willSave = handler }
+  }
+
+  /// Adds entries to `userInfo`, replacing those with the same keys.
+  ///
+  /// - Parameter entries: The entries.
+  public func addUserInfoEntries(from entries: [String: PropertyListValue]) {
+    state.withLock { $0.record.userInfo.merge(entries) { _, new in new } }
+  }
+
+  /// Replaces `userInfo` with a `Codable` payload: its coding keys become the user-info keys.
+  ///
+  /// - Parameter payload: The payload; it must encode as a keyed container.
+  /// - Throws: ``UserActivityError/payloadNotEncodable(reason:)``.
+  public func setTypedPayload<Payload: Encodable>(_ payload: Payload) throws(UserActivityError) {
+    let value: PropertyListValue
+    do {
+      let data = try JSONEncoder().encode(payload)
+      value = try JSONDecoder().decode(PlainJSON.Value.self, from: data).value
+    } catch {
+      throw .payloadNotEncodable(reason: "\(error)")
+    }
+    guard case .dictionary(let entries) = value else {
+      throw .payloadNotEncodable(reason: "'\(Payload.self)' does not encode with keys")
+    }
+    userInfo = entries
+  }
+
+  /// Decodes `userInfo` as a `Codable` payload.
+  ///
+  /// - Parameter type: The payload's type.
+  /// - Returns: The payload.
+  /// - Throws: ``UserActivityError/payloadNotDecodable(type:reason:)``.
+  public func typedPayload<Payload: Decodable>(_ type: Payload.Type) throws(UserActivityError)
+    -> Payload
+  {
+    try record.typedPayload(type)
+  }
+
+  /// Makes this the center's current activity, resigning the previous one; an activity eligible
+  /// for search is saved in the center's history.
+  ///
+  /// - Throws: ``UserActivityError/invalidated(activityType:)`` after ``invalidate()``,
+  ///   ``UserActivityError/missingRequiredKeys(_:)``,
+  ///   ``UserActivityError/unsupportedWebpageURL(_:)``, or
+  ///   ``UserActivityError/notSaved(reason:)`` when the history cannot be written.
+  public func becomeCurrent() throws(UserActivityError) {
+    let (isValid, handler) = state.withLock { state in
+      let handler = state.needsSave ? state.willSave : nil
+      state.needsSave = false
+      return (state.isValid, handler)
+    }
+    guard isValid else { throw .invalidated(activityType: activityType) }
+    handler?(self)
+    let record = self.record
+    let missing = record.missingRequiredKeys
+    guard missing.isEmpty else { throw .missingRequiredKeys(missing) }
+    if let url = record.webpageURL, !["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+      throw .unsupportedWebpageURL(url.absoluteString)
+    }
+    try center.makeCurrent(self, record: record)
+  }
+
+  /// Stops this being the current activity; it may become current again.
+  public func resignCurrent() {
+    center.resign(self)
+  }
+
+  /// Ends the activity for good: it is resigned and can never become current again.
+  public func invalidate() {
+    state.withLock { $0.isValid = false }
+    center.resign(self)
+  }
+}

@@ -1,0 +1,115 @@
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// What the system does for user activities on Apple's platforms: it knows the declared
+/// activity types, which activity is current, the saved history, and who continues each type.
+public final class UserActivityCenter: Sendable {
+  private struct State {
+    var declaredActivityTypes: Set<String>
+    var current: UserActivity?
+    var history: ActivityHistory?
+    var handlers: [String: @Sendable (UserActivity) throws -> Void] = [:]
+  }
+
+  private let state: Mutex<State>
+  private let clock: @Sendable () -> Date
+
+  /// A center with no declared types and no history; declare types and set a history to use it.
+  public static let shared = UserActivityCenter()
+
+  /// Creates a center.
+  ///
+  /// - Parameters:
+  ///   - declaredActivityTypes: The types this program continues, as `NSUserActivityTypes`
+  ///     declares them in an app's Info.plist.
+  ///   - history: Where activities eligible for search are saved when they become current.
+  ///   - clock: The current time; injectable for tests.
+  public init(
+    declaredActivityTypes: Set<String> = [], history: ActivityHistory? = nil,
+    clock: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    state = Mutex(State(declaredActivityTypes: declaredActivityTypes, history: history))
+    self.clock = clock
+  }
+
+  /// The types this program continues.
+  public var declaredActivityTypes: Set<String> {
+    get { state.withLock { $0.declaredActivityTypes } }
+    set { state.withLock { $0.declaredActivityTypes = newValue } }
+  }
+
+  /// Where activities eligible for search are saved when they become current.
+  public var history: ActivityHistory? {
+    get { state.withLock { $0.history } }
+    set { state.withLock { $0.history = newValue } }
+  }
+
+  /// The current activity, if any.
+  public var currentActivity: UserActivity? { state.withLock { $0.current } }
+
+  /// Sets what continues activities of a type, like SwiftUI's `onContinueUserActivity`.
+  ///
+  /// - Parameters:
+  ///   - activityType: The type; declare it too.
+  ///   - action: The handler, given the activity.
+  public func onContinueUserActivity(
+    _ activityType: String, perform action: @escaping @Sendable (UserActivity) throws -> Void
+  ) {
+    state.withLock { $0.handlers[activityType] = action }
+  }
+
+  /// Checks that an activity can be continued here, now.
+  ///
+  /// - Parameter record: The activity.
+  /// - Throws: ``UserActivityError/undeclaredType(_:)``, ``UserActivityError/expired(title:)``
+  ///   or ``UserActivityError/missingRequiredKeys(_:)``.
+  public func validateContinuation(of record: UserActivityRecord) throws(UserActivityError) {
+    guard declaredActivityTypes.contains(record.activityType) else {
+      throw .undeclaredType(record.activityType)
+    }
+    guard !record.isExpired(at: clock()) else {
+      throw .expired(title: record.title ?? record.activityType)
+    }
+    let missing = record.missingRequiredKeys
+    guard missing.isEmpty else { throw .missingRequiredKeys(missing) }
+  }
+
+  /// Continues an activity: checks it, then runs the handler for its type.
+  ///
+  /// - Parameter record: The activity, as saved or handed off.
+  /// - Throws: What ``validateContinuation(of:)`` throws, ``UserActivityError/noHandler(activityType:)``,
+  ///   or what the handler throws.
+  public func continueActivity(_ record: UserActivityRecord) throws {
+    try validateContinuation(of: record)
+    guard let handler = state.withLock({ $0.handlers[record.activityType] }) else {
+      throw UserActivityError.noHandler(activityType: record.activityType)
+    }
+    try handler(UserActivity(record: record, center: self))
+  }
+
+  func makeCurrent(_ activity: UserActivity, record: UserActivityRecord) throws(UserActivityError) {
+    var saved = record
+    saved.lastActiveDate = clock()
+    let history = state.withLock { state in
+      state.current = activity
+      return state.history
+    }
+    guard record.isEligibleForSearch, let history else { return }
+    do {
+      try history.save(saved)
+    } catch {
+      throw .notSaved(reason: (error as? StateRestorationError)?.errorDescription ?? "\(error)")
+    }
+  }
+
+  func resign(_ activity: UserActivity) {
+    state.withLock { state in
+      if state.current === activity { state.current = nil }
+    }
+  }
+}

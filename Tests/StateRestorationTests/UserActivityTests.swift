@@ -1,0 +1,244 @@
+import Foundation
+import StateRestoration
+import Synchronization
+import TestSupport
+import Testing
+
+struct ProductPayload: Codable, Hashable {
+  var identifier: UUID
+  var name: String
+  var year: Int
+  var price: Decimal
+  var tags: [String]
+}
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+  let now = Mutex(Date(timeIntervalSinceReferenceDate: 800_000_000))
+  func advance(by seconds: Double) { now.withLock { $0 += seconds } }
+  var read: @Sendable () -> Date { { [self] in now.withLock { $0 } } }
+}
+
+@Suite struct UserActivityTests {
+  static let type = "com.example.product"
+  static let payload = ProductPayload(
+    identifier: UUID(uuidString: "FA542E3D-4895-44B6-942F-E112101D5160") ?? UUID(),
+    name: "Cherries", year: 2015, price: Decimal(string: "10.99") ?? 0, tags: ["fruit", "red"])
+
+  func makeCenter(_ directory: TemporaryDirectory, clock: TestClock = TestClock()) throws
+    -> UserActivityCenter
+  {
+    UserActivityCenter(
+      declaredActivityTypes: [Self.type],
+      history: ActivityHistory(directory: try StateDirectory(creating: directory.path)),
+      clock: clock.read)
+  }
+
+  func productActivity(_ center: UserActivityCenter, name: String = "Cherries") throws
+    -> UserActivity
+  {
+    let activity = UserActivity(activityType: Self.type, center: center)
+    activity.title = "Show \(name) product"
+    var payload = Self.payload
+    payload.name = name
+    try activity.setTypedPayload(payload)
+    activity.persistentIdentifier = name
+    activity.isEligibleForSearch = true
+    return activity
+  }
+
+  @Test func typedPayloadsRoundTripWithTheirCodingKeysAsUserInfoKeys() throws {
+    let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
+    try activity.setTypedPayload(Self.payload)
+    #expect(Set(activity.userInfo.keys) == ["identifier", "name", "year", "price", "tags"])
+    #expect(activity.userInfo["year"] == .int(2015))
+    #expect(activity.userInfo["tags"] == .array([.string("fruit"), .string("red")]))
+    #expect(try activity.typedPayload(ProductPayload.self) == Self.payload)
+    // Through a saved record too, as continuation delivers it.
+    let data = try JSONEncoder().encode(activity.record)
+    let record = try JSONDecoder().decode(UserActivityRecord.self, from: data)
+    #expect(try record.typedPayload(ProductPayload.self) == Self.payload)
+  }
+
+  @Test func typedPayloadErrorsAreTyped() throws {
+    let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
+    #expect(
+      throws: UserActivityError.payloadNotEncodable(reason: "'Int' does not encode with keys")
+    ) {
+      try activity.setTypedPayload(42)
+    }
+    activity.userInfo = ["name": .string("Cherries"), "year": .string("twenty")]
+    do {
+      _ = try activity.typedPayload(ProductPayload.self)
+      Issue.record("decoded a payload with the wrong types")
+    } catch {
+      guard case .payloadNotDecodable(let type, _) = error else {
+        Issue.record("unexpected \(error)")
+        return
+      }
+      #expect(type == "ProductPayload")
+    }
+  }
+
+  @Test func requiredKeysMustBePresentToBecomeCurrent() throws {
+    let directory = TemporaryDirectory()
+    let activity = try productActivity(try makeCenter(directory))
+    activity.requiredUserInfoKeys = ["identifier", "imageName"]
+    #expect(throws: UserActivityError.missingRequiredKeys(["imageName"])) {
+      try activity.becomeCurrent()
+    }
+    activity.addUserInfoEntries(from: ["imageName": .string("Cherries")])
+    try activity.becomeCurrent()
+    #expect(activity.isCurrent)
+  }
+
+  @Test func anInvalidatedActivityNeverBecomesCurrentAgain() throws {
+    let directory = TemporaryDirectory()
+    let center = try makeCenter(directory)
+    let activity = try productActivity(center)
+    try activity.becomeCurrent()
+    activity.invalidate()
+    #expect(!activity.isValid)
+    #expect(center.currentActivity == nil)
+    #expect(throws: UserActivityError.invalidated(activityType: Self.type)) {
+      try activity.becomeCurrent()
+    }
+    #expect(center.currentActivity == nil)
+  }
+
+  @Test func becomingCurrentResignsThePreviousAndSavesTheNewestEntryPerKey() throws {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+    let center = try makeCenter(directory, clock: clock)
+    let cherries = try productActivity(center)
+    let mango = try productActivity(center, name: "Mango")
+    try cherries.becomeCurrent()
+    clock.advance(by: 60)
+    try mango.becomeCurrent()
+    #expect(!cherries.isCurrent && mango.isCurrent)
+    clock.advance(by: 60)
+    try cherries.becomeCurrent()
+    // A new process reads the same file.
+    let history = ActivityHistory(directory: StateDirectory(existing: directory.path))
+    let records = try history.records()
+    #expect(records.map(\.title) == ["Show Cherries product", "Show Mango product"])
+    #expect(records.first?.lastActiveDate == clock.read())
+    mango.resignCurrent()
+    #expect(cherries.isCurrent)
+    cherries.resignCurrent()
+    #expect(center.currentActivity == nil)
+  }
+
+  @Test func onlyActivitiesEligibleForSearchAreSaved() throws {
+    let directory = TemporaryDirectory()
+    let center = try makeCenter(directory)
+    let activity = try productActivity(center)
+    activity.isEligibleForSearch = false
+    try activity.becomeCurrent()
+    #expect(try center.history?.records().isEmpty == true)
+  }
+
+  @Test func needsSaveAsksForFreshUserInfoFirst() throws {
+    let directory = TemporaryDirectory()
+    let center = try makeCenter(directory)
+    let activity = try productActivity(center)
+    let calls = Atomic(0)
+    activity.onWillSave { activity in
+      calls.add(1, ordering: .relaxed)
+      activity.addUserInfoEntries(from: ["name": .string("Morello")])
+    }
+    try activity.becomeCurrent()
+    #expect(calls.load(ordering: .relaxed) == 0)
+    activity.needsSave = true
+    try activity.becomeCurrent()
+    #expect(calls.load(ordering: .relaxed) == 1)
+    #expect(!activity.needsSave)
+    #expect(try center.history?.records().first?.userInfo["name"] == .string("Morello"))
+  }
+
+  @Test func webpageURLsMustBeHTTP() throws {
+    let directory = TemporaryDirectory()
+    let activity = try productActivity(try makeCenter(directory))
+    activity.webpageURL = URL(string: "file:///etc/passwd")
+    #expect(throws: UserActivityError.unsupportedWebpageURL("file:///etc/passwd")) {
+      try activity.becomeCurrent()
+    }
+    activity.webpageURL = URL(string: "https://example.com/cherries")
+    try activity.becomeCurrent()
+  }
+
+  @Test func continuingChecksTheDeclaredTypeAndExpiry() throws {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+    let center = try makeCenter(directory, clock: clock)
+    let continued = Mutex<[String]>([])
+    center.onContinueUserActivity(Self.type) { activity in
+      let payload = try activity.typedPayload(ProductPayload.self)
+      continued.withLock { $0.append(payload.name) }
+    }
+    var record = try productActivity(center).record
+    try center.continueActivity(record)
+    #expect(continued.withLock { $0 } == ["Cherries"])
+
+    var foreign = record
+    foreign.activityType = "com.example.other"
+    #expect(throws: UserActivityError.undeclaredType("com.example.other")) {
+      try center.continueActivity(foreign)
+    }
+    record.expirationDate = clock.read().addingTimeInterval(10)
+    try center.continueActivity(record)
+    clock.advance(by: 10)
+    #expect(throws: UserActivityError.expired(title: "Show Cherries product")) {
+      try center.continueActivity(record)
+    }
+    center.declaredActivityTypes.insert("com.example.unhandled")
+    var unhandled = UserActivityRecord(activityType: "com.example.unhandled")
+    unhandled.title = "x"
+    #expect(throws: UserActivityError.noHandler(activityType: "com.example.unhandled")) {
+      try center.continueActivity(unhandled)
+    }
+  }
+
+  @Test func savedActivitiesCanBeDeletedByIdentifierOrAll() throws {
+    let directory = TemporaryDirectory()
+    let center = try makeCenter(directory)
+    for name in ["Cherries", "Mango", "Ginger"] {
+      try productActivity(center, name: name).becomeCurrent()
+    }
+    let history = try #require(center.history)
+    try history.delete(persistentIdentifiers: ["Mango", "Unknown"])
+    #expect(
+      Set(try history.records().compactMap(\.persistentIdentifier)) == ["Cherries", "Ginger"])
+    try history.deleteAll()
+    #expect(try history.records().isEmpty)
+  }
+
+  @Test func anUnreadableHistoryIsNeverOverwritten() throws {
+    let directory = TemporaryDirectory()
+    let center = try makeCenter(directory)
+    let file = directory.path + "/activities.json"
+    try Data("{ not json".utf8).write(to: URL(fileURLWithPath: file))
+    #expect(throws: UserActivityError.self) { try productActivity(center).becomeCurrent() }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("{ not json".utf8))
+  }
+
+  @Test func routeManagersContinueActivitiesThroughProcessors() throws {
+    struct ShowProduct: UserActivityProcessor {
+      func process(_ activity: UserActivity, path: inout [String]) throws -> Bool {
+        guard activity.activityType == UserActivityTests.type else { return false }
+        path = [try activity.typedPayload(ProductPayload.self).name]
+        return true
+      }
+    }
+    let routes = RouteManager<String>(path: ["list"], userActivityProcessors: [ShowProduct()])
+    let center = UserActivityCenter()
+    #expect(try routes.continueActivity(try productActivity(center)))
+    #expect(routes.path == ["Cherries"])
+    #expect(
+      try routes.continueActivity(UserActivity(activityType: "other", center: center)) == false)
+    let broken = UserActivity(activityType: Self.type, center: center)
+    broken.userInfo = ["name": .int(1)]
+    #expect(throws: UserActivityError.self) { try routes.continueActivity(broken) }
+    #expect(routes.path == ["Cherries"])
+  }
+}
