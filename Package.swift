@@ -19,6 +19,8 @@ let package = Package(
     .target(name: "StateRestoration"),
     // PNG encoding and decoding for the product pictures.
     .target(name: "Imaging", dependencies: ["CZlib"]),
+    // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
+    .target(name: "SearchIndex"),
     // Products, prices and the durable catalog store.
     .target(name: "CatalogModel", dependencies: ["StateRestoration"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
@@ -32,18 +34,22 @@ let package = Package(
     // The app's core: commands, scenes' state, launch and persistence, rendering to text.
     .target(
       name: "CatalogCore",
-      dependencies: ["StateRestoration", "CatalogModel", "CatalogResources", "Imaging"]
+      dependencies: [
+        "StateRestoration", "CatalogModel", "CatalogResources", "Imaging", "SearchIndex",
+      ]
     ),
     // The thin executable: parses the command line and runs the loop.
     .executableTarget(name: "catalog", dependencies: ["CatalogCore"]),
     // Measures start-up and durability in a release build: `swift run -c release catalog-bench`.
-    .executableTarget(name: "catalog-bench", dependencies: ["CatalogCore", "StateRestoration"]),
+    .executableTarget(
+      name: "catalog-bench", dependencies: ["CatalogCore", "StateRestoration", "SearchIndex"]),
     // The start-up baseline that catalog-bench compares against.
     .executableTarget(name: "hello-foundation"),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
     .target(name: "TestSupport", dependencies: ["CatalogModel"], path: "Tests/TestSupport"),
     .testTarget(name: "StateRestorationTests", dependencies: ["StateRestoration", "TestSupport"]),
+    .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
     .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel", "TestSupport"]),
     .testTarget(
       name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),

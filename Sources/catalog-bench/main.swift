@@ -6,6 +6,9 @@
 //   catalog-bench commit [--runs N]
 //       Median time to make one command's change durable (AppStore.commit of one scene),
 //       beside the floor: write, fsync, rename and fsync of the directory, same bytes.
+//   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
+//       Builds the search index from a catalog and answers the standard query set; prints the
+//       JSON shape of ../shared/bench/fts5_baseline.py, plus the index's memory.
 import CatalogCore
 import Foundation
 import StateRestoration
@@ -151,9 +154,15 @@ do {
   switch CommandLine.arguments.dropFirst().first {
   case "startup": try startup()
   case "commit": try commit()
+  case "search": try searchBenchmark()
   default:
     FileHandle.standardError.write(
-      Data("usage: catalog-bench startup [--runs N] [--scenes N] | commit [--runs N]\n".utf8))
+      Data(
+        """
+        usage: catalog-bench startup [--runs N] [--scenes N] | commit [--runs N]
+               catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
+
+        """.utf8))
     exit(64)
   }
 } catch {

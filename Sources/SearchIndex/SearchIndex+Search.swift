@@ -1,0 +1,263 @@
+/// One search result.
+public struct SearchHit: Sendable, Hashable {
+  /// How one query term matched.
+  public struct Match: Sendable, Hashable {
+    /// The query term, folded.
+    public var term: String
+    /// Where it matched.
+    public var field: SearchField
+    /// How it matched.
+    public var kind: MatchKind
+    /// The document's word (or Chinese or Japanese run) it matched.
+    public var word: String
+  }
+
+  /// The document's number.
+  public var document: Int
+  /// The score: higher is better. Each term adds 6 for an exact title word, 5 for a title
+  /// prefix, 4 and 3 for keywords, 2 and 1 for typos; a boost adds less than 1.
+  public var score: Double
+  /// Each term's best match, in query order.
+  public var matches: [Match]
+}
+
+extension SearchIndex {
+  /// The best matches for a query: every term must match; higher scores first, then lower
+  /// document numbers.
+  ///
+  /// Matches are found in the postings in document order, keeping the best `limit`; the search
+  /// stops as soon as that many have the highest score any document could have. Boosted
+  /// documents (recently viewed ones, say) and documents changed since the build are scored
+  /// from their text.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - limit: The most results.
+  ///   - boosts: Extra score for some documents, each in `0..<1`, so that a boost reorders
+  ///     results with equal scores only.
+  /// - Returns: The results, best first.
+  /// - Complexity: At worst O(*m*) in the total length of the matching terms' postings; for
+  ///   common words, far less.
+  public func search(_ query: SearchQuery, limit: Int, boosts: [Int: Double] = [:]) -> [SearchHit] {
+    guard limit > 0 else { return [] }
+    let scoredByText = Set(boosts.keys).union(overlay.keys)
+    var found: [(document: Int, score: Double)] = []
+    for document in scoredByText where document < count {
+      guard let matches = query.matches(self.document(document)) else { continue }
+      found.append((document, Double(matches.map(\.weight).reduce(0, +)) + (boosts[document] ?? 0)))
+    }
+    found += postingMatches(query, limit: limit, skipping: scoredByText).map {
+      ($0.document, Double($0.score))
+    }
+    found.sort { $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document }
+    return found.prefix(limit).compactMap { document, score in
+      guard let matches = query.matches(self.document(document)) else { return nil }
+      return SearchHit(
+        document: document, score: score,
+        matches: zip(query.terms, matches).map { term, match in
+          SearchHit.Match(term: term.text, field: match.field, kind: match.kind, word: match.token)
+        })
+    }
+  }
+
+  /// The best `limit` documents in the postings, with their scores.
+  private func postingMatches(_ query: SearchQuery, limit: Int, skipping: Set<Int>) -> [(
+    document: Int, score: Int
+  )] {
+    var cursors: [TermCursor] = []
+    for term in query.terms {
+      let cursor = termCursor(for: term)
+      guard !cursor.classes.isEmpty else { return [] }
+      cursors.append(cursor)
+    }
+    let best = cursors.map { $0.classes.map(\.weight).max() ?? 0 }.reduce(0, +)
+    let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
+    var top = TopDocuments(limit: limit)
+    return postings.withUnsafeBufferPointer { postings in
+      var candidate: UInt32 = 0
+      var agreeing = 0
+      var index = 0
+      var score = 0
+      while true {
+        guard let (document, weight) = cursors[index].seek(candidate, in: postings) else { break }
+        if document != candidate {
+          candidate = document
+          agreeing = 1
+          score = weight
+        } else {
+          agreeing += 1
+          score += weight
+        }
+        if agreeing == cursors.count {
+          let number = Int(candidate)
+          if !skipping.contains(number), !verify || query.matches(self.document(number)) != nil {
+            top.insert(number, score: score)
+            if top.isFull && top.lowestScore == best { break }
+          }
+          guard candidate < UInt32.max else { break }
+          candidate += 1
+          agreeing = 0
+          score = 0
+        }
+        index = (index + 1) % cursors.count
+        if agreeing == 0 { index = 0 }
+      }
+      return top.documents
+    }
+  }
+
+  /// The classes of documents a term matches: each field's exact, prefix and typo matches.
+  private func termCursor(for term: SearchQuery.Term) -> TermCursor {
+    let bytes = Array(term.text.utf8)
+    var exact: [Int] = []
+    var prefixed: [Int] = []
+    var typos: Set<Int> = []
+    if let position = position(of: bytes) { exact = [position] }
+    if term.matchesPrefix {
+      prefixed = positions(withPrefix: bytes).filter { $0 != exact.first }
+    }
+    if term.allowsTypo, Typos.isCandidate(bytes) {
+      // About as many variants as edits: deletions, swaps, substitutions and insertions.
+      let variantCount = bytes.count * (2 * Typos.alphabet.count + 2)
+      if termCount <= 8 * variantCount {
+        // A small dictionary is quicker to scan than to look every variant up in.
+        for position in 0..<termCount
+        where Typos.matches(bytes, Array(self.term(at: position)), prefixMode: term.matchesPrefix) {
+          typos.insert(position)
+        }
+      } else {
+        for variant in Typos.variants(of: bytes, prefixMode: term.matchesPrefix) {
+          if term.matchesPrefix {
+            typos.formUnion(positions(withPrefix: variant))
+          } else if let position = position(of: variant) {
+            typos.insert(position)
+          }
+        }
+      }
+    }
+    var classes: [ClassCursor] = []
+    for (terms, kind) in [(exact, MatchKind.exact), (prefixed, .prefix), (typos.sorted(), .typo)] {
+      for field in [SearchField.title, .keywords] {
+        let ranges = terms.map { postingRange(term: $0, field: field) }.filter { !$0.isEmpty }
+        guard !ranges.isEmpty else { continue }
+        let weight = TermMatch(field: field, kind: kind, token: "").weight
+        classes.append(ClassCursor(ranges: ranges, weight: weight, postings: postings))
+      }
+    }
+    return TermCursor(classes: classes)
+  }
+}
+
+/// The documents one term matches, in document order, with the weight of its best match.
+private struct TermCursor {
+  var classes: [ClassCursor]
+
+  /// The first document at or after `target` and its weight; nil when there is none.
+  mutating func seek(_ target: UInt32, in postings: UnsafeBufferPointer<UInt32>) -> (
+    UInt32, Int
+  )? {
+    var best: (document: UInt32, weight: Int)?
+    for index in classes.indices {
+      guard let document = classes[index].seek(target, in: postings) else { continue }
+      if let current = best, current.document < document { continue }
+      if let current = best, current.document == document {
+        best = (document, max(current.weight, classes[index].weight))
+      } else {
+        best = (document, classes[index].weight)
+      }
+    }
+    return best.map { ($0.document, $0.weight) }
+  }
+}
+
+/// The documents of one class of matches (a field and a kind), in order: one posting list,
+/// a few merged as they are read, or many merged once into an array.
+private struct ClassCursor {
+  let weight: Int
+  private var positions: [Int]
+  private let ends: [Int]
+  private let merged: [UInt32]?
+  private var mergedPosition = 0
+
+  init(ranges: [Range<Int>], weight: Int, postings: [UInt32]) {
+    self.weight = weight
+    if ranges.count > 8 {
+      var all: [UInt32] = []
+      all.reserveCapacity(ranges.reduce(0) { $0 + $1.count })
+      for range in ranges { all.append(contentsOf: postings[range]) }
+      all.sort()
+      var unique: [UInt32] = []
+      unique.reserveCapacity(all.count)
+      for document in all where unique.last != document { unique.append(document) }
+      merged = unique
+      positions = []
+      ends = []
+    } else {
+      merged = nil
+      positions = ranges.map(\.lowerBound)
+      ends = ranges.map(\.upperBound)
+    }
+  }
+
+  mutating func seek(_ target: UInt32, in postings: UnsafeBufferPointer<UInt32>) -> UInt32? {
+    if let merged {
+      return merged.withUnsafeBufferPointer { buffer in
+        mergedPosition = Self.gallop(buffer, from: mergedPosition, to: buffer.count, target)
+        return mergedPosition < buffer.count ? buffer[mergedPosition] : nil
+      }
+    }
+    var lowest: UInt32?
+    for index in positions.indices {
+      positions[index] = Self.gallop(postings, from: positions[index], to: ends[index], target)
+      if positions[index] < ends[index] {
+        let document = postings[positions[index]]
+        if lowest.map({ document < $0 }) ?? true { lowest = document }
+      }
+    }
+    return lowest
+  }
+
+  /// The first position in `start..<end` whose document is at least `target`.
+  static func gallop(
+    _ buffer: UnsafeBufferPointer<UInt32>, from start: Int, to end: Int, _ target: UInt32
+  ) -> Int {
+    guard start < end, buffer[start] < target else { return start }
+    var low = start
+    var step = 1
+    while low + step < end, buffer[low + step] < target {
+      low += step
+      step *= 2
+    }
+    var high = min(low + step, end)
+    // buffer[low] < target; the answer is in low + 1...high.
+    low += 1
+    while low < high {
+      let middle = (low + high) / 2
+      if buffer[middle] < target { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+}
+
+/// The best documents so far, best first: higher scores, then lower numbers.
+private struct TopDocuments {
+  let limit: Int
+  private(set) var documents: [(document: Int, score: Int)] = []
+
+  init(limit: Int) {
+    self.limit = limit
+    documents.reserveCapacity(limit + 1)
+  }
+
+  var isFull: Bool { documents.count >= limit }
+  var lowestScore: Int { documents.last?.score ?? 0 }
+
+  /// Adds a document found in increasing number order; it goes after others with its score.
+  mutating func insert(_ document: Int, score: Int) {
+    if isFull && score <= lowestScore { return }
+    var index = documents.count
+    while index > 0 && documents[index - 1].score < score { index -= 1 }
+    documents.insert((document, score), at: index)
+    if documents.count > limit { documents.removeLast() }
+  }
+}

@@ -1,0 +1,253 @@
+/// A document to index: a title and keywords.
+public struct SearchDocument: Sendable, Hashable {
+  /// The title, such as a product's name.
+  public var title: String
+  /// Keywords, each a word or a few.
+  public var keywords: [String]
+
+  /// Creates a document.
+  ///
+  /// - Parameters:
+  ///   - title: The title.
+  ///   - keywords: The keywords.
+  public init(title: String, keywords: [String] = []) {
+    self.title = title
+    self.keywords = keywords
+  }
+}
+
+/// An inverted index over documents numbered from 0, answering ``SearchQuery``s with the top
+/// matches without looking at every document.
+///
+/// Terms are folded words, and single characters and pairs of Chinese and Japanese text. The
+/// dictionary is sorted by UTF-8 bytes, so a word prefix is a range of it; each term has a
+/// sorted list of the documents with it in their title and another for their keywords. The
+/// documents' folded text is kept too, compactly, to check phrases and explain matches.
+///
+/// Documents changed after the index was built are kept apart, in an overlay that is searched
+/// by their text, so an edit is searchable at once without rebuilding.
+public struct SearchIndex: Sendable {
+  /// The number of documents indexed when the index was built.
+  let baseCount: Int
+  /// The terms, sorted by their UTF-8 bytes, back to back.
+  let termBytes: [UInt8]
+  /// Where each term starts in `termBytes`, with the end as the last entry.
+  let termOffsets: [UInt32]
+  /// Document numbers: for each term, its title list and then its keyword list.
+  let postings: [UInt32]
+  /// Where each term's lists start in `postings`: entry `2t` the title list, `2t + 1` the
+  /// keyword list, `2t + 2` the end.
+  let postingOffsets: [UInt32]
+  /// Every document's folded text (see `FoldedDocument.stored`), back to back.
+  let textBytes: [UInt8]
+  /// Where each document's text starts, with the end as the last entry.
+  let textOffsets: [UInt32]
+  /// Documents changed, added or removed since the index was built.
+  var overlay: [Int: FoldedDocument] = [:]
+
+  /// Builds an index.
+  ///
+  /// - Parameter documents: The documents, numbered from 0 in order.
+  /// - Complexity: O(*n*) in the total length of the documents, plus sorting the dictionary.
+  public init(_ documents: some Sequence<SearchDocument>) {
+    self.init(building: documents as? [SearchDocument] ?? Array(documents))
+  }
+
+  // Not generic, so that callers in other modules run specialized code.
+  private init(building documents: [SearchDocument]) {
+    var builder = Builder()
+    for document in documents { builder.add(document) }
+    let built = builder.finish()
+    baseCount = documents.count
+    termBytes = built.termBytes
+    termOffsets = built.termOffsets
+    postings = built.postings
+    postingOffsets = built.postingOffsets
+    textBytes = builder.textBytes
+    textOffsets = builder.textOffsets
+  }
+
+  /// Collects terms, postings and text document by document.
+  private struct Builder {
+    var folder = TextFolder()
+    var termIDs: [String: Int] = [:]
+    var terms: [String] = []
+    /// Entry `2t` is term `t`'s title list, `2t + 1` its keyword list.
+    var lists: [[UInt32]] = []
+    var textBytes: [UInt8] = []
+    var textOffsets: [UInt32] = [0]
+    var tokens: [FoldedToken] = []
+
+    mutating func add(_ document: SearchDocument) {
+      let number = UInt32(textOffsets.count - 1)
+      // The stored text is `FoldedDocument.stored`, written straight into the buffer.
+      fold(document.title)
+      for (position, token) in tokens.enumerated() {
+        if position > 0 { textBytes.append(0x20) }
+        textBytes.append(contentsOf: token.text.utf8)
+        index(token, field: 0, document: number)
+      }
+      textBytes.append(0)
+      var firstEntry = true
+      for keyword in document.keywords {
+        fold(keyword)
+        guard !tokens.isEmpty else { continue }
+        if !firstEntry { textBytes.append(0x0A) }
+        firstEntry = false
+        for (position, token) in tokens.enumerated() {
+          if position > 0 { textBytes.append(0x20) }
+          textBytes.append(contentsOf: token.text.utf8)
+          index(token, field: 1, document: number)
+        }
+      }
+      textOffsets.append(UInt32(textBytes.count))
+    }
+
+    private mutating func fold(_ text: String) {
+      tokens.removeAll(keepingCapacity: true)
+      folder.forEachToken(in: text) { tokens.append($0) }
+    }
+
+    private mutating func index(_ token: FoldedToken, field: Int, document: UInt32) {
+      guard token.isCJK else {
+        add(token.text, field: field, document: document)
+        return
+      }
+      for gram in token.grams { add(gram, field: field, document: document) }
+    }
+
+    private mutating func add(_ term: String, field: Int, document: UInt32) {
+      let id: Int
+      if let existing = termIDs[term] {
+        id = existing
+      } else {
+        id = terms.count
+        termIDs[term] = id
+        terms.append(term)
+        lists.append([])
+        lists.append([])
+      }
+      if lists[2 * id + field].last != document { lists[2 * id + field].append(document) }
+    }
+
+    /// The dictionary sorted by bytes, with the postings in the same order.
+    func finish() -> (
+      termBytes: [UInt8], termOffsets: [UInt32], postings: [UInt32], postingOffsets: [UInt32]
+    ) {
+      let order = terms.indices.sorted {
+        terms[$0].utf8.lexicographicallyPrecedes(terms[$1].utf8)
+      }
+      var termBytes: [UInt8] = []
+      var termOffsets: [UInt32] = [0]
+      var postings: [UInt32] = []
+      var postingOffsets: [UInt32] = [0]
+      termOffsets.reserveCapacity(order.count + 1)
+      postingOffsets.reserveCapacity(2 * order.count + 1)
+      postings.reserveCapacity(lists.reduce(0) { $0 + $1.count })
+      for id in order {
+        termBytes.append(contentsOf: terms[id].utf8)
+        termOffsets.append(UInt32(termBytes.count))
+        for field in 0..<2 {
+          postings.append(contentsOf: lists[2 * id + field])
+          postingOffsets.append(UInt32(postings.count))
+        }
+      }
+      return (termBytes, termOffsets, postings, postingOffsets)
+    }
+  }
+
+  /// The number of documents, including those added since the index was built.
+  public var count: Int {
+    max(baseCount, (overlay.keys.max() ?? -1) + 1)
+  }
+
+  /// The number of distinct terms indexed when it was built.
+  public var termCount: Int { termOffsets.count - 1 }
+
+  /// The memory the index holds, in bytes: its arrays and the overlay's text.
+  public var memoryFootprint: Int {
+    termBytes.capacity + 4 * (termOffsets.capacity + postings.capacity + postingOffsets.capacity)
+      + textBytes.capacity + 4 * textOffsets.capacity
+      + overlay.values.reduce(0) { $0 + $1.stored.utf8.count + 64 }
+  }
+
+  /// Replaces a document, or adds one at the end, so that searches see it at once.
+  ///
+  /// - Parameters:
+  ///   - document: The document's new contents.
+  ///   - number: Its number: an existing document's, or ``count`` to add one.
+  /// - Precondition: `number` is between 0 and ``count``.
+  public mutating func update(_ document: SearchDocument, at number: Int) {
+    precondition((0...count).contains(number), "document \(number) is out of range")
+    var folder = TextFolder()
+    overlay[number] = FoldedDocument(document, folder: &folder)
+  }
+
+  /// Removes a document from the results; its number is not reused.
+  ///
+  /// - Parameter number: The document's number.
+  public mutating func remove(at number: Int) {
+    guard (0..<count).contains(number) else { return }
+    overlay[number] = FoldedDocument(stored: "")
+  }
+
+  /// A document's folded text.
+  func document(_ number: Int) -> FoldedDocument {
+    if let changed = overlay[number] { return changed }
+    let start = Int(textOffsets[number])
+    let end = Int(textOffsets[number + 1])
+    return FoldedDocument(stored: Substring(decoding: textBytes[start..<end], as: UTF8.self))
+  }
+
+  // MARK: - The dictionary
+
+  /// The position of the first term not less than `key`, by bytes.
+  func lowerBound(_ key: [UInt8]) -> Int {
+    var low = 0
+    var high = termCount
+    termBytes.withUnsafeBufferPointer { bytes in
+      key.withUnsafeBufferPointer { key in
+        while low < high {
+          let middle = (low + high) / 2
+          let start = Int(termOffsets[middle])
+          let term = UnsafeBufferPointer(rebasing: bytes[start..<Int(termOffsets[middle + 1])])
+          if term.lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+        }
+      }
+    }
+    return low
+  }
+
+  /// The term bytes at a position.
+  func term(at position: Int) -> ArraySlice<UInt8> {
+    termBytes[Int(termOffsets[position])..<Int(termOffsets[position + 1])]
+  }
+
+  /// The position of a term, if indexed.
+  func position(of term: [UInt8]) -> Int? {
+    let position = lowerBound(term)
+    return position < termCount && self.term(at: position).elementsEqual(term) ? position : nil
+  }
+
+  /// The positions of the terms starting with a prefix.
+  func positions(withPrefix prefix: [UInt8]) -> Range<Int> {
+    let start = lowerBound(prefix)
+    var end = start
+    // Past the prefix: the smallest key greater than every extension of it.
+    var upper = prefix
+    while let last = upper.last, last == 0xFF { upper.removeLast() }
+    if let last = upper.last {
+      upper[upper.count - 1] = last + 1
+      end = lowerBound(upper)
+    } else {
+      end = termCount
+    }
+    return start..<max(start, end)
+  }
+
+  /// A term's postings for a field.
+  func postingRange(term position: Int, field: SearchField) -> Range<Int> {
+    let index = 2 * position + (field == .title ? 0 : 1)
+    return Int(postingOffsets[index])..<Int(postingOffsets[index + 1])
+  }
+}

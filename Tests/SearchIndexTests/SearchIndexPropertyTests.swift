@@ -1,0 +1,100 @@
+import Testing
+
+@testable import SearchIndex
+
+/// SplitMix64, so that a failing case fails the same way again.
+struct Generator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// The index must give exactly what scoring every document by its text gives.
+@Suite struct SearchIndexPropertyTests {
+  static let words =
+    [
+      "Red", "Rose", "Roses", "Rosé", "Mango", "Mangoes", "Cherries", "Cherry", "Golden", "Gold",
+      "Crème", "Brûlée", "Wild", "Wilde", "Tulip", "Tulips", "Lemon", "Melon", "Mlon", "K1f3",
+      "K1f30", "K9a", "Señor", "Über", "Café",
+    ] + (0..<12).map { "K1\($0)x" }
+  static let cjk = ["樱桃", "玫瑰", "红玫瑰", "さくら", "一品红", "ばら", "芒果"]
+
+  static func document(_ generator: inout Generator) -> SearchDocument {
+    let title = (0..<Int.random(in: 1...4, using: &generator)).map { _ in
+      words.randomElement(using: &generator) ?? ""
+    }
+    var keywords = [cjk.randomElement(using: &generator) ?? ""]
+    if Bool.random(using: &generator) {
+      keywords.append(
+        [
+          words.randomElement(using: &generator) ?? "",
+          words.randomElement(using: &generator) ?? "",
+        ]
+        .joined(separator: " "))
+    }
+    return SearchDocument(title: title.joined(separator: " "), keywords: keywords)
+  }
+
+  static func query(_ generator: inout Generator) -> String {
+    var parts: [String] = []
+    for _ in 0..<Int.random(in: 1...3, using: &generator) {
+      var word = (words + cjk).randomElement(using: &generator) ?? ""
+      switch Int.random(in: 0..<5, using: &generator) {
+      case 0 where word.count > 2:
+        word = String(word.prefix(Int.random(in: 1..<word.count, using: &generator)))
+      case 1 where word.count > 4:
+        var characters = Array(word)
+        characters.remove(at: Int.random(in: 0..<characters.count, using: &generator))
+        word = String(characters)
+      case 2: word = word.uppercased()
+      default: break
+      }
+      parts.append(word)
+    }
+    if Int.random(in: 0..<6, using: &generator) == 0 {
+      return "\"" + parts.joined(separator: " ") + "\""
+    }
+    return parts.joined(separator: " ")
+  }
+
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func theIndexAgreesWithScoringEveryDocument(seed: UInt64) throws {
+    var generator = Generator(state: seed)
+    let documents = (0..<400).map { _ in Self.document(&generator) }
+    var index = SearchIndex(documents)
+    var folder = TextFolder()
+    var folded = documents.map { FoldedDocument($0, folder: &folder) }
+    // Some edits, so the overlay takes part.
+    for _ in 0..<10 {
+      let number = Int.random(in: 0..<documents.count, using: &generator)
+      let replacement = Self.document(&generator)
+      index.update(replacement, at: number)
+      folded[number] = FoldedDocument(replacement, folder: &folder)
+    }
+    for _ in 0..<200 {
+      let text = Self.query(&generator)
+      guard let query = try? SearchQuery(text) else { continue }
+      let limit = Int.random(in: 1...15, using: &generator)
+      var boosts: [Int: Double] = [:]
+      for _ in 0..<Int.random(in: 0...3, using: &generator) {
+        boosts[Int.random(in: 0..<documents.count, using: &generator)] = Double.random(
+          in: 0..<1, using: &generator)
+      }
+      let expected = folded.indices.compactMap { number -> (Int, Double)? in
+        query.matches(folded[number]).map {
+          (number, Double($0.map(\.weight).reduce(0, +)) + (boosts[number] ?? 0))
+        }
+      }
+      .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
+      .prefix(limit)
+      let found = index.search(query, limit: limit, boosts: boosts)
+      #expect(found.map(\.document) == expected.map(\.0), "query '\(text)'")
+      #expect(found.map(\.score) == expected.map(\.1), "query '\(text)'")
+    }
+  }
+}

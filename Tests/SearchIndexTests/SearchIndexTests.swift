@@ -1,0 +1,174 @@
+import Testing
+
+@testable import SearchIndex
+
+/// The sample's ten products, with their keywords.
+let products: [SearchDocument] = [
+  SearchDocument(title: "Ginger", keywords: ["姜", "生姜", "gingembre", "spice"]),
+  SearchDocument(title: "Gladiolus", keywords: ["剑兰", "唐菖蒲", "glaïeul", "flower"]),
+  SearchDocument(title: "Orchid", keywords: ["兰花", "orchidée", "flower"]),
+  SearchDocument(title: "Poinsettia", keywords: ["一品红", "圣诞红", "poinsettia", "flower"]),
+  SearchDocument(title: "Red Rose", keywords: ["红玫瑰", "rose rouge", "flower"]),
+  SearchDocument(title: "White Rose", keywords: ["白玫瑰", "rose blanche", "flower"]),
+  SearchDocument(title: "Mango", keywords: ["芒果", "mangue", "fruit"]),
+  SearchDocument(title: "Peanuts", keywords: ["花生", "cacahuètes", "nut"]),
+  SearchDocument(title: "Cherries", keywords: ["樱桃", "车厘子", "cerises", "fruit"]),
+  SearchDocument(title: "Artichoke", keywords: ["洋蓟", "朝鲜蓟", "artichaut", "vegetable"]),
+]
+
+let index = SearchIndex(products)
+
+func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throws -> [String] {
+  index.search(try SearchQuery(query), limit: limit, boosts: boosts).map {
+    products[$0.document].title
+  }
+}
+
+@Suite struct TextFolderTests {
+  @Test(arguments: [
+    ("CHERRIES", ["cherries"]),
+    ("Glaïeul", ["glaieul"]),
+    ("Crème Brûlée", ["creme", "brulee"]),
+    ("ｃｈｅｒｒｉｅｓ ＲＯＳＥ", ["cherries", "rose"]),
+    ("ﬁg", ["fig"]),
+    ("Smörgås-Café", ["smorgas", "cafe"]),
+    ("Straße", ["straße"]),
+    ("K1f3!", ["k1f3"]),
+    ("red rose 红玫瑰", ["red", "rose", "红玫瑰"]),
+    ("ｻｸﾗ", ["サクラ"]),
+    ("さくら餅", ["さくら餅"]),
+    ("한국어 단어", ["한국어", "단어"]),
+    ("", []),
+    ("  ,;  ", []),
+  ])
+  func foldsCaseDiacriticsAndWidth(text: String, expected: [String]) {
+    var folder = TextFolder()
+    #expect(folder.tokens(text).map(\.text) == expected)
+  }
+
+  @Test func splitsCJKRunsIntoCharactersAndPairs() {
+    #expect(FoldedToken(text: "一品红", isCJK: true).grams == ["一", "品", "红", "一品", "品红"])
+  }
+}
+
+@Suite struct SearchQueryTests {
+  static let cases: [(query: String, expected: [String])] = [
+    // Folding, both ways.
+    ("cherries", ["Cherries"]),
+    ("CHERRIES", ["Cherries"]),
+    ("ｃｈｅｒｒｉｅｓ", ["Cherries"]),
+    ("cerises", ["Cherries"]),
+    ("orchidee", ["Orchid"]),
+    ("orchidée", ["Orchid"]),
+    ("GLAÏEUL", ["Gladiolus"]),
+    ("glaieul", ["Gladiolus"]),
+    ("cacahuetes", ["Peanuts"]),
+    // Word prefixes.
+    ("cher", ["Cherries"]),
+    ("ros", ["Red Rose", "White Rose"]),
+    ("gin", ["Ginger"]),
+    // All terms required, in any order.
+    ("red rose", ["Red Rose"]),
+    ("rose red", ["Red Rose"]),
+    ("rose fruit", []),
+    ("fruit", ["Mango", "Cherries"]),
+    // Phrases: in order, in one field.
+    ("\"rose rouge\"", ["Red Rose"]),
+    ("\"rouge rose\"", []),
+    ("\"rose flower\"", []),
+    ("\"red rose\"", ["Red Rose"]),
+    // Chinese and Japanese by substring.
+    ("樱桃", ["Cherries"]),
+    ("樱", ["Cherries"]),
+    ("玫瑰", ["Red Rose", "White Rose"]),
+    ("红玫瑰", ["Red Rose"]),
+    ("红", ["Poinsettia", "Red Rose"]),
+    ("品红", ["Poinsettia"]),
+    ("一红", []),
+    ("圣诞红", ["Poinsettia"]),
+    // One typo in words of five letters or more, ranked below real matches.
+    ("chery", ["Cherries"]),
+    ("cherires", ["Cherries"]),
+    ("mnago", ["Mango"]),
+    ("gingre", ["Ginger"]),
+    ("chrries", ["Cherries"]),
+    ("chrry", []),
+    ("rsoe", []),
+    ("zzzzzz", []),
+    // Title above keywords: "flower" is only a keyword, "rose" both.
+    ("rose", ["Red Rose", "White Rose"]),
+    ("poinsettia", ["Poinsettia"]),
+  ]
+
+  @Test(arguments: cases)
+  func findsWhatAPersonExpects(query: String, expected: [String]) throws {
+    #expect(try titles(query) == expected)
+  }
+
+  @Test func explainsWhyEachResultMatched() throws {
+    let hit = try #require(index.search(try SearchQuery("cher"), limit: 1).first)
+    #expect(hit.matches == [.init(term: "cher", field: .title, kind: .prefix, word: "cherries")])
+    let typo = try #require(index.search(try SearchQuery("chery"), limit: 1).first)
+    #expect(typo.matches.first?.kind == .typo)
+    let keyword = try #require(index.search(try SearchQuery("cerises"), limit: 1).first)
+    #expect(keyword.matches.first?.field == .keywords && keyword.matches.first?.kind == .exact)
+    #expect(hit.score > typo.score)
+  }
+
+  @Test func ranksTitleAboveKeywordsAndExactAbovePrefixAboveTypo() throws {
+    let documents = [
+      SearchDocument(title: "Plain", keywords: ["mango"]),
+      SearchDocument(title: "Mangoes"),
+      SearchDocument(title: "Mango"),
+      SearchDocument(title: "Other", keywords: ["mangoes"]),
+      SearchDocument(title: "Mangp"),
+    ]
+    let index = SearchIndex(documents)
+    let order = index.search(try SearchQuery("mango"), limit: 10).map {
+      documents[$0.document].title
+    }
+    #expect(order == ["Mango", "Mangoes", "Plain", "Other", "Mangp"])
+  }
+
+  @Test func recentlyViewedRanksHigherAmongEquals() throws {
+    #expect(try titles("rose") == ["Red Rose", "White Rose"])
+    #expect(try titles("rose", boosts: [5: 0.5]) == ["White Rose", "Red Rose"])
+    // A boost never lifts a weaker match over a stronger one.
+    #expect(try titles("flower", boosts: [1: 0.9]).first == "Gladiolus")
+    #expect(try titles("ros", boosts: [8: 0.9]) == ["Red Rose", "White Rose"])
+  }
+
+  @Test func editsAreSearchableAtOnce() throws {
+    var index = index
+    index.update(SearchDocument(title: "Morello", keywords: ["樱桃", "fruit"]), at: 8)
+    let search = { (text: String) throws -> [Int] in
+      index.search(try SearchQuery(text), limit: 10).map(\.document)
+    }
+    #expect(try search("cherries").isEmpty)
+    #expect(try search("morello") == [8])
+    #expect(try search("樱桃") == [8])
+    index.update(SearchDocument(title: "Quince"), at: index.count)
+    #expect(try search("quince") == [10])
+    index.remove(at: 6)
+    #expect(try search("fruit") == [8])
+  }
+
+  @Test(arguments: ["", "   ", "!!!", "\"\"", "\u{301}"])
+  func refusesEmptyQueries(text: String) {
+    #expect(throws: SearchError.emptyQuery) { try SearchQuery(text) }
+  }
+
+  @Test func refusesHugeQueries() {
+    let huge = String(repeating: "cherries ", count: 7282)
+    #expect(throws: SearchError.queryTooLong(bytes: huge.utf8.count, limit: 1000)) {
+      try SearchQuery(huge)
+    }
+    let many = (1...17).map { "w\($0)" }.joined(separator: " ")
+    #expect(throws: SearchError.tooManyTerms(count: 17, limit: 16)) { try SearchQuery(many) }
+  }
+
+  @Test func limitsResults() throws {
+    #expect(try titles("flower", limit: 2).count == 2)
+    #expect(try titles("flower", limit: 0).isEmpty)
+  }
+}
