@@ -98,3 +98,40 @@ struct Generator: RandomNumberGenerator {
     }
   }
 }
+
+extension SearchIndexPropertyTests {
+  /// With a dictionary too large to scan, typos are looked up variant by variant; the results
+  /// must be the same.
+  @Test func typoLookupsInALargeDictionaryAgreeWithScoringEveryDocument() throws {
+    var generator = Generator(state: 99)
+    let letters = Array("abcdefghij")
+    func word() -> String {
+      String(
+        (0..<Int.random(in: 5...7, using: &generator)).map { _ in
+          letters.randomElement(using: &generator) ?? "a"
+        })
+    }
+    let documents = (0..<3000).map { _ in
+      SearchDocument(title: word() + " " + word(), keywords: [word()])
+    }
+    let index = SearchIndex(documents)
+    #expect(index.termCount > 5000)
+    var folder = TextFolder()
+    let folded = documents.map { FoldedDocument($0, folder: &folder) }
+    var typoHits = 0
+    for _ in 0..<30 {
+      var text = word()
+      if Bool.random(using: &generator) { text = "\"\(text)\"" }
+      let query = try SearchQuery(text)
+      let expected = folded.indices.compactMap { number -> (Int, Double)? in
+        query.matches(folded[number]).map { (number, Double($0.map(\.weight).reduce(0, +))) }
+      }
+      .sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
+      .prefix(25)
+      let found = index.search(query, limit: 25)
+      #expect(found.map(\.document) == expected.map(\.0), "query '\(text)'")
+      typoHits += found.filter { $0.matches.contains { $0.kind == .typo } }.count
+    }
+    #expect(typoHits > 0)
+  }
+}
