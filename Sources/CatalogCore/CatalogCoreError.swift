@@ -41,6 +41,14 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case invalidLink(String, problem: String)
   /// A push beyond the deepest path a scene keeps.
   case pathTooDeep(limit: Int)
+  /// A search query that cannot be run; the message says why.
+  case invalidSearch(String)
+  /// A continued activity names a product no longer in the catalog.
+  case activityProductGone(name: String)
+  /// `continue N` without that many search results.
+  case noSearchResult(Int, count: Int)
+  /// `handoff` from a scene that advertises nothing.
+  case nothingToHandOff(scene: String)
   /// A link for one scene opened with `--scene` naming another.
   case linkSceneMismatch(link: String, option: String)
 
@@ -88,6 +96,16 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "'\(link.abbreviated)' is not a valid link: \(problem)"
     case .pathTooDeep(let limit):
       "the path is already \(limit) elements deep; go back ('back' or 'root') before pushing more"
+    case .invalidSearch(let message):
+      message
+    case .activityProductGone(let name):
+      "the activity's product '\(name.abbreviated)' is no longer in the catalog; search again"
+    case .noSearchResult(let number, let count):
+      count == 0
+        ? "there are no search results to continue; type 'search QUERY' first"
+        : "there is no result \(number); the last search has \(count)"
+    case .nothingToHandOff(let scene):
+      "scene '\(scene)' shows no product, so it has no activity to hand off; select one first"
     case .linkSceneMismatch(let link, let option):
       "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
     }

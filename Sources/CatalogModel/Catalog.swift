@@ -28,6 +28,14 @@ public struct Catalog: Sendable, Hashable {
     positions[identifier].map { products[$0] }
   }
 
+  /// The position of a product in list order, if the catalog has it.
+  ///
+  /// - Parameter identifier: The product's identifier.
+  /// - Returns: The index in ``products``.
+  public func position(of identifier: UUID) -> Int? {
+    positions[identifier]
+  }
+
   /// Replaces the product that has the same identifier.
   ///
   /// - Parameter product: The new version of the product.

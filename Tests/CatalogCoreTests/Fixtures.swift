@@ -15,6 +15,8 @@ final class FakeEnvironment: AppEnvironment {
   var ownedElsewhere: Set<SceneName> = []
   var saved: [Product] = []
   var saveError: (any Error)?
+  var history: [UserActivityRecord] = []
+  var now = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
   func claimScene(_ name: SceneName) throws {
     if ownedElsewhere.contains(name) { throw CatalogCoreError.sceneOwned(name.rawValue, pid: 42) }
@@ -30,6 +32,10 @@ final class FakeEnvironment: AppEnvironment {
 
   func photoDescription(of product: Product) -> String {
     "Images/\(product.imageName).png, 64×64 pixels"
+  }
+
+  func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
+    try ActivitySearch(catalog: catalog).results(for: text, history: history, now: now)
   }
 }
 

@@ -1,4 +1,5 @@
 import CatalogModel
+import Foundation
 import StateRestoration
 
 /// The effects a command may need beyond changing the state, behind a protocol so that the
@@ -22,4 +23,16 @@ package protocol AppEnvironment {
   /// - Parameter product: The product.
   /// - Returns: One line, such as `Images/Cherries.png, 64×64 pixels`.
   func photoDescription(of product: Product) -> String
+
+  /// Searches the activity history and the catalog's products.
+  ///
+  /// - Parameters:
+  ///   - text: The query.
+  ///   - catalog: The catalog to search, as the command sees it.
+  /// - Returns: The results, best first.
+  /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
+  func search(_ text: String, in catalog: Catalog) throws -> [SearchResult]
+
+  /// The current time, for activities' expiry.
+  var now: Date { get }
 }

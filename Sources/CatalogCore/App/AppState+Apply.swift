@@ -15,6 +15,14 @@ extension AppState {
   package func applying(_ command: Command, environment: some AppEnvironment) throws
     -> CommandResult
   {
+    var result = try applyingCommand(command, environment: environment)
+    result.state.updateActivities()
+    return result
+  }
+
+  private func applyingCommand(_ command: Command, environment: some AppEnvironment) throws
+    -> CommandResult
+  {
     var state = self
     var scene = state.activeScene
     let render = Renderer(environment: environment)
@@ -27,6 +35,9 @@ extension AppState {
 
     case .year where !scene.isEditing:
       return try applyingNavigation(command, environment: environment)
+
+    case .search, .continueResult, .handoff:
+      return try applyingActivity(command, environment: environment)
 
     case .tab(let tab):
       try scene.refuseWhileEditing("tab")
@@ -92,9 +103,12 @@ extension AppState {
       }
       let product = try reference.map { try catalog.product(matching: $0) }
       try state.openScene(name, environment: environment)
-      var newScene = state.activeScene
-      if let product { newScene.path = ScenePath([.product(product.identifier)]) }
-      state.activeScene = newScene
+      // As the sample's drag does: the new scene continues a "Dropped product" activity.
+      if let product {
+        try state.continueActivity(
+          ProductActivity.dropped(product), in: name, environment: environment)
+      }
+      let newScene = state.activeScene
       let shown = product.map { "\n" + render.detail($0, tab: newScene.selectedTab) } ?? ""
       return CommandResult(state: state, output: "Opened scene '\(name)'." + shown)
 
@@ -177,6 +191,9 @@ extension Command {
     case .root: "root"
     case .path: "path"
     case .open: "open"
+    case .search: "search"
+    case .continueResult: "continue"
+    case .handoff: "handoff"
     case .tab: "tab"
     case .edit: "edit"
     case .setName: "name"

@@ -10,10 +10,11 @@ extension AppState {
     guard let url = URL(string: text) else {
       throw CatalogCoreError.invalidLink(text, problem: "it is not a URL")
     }
-    if case .search = link.destination {
-      throw CatalogCoreError.invalidLink(text, problem: "search links need the activity index")
-    }
     var state = self
+    var results: [SearchResult]?
+    if case .search(let query) = link.destination {
+      results = try environment.search(query, in: catalog)
+    }
     let render = Renderer(environment: environment)
     var messages: [String] = []
     let product: Product?
@@ -35,6 +36,11 @@ extension AppState {
       messages.append("Opened scene '\(targetName)'.")
     }
 
+    if let results {
+      state.lastSearch = results
+      messages.append(Describe.searchResults(results))
+      return CommandResult(state: state, output: messages.joined(separator: "\n"))
+    }
     var scene = state.activeScene
     let routes = RouteManager(
       path: scene.path.routes, urlProcessors: [CatalogLinkProcessor(catalog: catalog)])
@@ -63,7 +69,7 @@ extension Scene {
   fileprivate func refuseLink(_ destination: DeepLink.Destination, product: Product?) throws {
     guard isEditing else { return }
     switch destination {
-    case .scene: return
+    case .scene, .search: return
     case .product where product?.identifier == path.topProduct && path.routes.count == 1: return
     default: throw CatalogCoreError.editorOpen(command: "open")
     }

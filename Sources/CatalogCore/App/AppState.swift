@@ -11,6 +11,8 @@ package struct AppState: Sendable, Hashable {
   package var scenes: [Scene]
   /// The scene taking commands.
   package var activeSceneName: SceneName
+  /// The results of the last search, for `continue N`; not saved.
+  package var lastSearch: [SearchResult] = []
 
   /// Creates a state; the active scene's phase is set to active and the others' to inactive.
   ///
@@ -52,6 +54,13 @@ package struct AppState: Sendable, Hashable {
   package mutating func updatePhases() {
     for index in scenes.indices {
       scenes[index].phase = scenes[index].name == activeSceneName ? .active : .inactive
+    }
+  }
+
+  /// Sets every scene's activity to the one it advertises.
+  package mutating func updateActivities() {
+    for index in scenes.indices {
+      scenes[index].userActivity = scenes[index].advertisedActivity(in: catalog)
     }
   }
 

@@ -1,3 +1,5 @@
+import CatalogModel
+import CatalogResources
 import Foundation
 import StateRestoration
 
@@ -48,6 +50,8 @@ package enum CatalogMain {
         for warning in snapshot.warnings { errors.line("warning: \(warning)") }
         output.line(json ? snapshot.json.rendered() : StateText.render(snapshot.state))
         return ExitStatus.success
+      case .search(let query, let json, let limit):
+        return try search(query, json: json, limit: limit, paths: paths)
       case .open(let link):
         return try openLink(
           link, LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
@@ -61,6 +65,42 @@ package enum CatalogMain {
     }
   }
 
+  /// `catalog search QUERY`: reads the catalog and the activity history, changes nothing.
+  private static func search(_ query: String, json: Bool, limit: Int, paths: AppPaths) throws
+    -> Int32
+  {
+    let errors = TextOutput.standardError
+    let loaded = try CatalogStore(
+      directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
+    ).loadForReading()
+    if let warning = loaded.warning { errors.line("warning: \(warning)") }
+    var history: [UserActivityRecord] = []
+    do {
+      history = try ActivityHistory(directory: StateDirectory(existing: paths.stateDirectory))
+        .records()
+    } catch {
+      errors.line("warning: \(error.localizedDescription); searching the products alone")
+    }
+    let results = try ActivitySearch(catalog: loaded.catalog).results(
+      for: query, history: history, now: Date(), limit: limit)
+    if json {
+      let array = JSONValue.array(
+        results.map { result in
+          StateSnapshot.activityJSON(
+            result.activity,
+            extra: [
+              ("score", .double(result.score)), ("product", .string(result.product.name)),
+              ("kind", .string(result.isViewed ? "activity" : "item")),
+              ("why", .string(result.reason)),
+            ])
+        })
+      TextOutput.standardOutput.line(array.rendered())
+    } else {
+      TextOutput.standardOutput.line(Describe.searchResults(results, hint: false))
+    }
+    return ExitStatus.success
+  }
+
   /// `catalog open URL`: restores the state, delivers the link, saves, and prints the result.
   private static func openLink(_ link: String, _ options: LaunchOptions) throws -> Int32 {
     let parsed = try DeepLink.parse(link)
@@ -71,8 +111,9 @@ package enum CatalogMain {
     for warning in warnings { TextOutput.standardError.line("warning: \(warning)") }
     try store.markReady()
     let result = try state.applying(.open(link), environment: store.environment)
-    try store.commit(from: state, to: result.state)
+    let notes = try store.commit(from: state, to: result.state)
     TextOutput.standardOutput.line(result.output)
+    for note in notes { TextOutput.standardError.line("warning: \(note)") }
     return ExitStatus.success
   }
 
@@ -124,9 +165,10 @@ package enum CatalogMain {
       let before = store.refreshed(state)
       do {
         let result = try before.applying(command, environment: store.environment)
-        try store.commit(from: before, to: result.state)
+        let notes = try store.commit(from: before, to: result.state)
         state = result.state
         output.line(result.output)
+        for note in notes { errors.line("warning: \(note)") }
         if result.quits { break }
       } catch {
         state = before

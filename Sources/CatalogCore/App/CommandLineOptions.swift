@@ -10,6 +10,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     case state(json: Bool)
     /// `open URL`: restore, then handle a deep link, as a cold launch from a link does.
     case open(String)
+    /// `search QUERY [--json] [--limit N]`: search without starting the REPL.
+    case search(String, json: Bool, limit: Int)
     /// `--help`.
     case help
     /// `--version`.
@@ -31,6 +33,7 @@ package struct CommandLineOptions: Sendable, Hashable {
   package static let usage = """
     usage: catalog [--scene NAME] [--state-dir DIR] [--data-dir DIR] [--fresh] [--color WHEN]
            catalog open URL [--scene NAME]
+           catalog search QUERY [--json] [--limit N]
            catalog state [--json]
            catalog --help | --version
 
@@ -42,7 +45,8 @@ package struct CommandLineOptions: Sendable, Hashable {
       --data-dir DIR    keep the catalog in DIR (default $XDG_DATA_HOME/catalog)
       --fresh           start without restoring scene state, like after a force quit
       --color WHEN      auto (default), always or never
-      --json            with 'state': print JSON
+      --json            with 'state' and 'search': print JSON
+      --limit N         with 'search': at most N results (default 10)
       -h, --help        show this help
       --version         show the version
 
@@ -60,6 +64,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     var remaining = arguments[...]
     var subcommand: String?
     var link: String?
+    var words: [String] = []
+    var limit: Int?
     var json = false
     while let argument = remaining.popFirst() {
       var name = argument
@@ -89,6 +95,12 @@ package struct CommandLineOptions: Sendable, Hashable {
       case "--data-dir": dataDirectory = try value()
       case "--fresh": isFresh = true
       case "--json": json = true
+      case "--limit":
+        let text = try value()
+        guard let number = Int(text), (1...1000).contains(number) else {
+          throw CommandLineError("'--limit' takes a number from 1 to 1000, not '\(text)'")
+        }
+        limit = number
       case "--color":
         let text = try value()
         guard let mode = ColorMode(rawValue: text) else {
@@ -101,21 +113,31 @@ package struct CommandLineOptions: Sendable, Hashable {
           link = argument
           continue
         }
+        if subcommand == "search" {
+          words.append(argument)
+          continue
+        }
         guard subcommand == nil else { throw CommandLineError("unexpected argument '\(argument)'") }
-        guard ["state", "open"].contains(argument) else {
+        guard ["state", "open", "search"].contains(argument) else {
           throw CommandLineError("unknown command '\(argument)'")
         }
         subcommand = argument
       }
     }
-    if json && subcommand != "state" {
-      throw CommandLineError("'--json' goes with 'catalog state'")
+    if json && subcommand != "state" && subcommand != "search" {
+      throw CommandLineError("'--json' goes with 'catalog state' and 'catalog search'")
+    }
+    if limit != nil && subcommand != "search" {
+      throw CommandLineError("'--limit' goes with 'catalog search'")
     }
     switch subcommand {
     case "state": action = .state(json: json)
     case "open":
       guard let link else { throw CommandLineError("'open' needs a URL") }
       action = .open(link)
+    case "search":
+      guard !words.isEmpty else { throw CommandLineError("'search' needs a query") }
+      action = .search(words.joined(separator: " "), json: json, limit: limit ?? 10)
     default: break
     }
   }

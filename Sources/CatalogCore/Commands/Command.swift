@@ -30,6 +30,12 @@ package enum Command: Sendable, Hashable {
   case done
   /// `cancel`: discard the draft.
   case cancel
+  /// `search QUERY`: search the activities and products.
+  case search(String)
+  /// `continue N`: continue search result N in the active scene.
+  case continueResult(Int)
+  /// `handoff SCENE`: continue the active scene's activity in another scene.
+  case handoff(String)
   /// `scenes`: list the open scenes.
   case scenes
   /// `scene new NAME [PRODUCT]`.

@@ -6,7 +6,8 @@ package enum CommandParser {
   /// The command words, for suggestions and help.
   package static let commandWords = [
     "list", "select", "push", "year", "back", "root", "path", "open", "tab", "edit", "name",
-    "price", "done", "cancel", "scenes", "scene", "state", "help", "quit", "exit",
+    "price", "done", "cancel", "search", "continue", "handoff", "scenes", "scene", "state", "help",
+    "quit", "exit",
   ]
 
   /// Parses one line.
@@ -55,6 +56,17 @@ package enum CommandParser {
     case "price": return .setPrice(try required(rest, usage: "price X"))
     case "done": return try noArguments(.done, rest, usage: "done")
     case "cancel": return try noArguments(.cancel, rest, usage: "cancel")
+    case "search": return .search(try required(rest, usage: "search QUERY"))
+    case "continue":
+      let text = try required(rest, usage: "continue N")
+      guard let number = Int(text), number > 0, text.allSatisfy(\.isASCII) else {
+        throw CatalogCoreError.invalidArgument(text, expected: "a result number from 'search'")
+      }
+      return .continueResult(number)
+    case "handoff":
+      let name = try required(rest, usage: "handoff SCENE")
+      guard SceneName(name) != nil else { throw CatalogCoreError.invalidSceneName(name) }
+      return .handoff(name)
     case "scenes": return try noArguments(.scenes, rest, usage: "scenes")
     case "scene": return try parseScene(rest)
     case "state": return try noArguments(.state, rest, usage: "state")

@@ -67,6 +67,22 @@ package enum Help {
       ]
     ),
     (
+      "Search and continue",
+      [
+        Entry(
+          words: ["search"], usage: "search QUERY",
+          summary: "find products and viewed activities: prefixes, \"phrases\", 樱桃, one typo",
+          example: "search cher"),
+        Entry(
+          words: ["continue"], usage: "continue N",
+          summary: "continue search result N in this scene", example: "continue 1"),
+        Entry(
+          words: ["handoff"], usage: "handoff SCENE",
+          summary: "continue this scene's activity in another scene (opened if needed)",
+          example: "handoff side"),
+      ]
+    ),
+    (
       "Scenes",
       [
         Entry(

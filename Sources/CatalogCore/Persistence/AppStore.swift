@@ -55,6 +55,7 @@ package final class AppStore {
       catalogReadOnlyReason: loaded.readOnlyReason)
     let store = AppStore(environment: environment)
 
+    store.checkHistory(warnings: &warnings)
     let session = restarting ? SessionState() : store.loadSession(warnings: &warnings)
     var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
@@ -112,10 +113,16 @@ package final class AppStore {
   ///   - old: The state before the command.
   ///   - new: The state after it.
   /// - Throws: A `StateRestorationError` when a file cannot be written.
-  package func commit(from old: AppState, to new: AppState) throws {
+  /// - Returns: One-line warnings: the activity history could not be written, say. The
+  ///   scenes and the session are saved all the same.
+  @discardableResult
+  package func commit(from old: AppState, to new: AppState) throws -> [String] {
     let oldScenes = Dictionary(
       old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    for scene in new.scenes where oldScenes[scene.name]?.storage != scene.storage {
+    for scene in new.scenes
+    where oldScenes[scene.name]?.storage != scene.storage
+      || oldScenes[scene.name]?.userActivity != scene.userActivity
+    {
       try saveScene(scene)
     }
     let closed = Set(old.scenes.map(\.name)).subtracting(new.scenes.map(\.name))
@@ -127,6 +134,19 @@ package final class AppStore {
     for name in closed {
       try directory.remove(SceneFile.path(for: name))
       environment.releaseScene(name)
+    }
+    // The active scene's activity becomes current when it changes or its scene comes to the
+    // front; that saves it in the history.
+    guard let current = new.activeScene.userActivity,
+      current != old.activeScene.userActivity || old.activeSceneName != new.activeSceneName
+    else { return [] }
+    do {
+      try environment.makeCurrent(current)
+      return []
+    } catch {
+      return [
+        "the activity '\(current.title ?? "")' was not saved in the history: \(error.localizedDescription)"
+      ]
     }
   }
 
@@ -141,8 +161,7 @@ package final class AppStore {
   }
 
   private func saveScene(_ scene: Scene) throws {
-    try directory.save(
-      SceneFile(name: scene.name, storage: scene.storage), to: SceneFile.path(for: scene.name))
+    try directory.save(SceneFile(scene), to: SceneFile.path(for: scene.name))
   }
 
   private func saveSession(_ state: AppState, released: Set<SceneName>) throws {
@@ -154,6 +173,18 @@ package final class AppStore {
       owned: state.scenes.map(\.name), released: released, activeScene: state.activeSceneName)
     guard merged != current || !directory.contains(SessionFile.path) else { return }
     try directory.save(SessionFile(merged), to: SessionFile.path)
+  }
+
+  /// Sets an unreadable activity history aside, so that activities are saved again.
+  private func checkHistory(warnings: inout [String]) {
+    do {
+      _ = try environment.history.records()
+    } catch {
+      warnings.append(
+        quarantine(
+          environment.history.path, because: error,
+          consequence: "the activity history starts empty"))
+    }
   }
 
   private func loadSession(warnings: inout [String]) -> SessionState {
@@ -179,8 +210,10 @@ package final class AppStore {
     }
     guard let file else { return Scene(name: name) }
     var scene = Scene(name: name, storage: file.storage)
-    if let note = scene.validate(against: catalog) {
-      warnings.append("scene '\(name)': \(note)")
+    let note = scene.validate(against: catalog)
+    if let note { warnings.append("scene '\(name)': \(note)") }
+    scene.userActivity = scene.advertisedActivity(in: catalog)
+    if note != nil || scene.userActivity != file.activity {
       do {
         try saveScene(scene)
       } catch {

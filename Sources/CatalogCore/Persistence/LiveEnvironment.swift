@@ -13,14 +13,42 @@ package final class LiveEnvironment: AppEnvironment {
   package let catalogStore: CatalogStore
   /// Why catalog edits are refused, when the catalog file could not be read.
   package private(set) var catalogReadOnlyReason: String?
+  /// The saved activity history, `activities.json`.
+  package let history: ActivityHistory
   private var locks: [SceneName: FileLock] = [:]
   private var catalogFingerprint: [Int]?
+  private var searchIndex: ActivitySearch?
 
   init(directory: StateDirectory, catalogStore: CatalogStore, catalogReadOnlyReason: String?) {
     self.directory = directory
     self.catalogStore = catalogStore
     self.catalogReadOnlyReason = catalogReadOnlyReason
+    history = ActivityHistory(directory: directory)
     catalogFingerprint = catalogStore.fingerprint()
+  }
+
+  package var now: Date { Date() }
+
+  package func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
+    if searchIndex == nil {
+      searchIndex = ActivitySearch(catalog: catalog)
+    } else {
+      searchIndex?.update(to: catalog)
+    }
+    // An unreadable history was set aside at launch; if it went bad since, search the
+    // products alone.
+    let records = (try? history.records()) ?? []
+    return try searchIndex?.results(for: text, history: records, now: now) ?? []
+  }
+
+  /// Makes an activity current: it is saved in the history when eligible for search.
+  ///
+  /// - Parameter activity: The activity a scene now advertises.
+  /// - Throws: A `UserActivityError` when the history cannot be written.
+  package func makeCurrent(_ activity: UserActivityRecord) throws {
+    let center = UserActivityCenter(
+      declaredActivityTypes: ProductActivity.declaredTypes, history: history)
+    try UserActivity(record: activity, center: center).becomeCurrent()
   }
 
   package func claimScene(_ name: SceneName) throws {

@@ -1,6 +1,6 @@
 import StateRestoration
 
-/// `scenes/NAME.json`: one scene's storage.
+/// `scenes/NAME.json`: one scene's storage and its restoration activity.
 package struct SceneFile: VersionedFormat, Hashable {
   package static let currentFormatVersion = 1
   package var formatVersion = currentFormatVersion
@@ -8,6 +8,18 @@ package struct SceneFile: VersionedFormat, Hashable {
   package var name: SceneName
   /// The scene's storage, every value tagged with its type.
   package var storage: SceneStorageValues
+  /// The activity the scene advertised, if any.
+  package var activity: UserActivityRecord?
+
+  package init(name: SceneName, storage: SceneStorageValues, activity: UserActivityRecord? = nil) {
+    self.name = name
+    self.storage = storage
+    self.activity = activity
+  }
+
+  package init(_ scene: Scene) {
+    self.init(name: scene.name, storage: scene.storage, activity: scene.userActivity)
+  }
 
   /// The file's path in the state directory.
   package static func path(for name: SceneName) -> String { "scenes/\(name.rawValue).json" }

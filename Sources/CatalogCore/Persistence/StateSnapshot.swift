@@ -38,6 +38,7 @@ package struct StateSnapshot: Sendable {
         if let note = scene.validate(against: loaded.catalog) {
           warnings.append("scene '\(name)': \(note)")
         }
+        scene.userActivity = scene.advertisedActivity(in: loaded.catalog)
         return scene
       } catch {
         warnings.append(error.localizedDescription)
@@ -83,11 +84,61 @@ package struct StateSnapshot: Sendable {
                     }
                   })
               ),
-              ("activity", .null),
+              ("activity", scene.userActivity.map { Self.activityJSON($0) } ?? .null),
             ])
           })
       ),
     ])
+  }
+
+  /// An activity as JSON: its type, title, target, user info (as plain JSON) and keywords.
+  ///
+  /// - Parameters:
+  ///   - activity: The activity.
+  ///   - extra: Fields to add at the end, such as a search result's score.
+  /// - Returns: The object.
+  package static func activityJSON(
+    _ activity: UserActivityRecord, extra: [(String, JSONValue)] = []
+  )
+    -> JSONValue
+  {
+    .object(
+      [
+        ("activityType", .string(activity.activityType)),
+        ("title", activity.title.map(JSONValue.string) ?? .null),
+        (
+          "targetContentIdentifier", activity.targetContentIdentifier.map(JSONValue.string) ?? .null
+        ),
+        (
+          "userInfo",
+          .object(
+            activity.userInfo.keys.sorted().compactMap { key in
+              activity.userInfo[key].map { (key, plainJSON($0)) }
+            })
+        ),
+        ("keywords", .array(activity.keywords.sorted().map(JSONValue.string))),
+        ("isEligibleForSearch", .bool(activity.isEligibleForSearch)),
+        ("isEligibleForHandoff", .bool(activity.isEligibleForHandoff)),
+        (
+          "lastActiveDate",
+          activity.lastActiveDate.map { .string($0.formatted(.iso8601)) } ?? .null
+        ),
+      ] + extra)
+  }
+
+  /// A property-list value as plain JSON: dates in ISO 8601, data as Base64.
+  static func plainJSON(_ value: PropertyListValue) -> JSONValue {
+    switch value {
+    case .string(let value): .string(value)
+    case .int(let value): .int(value)
+    case .double(let value): .double(value)
+    case .bool(let value): .bool(value)
+    case .date(let value): .string(value.formatted(.iso8601))
+    case .data(let value): .string(value.base64EncodedString())
+    case .array(let values): .array(values.map(plainJSON))
+    case .dictionary(let values):
+      .object(values.keys.sorted().compactMap { key in values[key].map { (key, plainJSON($0)) } })
+    }
   }
 
   /// A stored value as plain JSON: data as Base64, dates in ISO 8601, URLs as strings and

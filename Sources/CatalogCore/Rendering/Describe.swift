@@ -35,6 +35,26 @@ package enum Describe {
     return parts
   }
 
+  /// Search results, numbered for `continue N`.
+  ///
+  /// - Parameters:
+  ///   - results: The results, best first.
+  ///   - hint: Whether to end with how to continue a result, as the REPL does.
+  /// - Returns: One result a line: number, title, product, and why it matched.
+  package static func searchResults(_ results: [SearchResult], hint: Bool = true) -> String {
+    guard !results.isEmpty else {
+      return "No results; try fewer words, a shorter prefix, or another spelling."
+    }
+    let rows = results.enumerated().map { index, result in
+      [
+        String(index + 1), result.activity.title ?? result.activity.activityType,
+        result.product.name, result.reason + (result.isViewed ? "; viewed recently" : ""),
+      ]
+    }
+    return Table.render(header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0])
+      + (hint ? "\nType 'continue N' to open a result." : "")
+  }
+
   /// A stored value as the `state` command shows it.
   package static func describe(_ value: StoredValue) -> String {
     switch value {

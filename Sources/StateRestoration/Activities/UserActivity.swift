@@ -160,17 +160,9 @@ public final class UserActivity: Sendable {
   /// - Parameter payload: The payload; it must encode as a keyed container.
   /// - Throws: ``UserActivityError/payloadNotEncodable(reason:)``.
   public func setTypedPayload<Payload: Encodable>(_ payload: Payload) throws(UserActivityError) {
-    let value: PropertyListValue
-    do {
-      let data = try JSONEncoder().encode(payload)
-      value = try JSONDecoder().decode(PlainJSON.Value.self, from: data).value
-    } catch {
-      throw .payloadNotEncodable(reason: "\(error)")
-    }
-    guard case .dictionary(let entries) = value else {
-      throw .payloadNotEncodable(reason: "'\(Payload.self)' does not encode with keys")
-    }
-    userInfo = entries
+    var record = self.record
+    try record.setTypedPayload(payload)
+    userInfo = record.userInfo
   }
 
   /// Decodes `userInfo` as a `Codable` payload.

@@ -56,6 +56,26 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
     expirationDate.map { $0 <= date } ?? false
   }
 
+  /// Replaces the user info with a `Codable` payload: its coding keys become the user-info keys.
+  ///
+  /// - Parameter payload: The payload; it must encode as a keyed container.
+  /// - Throws: ``UserActivityError/payloadNotEncodable(reason:)``.
+  public mutating func setTypedPayload<Payload: Encodable>(_ payload: Payload)
+    throws(UserActivityError)
+  {
+    let value: PropertyListValue
+    do {
+      let data = try JSONEncoder().encode(payload)
+      value = try JSONDecoder().decode(PlainJSON.Value.self, from: data).value
+    } catch {
+      throw .payloadNotEncodable(reason: "\(error)")
+    }
+    guard case .dictionary(let entries) = value else {
+      throw .payloadNotEncodable(reason: "'\(Payload.self)' does not encode with keys")
+    }
+    userInfo = entries
+  }
+
   /// Decodes the user info as a typed payload.
   ///
   /// - Parameter type: The payload's type; its coding keys are the user-info keys.

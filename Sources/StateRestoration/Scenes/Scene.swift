@@ -1,4 +1,4 @@
-/// A named window of an app: its storage and its phase.
+/// A named window of an app: its storage, its phase and the activity it advertises.
 ///
 /// Nothing is shared between scenes except what the app keeps elsewhere; closing a scene
 /// destroys its storage. `Scene` is a value: an app applies changes to copies and saves the
@@ -10,6 +10,9 @@ public struct Scene: Sendable, Hashable, Identifiable {
   public var storage: SceneStorageValues
   /// The scene's phase.
   public var phase: ScenePhase
+  /// The activity the scene advertises, saved with it as its restoration activity, like the
+  /// activity SwiftUI's `userActivity(_:isActive:_:)` modifier keeps for a scene.
+  public var userActivity: UserActivityRecord?
 
   /// The scene's identity: its name.
   public var id: SceneName { name }
@@ -20,12 +23,14 @@ public struct Scene: Sendable, Hashable, Identifiable {
   ///   - name: The scene's name.
   ///   - storage: Its storage; empty for a new scene.
   ///   - phase: Its phase; inactive until it is brought to the front.
+  ///   - userActivity: Its restoration activity, if any.
   public init(
     name: SceneName, storage: SceneStorageValues = SceneStorageValues(),
-    phase: ScenePhase = .inactive
+    phase: ScenePhase = .inactive, userActivity: UserActivityRecord? = nil
   ) {
     self.name = name
     self.storage = storage
     self.phase = phase
+    self.userActivity = userActivity
   }
 }

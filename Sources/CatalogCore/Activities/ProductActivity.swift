@@ -1,0 +1,92 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+
+/// The sample's one activity type and its payload (SPEC section 7).
+package enum ProductActivity {
+  /// The activity type the app declares; continuing any other is an error.
+  package static let type = "com.example.apple-samplecode.staterestore.product"
+
+  /// The types the app continues.
+  package static let declaredTypes: Set<String> = [type]
+
+  /// The typed payload: its coding keys are the user-info keys.
+  package struct Payload: Codable, Hashable, Sendable {
+    package var identifier: UUID
+    package var name: String
+    package var imageName: String
+    package var year: Int
+    package var price: Price
+
+    package init(_ product: Product) {
+      identifier = product.identifier
+      name = product.name
+      imageName = product.imageName
+      year = product.year
+      price = product.price
+    }
+  }
+
+  /// *Show NAME product*: what a scene advertises while the product's detail is on top.
+  ///
+  /// - Parameter product: The product.
+  /// - Returns: The activity, eligible for search and handoff.
+  package static func show(_ product: Product) -> UserActivityRecord {
+    var record = activity(for: product, title: "Show \(product.name) product")
+    record.isEligibleForSearch = true
+    record.isEligibleForHandoff = true
+    record.persistentIdentifier = product.identifier.uuidString
+    return record
+  }
+
+  /// *Dropped product NAME*: what dragging a product to a new scene hands it.
+  ///
+  /// - Parameter product: The product.
+  /// - Returns: The activity, not saved for search.
+  package static func dropped(_ product: Product) -> UserActivityRecord {
+    var record = activity(for: product, title: "Dropped product \(product.name)")
+    record.isEligibleForSearch = false
+    return record
+  }
+
+  private static func activity(for product: Product, title: String) -> UserActivityRecord {
+    var record = UserActivityRecord(activityType: type)
+    record.title = title
+    // A product always encodes with keys.
+    try? record.setTypedPayload(Payload(product))
+    record.requiredUserInfoKeys = ["identifier"]
+    record.targetContentIdentifier = product.identifier.uuidString
+    record.keywords = Set(product.keywords)
+    return record
+  }
+}
+
+/// Continues product activities into a scene's path: the product's detail, as the sample's
+/// `onContinueUserActivity` handler does. A payload naming a product no longer in the catalog
+/// is an error.
+package struct ProductActivityProcessor: UserActivityProcessor {
+  /// Where products are looked up.
+  package var catalog: Catalog
+
+  package init(catalog: Catalog) {
+    self.catalog = catalog
+  }
+
+  package func process(_ activity: UserActivity, path: inout [Route]) throws -> Bool {
+    guard activity.activityType == ProductActivity.type else { return false }
+    let payload = try activity.typedPayload(ProductActivity.Payload.self)
+    guard catalog[payload.identifier] != nil else {
+      throw CatalogCoreError.activityProductGone(name: payload.name)
+    }
+    path = [.product(payload.identifier)]
+    return true
+  }
+}
+
+extension Scene {
+  /// The activity this scene advertises: *Show NAME product* while a product's detail is on
+  /// top of its path.
+  package func advertisedActivity(in catalog: Catalog) -> UserActivityRecord? {
+    path.topProduct.flatMap { catalog[$0] }.map(ProductActivity.show)
+  }
+}
