@@ -1,0 +1,157 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+import Testing
+
+@testable import CatalogCore
+
+@Suite struct ActivityCommandTests {
+  @Test func aSceneAdvertisesShowProductWhileADetailIsOnTop() throws {
+    let (state, _) = try run(["select cher"])
+    let activity = try #require(state.activeScene.userActivity)
+    #expect(activity.activityType == "com.example.apple-samplecode.staterestore.product")
+    #expect(activity.title == "Show Cherries product")
+    #expect(activity.targetContentIdentifier == cherries.uuidString)
+    #expect(activity.isEligibleForSearch && activity.isEligibleForHandoff)
+    #expect(activity.keywords == ["樱桃", "车厘子", "cerises", "fruit"])
+    #expect(Set(activity.userInfo.keys) == ["identifier", "name", "imageName", "year", "price"])
+    let payload = try activity.typedPayload(ProductActivity.Payload.self)
+    #expect(
+      payload.name == "Cherries" && payload.year == 2015 && payload.price.plainText == "10.99")
+    // Nothing is advertised at a year's list or the root.
+    #expect(try run(["select cher", "year 2015"]).state.activeScene.userActivity == nil)
+    #expect(try run(["select cher", "back"]).state.activeScene.userActivity == nil)
+  }
+
+  @Test func searchThenContinueShowsTheProduct() throws {
+    let environment = FakeEnvironment()
+    var viewed = ProductActivity.show(bundledCatalog.products[8])
+    viewed.lastActiveDate = environment.now
+    environment.history = [viewed]
+    let (searched, output) = try run(["search fruit"], environment: environment)
+    #expect(output.contains("1  Show Cherries product  Cherries"))
+    #expect(searched.lastSearch.map(\.product.name) == ["Cherries", "Mango"])
+    let (state, _) = try run(["continue 1"], from: searched, environment: environment)
+    #expect(state.activeScene.path.routes == [.product(cherries)])
+    #expect(throws: CatalogCoreError.noSearchResult(3, count: 2)) {
+      try run(["continue 3"], from: searched, environment: environment)
+    }
+    #expect(throws: CatalogCoreError.noSearchResult(1, count: 0)) { try run(["continue 1"]) }
+  }
+
+  @Test func continuingAGoneProductIsAnError() throws {
+    let environment = FakeEnvironment()
+    let (searched, _) = try run(["search cher"], environment: environment)
+    var state = searched
+    state.catalog = Catalog(bundledCatalog.products.filter { $0.name != "Cherries" })
+    #expect(throws: CatalogCoreError.activityProductGone(name: "Cherries")) {
+      try run(["continue 1"], from: state, environment: environment)
+    }
+  }
+
+  @Test func continuingAnUndeclaredOrExpiredActivityIsAnError() throws {
+    let environment = FakeEnvironment()
+    var state = try run(["search cher"], environment: environment).state
+    state.lastSearch[0].activity.activityType = "com.example.other"
+    #expect(throws: UserActivityError.undeclaredType("com.example.other")) {
+      try run(["continue 1"], from: state, environment: environment)
+    }
+    state.lastSearch[0].activity.activityType = ProductActivity.type
+    state.lastSearch[0].activity.expirationDate = environment.now
+    #expect(throws: UserActivityError.expired(title: "Show Cherries product")) {
+      try run(["continue 1"], from: state, environment: environment)
+    }
+    state.lastSearch[0].activity.expirationDate = nil
+    state.lastSearch[0].activity.userInfo = ["identifier": .string("not a UUID")]
+    #expect(throws: UserActivityError.self) {
+      try run(["continue 1"], from: state, environment: environment)
+    }
+  }
+
+  @Test func expiredActivitiesNeitherBoostNorCountAsViewed() throws {
+    let environment = FakeEnvironment()
+    var viewed = ProductActivity.show(bundledCatalog.products[8])
+    viewed.lastActiveDate = environment.now
+    viewed.expirationDate = environment.now.addingTimeInterval(1)
+    environment.history = [viewed]
+    // Cherries comes after Mango in the catalog; viewing it puts it first.
+    #expect(
+      try run(["search fruit"], environment: environment).state.lastSearch.map(\.product.name)
+        == ["Cherries", "Mango"])
+    environment.history[0].expirationDate = environment.now
+    let results = try run(["search fruit"], environment: environment).state.lastSearch
+    #expect(results.map(\.product.name) == ["Mango", "Cherries"])
+    #expect(results.allSatisfy { !$0.isViewed })
+  }
+
+  @Test func handoffContinuesTheActiveScenesActivityElsewhere() throws {
+    let environment = FakeEnvironment()
+    let (state, output) = try run(
+      ["select mango", "tab photo", "handoff side"], environment: environment)
+    #expect(
+      output.hasPrefix("Opened scene 'side'.\nHanded off 'Show Mango product' to scene 'side'."))
+    #expect(state.activeSceneName.rawValue == "side")
+    #expect(state.activeScene.path.routes == [.product(mango)])
+    #expect(state.scene(named: "main")?.path.routes == [.product(mango)])
+    #expect(throws: CatalogCoreError.nothingToHandOff(scene: "main")) { try run(["handoff side"]) }
+    #expect(throws: CatalogCoreError.self) { try run(["select mango", "handoff main"]) }
+    // A scene with its editor open takes nothing.
+    let (editing, _) = try run(["scene new side cher", "edit", "scene switch main", "select mango"])
+    #expect(throws: CatalogCoreError.editorOpen(command: "handoff")) {
+      try run(["handoff side"], from: editing)
+    }
+  }
+
+  @Test func aNewSceneWithAProductContinuesADroppedActivity() throws {
+    let (state, _) = try run(["scene new side cher"])
+    #expect(state.activeScene.path.routes == [.product(cherries)])
+    #expect(ProductActivity.dropped(bundledCatalog.products[8]).title == "Dropped product Cherries")
+    #expect(ProductActivity.dropped(bundledCatalog.products[8]).isEligibleForSearch == false)
+  }
+
+  @Test func searchLinksRunTheSearch() throws {
+    let (state, output) = try run(["open catalog://search?q=red+rose"])
+    #expect(state.lastSearch.map(\.product.name) == ["Red Rose"])
+    #expect(output.contains("Show Red Rose product"))
+    #expect(
+      throws: CatalogCoreError.invalidSearch(
+        "the query has no words to search for; type a word, such as 'cherries'")
+    ) {
+      try run(["open catalog://search?q=%21%21"])
+    }
+  }
+
+  @Test func anEditIsSearchableAtOnce() throws {
+    let environment = FakeEnvironment()
+    let (state, _) = try run(
+      ["select cher", "edit", "name Morello", "done"], environment: environment)
+    #expect(
+      try run(["search morello"], from: state, environment: environment).state.lastSearch.map(
+        \.product.identifier) == [cherries])
+    #expect(
+      try run(["search cherries"], from: state, environment: environment).state.lastSearch.isEmpty)
+    #expect(state.activeScene.userActivity?.title == "Show Morello product")
+  }
+
+  @Test(arguments: ["", " ", String(repeating: "cherries ", count: 7000)])
+  func badQueriesAreOneLineErrors(query: String) {
+    #expect(throws: CatalogCoreError.self) { try run(["search \(query)"]) }
+  }
+
+  @Test func theActivitySearchIndexFollowsEdits() throws {
+    var search = ActivitySearch(catalog: bundledCatalog)
+    var catalog = bundledCatalog
+    var edited = bundledCatalog.products[8]
+    edited.name = "Morello"
+    catalog.replace(edited)
+    search.update(to: catalog)
+    let now = Date()
+    #expect(try search.results(for: "cherries", history: [], now: now).isEmpty)
+    #expect(
+      try search.results(for: "morello", history: [], now: now).map(\.product.name) == ["Morello"])
+    // A different set of products is indexed anew.
+    search.update(to: Catalog(Array(bundledCatalog.products.prefix(3))))
+    #expect(try search.results(for: "morello", history: [], now: now).isEmpty)
+    #expect(try search.results(for: "orchid", history: [], now: now).count == 1)
+  }
+}

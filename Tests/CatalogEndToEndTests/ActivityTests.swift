@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct ActivityTests {
+  static let cherries = "FA542E3D-4895-44B6-942F-E112101D5160"
+
+  func searchJSON(
+    _ sandbox: CatalogSandbox, _ query: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> [[String: Any]] {
+    let result = try sandbox.run(["search", query, "--json"])
+    #expect(result.status == 0, "\(result.errors)", sourceLocation: sourceLocation)
+    return try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]],
+      sourceLocation: sourceLocation)
+  }
+
+  @Test func applesScenarioSearchThenContinue() throws {
+    let sandbox = CatalogSandbox()
+    let result = try sandbox.run(
+      input: "select cher\nselect mango\nsearch Cherries\ncontinue 1\nstate\n")
+    #expect(result.status == 0, "\(result.errors)")
+    let lines = result.output.split(separator: "\n").map(String.init)
+    let first = try #require(lines.firstIndex { $0.hasPrefix("1  ") })
+    #expect(lines[first].hasPrefix("1  Show Cherries product  Cherries"))
+    #expect(result.output.contains("ContentView.selectedProduct  string  \"\(Self.cherries)\""))
+    // The next launch is on Cherries, and the search finds it in the history.
+    let state = try sandbox.stateJSON()
+    let main = try #require(sandbox.scene("main", in: state))
+    #expect((main["activity"] as? [String: Any])?["title"] as? String == "Show Cherries product")
+    for query in ["樱桃", "cerises", "cher", "CHERRIES", "chery"] {
+      let results = try searchJSON(sandbox, query)
+      #expect(results.first?["title"] as? String == "Show Cherries product", "\(query)")
+      #expect(results.first?["kind"] as? String == "activity", "\(query)")
+    }
+    #expect(
+      try searchJSON(sandbox, "chery").first?["why"] as? String
+        == "title: 'cherries' for 'chery' (one typo)")
+    #expect(try searchJSON(sandbox, "orchidee").first?["product"] as? String == "Orchid")
+    #expect(try searchJSON(sandbox, "GLAÏEUL").first?["product"] as? String == "Gladiolus")
+    #expect(try searchJSON(sandbox, "orchidee").first?["kind"] as? String == "item")
+  }
+
+  @Test func theHistorySurvivesSIGKILL() throws {
+    let sandbox = CatalogSandbox()
+    let process = sandbox.start()
+    process.send("select peanuts")
+    process.readOutput(until: "Peanuts")
+    process.send("select ginger")
+    process.readOutput(until: "Ginger")
+    process.killHard()
+    let results = try searchJSON(sandbox, "g")
+    let ginger = try #require(results.first { $0["product"] as? String == "Ginger" })
+    #expect(ginger["kind"] as? String == "activity")
+    #expect(ginger["lastActiveDate"] is String)
+    let peanuts = try searchJSON(sandbox, "peanuts")
+    #expect(peanuts.first?["kind"] as? String == "activity")
+    let userInfo = try #require(peanuts.first?["userInfo"] as? [String: Any])
+    #expect(userInfo["name"] as? String == "Peanuts" && userInfo["year"] as? Int == 2014)
+    // One entry per product, newest kept.
+    _ = try sandbox.run(input: "select peanuts\nselect ginger\nselect peanuts\n")
+    let history = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "activities.json"))
+        as? [String: Any])
+    let titles = (history["activities"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+    #expect(titles == ["Show Peanuts product", "Show Ginger product"])
+  }
+
+  @Test func expiredActivitiesAreNotReturned() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\n")
+    var history = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "activities.json"))
+        as? [String: Any])
+    var activities = try #require(history["activities"] as? [[String: Any]])
+    activities[0]["expirationDate"] = 0  // 2001
+    history["activities"] = activities
+    try sandbox.write(try JSONSerialization.data(withJSONObject: history), to: "activities.json")
+    let results = try searchJSON(sandbox, "cher")
+    #expect(results.count == 1)
+    #expect(results.first?["kind"] as? String == "item")
+    #expect(results.first?["lastActiveDate"] is NSNull)
+  }
+
+  @Test func anUnreadableHistoryIsSetAside() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\n")
+    try sandbox.write(
+      "{\"formatVersion\": 1, \"activities\": [{\"oops\": 1}]}", to: "activities.json")
+    let search = try sandbox.run(["search", "cher"])
+    #expect(search.status == 0)
+    #expect(search.errorLines.count == 1 && search.errors.contains("searching the products alone"))
+    let result = try sandbox.run(input: "select mango\n")
+    #expect(result.errorLines.count == 1)
+    #expect(
+      result.errors.contains("moved it to")
+        && result.errors.contains("the activity history starts empty"))
+    #expect(sandbox.quarantined().count == 1)
+    #expect(try searchJSON(sandbox, "mango").first?["kind"] as? String == "activity")
+  }
+
+  @Test func badSearchesFromTheShell() throws {
+    let sandbox = CatalogSandbox()
+    let empty = try sandbox.run(["search", "!!!"])
+    #expect(empty.status == 1)
+    #expect(
+      empty.errorLines == [
+        "error: the query has no words to search for; type a word, such as 'cherries'"
+      ])
+    let huge = try sandbox.run(["search", String(repeating: "cherries ", count: 7300)])
+    #expect(huge.status == 1 && huge.errorLines.count == 1)
+    #expect(try sandbox.run(["search"]).status == 64)
+    #expect(try sandbox.run(["search", "x", "--limit", "0"]).status == 64)
+    let limited = try sandbox.run(["search", "flower", "--limit", "2"])
+    #expect(limited.output.split(separator: "\n").count == 3)
+  }
+}
