@@ -1,3 +1,7 @@
+import Dispatch
+import Foundation
+import Synchronization
+
 /// A document to index: a title and keywords.
 public struct SearchDocument: Sendable, Hashable {
   /// The title, such as a product's name.
@@ -55,8 +59,32 @@ public struct SearchIndex: Sendable {
 
   // Not generic, so that callers in other modules run specialized code.
   private init(building documents: [SearchDocument]) {
-    var builder = Builder()
-    for document in documents { builder.add(document) }
+    // Large inputs are folded in parallel, one slice per core, and the slices merged in order.
+    let cores = min(4, ProcessInfo.processInfo.activeProcessorCount)
+    self.init(building: documents, slices: documents.count < 50_000 ? 1 : cores)
+  }
+
+  /// Builds from `slices` parts of the documents, folded in parallel; the index is the same
+  /// for any number of slices.
+  init(building documents: [SearchDocument], slices requested: Int) {
+    let slices = max(1, min(requested, documents.count))
+    let sliceLength = (documents.count + slices - 1) / slices
+    let results = Mutex<[Int: Builder]>([:])
+    DispatchQueue.concurrentPerform(iterations: slices) { slice in
+      let start = slice * sliceLength
+      var builder = Builder(firstDocument: start)
+      for document in documents[start..<min(start + sliceLength, documents.count)] {
+        builder.add(document)
+      }
+      results.withLock { $0[slice] = builder }
+    }
+    var builder = Builder(firstDocument: 0)
+    results.withLock { built in
+      for slice in 0..<slices {
+        guard let part = built.removeValue(forKey: slice) else { continue }
+        builder.append(part)
+      }
+    }
     let built = builder.finish()
     baseCount = documents.count
     termBytes = built.termBytes
@@ -68,7 +96,9 @@ public struct SearchIndex: Sendable {
   }
 
   /// Collects terms, postings and text document by document.
-  private struct Builder {
+  private struct Builder: Sendable {
+    /// The number of the first document this builder sees.
+    let firstDocument: Int
     var folder = TextFolder()
     var termIDs: [String: Int] = [:]
     var terms: [String] = []
@@ -78,8 +108,12 @@ public struct SearchIndex: Sendable {
     var textOffsets: [UInt32] = [0]
     var tokens: [FoldedToken] = []
 
+    init(firstDocument: Int) {
+      self.firstDocument = firstDocument
+    }
+
     mutating func add(_ document: SearchDocument) {
-      let number = UInt32(textOffsets.count - 1)
+      let number = UInt32(firstDocument + textOffsets.count - 1)
       // The stored text is `FoldedDocument.stored`, written straight into the buffer.
       fold(document.title)
       for (position, token) in tokens.enumerated() {
@@ -101,6 +135,27 @@ public struct SearchIndex: Sendable {
         }
       }
       textOffsets.append(UInt32(textBytes.count))
+    }
+
+    /// Appends what another builder collected from the documents after this one's.
+    mutating func append(_ other: Builder) {
+      for (id, term) in other.terms.enumerated() {
+        let global: Int
+        if let existing = termIDs[term] {
+          global = existing
+        } else {
+          global = terms.count
+          termIDs[term] = global
+          terms.append(term)
+          lists.append([])
+          lists.append([])
+        }
+        lists[2 * global].append(contentsOf: other.lists[2 * id])
+        lists[2 * global + 1].append(contentsOf: other.lists[2 * id + 1])
+      }
+      let base = UInt32(textBytes.count)
+      textBytes.append(contentsOf: other.textBytes)
+      textOffsets.append(contentsOf: other.textOffsets.dropFirst().map { $0 + base })
     }
 
     private mutating func fold(_ text: String) {

@@ -135,3 +135,20 @@ extension SearchIndexPropertyTests {
     #expect(typoHits > 0)
   }
 }
+
+extension SearchIndexPropertyTests {
+  /// Folding in parallel slices and merging them gives the index one pass gives.
+  @Test(arguments: [2, 3, 7])
+  func buildingInSlicesGivesTheSameIndex(slices: Int) {
+    var generator = Generator(state: 5)
+    let documents = (0..<500).map { _ in Self.document(&generator) }
+    let whole = SearchIndex(building: documents, slices: 1)
+    let sliced = SearchIndex(building: documents, slices: slices)
+    #expect(sliced.termBytes == whole.termBytes)
+    #expect(sliced.termOffsets == whole.termOffsets)
+    #expect(sliced.postings == whole.postings)
+    #expect(sliced.postingOffsets == whole.postingOffsets)
+    #expect(sliced.textBytes == whole.textBytes)
+    #expect(sliced.textOffsets == whole.textOffsets)
+  }
+}
