@@ -43,7 +43,7 @@ public enum PNGEncoder {
     return result
   }
 
-  private static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+  static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
     var capacity = compressBound(uLong(bytes.count))
     var output = [UInt8](repeating: 0, count: Int(capacity))
     let status = output.withUnsafeMutableBufferPointer { destination in

@@ -1,4 +1,5 @@
-/// Plain-text tables: columns padded to the widest cell.
+/// Plain-text tables: columns padded to the widest cell, by display width, so that Chinese and
+/// Japanese text lines up.
 package enum Table {
   /// Renders rows as aligned columns separated by two spaces.
   ///
@@ -15,11 +16,13 @@ package enum Table {
     let columns = all.map(\.count).max() ?? 0
     var widths = [Int](repeating: 0, count: columns)
     for row in all {
-      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+      for (index, cell) in row.enumerated() {
+        widths[index] = max(widths[index], DisplayWidth.of(cell))
+      }
     }
     let lines = all.map { row in
       let cells = row.enumerated().map { index, cell in
-        let padding = String(repeating: " ", count: widths[index] - cell.count)
+        let padding = String(repeating: " ", count: widths[index] - DisplayWidth.of(cell))
         if rightAligned.contains(index) { return padding + cell }
         return index == row.count - 1 ? cell : cell + padding
       }
