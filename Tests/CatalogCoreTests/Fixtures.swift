@@ -16,6 +16,7 @@ final class FakeEnvironment: AppEnvironment {
   var saved: [Product] = []
   var saveError: (any Error)?
   var history: [UserActivityRecord] = []
+  var drawsPictures = false
   var now = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
   func claimScene(_ name: SceneName) throws {
@@ -32,6 +33,10 @@ final class FakeEnvironment: AppEnvironment {
 
   func photoDescription(of product: Product) -> String {
     "Images/\(product.imageName).png, 64×64 pixels"
+  }
+
+  func picture(of product: Product) -> [String]? {
+    drawsPictures ? ["<\(product.imageName) picture>"] : nil
   }
 
   func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {

@@ -24,6 +24,13 @@ package protocol AppEnvironment {
   /// - Returns: One line, such as `Images/Cherries.png, 64×64 pixels`.
   func photoDescription(of product: Product) -> String
 
+  /// A product's picture drawn for the terminal, one string a row; nil when pictures are not
+  /// drawn (output is not a terminal, or colour is off) or the picture cannot be read.
+  ///
+  /// - Parameter product: The product.
+  /// - Returns: The rows, or nil.
+  func picture(of product: Product) -> [String]?
+
   /// Searches the activity history and the catalog's products.
   ///
   /// - Parameters:

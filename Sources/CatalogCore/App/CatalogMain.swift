@@ -34,6 +34,10 @@ package enum CatalogMain {
     } catch {
       return ExitStatus.usage
     }
+    let presentation = Presentation.resolve(
+      options.color, environment: environment, outputIsTerminal: isatty(1) == 1,
+      errorsIsTerminal: isatty(2) == 1, columns: TerminalLineEditor.columns(of: 1))
+    let report = Reporter(colors: presentation.colorsErrors)
     do {
       let paths = try AppPaths(
         stateDirectory: options.stateDirectory, dataDirectory: options.dataDirectory,
@@ -47,39 +51,40 @@ package enum CatalogMain {
         return ExitStatus.success
       case .state(let json):
         let snapshot = try StateSnapshot(paths: paths)
-        for warning in snapshot.warnings { errors.line("warning: \(warning)") }
+        for warning in snapshot.warnings { report.warning(warning) }
         output.line(json ? snapshot.json.rendered() : StateText.render(snapshot.state))
         return ExitStatus.success
       case .search(let query, let json, let limit):
-        return try search(query, json: json, limit: limit, paths: paths)
+        return try search(query, json: json, limit: limit, paths: paths, report: report)
       case .open(let link):
         return try openLink(
-          link, LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
+          link, LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh),
+          report: report)
       case .repl:
         return try runREPL(
-          LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh))
+          LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh),
+          presentation: presentation, environment: environment, report: report)
       }
     } catch {
-      errors.line("error: \(error.localizedDescription)")
+      report.error(error.localizedDescription)
       return ExitStatus.failure
     }
   }
 
   /// `catalog search QUERY`: reads the catalog and the activity history, changes nothing.
-  private static func search(_ query: String, json: Bool, limit: Int, paths: AppPaths) throws
-    -> Int32
-  {
-    let errors = TextOutput.standardError
+  private static func search(
+    _ query: String, json: Bool, limit: Int, paths: AppPaths, report: Reporter
+  ) throws -> Int32 {
     let loaded = try CatalogStore(
       directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
     ).loadForReading()
-    if let warning = loaded.warning { errors.line("warning: \(warning)") }
+    if let warning = loaded.warning { report.warning(warning) }
     var history: [UserActivityRecord] = []
     do {
       history = try ActivityHistory(directory: StateDirectory(existing: paths.stateDirectory))
         .records()
     } catch {
-      errors.line("warning: \(error.localizedDescription); searching the products alone")
+      report.warning("\(error.localizedDescription); searching the products alone")
     }
     let results = try ActivitySearch(catalog: loaded.catalog).results(
       for: query, history: history, now: Date(), limit: limit)
@@ -102,28 +107,41 @@ package enum CatalogMain {
   }
 
   /// `catalog open URL`: restores the state, delivers the link, saves, and prints the result.
-  private static func openLink(_ link: String, _ options: LaunchOptions) throws -> Int32 {
+  private static func openLink(_ link: String, _ options: LaunchOptions, report: Reporter) throws
+    -> Int32
+  {
     let parsed = try DeepLink.parse(link)
     if let linked = parsed.scene, let option = options.scene, linked != option {
       throw CatalogCoreError.linkSceneMismatch(link: linked.rawValue, option: option.rawValue)
     }
     let (store, state, warnings) = try AppStore.launch(options)
-    for warning in warnings { TextOutput.standardError.line("warning: \(warning)") }
+    for warning in warnings { report.warning(warning) }
     try store.markReady()
     let result = try state.applying(.open(link), environment: store.environment)
     let notes = try store.commit(from: state, to: result.state)
     TextOutput.standardOutput.line(result.output)
-    for note in notes { TextOutput.standardError.line("warning: \(note)") }
+    for note in notes { report.warning(note) }
     return ExitStatus.success
   }
 
-  private static func runREPL(_ options: LaunchOptions) throws -> Int32 {
+  private static func runREPL(
+    _ options: LaunchOptions, presentation: Presentation, environment: [String: String],
+    report: Reporter
+  ) throws -> Int32 {
     let output = TextOutput.standardOutput
-    let errors = TextOutput.standardError
     let (store, initialState, warnings) = try AppStore.launch(options)
-    for warning in warnings { errors.line("warning: \(warning)") }
+    store.environment.presentation = presentation
+    for warning in warnings { report.warning(warning) }
     let isInteractive = isatty(0) == 1
     let reader = LineReader()
+    let historyDirectory = store.environment.directory
+    let editor =
+      TerminalLineEditor.isSupported(environment: environment)
+      ? TerminalLineEditor(
+        history: .init(
+          load: { HistoryFile.lines(in: historyDirectory) },
+          add: { try? HistoryFile.add($0, in: historyDirectory) }))
+      : nil
     Signals.install()
     var state = initialState
     var failed = false
@@ -131,11 +149,20 @@ package enum CatalogMain {
     try store.markReady()
 
     loop: while true {
-      if isInteractive { output.write(Describe.prompt(for: state)) }
-      let result = reader.next()
+      let result: LineReader.Result
+      if let editor {
+        let current = state
+        result = editor.readLine(
+          prompt: Describe.prompt(for: state, colors: presentation.colorsOutput),
+          plainPrompt: Describe.prompt(for: state),
+          complete: { Completion.complete($0, cursor: $1, state: current) })
+      } else {
+        if isInteractive { output.write(Describe.prompt(for: state)) }
+        result = reader.next()
+      }
       if let signal = Signals.take() {
         if signal == SIGINT && isInteractive {
-          output.write("\n")
+          if editor == nil { output.write("\n") }
           continue
         }
         exitSignal = signal
@@ -144,12 +171,12 @@ package enum CatalogMain {
       let command: Command
       switch result {
       case .end:
-        if isInteractive { output.write("\n") }
+        if isInteractive && editor == nil { output.write("\n") }
         break loop
       case .interrupted:
         continue
       case .invalid(let error):
-        errors.line("error: \(error.localizedDescription)")
+        report.error(error.localizedDescription)
         failed = true
         continue
       case .line(let line):
@@ -157,7 +184,7 @@ package enum CatalogMain {
           guard let parsed = try CommandParser.parse(line) else { continue }
           command = parsed
         } catch {
-          errors.line("error: \(error.localizedDescription)")
+          report.error(error.localizedDescription)
           failed = true
           continue
         }
@@ -168,11 +195,11 @@ package enum CatalogMain {
         let notes = try store.commit(from: before, to: result.state)
         state = result.state
         output.line(result.output)
-        for note in notes { errors.line("warning: \(note)") }
+        for note in notes { report.warning(note) }
         if result.quits { break }
       } catch {
         state = before
-        errors.line("error: \(error.localizedDescription)")
+        report.error(error.localizedDescription)
         failed = true
       }
     }
@@ -180,5 +207,23 @@ package enum CatalogMain {
     // on disk, so there is nothing left to save.
     if let exitSignal { return 128 + exitSignal }
     return failed && !isInteractive ? ExitStatus.failure : ExitStatus.success
+  }
+}
+
+/// Writes `error: …` and `warning: …` lines to standard error, in colour when it should be.
+package struct Reporter: Sendable {
+  /// Whether standard error gets colour.
+  package var colors: Bool
+
+  /// Reports an error: one line, `error: ` then what went wrong and what to do.
+  package func error(_ message: String) {
+    TextOutput.standardError.line(
+      Presentation.paint("error:", "1;31", enabled: colors) + " " + message)
+  }
+
+  /// Reports a warning: one line, `warning: ` then the message.
+  package func warning(_ message: String) {
+    TextOutput.standardError.line(
+      Presentation.paint("warning:", "1;33", enabled: colors) + " " + message)
   }
 }

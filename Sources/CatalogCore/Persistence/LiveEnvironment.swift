@@ -18,6 +18,9 @@ package final class LiveEnvironment: AppEnvironment {
   private var locks: [SceneName: FileLock] = [:]
   private var catalogFingerprint: [Int]?
   private var searchIndex: ActivitySearch?
+  /// How output looks; pictures are drawn when it says so.
+  package var presentation = Presentation.plain
+  private var pictures: [String: [String]] = [:]
 
   init(directory: StateDirectory, catalogStore: CatalogStore, catalogReadOnlyReason: String?) {
     self.directory = directory
@@ -87,6 +90,22 @@ package final class LiveEnvironment: AppEnvironment {
     } catch {
       return "\(path) (\(error.localizedDescription))"
     }
+  }
+
+  package func picture(of product: Product) -> [String]? {
+    guard let depth = presentation.pictureDepth else { return nil }
+    let key = "\(product.imageName)|\(depth)|\(presentation.pictureColumns)"
+    if let cached = pictures[key] { return cached }
+    let decoder = PNGDecoder()
+    guard
+      let bytes = try? DurableFile.read(
+        CatalogResources.imagePath(named: product.imageName), limit: decoder.maximumFileSize),
+      let image = try? decoder.decode(Array(bytes))
+    else { return nil }
+    let lines = HalfBlockRenderer(depth: depth, maximumColumns: presentation.pictureColumns)
+      .render(image)
+    pictures[key] = lines
+    return lines
   }
 
   /// The catalog as another process may have changed it since it was last read.

@@ -6,12 +6,16 @@ import StateRestoration
 package enum Describe {
   /// The prompt: the scene and where it is, e.g. `main › Cherries [photo] › `.
   ///
-  /// - Parameter state: The state.
+  /// - Parameters:
+  ///   - state: The state.
+  ///   - colors: Whether to colour the scene's name and the separators.
   /// - Returns: The prompt text.
-  package static func prompt(for state: AppState) -> String {
+  package static func prompt(for state: AppState, colors: Bool = false) -> String {
     let scene = state.activeScene
-    return ([scene.name.rawValue] + place(of: scene, in: state.catalog)).joined(separator: " › ")
-      + " › "
+    let separator = Presentation.paint(" › ", "2", enabled: colors)
+    return
+      ([Presentation.paint(scene.name.rawValue, "1;36", enabled: colors)]
+      + place(of: scene, in: state.catalog)).joined(separator: separator) + separator
   }
 
   /// The parts of a scene's location after its name: the last few path elements (the

@@ -80,6 +80,10 @@ package struct Renderer<Environment: AppEnvironment> {
       rows.append(["Tabs", tabs])
       return product.name + "\n" + Table.render(rows: rows, indent: 2)
     case .photo:
+      if let picture = environment.picture(of: product) {
+        return product.name + "\n" + picture.map { "  " + $0 }.joined(separator: "\n") + "\n"
+          + Table.render(rows: [["Tabs", tabs]], indent: 2)
+      }
       let rows = [["Photo", environment.photoDescription(of: product)], ["Tabs", tabs]]
       return product.name + "\n" + Table.render(rows: rows, indent: 2)
     }

@@ -88,7 +88,11 @@ package final class LineReader {
         if errno == EINTR { return false }
         return true  // let read(2) report the error
       }
-      if wake >= 0 && descriptors[1].revents != 0 { return false }
+      if wake >= 0 && descriptors[1].revents != 0 {
+        // A window resize only concerns the line editor; keep waiting.
+        if wakeOverride == nil, Signals.pending == nil, Signals.takeWindowChange() { continue }
+        return false
+      }
       if descriptors[0].revents != 0 { return true }
     }
   }

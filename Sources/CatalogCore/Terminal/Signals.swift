@@ -7,9 +7,12 @@ private let receivedSignal = Atomic<Int32>(0)
 private let wakeWriter = Atomic<Int32>(-1)
 /// The read end of the self-pipe, -1 before `install()`.
 private let wakeReader = Atomic<Int32>(-1)
+/// Whether the terminal window changed size since the line editor last looked.
+private let windowChanged = Atomic<Bool>(false)
 
 /// Signal handling for the REPL: SIGTERM, SIGHUP and SIGINT wake the loop, which then sends
-/// every scene to the background phase and exits cleanly.
+/// every scene to the background phase and exits cleanly; SIGWINCH tells the line editor to
+/// redraw for the new width.
 ///
 /// The handler records the signal and writes a byte to a pipe (the self-pipe trick); the line
 /// reader polls that pipe beside its input, so a signal that arrives just before it starts
@@ -41,7 +44,38 @@ package enum Signals {
       action.sa_flags = 0
       sigaction(signal, &action, nil)
     }
+    var resize = sigaction()
+    resize.__sigaction_handler.sa_handler = { _ in
+      windowChanged.store(true, ordering: .sequentiallyConsistent)
+      var byte: UInt8 = 2
+      _ = write(wakeWriter.load(ordering: .sequentiallyConsistent), &byte, 1)
+    }
+    sigemptyset(&resize.sa_mask)
+    resize.sa_flags = SA_RESTART
+    sigaction(SIGWINCH, &resize, nil)
+    sigaddset(&handled, SIGWINCH)
     sigprocmask(SIG_UNBLOCK, &handled, nil)
+  }
+
+  /// The termination signal waiting to be taken, without taking it.
+  package static var pending: Int32? {
+    let signal = receivedSignal.load(ordering: .sequentiallyConsistent)
+    return signal == 0 ? nil : signal
+  }
+
+  /// Whether the window changed size since the last call; clears the flag.
+  package static func takeWindowChange() -> Bool {
+    let changed = windowChanged.exchange(false, ordering: .sequentiallyConsistent)
+    if changed { drain() }
+    return changed
+  }
+
+  private static func drain() {
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let reader = wakeDescriptor
+    if reader >= 0 {
+      while buffer.withUnsafeMutableBytes({ read(reader, $0.baseAddress, $0.count) }) > 0 {}
+    }
   }
 
   /// The descriptor that becomes readable when a signal arrives, or -1 before `install()`.
@@ -51,11 +85,7 @@ package enum Signals {
   package static func take() -> Int32? {
     let signal = receivedSignal.exchange(0, ordering: .sequentiallyConsistent)
     guard signal != 0 else { return nil }
-    var buffer = [UInt8](repeating: 0, count: 64)
-    let reader = wakeDescriptor
-    if reader >= 0 {
-      while buffer.withUnsafeMutableBytes({ read(reader, $0.baseAddress, $0.count) }) > 0 {}
-    }
+    drain()
     return signal
   }
 }

@@ -1,0 +1,135 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+
+/// Tab completion by context: command words, `scene` actions, product names (spaces and all),
+/// scene names, tabs, and `catalog://` link forms.
+package enum Completion {
+  /// What can replace the text before the cursor.
+  package struct Result: Sendable, Hashable {
+    /// Where the replaced word starts, as an index into the line's characters.
+    package var start: Int
+    /// The candidates, in the order to show them.
+    package var candidates: [String]
+    /// Whether a single candidate ends the argument (a space follows it).
+    package var isFinal = true
+
+    /// What to put in place of the word: the one candidate (with a space after a final
+    /// argument), or the candidates' longest common prefix.
+    package var replacement: String? {
+      guard let first = candidates.first else { return nil }
+      if candidates.count == 1 { return first + (isFinal ? " " : "") }
+      var prefix = Array(first)
+      for candidate in candidates.dropFirst() {
+        let other = Array(candidate)
+        var length = 0
+        while length < min(prefix.count, other.count)
+          && prefix[length].lowercased() == other[length].lowercased()
+        {
+          length += 1
+        }
+        prefix = Array(prefix.prefix(length))
+      }
+      return String(prefix)
+    }
+  }
+
+  /// The completions for the text before the cursor.
+  ///
+  /// - Parameters:
+  ///   - line: The line's characters.
+  ///   - cursor: The cursor's index.
+  ///   - state: The app's state, for product and scene names.
+  /// - Returns: The candidates and the word they replace.
+  package static func complete(_ line: [Character], cursor: Int, state: AppState) -> Result {
+    let before = String(line[..<min(cursor, line.count)])
+    let leading = before.prefix { $0 == " " }.count
+    let trimmed = String(before.dropFirst(leading))
+    guard let space = trimmed.firstIndex(of: " ") else {
+      return Result(start: leading, candidates: matching(trimmed, in: CommandParser.commandWords))
+    }
+    let command = trimmed[..<space].lowercased()
+    let argumentOffset = leading + trimmed.distance(from: trimmed.startIndex, to: space) + 1
+    let argument = String(trimmed[trimmed.index(after: space)...])
+    let skipped = argument.prefix { $0 == " " }.count
+    let start = argumentOffset + skipped
+    let text = String(argument.dropFirst(skipped))
+    let products = state.catalog.products.map(\.name)
+    let scenes = state.scenes.map(\.name.rawValue)
+    switch command {
+    case "select", "push":
+      return Result(start: start, candidates: matchingNames(text, in: products))
+    case "tab":
+      return Result(start: start, candidates: matching(text, in: Tabs.allCases.map(\.rawValue)))
+    case "help":
+      return Result(start: start, candidates: matching(text, in: CommandParser.commandWords))
+    case "path":
+      return Result(start: start, candidates: matching(text, in: ["--codable"]))
+    case "handoff":
+      return Result(start: start, candidates: matching(text, in: scenes))
+    case "open":
+      return link(text, start: start, products: products, scenes: scenes)
+    case "scene":
+      guard let actionEnd = text.firstIndex(of: " ") else {
+        return Result(start: start, candidates: matching(text, in: ["new", "switch", "close"]))
+      }
+      let action = text[..<actionEnd].lowercased()
+      let rest = String(text[text.index(after: actionEnd)...])
+      let restStart = start + text.distance(from: text.startIndex, to: actionEnd) + 1
+      switch action {
+      case "switch", "close":
+        return Result(start: restStart, candidates: matching(rest, in: scenes))
+      case "new":
+        // scene new NAME PRODUCT: the product after the new scene's name.
+        guard let nameEnd = rest.firstIndex(of: " ") else {
+          return Result(start: restStart, candidates: [])
+        }
+        let product = String(rest[rest.index(after: nameEnd)...])
+        let productStart = restStart + rest.distance(from: rest.startIndex, to: nameEnd) + 1
+        return Result(start: productStart, candidates: matchingNames(product, in: products))
+      default:
+        return Result(start: restStart, candidates: [])
+      }
+    default:
+      return Result(start: start, candidates: [])
+    }
+  }
+
+  /// The `catalog://` forms, and product and scene names inside them.
+  private static func link(_ text: String, start: Int, products: [String], scenes: [String])
+    -> Result
+  {
+    let productPrefix = "catalog://product/"
+    let scenePrefix = "catalog://scene/"
+    if text.lowercased().hasPrefix(productPrefix) {
+      let name = String(text.dropFirst(productPrefix.count)).removingPercentEncoding ?? ""
+      let candidates = matchingNames(name, in: products).map {
+        productPrefix + ($0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? $0)
+      }
+      return Result(start: start, candidates: candidates)
+    }
+    if text.lowercased().hasPrefix(scenePrefix) {
+      let name = String(text.dropFirst(scenePrefix.count))
+      return Result(
+        start: start, candidates: matching(name, in: scenes).map { scenePrefix + $0 + "/" },
+        isFinal: false)
+    }
+    let forms = [
+      "catalog://products", productPrefix, "catalog://year/", "catalog://search?q=", scenePrefix,
+    ]
+    let candidates = matching(text, in: forms)
+    return Result(
+      start: start, candidates: candidates,
+      isFinal: candidates.count == 1 && candidates[0] == "catalog://products")
+  }
+
+  private static func matching(_ text: String, in words: [String]) -> [String] {
+    words.filter { $0.lowercased().hasPrefix(text.lowercased()) }
+  }
+
+  /// Names whose folded form starts with the folded text (`che` and `CHÉ` find Cherries).
+  private static func matchingNames(_ text: String, in names: [String]) -> [String] {
+    let key = text.folded
+    return names.filter { $0.folded.hasPrefix(key) }
+  }
+}

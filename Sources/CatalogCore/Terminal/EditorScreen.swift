@@ -1,0 +1,111 @@
+/// Draws the line being edited — prompt, text and cursor — over several rows when it wraps,
+/// measuring East Asian wide characters and combining marks by their display width so the
+/// cursor sits where the text is.
+///
+/// Pure: it returns the bytes to write and remembers only which row the cursor was left on.
+package struct EditorScreen: Sendable {
+  /// The terminal's width in columns.
+  package var columns: Int
+  /// The row of the cursor, counted from the prompt's first row, after the last draw.
+  package private(set) var cursorRow = 0
+
+  package init(columns: Int) {
+    self.columns = max(1, columns)
+  }
+
+  /// Where each character starts, and where the text ends, laid out from a starting column.
+  ///
+  /// A character that does not fit at the end of a row starts the next one, as terminals wrap.
+  static func layout(
+    _ characters: some Sequence<Character>, from start: (row: Int, column: Int), columns: Int
+  )
+    -> (positions: [(row: Int, column: Int)], end: (row: Int, column: Int))
+  {
+    var (row, column) = start
+    var positions: [(row: Int, column: Int)] = []
+    for character in characters {
+      let width = DisplayWidth.of(character)
+      if column + width > columns {
+        row += 1
+        column = 0
+      }
+      positions.append((row, column))
+      column += width
+    }
+    return (positions, (row, column))
+  }
+
+  /// The bytes that redraw the line.
+  ///
+  /// - Parameters:
+  ///   - prompt: The prompt as written, possibly with colour.
+  ///   - plainPrompt: The prompt's visible text, for measuring.
+  ///   - buffer: The line.
+  ///   - cursor: The cursor, an index into `buffer`.
+  /// - Returns: What to write to the terminal.
+  package mutating func draw(
+    prompt: String, plainPrompt: String, buffer: [Character], cursor: Int
+  ) -> String {
+    var output = ""
+    if cursorRow > 0 { output += "\u{1B}[\(cursorRow)A" }
+    output += "\r\u{1B}[J" + prompt + String(buffer)
+    let promptEnd = Self.layout(plainPrompt, from: (0, 0), columns: columns).end
+    let text = Self.layout(buffer, from: promptEnd, columns: columns)
+    var end = text.end
+    if end.column >= columns {
+      // The terminal waits at the margin; move it to the next row so the cursor math holds.
+      output += "\r\n"
+      end = (end.row + 1, 0)
+    }
+    var target = cursor < buffer.count ? text.positions[cursor] : end
+    if target.column >= columns { target = (target.row + 1, 0) }
+    if end.row > target.row { output += "\u{1B}[\(end.row - target.row)A" }
+    output += "\r"
+    if target.column > 0 { output += "\u{1B}[\(target.column)C" }
+    cursorRow = target.row
+    return output
+  }
+
+  /// The bytes that leave the line as drawn and move below it, for output that follows.
+  ///
+  /// - Parameters:
+  ///   - plainPrompt: The prompt's visible text.
+  ///   - buffer: The line.
+  /// - Returns: What to write.
+  package mutating func finish(plainPrompt: String, buffer: [Character]) -> String {
+    let promptEnd = Self.layout(plainPrompt, from: (0, 0), columns: columns).end
+    var end = Self.layout(buffer, from: promptEnd, columns: columns).end
+    if end.column >= columns { end = (end.row + 1, 0) }
+    let down = end.row - cursorRow
+    cursorRow = 0
+    return (down > 0 ? "\u{1B}[\(down)B" : "") + "\r\n"
+  }
+
+  /// Forgets the rows drawn, after something else was written below the line.
+  package mutating func forget() {
+    cursorRow = 0
+  }
+
+  /// Candidates laid out in columns, one block below the line, as a second Tab shows them.
+  ///
+  /// - Parameter candidates: The candidates.
+  /// - Returns: The lines, joined with `\r\n`.
+  package func columnsLayout(_ candidates: [String]) -> String {
+    let width = (candidates.map { DisplayWidth.of($0) }.max() ?? 0) + 2
+    let perRow = max(1, columns / max(width, 1))
+    let rows = (candidates.count + perRow - 1) / perRow
+    var lines: [String] = []
+    for row in 0..<rows {
+      var line = ""
+      for column in 0..<perRow {
+        let index = column * rows + row
+        guard index < candidates.count else { continue }
+        let candidate = candidates[index]
+        let padding = column == perRow - 1 ? 0 : width - DisplayWidth.of(candidate)
+        line += candidate + String(repeating: " ", count: max(0, padding))
+      }
+      lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
+    }
+    return lines.joined(separator: "\r\n")
+  }
+}

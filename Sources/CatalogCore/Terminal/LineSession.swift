@@ -1,0 +1,139 @@
+/// One line being read: bytes from the terminal in, bytes to draw out. It decodes keys, edits
+/// the line, completes words and draws, and never touches a descriptor, so tests drive it with
+/// byte sequences as a fake terminal.
+package struct LineSession {
+  private let prompt: String
+  private let plainPrompt: String
+  private let complete: ([Character], Int) -> Completion.Result
+  private var editor: LineEditor
+  private var decoder = KeyDecoder()
+  private var screen: EditorScreen
+  private var lastWasTab = false
+
+  /// The kill buffer, kept from line to line by the caller.
+  package var kill: String {
+    get { editor.killed }
+    set { editor.killed = newValue }
+  }
+
+  /// Starts a line.
+  ///
+  /// - Parameters:
+  ///   - prompt: The prompt as written, possibly with colour.
+  ///   - plainPrompt: The prompt's visible text.
+  ///   - history: Earlier lines, oldest first.
+  ///   - columns: The terminal's width.
+  ///   - complete: The completions for a line and a cursor.
+  package init(
+    prompt: String, plainPrompt: String, history: [String], columns: Int,
+    complete: @escaping ([Character], Int) -> Completion.Result
+  ) {
+    self.prompt = prompt
+    self.plainPrompt = plainPrompt
+    self.complete = complete
+    editor = LineEditor(history: history)
+    screen = EditorScreen(columns: columns)
+  }
+
+  /// The line so far.
+  package var editorState: LineEditor { editor }
+
+  /// Whether an Escape may start a sequence still arriving.
+  package var hasPendingEscape: Bool { decoder.hasPending }
+
+  /// The first drawing of the prompt.
+  package mutating func start() -> String {
+    redraw()
+  }
+
+  /// Handles bytes from the terminal.
+  ///
+  /// - Parameter bytes: What the terminal sent.
+  /// - Returns: What to draw, and the line's end when it ended.
+  package mutating func feed(_ bytes: some Sequence<UInt8>) -> (String, LineReader.Result?) {
+    apply(decoder.feed(bytes))
+  }
+
+  /// Ends a lone Escape after a pause.
+  package mutating func flush() -> (String, LineReader.Result?) {
+    apply(decoder.flush())
+  }
+
+  /// Redraws for a new terminal width.
+  package mutating func resize(columns: Int) -> String {
+    screen.columns = max(1, columns)
+    return redraw()
+  }
+
+  /// Leaves the line as it is (end of input or a signal) and moves below it.
+  package mutating func abandon() -> String {
+    screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
+  }
+
+  private var currentPrompt: String { searchPrompt ?? prompt }
+  private var currentPlainPrompt: String { searchPrompt ?? plainPrompt }
+
+  private var searchPrompt: String? {
+    guard let search = editor.search else { return nil }
+    let failed = search.match == nil && !search.query.isEmpty
+    return "(reverse-i-search)`\(search.query)'\(failed ? " (no match)" : ""): "
+  }
+
+  private mutating func redraw() -> String {
+    screen.draw(
+      prompt: currentPrompt, plainPrompt: currentPlainPrompt, buffer: editor.buffer,
+      cursor: editor.cursor)
+  }
+
+  private mutating func apply(_ keys: [Key]) -> (String, LineReader.Result?) {
+    var output = ""
+    for key in keys {
+      let wasTab = lastWasTab
+      lastWasTab = key == .tab
+      switch editor.handle(key) {
+      case .redraw:
+        output += redraw()
+      case .none:
+        break
+      case .clearScreen:
+        output += "\u{1B}[H\u{1B}[2J"
+        screen.forget()
+        output += redraw()
+      case .complete:
+        let result = complete(editor.buffer, editor.cursor)
+        let start = min(result.start, editor.cursor)
+        if let replacement = result.replacement,
+          replacement != String(editor.buffer[start..<editor.cursor])
+        {
+          editor.replace(from: start, with: replacement)
+          output += redraw()
+        } else if wasTab && result.candidates.count > 1 {
+          output += screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
+          output += screen.columnsLayout(result.candidates) + "\r\n"
+          output += redraw()
+        } else {
+          output += "\u{07}"
+        }
+      case .submit(let line):
+        output += screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
+        guard line.utf8.count <= LineReader.lineLimit else {
+          return (
+            output, .invalid(.lineTooLong(bytes: line.utf8.count, limit: LineReader.lineLimit))
+          )
+        }
+        return (output, .line(line))
+      case .interrupt:
+        // Show the abandoned line whole, then ^C after it.
+        output += screen.draw(
+          prompt: currentPrompt, plainPrompt: currentPlainPrompt, buffer: editor.buffer,
+          cursor: editor.buffer.count)
+        output += "^C" + screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
+        return (output, .interrupted)
+      case .endOfInput:
+        output += screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
+        return (output, .end)
+      }
+    }
+    return (output, nil)
+  }
+}

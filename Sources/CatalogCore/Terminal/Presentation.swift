@@ -1,0 +1,59 @@
+import Imaging
+
+/// How output looks: colour or not (SPEC section 8), and whether product pictures are drawn.
+package struct Presentation: Sendable, Hashable {
+  /// Whether standard output gets colour.
+  package var colorsOutput = false
+  /// Whether standard error gets colour.
+  package var colorsErrors = false
+  /// How pictures are drawn; nil to describe them by path and size instead.
+  package var pictureDepth: HalfBlockRenderer.ColorDepth?
+  /// The most columns a picture takes.
+  package var pictureColumns = 40
+
+  /// Plain text: no colour, no pictures.
+  package static let plain = Presentation()
+
+  /// Decides from `--color`, the environment and the terminals.
+  ///
+  /// `auto` colours a stream only when it is a terminal, `NO_COLOR` is unset or empty and
+  /// `TERM` is not `dumb`. Pictures are drawn only on a terminal with colour on: in 24-bit
+  /// colour when `COLORTERM` is `truecolor` or `24bit`, in 256 colours otherwise.
+  ///
+  /// - Parameters:
+  ///   - mode: `--color`.
+  ///   - environment: The process environment.
+  ///   - outputIsTerminal: Whether standard output is a terminal.
+  ///   - errorsIsTerminal: Whether standard error is a terminal.
+  ///   - columns: The terminal's width.
+  /// - Returns: The presentation.
+  package static func resolve(
+    _ mode: CommandLineOptions.ColorMode, environment: [String: String], outputIsTerminal: Bool,
+    errorsIsTerminal: Bool, columns: Int
+  ) -> Presentation {
+    let allowed =
+      (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    func colors(_ isTerminal: Bool) -> Bool {
+      switch mode {
+      case .always: true
+      case .never: false
+      case .auto: isTerminal && allowed
+      }
+    }
+    var presentation = Presentation()
+    presentation.colorsOutput = colors(outputIsTerminal)
+    presentation.colorsErrors = colors(errorsIsTerminal)
+    if outputIsTerminal && presentation.colorsOutput {
+      let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
+      presentation.pictureDepth =
+        colorTerm == "truecolor" || colorTerm == "24bit" ? .trueColor : .palette256
+      presentation.pictureColumns = max(1, min(40, columns))
+    }
+    return presentation
+  }
+
+  /// Text in a colour (an SGR code such as `1;31`) when `enabled`, as is otherwise.
+  package static func paint(_ text: String, _ code: String, enabled: Bool) -> String {
+    enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// The REPL's line editor on a real terminal: raw mode while a line is read, the terminal's
+/// own settings back before the line runs (and on every way out), bracketed paste, window
+/// resizes, and a history shared through a file.
+///
+/// The editing is ``LineSession`` (keys, editing, drawing, completion), which never touches a
+/// descriptor: this class only sets the terminal's mode and moves bytes.
+package final class TerminalLineEditor {
+  private let input: Int32
+  private let output: Int32
+
+  /// Where the history is kept, and how a line is added to it.
+  package struct HistoryStore {
+    package var load: () -> [String]
+    /// Adds a line; the history after it, or nil when it could not be saved.
+    package var add: (String) -> [String]?
+    package init(load: @escaping () -> [String], add: @escaping (String) -> [String]?) {
+      self.load = load
+      self.add = add
+    }
+  }
+
+  private let history: HistoryStore
+  private var lines: [String]
+
+  /// Whether a line editor suits the process: input and output are terminals and `TERM` is
+  /// not `dumb`.
+  ///
+  /// - Parameter environment: The process environment.
+  /// - Returns: Whether to edit lines in the terminal.
+  package static func isSupported(environment: [String: String]) -> Bool {
+    isatty(0) == 1 && isatty(1) == 1 && environment["TERM"] != "dumb"
+      && environment["TERM"].map { !$0.isEmpty } ?? false
+  }
+
+  /// Creates an editor on the given descriptors.
+  ///
+  /// - Parameters:
+  ///   - input: The terminal to read.
+  ///   - output: The terminal to draw on.
+  ///   - history: The history's store.
+  package init(input: Int32 = 0, output: Int32 = 1, history: HistoryStore) {
+    self.input = input
+    self.output = output
+    self.history = history
+    lines = history.load()
+  }
+
+  /// The terminal's width, 80 when it cannot be read.
+  package static func columns(of descriptor: Int32) -> Int {
+    var size = winsize()
+    guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+    return Int(size.ws_col)
+  }
+
+  /// Reads one line.
+  ///
+  /// - Parameters:
+  ///   - prompt: The prompt as written, possibly with colour.
+  ///   - plainPrompt: The prompt's visible text.
+  ///   - complete: The completions for a line and a cursor.
+  /// - Returns: The line, the end of input (Ctrl-D on an empty line), or an interruption
+  ///   (Ctrl-C, or a signal the caller takes from ``Signals``).
+  package func readLine(
+    prompt: String, plainPrompt: String,
+    complete: @escaping ([Character], Int) -> Completion.Result
+  ) -> LineReader.Result {
+    guard let saved = enterRawMode() else {
+      write(prompt)
+      return LineReader().next()
+    }
+    defer { leaveRawMode(saved) }
+    var session = LineSession(
+      prompt: prompt, plainPrompt: plainPrompt, history: lines,
+      columns: Self.columns(of: output), complete: complete)
+    session.kill = killed
+    defer { killed = session.kill }
+    write(session.start())
+    while true {
+      switch waitForInput(timeout: session.hasPendingEscape ? 50 : -1) {
+      case .signal:
+        if Signals.takeWindowChange() { write(session.resize(columns: Self.columns(of: output))) }
+        if Signals.pending != nil {
+          write(session.abandon())
+          return .interrupted
+        }
+      case .timeout:
+        let (text, result) = session.flush()
+        write(text)
+        if let result { return finish(result) }
+      case .ready:
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else {
+          write(session.abandon())
+          return .end
+        }
+        let (text, result) = session.feed(chunk[..<count])
+        write(text)
+        if let result { return finish(result) }
+      }
+    }
+  }
+
+  private var killed = ""
+
+  private func finish(_ result: LineReader.Result) -> LineReader.Result {
+    // As in shells, a line starting with a space stays out of the history.
+    if case .line(let line) = result, !line.hasPrefix(" ") {
+      lines = history.add(line) ?? HistoryFile.adding(line, to: lines)
+    }
+    return result
+  }
+
+  private enum Wait { case ready, signal, timeout }
+
+  private func waitForInput(timeout: Int32) -> Wait {
+    var descriptors = [
+      pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: Signals.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+    ]
+    let count = poll(&descriptors, Signals.wakeDescriptor >= 0 ? 2 : 1, timeout)
+    if count == 0 { return .timeout }
+    if count < 0 { return errno == EINTR ? .signal : .ready }
+    if Signals.wakeDescriptor >= 0 && descriptors[1].revents != 0 { return .signal }
+    return .ready
+  }
+
+  private func enterRawMode() -> termios? {
+    var saved = termios()
+    guard tcgetattr(input, &saved) == 0 else { return nil }
+    var raw = saved
+    raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
+    raw.c_cflag |= tcflag_t(CS8)
+    raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
+    withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+      cc[Int(VMIN)] = 1
+      cc[Int(VTIME)] = 0
+    }
+    guard tcsetattr(input, TCSADRAIN, &raw) == 0 else { return nil }
+    write("\u{1B}[?2004h")
+    return saved
+  }
+
+  private func leaveRawMode(_ saved: termios) {
+    write("\u{1B}[?2004l")
+    var saved = saved
+    _ = tcsetattr(input, TCSADRAIN, &saved)
+  }
+
+  private func write(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { Foundation.write(output, $0.baseAddress, $0.count) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      bytes = bytes.dropFirst(written)
+    }
+  }
+}
