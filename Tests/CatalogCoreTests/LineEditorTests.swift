@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import TestSupport
 import Testing
 
 @testable import CatalogCore
@@ -336,5 +337,24 @@ let down = "\u{1B}[B"
     environment.drawsPictures = false
     let described = try run(["select cher", "tab photo"], environment: environment).output
     #expect(described.contains("Photo  Images/Cherries.png, 64×64 pixels"))
+  }
+}
+
+extension HistoryFileTests {
+  /// Two writers at once (two processes' worth of locks: flock locks each open file) lose no
+  /// line.
+  @Test func twoWritersLoseNothing() async throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    await withTaskGroup(of: Void.self) { group in
+      for writer in 0..<2 {
+        group.addTask {
+          for number in 0..<40 { _ = try? HistoryFile.add("select \(writer)-\(number)", in: state) }
+        }
+      }
+    }
+    let lines = HistoryFile.lines(in: state)
+    #expect(lines.count == 80)
+    #expect(Set(lines).count == 80)
   }
 }

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+
+/// A pseudo-terminal: the test holds the controlling side, `catalog` gets the terminal side.
+final class PseudoTerminal {
+  let controller: Int32
+  let terminal: Int32
+
+  init() throws {
+    // posix_openpt and friends are not visible from Swift's Glibc module; these are what they
+    // do on Linux: open the multiplexer, unlock the terminal side (TIOCSPTLCK), get its number
+    // (TIOCGPTN).
+    controller = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    guard controller >= 0, ioctl(controller, 0x4004_5431, &unlock) == 0,
+      ioctl(controller, 0x8004_5430, &number) == 0
+    else {
+      throw POSIXError(.ENODEV)
+    }
+    terminal = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+    guard terminal >= 0 else { throw POSIXError(.ENODEV) }
+    var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(controller, UInt(TIOCSWINSZ), &size)
+  }
+
+  deinit {
+    close(controller)
+    close(terminal)
+  }
+
+  /// The terminal's settings now.
+  var settings: termios {
+    var settings = termios()
+    tcgetattr(terminal, &settings)
+    return settings
+  }
+
+  /// Types bytes, as keys on a keyboard.
+  func type(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(controller, $0.baseAddress, $0.count) }
+  }
+
+  /// Reads what the program drew until it contains `text`.
+  @discardableResult
+  func read(
+    until text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation
+  )
+    -> String
+  {
+    var collected = Data()
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      var descriptor = pollfd(fd: controller, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 100) > 0 else { continue }
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      let count = buffer.withUnsafeMutableBytes {
+        Foundation.read(controller, $0.baseAddress, $0.count)
+      }
+      guard count > 0 else { break }
+      collected += buffer[..<count]
+      if String(decoding: collected, as: UTF8.self).contains(text) {
+        return String(decoding: collected, as: UTF8.self)
+      }
+    }
+    Issue.record(
+      "no '\(text)' in \(String(decoding: collected, as: UTF8.self).debugDescription)",
+      sourceLocation: sourceLocation)
+    return String(decoding: collected, as: UTF8.self)
+  }
+
+  /// Starts `catalog` on the terminal.
+  func start(_ sandbox: CatalogSandbox) throws -> Process {
+    let process = Process()
+    process.executableURL = CatalogSandbox.executable
+    process.arguments = [
+      "--state-dir", sandbox.stateDirectory, "--data-dir", sandbox.dataDirectory,
+    ]
+    var environment = ProcessInfo.processInfo.environment
+    environment["TERM"] = "xterm-256color"
+    environment["NO_COLOR"] = nil
+    process.environment = environment
+    let handle = FileHandle(fileDescriptor: terminal, closeOnDealloc: false)
+    process.standardInput = handle
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    return process
+  }
+}
+
+func sameSettings(_ a: termios, _ b: termios) -> Bool {
+  var a = a
+  var b = b
+  return a.c_iflag == b.c_iflag && a.c_oflag == b.c_oflag && a.c_cflag == b.c_cflag
+    && a.c_lflag == b.c_lflag
+    && withUnsafeBytes(of: &a.c_cc) { Array($0) } == withUnsafeBytes(of: &b.c_cc) { Array($0) }
+}
+
+@Suite(.serialized) struct TerminalTests {
+  @Test func editsWithArrowKeysAndLeavesTheTerminalAsItWas() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let before = pty.settings
+    let process = try pty.start(sandbox)
+    pty.read(until: "main")
+    #expect(!sameSettings(pty.settings, before), "the prompt reads in raw mode")
+    // "select mngo", then back three characters and put the missing "a" in.
+    pty.type("select mngo\u{1B}[D\u{1B}[D\u{1B}[Da\r")
+    let shown = pty.read(until: "Keywords")
+    #expect(shown.contains("Mango"))
+    pty.type("\u{04}")
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(sameSettings(pty.settings, before))
+    let history = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
+    #expect(history["lines"] as? [String] == ["select mango"])
+  }
+
+  @Test func restoresTheTerminalOnSIGTERM() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let before = pty.settings
+    let process = try pty.start(sandbox)
+    pty.read(until: " › ")
+    pty.type("sel")
+    pty.read(until: "sel")
+    kill(process.processIdentifier, SIGTERM)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 128 + SIGTERM)
+    #expect(sameSettings(pty.settings, before))
+  }
+
+  @Test func historyComesBackInTheNextSession() throws {
+    let sandbox = CatalogSandbox()
+    try FileManager.default.createDirectory(
+      atPath: sandbox.stateDirectory, withIntermediateDirectories: true)
+    try sandbox.write(#"{"formatVersion": 1, "lines": ["select ginger"]}"#, to: "history")
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox)
+    pty.read(until: " › ")
+    pty.type("\u{1B}[A\r")
+    pty.read(until: "Keywords")
+    pty.type("\u{04}")
+    process.waitUntilExit()
+    let history = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
+    #expect(history["lines"] as? [String] == ["select ginger"])
+    #expect(try sandbox.stateJSON().description.contains("Ginger"))
+  }
+}
