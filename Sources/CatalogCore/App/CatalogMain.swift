@@ -143,6 +143,7 @@ package enum CatalogMain {
           add: { try? HistoryFile.add($0, in: historyDirectory) }))
       : nil
     Signals.install()
+    defer { editor?.restoreTerminal() }
     var state = initialState
     var failed = false
     var exitSignal: Int32?

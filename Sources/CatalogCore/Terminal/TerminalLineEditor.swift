@@ -1,8 +1,9 @@
 import Foundation
 
-/// The REPL's line editor on a real terminal: raw mode while a line is read, the terminal's
-/// own settings back before the line runs (and on every way out), bracketed paste, window
-/// resizes, and a history shared through a file.
+/// The REPL's line editor on a real terminal: raw mode from the first prompt to the end of the
+/// session (the terminal's own settings come back on every way out: end of input, `quit`,
+/// SIGTERM, SIGHUP and SIGINT), bracketed paste, window resizes, and a history shared through
+/// a file.
 ///
 /// The editing is ``LineSession`` (keys, editing, drawing, completion), which never touches a
 /// descriptor: this class only sets the terminal's mode and moves bytes.
@@ -66,11 +67,11 @@ package final class TerminalLineEditor {
     prompt: String, plainPrompt: String,
     complete: @escaping ([Character], Int) -> Completion.Result
   ) -> LineReader.Result {
-    guard let saved = enterRawMode() else {
+    if saved == nil { saved = enterRawMode() }
+    guard saved != nil else {
       write(prompt)
-      return LineReader().next()
+      return fallback.next()
     }
-    defer { leaveRawMode(saved) }
     var session = LineSession(
       prompt: prompt, plainPrompt: plainPrompt, history: lines,
       columns: Self.columns(of: output), complete: complete)
@@ -105,6 +106,22 @@ package final class TerminalLineEditor {
   }
 
   private var killed = ""
+  /// The terminal's own settings while it is in raw mode; nil otherwise.
+  private var saved: termios?
+  private let fallback = LineReader()
+
+  /// Gives the terminal its own settings back. The terminal stays raw from the first line read
+  /// until this, so keys typed while a command runs — Ctrl-D included — reach the editor as
+  /// keys rather than being taken by the terminal's line discipline.
+  package func restoreTerminal() {
+    guard let saved else { return }
+    leaveRawMode(saved)
+    self.saved = nil
+  }
+
+  deinit {
+    restoreTerminal()
+  }
 
   private func finish(_ result: LineReader.Result) -> LineReader.Result {
     // As in shells, a line starting with a space stays out of the history.
