@@ -78,7 +78,9 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
     case .sceneAlreadyOpen(let name):
       "scene '\(name)' is already open; type 'scene switch \(name)' to go to it"
     case .noSuchScene(let name, let open):
-      "no open scene named '\(name.abbreviated)'; open scenes: \(open.joined(separator: ", "))"
+      "no open scene named '\(name.abbreviated)'"
+        + (Suggestion.closest(to: name, in: open).map { "; did you mean '\($0)'?" }
+          ?? "; open scenes: \(open.joined(separator: ", "))")
     case .sceneOwned(let name, let pid):
       "scene '\(name)' is open in another catalog process" + (pid.map { " (pid \($0))" } ?? "")
         + "; quit it there first, or choose another scene"

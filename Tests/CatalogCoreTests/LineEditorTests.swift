@@ -219,6 +219,28 @@ let down = "\u{1B}[B"
     #expect(decoder.feed([0xFF]) == [.text("\u{FFFD}")])
   }
 
+  @Test func keysTypedAheadGoToTheNextLine() {
+    var terminal = FakeTerminal()
+    terminal.type("select cher\rtab ph")
+    #expect(terminal.result == .line("select cher"))
+    var next = LineSession(
+      prompt: "main › ", plainPrompt: "main › ", history: [], columns: 80,
+      complete: { _, _ in Completion.Result(start: 0, candidates: []) })
+    let (_, result) = next.start(after: terminal.session.carry)
+    #expect(result == nil)
+    #expect(next.editorState.text == "tab ph")
+    _ = next.feed(Array("oto\r".utf8))
+    #expect(next.editorState.text == "tab photo")
+  }
+
+  @Test func redrawsForANewWidth() {
+    var terminal = FakeTerminal(columns: 80)
+    terminal.type("select 樱桃樱桃")
+    #expect(terminal.cursorColumn == 7 + 15)
+    terminal.output = terminal.session.resize(columns: 10)
+    #expect(terminal.cursorColumn == 2)
+  }
+
   @Test func wrapsLongLinesAndKeepsTheCursorRight() {
     var terminal = FakeTerminal(columns: 10)
     // "main › sel" fills row 0; "ect 樱桃樱" fills row 1; 桃 does not fit in row 1's last
@@ -356,5 +378,19 @@ extension HistoryFileTests {
     let lines = HistoryFile.lines(in: state)
     #expect(lines.count == 80)
     #expect(Set(lines).count == 80)
+  }
+}
+
+extension CompletionTests {
+  @Test func mistypedScenesGetASuggestion() throws {
+    let state = try run(["scene new side"]).state
+    let error = #expect(throws: CatalogCoreError.self) {
+      try run(["scene switch sidd"], from: state)
+    }
+    #expect(error?.localizedDescription == "no open scene named 'sidd'; did you mean 'side'?")
+    let far = #expect(throws: CatalogCoreError.self) {
+      try run(["scene switch elsewhere"], from: state)
+    }
+    #expect(far?.localizedDescription == "no open scene named 'elsewhere'; open scenes: main, side")
   }
 }

@@ -71,7 +71,9 @@ final class PseudoTerminal {
   }
 
   /// Starts `catalog` on the terminal.
-  func start(_ sandbox: CatalogSandbox) throws -> Process {
+  func start(_ sandbox: CatalogSandbox, environment extra: [String: String] = [:]) throws
+    -> Process
+  {
     let process = Process()
     process.executableURL = CatalogSandbox.executable
     process.arguments = [
@@ -80,6 +82,8 @@ final class PseudoTerminal {
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm-256color"
     environment["NO_COLOR"] = nil
+    environment["COLORTERM"] = nil
+    environment.merge(extra) { _, new in new }
     process.environment = environment
     let handle = FileHandle(fileDescriptor: terminal, closeOnDealloc: false)
     process.standardInput = handle
@@ -149,5 +153,34 @@ func sameSettings(_ a: termios, _ b: termios) -> Bool {
       try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
     #expect(history["lines"] as? [String] == ["select ginger"])
     #expect(try sandbox.stateJSON().description.contains("Ginger"))
+  }
+}
+
+extension TerminalTests {
+  @Test func colourFollowsTheOptionAndNoColour() throws {
+    let sandbox = CatalogSandbox()
+    let always = try sandbox.run(["--color", "always"], input: "bogus\n")
+    #expect(always.errors.hasPrefix("\u{1B}[1;31merror:\u{1B}[0m unknown command 'bogus'"))
+    let plain = try sandbox.run(input: "bogus\n")
+    #expect(plain.errors.hasPrefix("error: unknown command 'bogus'"))
+    // On a terminal, NO_COLOR turns colour off and the photo tab describes the picture.
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["NO_COLOR": "1"])
+    pty.read(until: " › ")
+    pty.type("select cher\rtab photo\r")
+    let shown = pty.read(until: "64×64 pixels")
+    #expect(!shown.contains("\u{1B}[1;36m"))
+    pty.type("\u{04}")
+    process.waitUntilExit()
+    // With colour, it draws the picture: 20 rows of half blocks in 24-bit colour.
+    let drawing = try PseudoTerminal()
+    let drawer = try drawing.start(sandbox, environment: ["COLORTERM": "truecolor"])
+    drawing.read(until: " › ")
+    drawing.type("tab photo\r")
+    let picture = drawing.read(until: "Tabs")
+    #expect(picture.components(separatedBy: "▀").count > 20 * 20)
+    #expect(picture.contains("\u{1B}[38;2;"))
+    drawing.type("\u{04}")
+    drawer.waitUntilExit()
   }
 }

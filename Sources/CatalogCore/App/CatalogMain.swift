@@ -34,9 +34,11 @@ package enum CatalogMain {
     } catch {
       return ExitStatus.usage
     }
+    // A script (the REPL reading a file or a pipe) gets no colour unless asked for.
+    let isScript = options.action == .repl && isatty(0) != 1
     let presentation = Presentation.resolve(
-      options.color, environment: environment, outputIsTerminal: isatty(1) == 1,
-      errorsIsTerminal: isatty(2) == 1, columns: TerminalLineEditor.columns(of: 1))
+      options.color, environment: environment, outputIsTerminal: isatty(1) == 1 && !isScript,
+      errorsIsTerminal: isatty(2) == 1 && !isScript, columns: TerminalLineEditor.columns(of: 1))
     let report = Reporter(colors: presentation.colorsErrors)
     do {
       let paths = try AppPaths(

@@ -7,6 +7,8 @@ package struct LineSession {
   private let complete: ([Character], Int) -> Completion.Result
   private var editor: LineEditor
   private var decoder = KeyDecoder()
+  /// Keys that arrived after the line ended, for the next line.
+  private var leftover: [Key] = []
   private var screen: EditorScreen
   private var lastWasTab = false
 
@@ -41,9 +43,36 @@ package struct LineSession {
   /// Whether an Escape may start a sequence still arriving.
   package var hasPendingEscape: Bool { decoder.hasPending }
 
+  /// What the next line must start from: keys typed ahead of its prompt, and a partial escape
+  /// sequence.
+  package struct Carry {
+    fileprivate var decoder = KeyDecoder()
+    fileprivate var keys: [Key] = []
+    package init() {}
+  }
+
+  /// Keys typed after this line ended, to hand to the next one.
+  package var carry: Carry {
+    var carry = Carry()
+    carry.decoder = decoder
+    carry.keys = leftover
+    return carry
+  }
+
   /// The first drawing of the prompt.
   package mutating func start() -> String {
     redraw()
+  }
+
+  /// The first drawing, then the keys typed ahead of the prompt.
+  ///
+  /// - Parameter carry: What the previous line left.
+  /// - Returns: What to draw, and the line's end when the typed-ahead keys ended it.
+  package mutating func start(after carry: Carry) -> (String, LineReader.Result?) {
+    decoder = carry.decoder
+    let drawn = redraw()
+    let (more, result) = apply(carry.keys)
+    return (drawn + more, result)
   }
 
   /// Handles bytes from the terminal.
@@ -87,7 +116,8 @@ package struct LineSession {
 
   private mutating func apply(_ keys: [Key]) -> (String, LineReader.Result?) {
     var output = ""
-    for key in keys {
+    for (index, key) in keys.enumerated() {
+      leftover = Array(keys[(index + 1)...])
       let wasTab = lastWasTab
       lastWasTab = key == .tab
       switch editor.handle(key) {
@@ -134,6 +164,7 @@ package struct LineSession {
         return (output, .end)
       }
     }
+    leftover = []
     return (output, nil)
   }
 }

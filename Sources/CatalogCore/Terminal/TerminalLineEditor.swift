@@ -76,8 +76,13 @@ package final class TerminalLineEditor {
       prompt: prompt, plainPrompt: plainPrompt, history: lines,
       columns: Self.columns(of: output), complete: complete)
     session.kill = killed
-    defer { killed = session.kill }
-    write(session.start())
+    defer {
+      killed = session.kill
+      carry = session.carry
+    }
+    let (first, typedAhead) = session.start(after: carry)
+    write(first)
+    if let typedAhead { return finish(typedAhead) }
     while true {
       switch waitForInput(timeout: session.hasPendingEscape ? 50 : -1) {
       case .signal:
@@ -106,6 +111,8 @@ package final class TerminalLineEditor {
   }
 
   private var killed = ""
+  /// Keys typed ahead of the next prompt.
+  private var carry = LineSession.Carry()
   /// The terminal's own settings while it is in raw mode; nil otherwise.
   private var saved: termios?
   private let fallback = LineReader()
