@@ -4,7 +4,8 @@
 //       Median wall time from exec to exit of `catalog` restoring N scenes (stdin at end of
 //       input, so it restores, reaches its prompt and quits), beside the Foundation hello world.
 //   catalog-bench commit [--runs N]
-//       Median time to make one command's change durable (AppStore.commit of one scene),
+//       Median time to make one command's change durable (AppStore.commit of one scene; and of
+//       a command that also makes a new activity current, which saves activities.json too),
 //       beside the floor: write, fsync, rename and fsync of the directory, same bytes.
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
@@ -124,15 +125,22 @@ func commit() throws {
   let environment = store.environment
   var state = initial
   let clock = ContinuousClock()
-  var commitTimes: [Double] = []
-  for index in 0..<runs {
-    let command: Command = index.isMultiple(of: 2) ? .select("cher") : .select("mango")
-    let result = try state.applying(command, environment: environment)
-    let start = clock.now
-    try store.commit(from: state, to: result.state)
-    commitTimes.append(milliseconds(clock.now - start))
-    state = result.state
+  // A change of the scene's storage alone (the tab), then changes that also make a new
+  // activity current, which saves it in activities.json too.
+  func measure(_ commands: [Command]) throws -> [Double] {
+    var times: [Double] = []
+    for index in 0..<runs {
+      let result = try state.applying(commands[index % commands.count], environment: environment)
+      let start = clock.now
+      try store.commit(from: state, to: result.state)
+      times.append(milliseconds(clock.now - start))
+      state = result.state
+    }
+    return times
   }
+  state = try state.applying(.select("cher"), environment: environment).state
+  let commitTimes = try measure([.tab(.photo), .tab(.detail)])
+  let activityTimes = try measure([.select("cher"), .select("mango")])
   let bytes = try Data(contentsOf: URL(fileURLWithPath: root + "/state/scenes/main.json"))
   var floorTimes: [Double] = []
   for _ in 0..<runs {
@@ -144,8 +152,10 @@ func commit() throws {
     String(
       format: """
         {"benchmark": "commit", "runs": %d, "bytes": %d, "commit_p50_ms": %.3f, "commit_p99_ms": %.3f, \
+        "with_activity_p50_ms": %.3f, "with_activity_p99_ms": %.3f, \
         "floor_p50_ms": %.3f, "floor_p99_ms": %.3f}
         """, runs, bytes.count, median(commitTimes), percentile(commitTimes, 0.99),
+      median(activityTimes), percentile(activityTimes, 0.99),
       median(floorTimes),
       percentile(floorTimes, 0.99)))
 }

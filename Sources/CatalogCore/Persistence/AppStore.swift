@@ -1,7 +1,9 @@
 import CatalogModel
 import CatalogResources
+import Dispatch
 import Foundation
 import StateRestoration
+import Synchronization
 
 /// The imperative shell around the core: restores the state at launch, saves what each command
 /// changed before its output is printed, and keeps the crash-at-launch counter.
@@ -117,6 +119,26 @@ package final class AppStore {
   ///   scenes and the session are saved all the same.
   @discardableResult
   package func commit(from old: AppState, to new: AppState) throws -> [String] {
+    // The active scene's activity becomes current when it changes or its scene comes to the
+    // front; that saves it in the history. It is another file with its own fsyncs, so it is
+    // written beside the scene files rather than after them; both are done before returning.
+    var current = new.activeScene.userActivity
+    if current == old.activeScene.userActivity && old.activeSceneName == new.activeSceneName {
+      current = nil
+    }
+    let historyError = Mutex<String?>(nil)
+    let group = DispatchGroup()
+    if let current {
+      let history = environment.history
+      DispatchQueue.global().async(group: group) {
+        do {
+          try LiveEnvironment.makeCurrent(current, history: history)
+        } catch {
+          historyError.withLock { $0 = error.localizedDescription }
+        }
+      }
+    }
+    defer { group.wait() }
     let oldScenes = Dictionary(
       old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     for scene in new.scenes
@@ -135,19 +157,9 @@ package final class AppStore {
       try directory.remove(SceneFile.path(for: name))
       environment.releaseScene(name)
     }
-    // The active scene's activity becomes current when it changes or its scene comes to the
-    // front; that saves it in the history.
-    guard let current = new.activeScene.userActivity,
-      current != old.activeScene.userActivity || old.activeSceneName != new.activeSceneName
-    else { return [] }
-    do {
-      try environment.makeCurrent(current)
-      return []
-    } catch {
-      return [
-        "the activity '\(current.title ?? "")' was not saved in the history: \(error.localizedDescription)"
-      ]
-    }
+    group.wait()
+    guard let current, let message = historyError.withLock({ $0 }) else { return [] }
+    return ["the activity '\(current.title ?? "")' was not saved in the history: \(message)"]
   }
 
   /// The state with the catalog as other processes may have changed it.

@@ -49,6 +49,18 @@ package final class LiveEnvironment: AppEnvironment {
   /// - Parameter activity: The activity a scene now advertises.
   /// - Throws: A `UserActivityError` when the history cannot be written.
   package func makeCurrent(_ activity: UserActivityRecord) throws {
+    try Self.makeCurrent(activity, history: history)
+  }
+
+  /// Makes an activity current in a center whose history is `history`, from any thread.
+  ///
+  /// - Parameters:
+  ///   - activity: The activity.
+  ///   - history: Where it is saved when eligible for search.
+  /// - Throws: A `UserActivityError` when the history cannot be written.
+  package static func makeCurrent(_ activity: UserActivityRecord, history: ActivityHistory)
+    throws
+  {
     let center = UserActivityCenter(
       declaredActivityTypes: ProductActivity.declaredTypes, history: history)
     try UserActivity(record: activity, center: center).becomeCurrent()
