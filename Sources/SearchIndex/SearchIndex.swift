@@ -140,16 +140,7 @@ public struct SearchIndex: Sendable {
     /// Appends what another builder collected from the documents after this one's.
     mutating func append(_ other: Builder) {
       for (id, term) in other.terms.enumerated() {
-        let global: Int
-        if let existing = termIDs[term] {
-          global = existing
-        } else {
-          global = terms.count
-          termIDs[term] = global
-          terms.append(term)
-          lists.append([])
-          lists.append([])
-        }
+        let global = identifier(of: term)
         lists[2 * global].append(contentsOf: other.lists[2 * id])
         lists[2 * global + 1].append(contentsOf: other.lists[2 * id + 1])
       }
@@ -172,17 +163,19 @@ public struct SearchIndex: Sendable {
     }
 
     private mutating func add(_ term: String, field: Int, document: UInt32) {
-      let id: Int
-      if let existing = termIDs[term] {
-        id = existing
-      } else {
-        id = terms.count
-        termIDs[term] = id
-        terms.append(term)
-        lists.append([])
-        lists.append([])
-      }
+      let id = identifier(of: term)
       if lists[2 * id + field].last != document { lists[2 * id + field].append(document) }
+    }
+
+    /// The term's number, given one (with empty lists) if it is new.
+    private mutating func identifier(of term: String) -> Int {
+      if let existing = termIDs[term] { return existing }
+      let id = terms.count
+      termIDs[term] = id
+      terms.append(term)
+      lists.append([])
+      lists.append([])
+      return id
     }
 
     /// The dictionary sorted by bytes, with the postings in the same order.

@@ -143,22 +143,8 @@ extension Process {
     until text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation
   ) -> String {
     guard let handle = (standardOutput as? Pipe)?.fileHandleForReading else { return "" }
-    var collected = Data()
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, 100) > 0 else { continue }
-      let chunk = handle.availableData
-      if chunk.isEmpty { break }
-      collected += chunk
-      if String(decoding: collected, as: UTF8.self).contains(text) {
-        return String(decoding: collected, as: UTF8.self)
-      }
-    }
-    Issue.record(
-      "no '\(text)' in the output: \(String(decoding: collected, as: UTF8.self))",
-      sourceLocation: sourceLocation)
-    return String(decoding: collected, as: UTF8.self)
+    return read(
+      handle.fileDescriptor, until: text, timeout: timeout, sourceLocation: sourceLocation)
   }
 
   /// Sends SIGKILL and waits for the process to end.
@@ -166,4 +152,31 @@ extension Process {
     kill(processIdentifier, SIGKILL)
     waitUntilExit()
   }
+}
+
+/// Reads a descriptor until what came contains `text`, or records an issue after `timeout`
+/// seconds.
+func read(
+  _ descriptor: Int32, until text: String, timeout: Double,
+  sourceLocation: SourceLocation
+) -> String {
+  var collected = Data()
+  let deadline = Date().addingTimeInterval(timeout)
+  while Date() < deadline {
+    var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    guard poll(&waiting, 1, 100) > 0 else { continue }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let count = buffer.withUnsafeMutableBytes {
+      Foundation.read(descriptor, $0.baseAddress, $0.count)
+    }
+    guard count > 0 else { break }
+    collected += buffer[..<count]
+    if String(decoding: collected, as: UTF8.self).contains(text) {
+      return String(decoding: collected, as: UTF8.self)
+    }
+  }
+  Issue.record(
+    "no '\(text)' in the output: \(String(decoding: collected, as: UTF8.self).debugDescription)",
+    sourceLocation: sourceLocation)
+  return String(decoding: collected, as: UTF8.self)
 }

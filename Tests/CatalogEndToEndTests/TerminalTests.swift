@@ -46,28 +46,9 @@ final class PseudoTerminal {
   @discardableResult
   func read(
     until text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation
-  )
-    -> String
-  {
-    var collected = Data()
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      var descriptor = pollfd(fd: controller, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, 100) > 0 else { continue }
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      let count = buffer.withUnsafeMutableBytes {
-        Foundation.read(controller, $0.baseAddress, $0.count)
-      }
-      guard count > 0 else { break }
-      collected += buffer[..<count]
-      if String(decoding: collected, as: UTF8.self).contains(text) {
-        return String(decoding: collected, as: UTF8.self)
-      }
-    }
-    Issue.record(
-      "no '\(text)' in \(String(decoding: collected, as: UTF8.self).debugDescription)",
-      sourceLocation: sourceLocation)
-    return String(decoding: collected, as: UTF8.self)
+  ) -> String {
+    CatalogEndToEndTests.read(
+      controller, until: text, timeout: timeout, sourceLocation: sourceLocation)
   }
 
   /// Starts `catalog` on the terminal.

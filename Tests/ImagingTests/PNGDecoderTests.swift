@@ -98,42 +98,35 @@ func makePNG(
     #expect(image.pixel(1, 0).3 == 0 && image.pixel(0, 0).3 == 255)
   }
 
+  /// A file with an IHDR chunk and nothing else unless `data` is given.
+  static func file(
+    width: UInt32, height: UInt32, depth: UInt8 = 8, colorType: UInt8 = 6, interlace: UInt8 = 0,
+    data: [UInt8]? = nil
+  ) throws -> [UInt8] {
+    var file = PNGFormat.signature
+    var header: [UInt8] = []
+    header.appendBigEndian(width)
+    header.appendBigEndian(height)
+    header += [depth, colorType, 0, 0, interlace]
+    PNGFormat.appendChunk("IHDR", header, to: &file)
+    if let data {
+      PNGFormat.appendChunk("IDAT", try PNGEncoder.compress(data), to: &file)
+      PNGFormat.appendChunk("IEND", [], to: &file)
+    }
+    return file
+  }
+
   static func damaged() throws -> [(String, [UInt8], String)] {
     let good = try makePNG(width: 5, height: 3, colorType: 6, samples: rgba, filter: 4)
     var badCRC = good
     badCRC[good.count - 20] ^= 0xFF  // inside IDAT
-    var huge = PNGFormat.signature
-    var header: [UInt8] = []
-    header.appendBigEndian(100_000)
-    header.appendBigEndian(100_000)
-    header += [8, 6, 0, 0, 0]
-    PNGFormat.appendChunk("IHDR", header, to: &huge)
-    var interlaced = PNGFormat.signature
-    var interlacedHeader: [UInt8] = []
-    interlacedHeader.appendBigEndian(4)
-    interlacedHeader.appendBigEndian(4)
-    interlacedHeader += [8, 6, 0, 0, 1]
-    PNGFormat.appendChunk("IHDR", interlacedHeader, to: &interlaced)
-    var sixteen = PNGFormat.signature
-    var sixteenHeader: [UInt8] = []
-    sixteenHeader.appendBigEndian(4)
-    sixteenHeader.appendBigEndian(4)
-    sixteenHeader += [16, 2, 0, 0, 0]
-    PNGFormat.appendChunk("IHDR", sixteenHeader, to: &sixteen)
+    let huge = try file(width: 100_000, height: 100_000)
+    let interlaced = try file(width: 4, height: 4, interlace: 1)
+    let sixteen = try file(width: 4, height: 4, depth: 16, colorType: 2)
     var badFilter = [UInt8](repeating: 0, count: 3 * (5 * 4 + 1))
     badFilter[0] = 9
-    var wrongFilter = PNGFormat.signature
-    var filterHeader: [UInt8] = []
-    filterHeader.appendBigEndian(5)
-    filterHeader.appendBigEndian(3)
-    filterHeader += [8, 6, 0, 0, 0]
-    PNGFormat.appendChunk("IHDR", filterHeader, to: &wrongFilter)
-    PNGFormat.appendChunk("IDAT", try PNGEncoder.compress(badFilter), to: &wrongFilter)
-    PNGFormat.appendChunk("IEND", [], to: &wrongFilter)
-    var tooLittle = PNGFormat.signature
-    PNGFormat.appendChunk("IHDR", filterHeader, to: &tooLittle)
-    PNGFormat.appendChunk("IDAT", try PNGEncoder.compress([0, 1, 2]), to: &tooLittle)
-    PNGFormat.appendChunk("IEND", [], to: &tooLittle)
+    let wrongFilter = try file(width: 5, height: 3, data: badFilter)
+    let tooLittle = try file(width: 5, height: 3, data: [0, 1, 2])
     return [
       ("empty", [], "wrong signature"),
       (

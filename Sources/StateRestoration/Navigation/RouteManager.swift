@@ -126,14 +126,7 @@ public final class RouteManager<Route: Hashable & Sendable> {
   /// - Throws: The error of a processor that rejected the URL; the path is left as it was.
   @discardableResult
   public func open(_ url: URL) throws -> Bool {
-    for processor in urlProcessors {
-      var proposed = path
-      if try processor.process(url, path: &proposed) {
-        path = proposed
-        return true
-      }
-    }
-    return false
+    try route(through: urlProcessors.map { processor in { try processor.process(url, path: &$0) } })
   }
 
   /// Continues an activity through the processors; the first that handles it changes the path.
@@ -143,9 +136,17 @@ public final class RouteManager<Route: Hashable & Sendable> {
   /// - Throws: The error of a processor that rejected the activity; the path is left as it was.
   @discardableResult
   public func continueActivity(_ activity: UserActivity) throws -> Bool {
-    for processor in userActivityProcessors {
+    try route(
+      through: userActivityProcessors.map { processor in
+        { try processor.process(activity, path: &$0) }
+      })
+  }
+
+  /// Asks each step in turn to rewrite a copy of the path; the first that handles it wins.
+  private func route(through steps: [(inout [Route]) throws -> Bool]) throws -> Bool {
+    for step in steps {
       var proposed = path
-      if try processor.process(activity, path: &proposed) {
+      if try step(&proposed) {
         path = proposed
         return true
       }
