@@ -49,11 +49,7 @@ extension AppState {
     case .edit:
       let product = try shownProduct(for: "edit")
       guard !scene.isEditing else { throw CatalogCoreError.editorAlreadyOpen }
-      if scene.useSavedValues {
-        scene.draft = ProductEdit(product: product)
-        scene.useSavedValues = false
-      }
-      scene.isEditing = true
+      scene.presentEditor(for: product)
       state.activeScene = scene
       return CommandResult(state: state, output: render.editor(scene.draft, of: product))
 

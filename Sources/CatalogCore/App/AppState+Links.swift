@@ -49,13 +49,7 @@ extension AppState {
     try routes.open(url)
     if case .product(_, let tab, let edit) = link.destination, let product {
       if let tab { scene.selectedTab = tab }
-      if edit && !scene.isEditing {
-        if scene.useSavedValues {
-          scene.draft = ProductEdit(product: product)
-          scene.useSavedValues = false
-        }
-        scene.isEditing = true
-      }
+      if edit && !scene.isEditing { scene.presentEditor(for: product) }
     }
     state.activeScene = scene
     messages.append(render.location(of: scene, in: catalog))

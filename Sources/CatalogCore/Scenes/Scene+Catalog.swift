@@ -46,6 +46,16 @@ extension Scene {
     set { storage[SceneKeys.useSavedValues] = newValue }
   }
 
+  /// Presents the editor: the first time, the draft starts from the product's saved values; a
+  /// draft in progress is kept, as Apple's `EditView` does with `useSavedValues`.
+  package mutating func presentEditor(for product: Product) {
+    if useSavedValues {
+      draft = ProductEdit(product: product)
+      useSavedValues = false
+    }
+    isEditing = true
+  }
+
   /// Closes the editor and forgets the draft, as `done` and `cancel` do.
   package mutating func closeEditor() {
     isEditing = false
