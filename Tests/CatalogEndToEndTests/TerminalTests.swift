@@ -165,3 +165,24 @@ extension TerminalTests {
     drawer.waitUntilExit()
   }
 }
+
+extension TerminalTests {
+  @Test func redrawsWhenTheWindowNarrows() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox)
+    pty.read(until: " › ")
+    pty.type("select cherries")
+    pty.read(until: "\r\u{1B}[22C")
+    // 20 columns: "main › select cherri" fills a row, "es" wraps to the next.
+    var size = winsize(ws_row: 24, ws_col: 20, ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(pty.controller, UInt(TIOCSWINSZ), &size)
+    kill(process.processIdentifier, SIGWINCH)
+    pty.read(until: "select cherries\r\u{1B}[2C")
+    pty.type("\r")
+    pty.read(until: "Keywords")
+    pty.type("\u{04}")
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+  }
+}
