@@ -186,3 +186,25 @@ extension TerminalTests {
     #expect(process.terminationStatus == 0)
   }
 }
+
+extension TerminalTests {
+  @Test func sigintAbandonsTheLineAndTheTerminalComesBackAtTheEnd() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let before = pty.settings
+    let process = try pty.start(sandbox)
+    pty.read(until: " › ")
+    pty.type("select gin")
+    pty.read(until: "select gin")
+    kill(process.processIdentifier, SIGINT)
+    // The line is dropped and a new prompt drawn; the session goes on.
+    pty.read(until: "\r\n\r\u{1B}[J")
+    pty.type("select mango\r")
+    let shown = pty.read(until: "Keywords")
+    #expect(shown.contains("Mango") && !shown.contains("Ginger"))
+    pty.type("\u{04}")
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(sameSettings(pty.settings, before))
+  }
+}
