@@ -121,7 +121,15 @@ package enum Help {
         group.title + "\n"
           + Table.render(rows: group.entries.map { [$0.usage, $0.summary] }, indent: 2)
       }
-      return sections.joined(separator: "\n\n")
+      let keys = Table.render(
+        rows: [
+          ["Tab", "complete; a second Tab lists the candidates"],
+          ["↑ ↓ · Ctrl-R", "walk the history · search it backwards"],
+          ["Ctrl-A Ctrl-E · Alt-B Alt-F", "start and end of the line · a word back and forward"],
+          ["Ctrl-W Ctrl-U Ctrl-K · Ctrl-Y", "cut a word, to the start, to the end · paste it back"],
+          ["Ctrl-L · Ctrl-C · Ctrl-D", "clear the screen · abandon the line · quit"],
+        ], indent: 2)
+      return sections.joined(separator: "\n\n") + "\n\nKeys (in a terminal)\n" + keys
         + "\n\nState is saved after every command; the next launch restores every scene."
     }
     let entries = groups.flatMap(\.entries)
