@@ -208,3 +208,18 @@ extension TerminalTests {
     #expect(sameSettings(pty.settings, before))
   }
 }
+
+extension TerminalTests {
+  @Test func anUnreadableLineHistoryIsSetAside() throws {
+    let sandbox = CatalogSandbox()
+    try FileManager.default.createDirectory(
+      atPath: sandbox.stateDirectory, withIntermediateDirectories: true)
+    try sandbox.write("select ginger\n", to: "history")
+    let result = try sandbox.run(input: "list\n")
+    #expect(result.status == 0)
+    #expect(result.errorLines.count == 1)
+    #expect(result.errors.contains("the line history starts empty"))
+    #expect(sandbox.quarantined().count == 1)
+    #expect(!sandbox.exists("history"))
+  }
+}

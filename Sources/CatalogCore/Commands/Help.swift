@@ -126,7 +126,9 @@ package enum Help {
           ["Tab", "complete; a second Tab lists the candidates"],
           ["↑ ↓ · Ctrl-R", "walk the history · search it backwards"],
           ["Ctrl-A Ctrl-E · Alt-B Alt-F", "start and end of the line · a word back and forward"],
-          ["Ctrl-W Ctrl-U Ctrl-K · Ctrl-Y", "cut a word, to the start, to the end · paste it back"],
+          [
+            "Ctrl-W Ctrl-U Ctrl-K · Ctrl-Y", "cut a word, to the start, to the end · paste it back",
+          ],
           ["Ctrl-L · Ctrl-C · Ctrl-D", "clear the screen · abandon the line · quit"],
         ], indent: 2)
       return sections.joined(separator: "\n\n") + "\n\nKeys (in a terminal)\n" + keys

@@ -187,7 +187,7 @@ package final class AppStore {
     try directory.save(SessionFile(merged), to: SessionFile.path)
   }
 
-  /// Sets an unreadable activity history aside, so that activities are saved again.
+  /// Sets an unreadable activity history or line history aside, so that they are saved again.
   private func checkHistory(warnings: inout [String]) {
     do {
       _ = try environment.history.records()
@@ -196,6 +196,12 @@ package final class AppStore {
         quarantine(
           environment.history.path, because: error,
           consequence: "the activity history starts empty"))
+    }
+    do {
+      _ = try directory.load(HistoryFile.self, from: HistoryFile.path)
+    } catch {
+      warnings.append(
+        quarantine(HistoryFile.path, because: error, consequence: "the line history starts empty"))
     }
   }
 
