@@ -5,7 +5,8 @@
 //       input, so it restores, reaches its prompt and quits), beside the Foundation hello world.
 //   catalog-bench commit [--runs N]
 //       Median time to make one command's change durable (AppStore.commit of one scene; and of
-//       a command that also makes a new activity current, which saves activities.json too),
+//       a command that also makes a new activity current, whose history write then finishes in
+//       the background, the activity being durable in the scene's file already),
 //       beside the floor: write, fsync, rename and fsync of the directory, same bytes.
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
@@ -131,6 +132,9 @@ func commit() throws {
     var times: [Double] = []
     for index in 0..<runs {
       let result = try state.applying(commands[index % commands.count], environment: environment)
+      // A person types between commands: the last command's background history write is
+      // done by then, so it is not part of this one's time.
+      _ = environment.settleHistory()
       let start = clock.now
       try store.commit(from: state, to: result.state)
       times.append(milliseconds(clock.now - start))

@@ -114,3 +114,29 @@ import Testing
     #expect(limited.output.split(separator: "\n").count == 3)
   }
 }
+
+extension ActivityTests {
+  /// The history is written in the background; the scene's file holds the activity with its
+  /// date first, so an activity whose history write never happened is not lost.
+  @Test func anActivityOnlyInItsSceneFileIsRecovered() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\n")
+    let scene = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "scenes/main.json"))
+        as? [String: Any])
+    let activity = try #require(scene["activity"] as? [String: Any])
+    #expect(activity["lastActiveDate"] is Double)
+    // As if the process died before its history write.
+    try FileManager.default.removeItem(atPath: sandbox.file("activities.json"))
+    let found = try searchJSON(sandbox, "cher")
+    #expect(found.first?["kind"] as? String == "activity")
+    #expect(!sandbox.exists("activities.json"), "'catalog search' writes nothing")
+    _ = try sandbox.run(input: "list\n")
+    let history = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "activities.json"))
+        as? [String: Any])
+    #expect(
+      (history["activities"] as? [[String: Any]])?.first?["title"] as? String
+        == "Show Cherries product")
+  }
+}

@@ -83,8 +83,9 @@ package enum CatalogMain {
     if let warning = loaded.warning { report.warning(warning) }
     var history: [UserActivityRecord] = []
     do {
-      history = try ActivityHistory(directory: StateDirectory(existing: paths.stateDirectory))
-        .records()
+      let directory = StateDirectory(existing: paths.stateDirectory)
+      history = ActivityHistoryMerge.merged(
+        in: directory, with: try ActivityHistory(directory: directory).records())
     } catch {
       report.warning("\(error.localizedDescription); searching the products alone")
     }
@@ -122,7 +123,7 @@ package enum CatalogMain {
     let result = try state.applying(.open(link), environment: store.environment)
     let notes = try store.commit(from: state, to: result.state)
     TextOutput.standardOutput.line(result.output)
-    for note in notes { report.warning(note) }
+    for note in notes + store.environment.settleHistory() { report.warning(note) }
     return ExitStatus.success
   }
 
@@ -207,7 +208,8 @@ package enum CatalogMain {
       }
     }
     // Leaving sends every scene to the background phase; each command's changes are already
-    // on disk, so there is nothing left to save.
+    // on disk, so there is nothing left to save but the activity history's last write.
+    for note in store.environment.settleHistory() { report.warning(note) }
     if let exitSignal { return 128 + exitSignal }
     return failed && !isInteractive ? ExitStatus.failure : ExitStatus.success
   }

@@ -1,9 +1,7 @@
 import CatalogModel
 import CatalogResources
-import Dispatch
 import Foundation
 import StateRestoration
-import Synchronization
 
 /// The imperative shell around the core: restores the state at launch, saves what each command
 /// changed before its output is printed, and keeps the crash-at-launch counter.
@@ -119,33 +117,31 @@ package final class AppStore {
   ///   scenes and the session are saved all the same.
   @discardableResult
   package func commit(from old: AppState, to new: AppState) throws -> [String] {
+    // The previous command's history write ends first: it is the last that may still hold
+    // an activity only its scene file has.
+    let notes = environment.settleHistory()
     // The active scene's activity becomes current when it changes or its scene comes to the
-    // front; that saves it in the history. It is another file with its own fsyncs, so it is
-    // written beside the scene files rather than after them; both are done before returning.
-    var current = new.activeScene.userActivity
-    if current == old.activeScene.userActivity && old.activeSceneName == new.activeSceneName {
-      current = nil
+    // front. It goes into the scene's file with its date (durable before the output, like the
+    // rest), and into the history in the background; the next launch merges what a crash
+    // left only in a scene file.
+    var current: UserActivityRecord?
+    if new.activeScene.userActivity != old.activeScene.userActivity
+      || old.activeSceneName != new.activeSceneName
+    {
+      current = new.activeScene.userActivity
+      current?.lastActiveDate = environment.now
     }
-    let historyError = Mutex<String?>(nil)
-    let group = DispatchGroup()
-    if let current {
-      let history = environment.history
-      DispatchQueue.global().async(group: group) {
-        do {
-          try LiveEnvironment.makeCurrent(current, history: history)
-        } catch {
-          historyError.withLock { $0 = error.localizedDescription }
-        }
-      }
-    }
-    defer { group.wait() }
     let oldScenes = Dictionary(
       old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    for scene in new.scenes
-    where oldScenes[scene.name]?.storage != scene.storage
-      || oldScenes[scene.name]?.userActivity != scene.userActivity
-    {
-      try saveScene(scene)
+    for scene in new.scenes {
+      let isCurrent = scene.name == new.activeSceneName && current != nil
+      guard
+        isCurrent || oldScenes[scene.name]?.storage != scene.storage
+          || oldScenes[scene.name]?.userActivity != scene.userActivity
+      else { continue }
+      var file = SceneFile(scene)
+      if isCurrent { file.activity = current }
+      try directory.save(file, to: SceneFile.path(for: scene.name))
     }
     let closed = Set(old.scenes.map(\.name)).subtracting(new.scenes.map(\.name))
     // The session first: a crash between the two leaves an unlisted file, which the next
@@ -157,9 +153,8 @@ package final class AppStore {
       try directory.remove(SceneFile.path(for: name))
       environment.releaseScene(name)
     }
-    group.wait()
-    guard let current, let message = historyError.withLock({ $0 }) else { return [] }
-    return ["the activity '\(current.title ?? "")' was not saved in the history: \(message)"]
+    if let current { environment.makeCurrentInBackground(current) }
+    return notes
   }
 
   /// The state with the catalog as other processes may have changed it.
@@ -190,7 +185,11 @@ package final class AppStore {
   /// Sets an unreadable activity history or line history aside, so that they are saved again.
   private func checkHistory(warnings: inout [String]) {
     do {
-      _ = try environment.history.records()
+      let records = try environment.history.records()
+      // Activities a crash left only in their scene files go into the history now.
+      for record in ActivityHistoryMerge.newer(in: directory, than: records) {
+        try environment.history.save(record)
+      }
     } catch {
       warnings.append(
         quarantine(
@@ -231,7 +230,9 @@ package final class AppStore {
     let note = scene.validate(against: catalog)
     if let note { warnings.append("scene '\(name)': \(note)") }
     scene.userActivity = scene.advertisedActivity(in: catalog)
-    if note != nil || scene.userActivity != file.activity {
+    var saved = file.activity
+    saved?.lastActiveDate = nil
+    if note != nil || scene.userActivity != saved {
       do {
         try saveScene(scene)
       } catch {

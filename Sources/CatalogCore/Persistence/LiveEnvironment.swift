@@ -1,8 +1,10 @@
 import CatalogModel
 import CatalogResources
+import Dispatch
 import Foundation
 import Imaging
 import StateRestoration
+import Synchronization
 
 /// The environment of a running app: scene ownership through locks, durable catalog edits,
 /// and the product pictures on disk.
@@ -18,6 +20,8 @@ package final class LiveEnvironment: AppEnvironment {
   private var locks: [SceneName: FileLock] = [:]
   private var catalogFingerprint: [Int]?
   private var searchIndex: ActivitySearch?
+  private let pendingHistory = DispatchGroup()
+  private let historyWarning = WarningBox()
   /// How output looks; pictures are drawn when it says so.
   package var presentation = Presentation.plain
   private var pictures: [String: [String]] = [:]
@@ -40,30 +44,44 @@ package final class LiveEnvironment: AppEnvironment {
     }
     // An unreadable history was set aside at launch; if it went bad since, search the
     // products alone.
-    let records = (try? history.records()) ?? []
+    pendingHistory.wait()
+    let records = ActivityHistoryMerge.merged(in: directory, with: (try? history.records()) ?? [])
     return try searchIndex?.results(for: text, history: records, now: now) ?? []
   }
 
-  /// Makes an activity current: it is saved in the history when eligible for search.
+  /// Makes an activity current and saves it in the history, in the background: the caller has
+  /// already made it durable in its scene's file (with the same date), which the next launch
+  /// merges into the history if this write never finished. ``settleHistory()`` waits for it.
   ///
-  /// - Parameter activity: The activity a scene now advertises.
-  /// - Throws: A `UserActivityError` when the history cannot be written.
-  package func makeCurrent(_ activity: UserActivityRecord) throws {
-    try Self.makeCurrent(activity, history: history)
+  /// - Parameter activity: The activity a scene now advertises, with its `lastActiveDate`.
+  package func makeCurrentInBackground(_ activity: UserActivityRecord) {
+    let history = self.history
+    let warning = historyWarning
+    DispatchQueue.global().async(group: pendingHistory) {
+      do {
+        let date = activity.lastActiveDate ?? Date()
+        let center = UserActivityCenter(
+          declaredActivityTypes: ProductActivity.declaredTypes, history: history,
+          clock: { date })
+        try UserActivity(record: activity, center: center).becomeCurrent()
+      } catch {
+        warning.message.withLock {
+          $0 =
+            "the activity '\(activity.title ?? "")' was not saved in the history: \(error.localizedDescription)"
+        }
+      }
+    }
   }
 
-  /// Makes an activity current in a center whose history is `history`, from any thread.
+  /// Waits for the history write ``makeCurrentInBackground(_:)`` started, if any.
   ///
-  /// - Parameters:
-  ///   - activity: The activity.
-  ///   - history: Where it is saved when eligible for search.
-  /// - Throws: A `UserActivityError` when the history cannot be written.
-  package static func makeCurrent(_ activity: UserActivityRecord, history: ActivityHistory)
-    throws
-  {
-    let center = UserActivityCenter(
-      declaredActivityTypes: ProductActivity.declaredTypes, history: history)
-    try UserActivity(record: activity, center: center).becomeCurrent()
+  /// - Returns: A warning when it failed.
+  package func settleHistory() -> [String] {
+    pendingHistory.wait()
+    return historyWarning.message.withLock { warning in
+      defer { warning = nil }
+      return warning.map { [$0] } ?? []
+    }
   }
 
   package func claimScene(_ name: SceneName) throws {
@@ -134,4 +152,9 @@ package final class LiveEnvironment: AppEnvironment {
     }
     return loaded.catalog
   }
+}
+
+/// A warning a background task leaves for the main thread.
+private final class WarningBox: Sendable {
+  let message = Mutex<String?>(nil)
 }
