@@ -27,6 +27,8 @@ import Testing
     let state = try sandbox.stateJSON()
     let main = try #require(sandbox.scene("main", in: state))
     #expect((main["activity"] as? [String: Any])?["title"] as? String == "Show Cherries product")
+    let text = try sandbox.run(["state"]).output
+    #expect(text.contains("(activity)") && text.contains("Show Cherries product"))
     for query in ["樱桃", "cerises", "cher", "CHERRIES", "chery"] {
       let results = try searchJSON(sandbox, query)
       #expect(results.first?["title"] as? String == "Show Cherries product", "\(query)")

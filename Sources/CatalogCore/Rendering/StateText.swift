@@ -1,6 +1,6 @@
 /// The saved state as text, for `catalog state` without `--json`.
 package enum StateText {
-  /// Renders every scene with its place and storage.
+  /// Renders every scene with its place, storage and the activity it advertises.
   ///
   /// - Parameter state: The state.
   /// - Returns: The text.
@@ -11,8 +11,11 @@ package enum StateText {
       let header =
         "scene \(scene.name)\(marker): "
         + (place.isEmpty ? "product list" : place.joined(separator: " › "))
-      let rows = scene.storage.keys.compactMap { key in
+      var rows = scene.storage.keys.compactMap { key in
         scene.storage.entries[key].map { [key, $0.typeName, Describe.describe($0)] }
+      }
+      if let activity = scene.userActivity {
+        rows.append(["(activity)", "", activity.title ?? activity.activityType])
       }
       return rows.isEmpty ? header : header + "\n" + Table.render(rows: rows, indent: 2)
     }.joined(separator: "\n")
