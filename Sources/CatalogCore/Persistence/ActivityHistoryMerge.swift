@@ -5,26 +5,22 @@ import StateRestoration
 /// current but reached only their scene's file (a process killed before its background history
 /// write finished).
 package enum ActivityHistoryMerge {
-  /// The scene files' dated activities newer than the history's entry with the same key.
+  /// The dated activities, eligible for search, newer than the history's entry with the same
+  /// key; the newest of each key.
   ///
   /// - Parameters:
-  ///   - directory: The state directory.
+  ///   - activities: Activities from scene files.
   ///   - records: The history's entries.
-  /// - Returns: The activities to add.
-  package static func newer(in directory: StateDirectory, than records: [UserActivityRecord])
+  /// - Returns: The activities to add, oldest first.
+  package static func newer(_ activities: [UserActivityRecord], than records: [UserActivityRecord])
     -> [UserActivityRecord]
   {
     let known = Dictionary(
       records.map { ($0.historyKey, $0.lastActiveDate ?? .distantPast) },
       uniquingKeysWith: { first, second in max(first, second) })
-    let names =
-      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
     var newer: [String: UserActivityRecord] = [:]
-    for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
-      guard
-        let file = try? directory.load(SceneFile.self, from: "scenes/" + name),
-        let activity = file.activity, activity.isEligibleForSearch,
-        let date = activity.lastActiveDate,
+    for activity in activities where activity.isEligibleForSearch {
+      guard let date = activity.lastActiveDate,
         date > known[activity.historyKey] ?? .distantPast,
         date > newer[activity.historyKey]?.lastActiveDate ?? .distantPast
       else { continue }
@@ -35,7 +31,8 @@ package enum ActivityHistoryMerge {
     }
   }
 
-  /// The history with what only the scene files hold, for reading without writing.
+  /// The history with what only the scene files hold, read without writing anything (for
+  /// `catalog search`, which may run while another process's last history write never came).
   ///
   /// - Parameters:
   ///   - directory: The state directory.
@@ -44,7 +41,12 @@ package enum ActivityHistoryMerge {
   package static func merged(in directory: StateDirectory, with records: [UserActivityRecord])
     -> [UserActivityRecord]
   {
-    let newer = newer(in: directory, than: records)
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
+    let activities = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap {
+      (try? directory.load(SceneFile.self, from: "scenes/" + $0))??.activity
+    }
+    let newer = newer(activities, than: records)
     let replaced = Set(newer.map(\.historyKey))
     return newer + records.filter { !replaced.contains($0.historyKey) }
   }

@@ -55,7 +55,7 @@ package final class AppStore {
       catalogReadOnlyReason: loaded.readOnlyReason)
     let store = AppStore(environment: environment)
 
-    store.checkHistory(warnings: &warnings)
+    let history = store.checkHistory(warnings: &warnings)
     let session = restarting ? SessionState() : store.loadSession(warnings: &warnings)
     var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
@@ -73,6 +73,7 @@ package final class AppStore {
     if names.isEmpty { names = [.main] }
 
     var scenes: [Scene] = []
+    var savedActivities: [UserActivityRecord] = []
     var refused: CatalogCoreError?
     for name in names {
       do {
@@ -87,8 +88,14 @@ package final class AppStore {
         try directory.remove(SceneFile.path(for: name))
         scenes.append(Scene(name: name))
       } else {
-        scenes.append(store.loadScene(name, catalog: loaded.catalog, warnings: &warnings))
+        scenes.append(
+          store.loadScene(
+            name, catalog: loaded.catalog, activities: &savedActivities, warnings: &warnings))
       }
+    }
+    if let history {
+      store.recover(
+        ActivityHistoryMerge.newer(savedActivities, than: history), warnings: &warnings)
     }
     guard !scenes.isEmpty else {
       throw refused ?? CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil)
@@ -183,13 +190,12 @@ package final class AppStore {
   }
 
   /// Sets an unreadable activity history or line history aside, so that they are saved again.
-  private func checkHistory(warnings: inout [String]) {
+  ///
+  /// - Returns: The activity history's entries; nil when it could not be read.
+  private func checkHistory(warnings: inout [String]) -> [UserActivityRecord]? {
+    var records: [UserActivityRecord]?
     do {
-      let records = try environment.history.records()
-      // Activities a crash left only in their scene files go into the history now.
-      for record in ActivityHistoryMerge.newer(in: directory, than: records) {
-        try environment.history.save(record)
-      }
+      records = try environment.history.records()
     } catch {
       warnings.append(
         quarantine(
@@ -201,6 +207,16 @@ package final class AppStore {
     } catch {
       warnings.append(
         quarantine(HistoryFile.path, because: error, consequence: "the line history starts empty"))
+    }
+    return records
+  }
+
+  /// Saves in the history the activities a crash left only in their scene files.
+  private func recover(_ activities: [UserActivityRecord], warnings: inout [String]) {
+    do {
+      for activity in activities { try environment.history.save(activity) }
+    } catch {
+      warnings.append("the activity history could not be updated: \(error.localizedDescription)")
     }
   }
 
@@ -215,7 +231,11 @@ package final class AppStore {
     }
   }
 
-  private func loadScene(_ name: SceneName, catalog: Catalog, warnings: inout [String]) -> Scene {
+  /// Loads a scene; the activity its file holds is added to `activities` for the history.
+  private func loadScene(
+    _ name: SceneName, catalog: Catalog, activities: inout [UserActivityRecord],
+    warnings: inout [String]
+  ) -> Scene {
     let file: SceneFile?
     do {
       file = try SceneFile.read(name, in: directory)
@@ -226,6 +246,7 @@ package final class AppStore {
       return Scene(name: name)
     }
     guard let file else { return Scene(name: name) }
+    if let activity = file.activity { activities.append(activity) }
     var scene = Scene(name: name, storage: file.storage)
     let note = scene.validate(against: catalog)
     if let note { warnings.append("scene '\(name)': \(note)") }

@@ -42,10 +42,11 @@ package final class LiveEnvironment: AppEnvironment {
     } else {
       searchIndex?.update(to: catalog)
     }
-    // An unreadable history was set aside at launch; if it went bad since, search the
-    // products alone.
+    // This process's last write is waited for; what a crashed one left in its scene files was
+    // merged at launch. An unreadable history was set aside then; if it went bad since, search
+    // the products alone.
     pendingHistory.wait()
-    let records = ActivityHistoryMerge.merged(in: directory, with: (try? history.records()) ?? [])
+    let records = (try? history.records()) ?? []
     return try searchIndex?.results(for: text, history: records, now: now) ?? []
   }
 
