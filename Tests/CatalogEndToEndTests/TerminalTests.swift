@@ -223,3 +223,22 @@ extension TerminalTests {
     #expect(!sandbox.exists("history"))
   }
 }
+
+extension TerminalTests {
+  /// With `TERM=dumb` there is no line editor; a resize must not disturb the plain prompt.
+  @Test func aResizeLeavesAPlainPromptAlone() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["TERM": "dumb"])
+    pty.read(until: "main › ")
+    kill(process.processIdentifier, SIGWINCH)
+    pty.type("list\n")
+    let shown = pty.read(until: "Artichoke")
+    let beforeList = shown.components(separatedBy: "Artichoke")[0]
+    #expect(
+      !beforeList.contains("main › "), "the prompt was drawn again: \(shown.debugDescription)")
+    pty.type("\u{04}")
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+  }
+}

@@ -84,11 +84,9 @@ package final class LineReader {
     ]
     while true {
       let count = poll(&descriptors, wake >= 0 ? 2 : 1, -1)
-      if count < 0 {
-        if errno == EINTR { return false }
-        return true  // let read(2) report the error
-      }
-      if wake >= 0 && descriptors[1].revents != 0 {
+      let woken = count < 0 ? errno == EINTR : wake >= 0 && descriptors[1].revents != 0
+      if count < 0 && !woken { return true }  // let read(2) report the error
+      if woken {
         // A window resize only concerns the line editor; keep waiting.
         if wakeOverride == nil, Signals.pending == nil, Signals.takeWindowChange() { continue }
         return false

@@ -32,28 +32,22 @@ package enum Signals {
     }
     var handled = sigset_t()
     sigemptyset(&handled)
-    for signal in [SIGTERM, SIGHUP, SIGINT] {
+    for signal in [SIGTERM, SIGHUP, SIGINT, SIGWINCH] {
       sigaddset(&handled, signal)
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { signal in
-        receivedSignal.store(signal, ordering: .sequentiallyConsistent)
-        var byte: UInt8 = 1
+        if signal == SIGWINCH {
+          windowChanged.store(true, ordering: .sequentiallyConsistent)
+        } else {
+          receivedSignal.store(signal, ordering: .sequentiallyConsistent)
+        }
+        var byte = UInt8(truncatingIfNeeded: signal)
         _ = write(wakeWriter.load(ordering: .sequentiallyConsistent), &byte, 1)
       }
       sigemptyset(&action.sa_mask)
       action.sa_flags = 0
       sigaction(signal, &action, nil)
     }
-    var resize = sigaction()
-    resize.__sigaction_handler.sa_handler = { _ in
-      windowChanged.store(true, ordering: .sequentiallyConsistent)
-      var byte: UInt8 = 2
-      _ = write(wakeWriter.load(ordering: .sequentiallyConsistent), &byte, 1)
-    }
-    sigemptyset(&resize.sa_mask)
-    resize.sa_flags = SA_RESTART
-    sigaction(SIGWINCH, &resize, nil)
-    sigaddset(&handled, SIGWINCH)
     sigprocmask(SIG_UNBLOCK, &handled, nil)
   }
 
