@@ -51,6 +51,15 @@ final class PseudoTerminal {
       controller, until: text, timeout: timeout, sourceLocation: sourceLocation)
   }
 
+  /// Quits with Ctrl-D, as a person would, and waits for the exit.
+  ///
+  /// - Returns: The exit status.
+  func quit(_ process: Process) -> Int32 {
+    type("\u{04}")
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
   /// Starts `catalog` on the terminal.
   func start(_ sandbox: CatalogSandbox, environment extra: [String: String] = [:]) throws
     -> Process
@@ -95,9 +104,7 @@ func sameSettings(_ a: termios, _ b: termios) -> Bool {
     pty.type("select mngo\u{1B}[D\u{1B}[D\u{1B}[Da\r")
     let shown = pty.read(until: "Keywords")
     #expect(shown.contains("Mango"))
-    pty.type("\u{04}")
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    #expect(pty.quit(process) == 0)
     #expect(sameSettings(pty.settings, before))
     let history = try #require(
       try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
@@ -128,8 +135,7 @@ func sameSettings(_ a: termios, _ b: termios) -> Bool {
     pty.read(until: " › ")
     pty.type("\u{1B}[A\r")
     pty.read(until: "Keywords")
-    pty.type("\u{04}")
-    process.waitUntilExit()
+    #expect(pty.quit(process) == 0)
     let history = try #require(
       try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
     #expect(history["lines"] as? [String] == ["select ginger"])
@@ -151,8 +157,7 @@ extension TerminalTests {
     pty.type("select cher\rtab photo\r")
     let shown = pty.read(until: "64×64 pixels")
     #expect(!shown.contains("\u{1B}[1;36m"))
-    pty.type("\u{04}")
-    process.waitUntilExit()
+    #expect(pty.quit(process) == 0)
     // With colour, it draws the picture: 20 rows of half blocks in 24-bit colour.
     let drawing = try PseudoTerminal()
     let drawer = try drawing.start(sandbox, environment: ["COLORTERM": "truecolor"])
@@ -161,8 +166,7 @@ extension TerminalTests {
     let picture = drawing.read(until: "Tabs")
     #expect(picture.components(separatedBy: "▀").count > 20 * 20)
     #expect(picture.contains("\u{1B}[38;2;"))
-    drawing.type("\u{04}")
-    drawer.waitUntilExit()
+    #expect(drawing.quit(drawer) == 0)
   }
 }
 
@@ -181,9 +185,7 @@ extension TerminalTests {
     pty.read(until: "select cherries\r\u{1B}[2C")
     pty.type("\r")
     pty.read(until: "Keywords")
-    pty.type("\u{04}")
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    #expect(pty.quit(process) == 0)
   }
 }
 
@@ -202,9 +204,7 @@ extension TerminalTests {
     pty.type("select mango\r")
     let shown = pty.read(until: "Keywords")
     #expect(shown.contains("Mango") && !shown.contains("Ginger"))
-    pty.type("\u{04}")
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    #expect(pty.quit(process) == 0)
     #expect(sameSettings(pty.settings, before))
   }
 }
@@ -237,8 +237,6 @@ extension TerminalTests {
     let beforeList = shown.components(separatedBy: "Artichoke")[0]
     #expect(
       !beforeList.contains("main › "), "the prompt was drawn again: \(shown.debugDescription)")
-    pty.type("\u{04}")
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    #expect(pty.quit(process) == 0)
   }
 }
