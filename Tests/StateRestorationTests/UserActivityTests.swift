@@ -242,3 +242,18 @@ final class TestClock: Sendable {
     #expect(routes.path == ["Cherries"])
   }
 }
+
+extension UserActivityTests {
+  @Test func theHistoryKeepsItsMostRecentEntriesUpToItsCapacity() throws {
+    let directory = TemporaryDirectory()
+    let history = ActivityHistory(
+      directory: try StateDirectory(creating: directory.path), capacity: 3)
+    for (index, name) in ["A", "B", "C", "D", "B"].enumerated() {
+      var record = UserActivityRecord(activityType: Self.type)
+      record.persistentIdentifier = name
+      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: Double(index))
+      try history.save(record)
+    }
+    #expect(try history.records().compactMap(\.persistentIdentifier) == ["B", "D", "C"])
+  }
+}
