@@ -97,6 +97,15 @@ final class CatalogSandbox {
 
   func file(_ relativePath: String) -> String { stateDirectory + "/" + relativePath }
 
+  /// Creates the state directory as the app would (0700), before its first launch.
+  func createStateDirectory(_ subfolders: [String] = []) throws {
+    for folder in [stateDirectory] + subfolders.map(file) {
+      try FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    }
+  }
+
   /// Writes a file in the state directory, as a user or a crash might leave it.
   func write(_ contents: Data, to relativePath: String) throws {
     try contents.write(to: URL(fileURLWithPath: file(relativePath)))

@@ -127,8 +127,7 @@ func sameSettings(_ a: termios, _ b: termios) -> Bool {
 
   @Test func historyComesBackInTheNextSession() throws {
     let sandbox = CatalogSandbox()
-    try FileManager.default.createDirectory(
-      atPath: sandbox.stateDirectory, withIntermediateDirectories: true)
+    try sandbox.createStateDirectory()
     try sandbox.write(#"{"formatVersion": 1, "lines": ["select ginger"]}"#, to: "history")
     let pty = try PseudoTerminal()
     let process = try pty.start(sandbox)
@@ -212,8 +211,7 @@ extension TerminalTests {
 extension TerminalTests {
   @Test func anUnreadableLineHistoryIsSetAside() throws {
     let sandbox = CatalogSandbox()
-    try FileManager.default.createDirectory(
-      atPath: sandbox.stateDirectory, withIntermediateDirectories: true)
+    try sandbox.createStateDirectory()
     try sandbox.write("select ginger\n", to: "history")
     let result = try sandbox.run(input: "list\n")
     #expect(result.status == 0)

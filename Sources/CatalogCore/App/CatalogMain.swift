@@ -118,8 +118,7 @@ package enum CatalogMain {
       throw CatalogCoreError.linkSceneMismatch(link: linked.rawValue, option: option.rawValue)
     }
     let (store, state, warnings) = try AppStore.launch(options)
-    for warning in warnings { report.warning(warning) }
-    try store.markReady()
+    for warning in warnings + store.markReady() { report.warning(warning) }
     let result = try state.applying(.open(link), environment: store.environment)
     let notes = try store.commit(from: state, to: result.state)
     TextOutput.standardOutput.line(result.output)
@@ -150,7 +149,7 @@ package enum CatalogMain {
     var state = initialState
     var failed = false
     var exitSignal: Int32?
-    try store.markReady()
+    for warning in store.markReady() { report.warning(warning) }
 
     loop: while true {
       let result: LineReader.Result

@@ -10,9 +10,6 @@ package final class AppStore {
   package let environment: LiveEnvironment
   private var directory: StateDirectory { environment.directory }
 
-  /// How many launches in a row may fail before the prompt before state is set aside.
-  package static let launchFailureLimit = 2
-
   private init(environment: LiveEnvironment) {
     self.environment = environment
   }
@@ -30,17 +27,51 @@ package final class AppStore {
     store: AppStore, state: AppState, warnings: [String]
   ) {
     let directory = try StateDirectory(creating: options.paths.stateDirectory)
-    var warnings: [String] = []
-    let (previous, restarting) = try countLaunch(in: directory, warnings: &warnings)
+    var warnings = makePrivate(options.paths)
+    directory.removeAbandonedTemporaryFiles(subfolders: ["scenes"])
+    DurableFile.removeAbandonedTemporaryFiles(in: options.paths.dataDirectory)
+    let restarting = try LaunchTracker.begin(in: directory, warnings: &warnings)
     do {
       let (store, state) = try restore(
         options, directory: directory, restarting: restarting, warnings: &warnings)
       return (store, state, warnings)
     } catch {
       // A launch refused with a message is not a crash: it must not count toward the limit.
-      try? directory.save(LaunchFile(unfinishedLaunches: previous), to: LaunchFile.path)
+      LaunchTracker.end(in: directory, reachedPrompt: false)
       throw error
     }
+  }
+
+  /// Takes away others' access to the state and data directories, where a user or an older
+  /// version left it, with their files.
+  ///
+  /// - Returns: A warning for each directory that was changed.
+  private static func makePrivate(_ paths: AppPaths) -> [String] {
+    var warnings: [String] = []
+    for (directory, subfolders) in [
+      (paths.stateDirectory, ["scenes", "locks", StateDirectory.quarantineFolder]),
+      (paths.dataDirectory, []),
+    ] {
+      do {
+        guard let old = try DurableFile.tightenPermissions(of: directory, to: 0o700) else {
+          continue
+        }
+        for folder in [directory] + subfolders.map({ directory + "/" + $0 }) {
+          let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+          for entry in entries {
+            let path = folder + "/" + entry
+            let isFolder = folder == directory && subfolders.contains(entry)
+            try DurableFile.tightenPermissions(of: path, to: isFolder ? 0o700 : 0o600)
+          }
+        }
+        warnings.append(
+          "'\(directory)' was open to other users (mode \(String(old, radix: 8))); "
+            + "made it and its files private (0700 and 0600)")
+      } catch {
+        warnings.append(error.localizedDescription)
+      }
+    }
+    return warnings
   }
 
   private static func restore(
@@ -106,11 +137,11 @@ package final class AppStore {
     return (store, state)
   }
 
-  /// Records that the app reached its prompt, which resets the crash-at-launch counter.
+  /// Records that the app reached its prompt, which forgives the crashes at launch before it.
   ///
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  package func markReady() throws {
-    try directory.save(LaunchFile(unfinishedLaunches: 0), to: LaunchFile.path)
+  /// - Returns: A one-line warning when that could not be recorded.
+  package func markReady() -> [String] {
+    LaunchTracker.end(in: directory, reachedPrompt: true)
   }
 
   /// Saves what a command changed: the scenes whose storage differs, the scenes closed, and the
@@ -224,10 +255,17 @@ package final class AppStore {
     do {
       return try SessionFile.read(in: directory)
     } catch {
+      // The scene files are still there: the session is rebuilt from them, so that no scene is
+      // left unlisted and later overwritten by a new scene of its name.
+      let rebuilt = SessionFile.rebuilt(in: directory)
+      let count = rebuilt.scenes.count
       warnings.append(
         quarantine(
-          SessionFile.path, because: error, consequence: "the session starts with scene 'main'"))
-      return SessionState()
+          SessionFile.path, because: error,
+          consequence: count == 0
+            ? "the session starts with scene 'main'"
+            : "rebuilt the session from \(count) scene file\(count == 1 ? "" : "s")"))
+      return rebuilt
     }
   }
 
@@ -271,42 +309,6 @@ package final class AppStore {
     } catch {
       return
         "\(reason); it could not be moved to quarantine (\(error.localizedDescription)), and \(consequence)"
-    }
-  }
-
-  /// Counts this launch; after too many launches in a row that did not reach the prompt, moves
-  /// the session and scenes to quarantine so that this one starts fresh.
-  private static func countLaunch(in directory: StateDirectory, warnings: inout [String]) throws
-    -> (previous: Int, restarting: Bool)
-  {
-    var previous = 0
-    do {
-      previous = try directory.load(LaunchFile.self, from: LaunchFile.path)?.unfinishedLaunches ?? 0
-    } catch {
-      _ = try? directory.quarantine(LaunchFile.path)
-    }
-    var restarting = false
-    if previous >= launchFailureLimit {
-      restarting = true
-      var moved: [String] = []
-      for path in [SessionFile.path] + sceneFiles(in: directory) where directory.contains(path) {
-        if (try? directory.quarantine(path)) != nil { moved.append(path) }
-      }
-      warnings.append(
-        "catalog did not reach its prompt the last \(previous) times it started; "
-          + "its saved state (\(moved.count) files) was moved to '\(directory.path(of: StateDirectory.quarantineFolder))' and it starts fresh"
-      )
-      previous = 0
-    }
-    try directory.save(LaunchFile(unfinishedLaunches: previous + 1), to: LaunchFile.path)
-    return (previous, restarting)
-  }
-
-  private static func sceneFiles(in directory: StateDirectory) -> [String] {
-    let names =
-      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
-    return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map {
-      "scenes/" + $0
     }
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import StateRestoration
 
 /// `scenes/NAME.json`: one scene's storage and its restoration activity.
@@ -66,22 +67,89 @@ package struct SessionFile: VersionedFormat, Hashable {
   /// - Returns: The session; empty when there is no file yet.
   /// - Throws: A `StateRestorationError` when the file cannot be read.
   package static func read(in directory: StateDirectory) throws -> SessionState {
-    try directory.load(SessionFile.self, from: path)?.session ?? SessionState()
+    try directory.load(SessionFile.self, from: path)?.session ?? rebuilt(in: directory)
+  }
+
+  /// The session the scene files on disk describe, for when `session.json` is missing or
+  /// cannot be read: `main` first, then the others by name; the scene saved last is active.
+  ///
+  /// - Parameter directory: The state directory.
+  /// - Returns: The session; empty when there are no scene files.
+  package static func rebuilt(in directory: StateDirectory) -> SessionState {
+    var names = sceneNamesOnDisk(in: directory)
+    if let main = names.firstIndex(of: .main) { names.insert(names.remove(at: main), at: 0) }
+    let newest = names.max {
+      modificationTime(of: $0, in: directory) < modificationTime(of: $1, in: directory)
+    }
+    return SessionState(scenes: names, activeScene: newest)
+  }
+
+  /// The scenes that have a file in `scenes/`, by name; files whose names are not scene names
+  /// are left out.
+  ///
+  /// - Parameter directory: The state directory.
+  /// - Returns: The names, sorted.
+  package static func sceneNamesOnDisk(in directory: StateDirectory) -> [SceneName] {
+    let files =
+      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
+    return files.compactMap { file in
+      file.hasSuffix(".json") ? SceneName(String(file.dropLast(5))) : nil
+    }.sorted()
+  }
+
+  private static func modificationTime(of name: SceneName, in directory: StateDirectory)
+    -> Double
+  {
+    var status = stat()
+    guard lstat(directory.path(of: SceneFile.path(for: name)), &status) == 0 else { return 0 }
+    return Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
   }
 }
 
-/// `launch.json`: how many launches in a row started without reaching the prompt.
+/// `launch.json`: the launches that have not reached their prompt yet, by process.
+///
+/// A launch adds its process and removes it at the prompt; an entry whose process is gone is a
+/// launch that crashed. Processes still starting are not crashes, so several terminals may
+/// launch at once.
 package struct LaunchFile: VersionedFormat, Hashable {
-  package static let currentFormatVersion = 1
+  package static let currentFormatVersion = 2
   package var formatVersion = currentFormatVersion
-  /// Launches since the last one that reached its prompt.
-  package var unfinishedLaunches: Int
+  /// The processes that started and have not reached their prompt, oldest first.
+  package var launches: [ProcessIdentity]
 
   package static let path = "launch.json"
+
+  package init(launches: [ProcessIdentity]) {
+    self.launches = launches
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case formatVersion, launches, unfinishedLaunches
+  }
+
+  package init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    let version = try container.decode(Int.self, forKey: .formatVersion)
+    if version == 1 {
+      // Version 1 counted unfinished launches; each stands for a process that is gone.
+      let count = try container.decode(Int.self, forKey: .unfinishedLaunches)
+      launches = Array(
+        repeating: ProcessIdentity(pid: 0, startTime: nil), count: min(max(count, 0), 16))
+    } else {
+      launches = try container.decode([ProcessIdentity].self, forKey: .launches)
+    }
+  }
+
+  package func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(formatVersion, forKey: .formatVersion)
+    try container.encode(launches, forKey: .launches)
+  }
 }
 
 /// Where lock files live in the state directory.
 package enum LockFiles {
   package static func scene(_ name: SceneName) -> String { "locks/scene-\(name.rawValue).lock" }
   package static let session = "locks/session.lock"
+  package static let launch = "locks/launch.lock"
 }

@@ -25,35 +25,53 @@ public enum DurableFile {
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   /// - Complexity: O(*n*) in the size of `data`, plus two `fsync` calls.
   public static func write(_ data: Data, to path: String, permissions: mode_t = 0o600) throws {
+    try prepare(data, for: path, permissions: permissions).commit()
+  }
+
+  /// Writes data to a temporary file beside the destination and flushes it, without replacing
+  /// the destination yet: the first half of ``write(_:to:permissions:)``.
+  ///
+  /// Preparing every file a change touches before committing any of them makes a failure
+  /// (a full disk, say) leave all of them as they were. A prepared write that is neither
+  /// committed nor kept is discarded when the value is destroyed.
+  ///
+  /// - Parameters:
+  ///   - data: The complete new contents.
+  ///   - path: The destination; its directory must exist.
+  ///   - permissions: The new file's mode; 0600 by default.
+  /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``; no temporary file is left.
+  /// - Complexity: O(*n*) in the size of `data`, plus one `fsync` call.
+  public static func prepare(_ data: Data, for path: String, permissions: mode_t = 0o600) throws
+    -> PreparedWrite
+  {
     let directory = parentDirectory(of: path)
     let temporary =
       "\(directory)/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
     let descriptor = retryingOnInterrupt {
-      open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+      open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, permissions)
     }
     guard descriptor >= 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
     }
-    var isRenamed = false
+    var isComplete = false
     defer {
-      if !isRenamed { unlink(temporary) }
+      if !isComplete { unlink(temporary) }
     }
-    do {
-      defer { close(descriptor) }
-      _ = fchmod(descriptor, permissions)
-      try writeAll(data, to: descriptor, path: path)
-      guard fsync(descriptor) == 0 else {
-        throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
-      }
-    }
-    guard rename(temporary, path) == 0 else {
+    defer { close(descriptor) }
+    _ = fchmod(descriptor, permissions)
+    try writeAll(data, to: descriptor, path: path)
+    guard fsync(descriptor) == 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
     }
-    isRenamed = true
-    try synchronizeDirectory(directory)
+    isComplete = true
+    return PreparedWrite(temporaryPath: temporary, path: path)
   }
 
   /// Reads a whole file, refusing one larger than a limit before reading it.
+  ///
+  /// Only a regular file is read: a symbolic link is not followed, and a FIFO, a device or a
+  /// directory is refused without waiting on it.
   ///
   /// - Parameters:
   ///   - path: The file to read.
@@ -63,10 +81,15 @@ public enum DurableFile {
   ///   ``StateRestorationError/cannotRead(path:reason:)``.
   /// - Complexity: O(*n*) in the size of the file.
   public static func read(_ path: String, limit: Int) throws -> Data? {
-    let descriptor = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+    // Neither a link nor a FIFO is followed or waited on: either is "not a regular file".
+    let descriptor = retryingOnInterrupt {
+      open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    }
     guard descriptor >= 0 else {
-      if errno == ENOENT { return nil }
-      throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
+      let code = errno
+      if code == ENOENT { return nil }
+      throw StateRestorationError.cannotRead(
+        path: path, reason: code == ELOOP ? "it is a symbolic link" : systemErrorDescription(code))
     }
     defer { close(descriptor) }
     var status = stat()
@@ -74,7 +97,7 @@ public enum DurableFile {
       throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
     }
     guard (status.st_mode & S_IFMT) == S_IFREG else {
-      throw StateRestorationError.cannotRead(path: path, reason: "not a regular file")
+      throw StateRestorationError.cannotRead(path: path, reason: "it is not a regular file")
     }
     let size = Int(status.st_size)
     guard size <= limit else {

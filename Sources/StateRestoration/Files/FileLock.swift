@@ -7,7 +7,8 @@
 /// An advisory, exclusive lock on a file, held until it is released or the process ends.
 ///
 /// The lock is a `flock(2)` lock on a file that is never renamed, so the kernel releases it when
-/// its holder dies, even by `kill -9`. The holder writes its process identifier in the file, so
+/// its holder dies, even by `kill -9`. A symbolic link or anything but a regular file in its
+/// place is refused, so a lock never writes outside its directory. The holder writes its process identifier in the file, so
 /// that a process refused the lock can say who holds it.
 public final class FileLock: Sendable {
   /// The lock file's path.
@@ -40,10 +41,24 @@ public final class FileLock: Sendable {
   }
 
   private static func acquire(_ path: String, waiting: Bool) throws -> FileLock {
-    let descriptor = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-    guard descriptor >= 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+    // The holder writes its pid in the file: never through a link, never into a FIFO.
+    let descriptor = retryingOnInterrupt {
+      open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
     }
+    guard descriptor >= 0 else {
+      let code = errno
+      throw StateRestorationError.cannotWrite(
+        path: path,
+        reason: code == ELOOP
+          ? "it is a symbolic link; remove it and try again" : systemErrorDescription(code))
+    }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+      close(descriptor)
+      throw StateRestorationError.cannotWrite(
+        path: path, reason: "it is not a regular file; remove it and try again")
+    }
+    if status.st_mode & 0o077 != 0 { _ = fchmod(descriptor, 0o600) }
     let operation = waiting ? LOCK_EX : LOCK_EX | LOCK_NB
     guard retryingOnInterrupt({ flock(descriptor, operation) }) == 0 else {
       let code = errno

@@ -72,6 +72,21 @@ public struct StateDirectory: Sendable, Hashable {
   ///   - relativePath: The file's path inside the directory.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   public func save<Content: VersionedFormat>(_ content: Content, to relativePath: String) throws {
+    try prepareSave(content, to: relativePath).commit()
+  }
+
+  /// Writes a versioned file beside its destination and flushes it, ready to replace the file:
+  /// the first half of ``save(_:to:)``, for a change that must write several files or none.
+  ///
+  /// - Parameters:
+  ///   - content: The contents.
+  ///   - relativePath: The file's path inside the directory.
+  /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place, and dropping
+  ///   it leaves the old file.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public func prepareSave<Content: VersionedFormat>(_ content: Content, to relativePath: String)
+    throws -> PreparedWrite
+  {
     let file = path(of: relativePath)
     let data: Data
     do {
@@ -81,7 +96,7 @@ public struct StateDirectory: Sendable, Hashable {
         path: file, reason: "a value cannot be encoded as JSON")
     }
     try ensureParent(of: relativePath)
-    try DurableFile.write(data, to: file)
+    return try DurableFile.prepare(data, for: file)
   }
 
   /// Removes a file durably; a missing file is fine.
@@ -102,7 +117,9 @@ public struct StateDirectory: Sendable, Hashable {
 
   /// Moves a file that could not be read to `quarantine/`, with a UTC timestamp in its name.
   ///
-  /// Nothing is overwritten: a name already taken gets a numeric suffix.
+  /// Nothing is overwritten: a name already taken gets a numeric suffix. Whatever stands at
+  /// the path is moved — a regular file, a directory, a FIFO or a symbolic link (the link
+  /// itself, not its target) — and a file or directory is made private (0600 or 0700).
   ///
   /// - Parameters:
   ///   - relativePath: The file's path inside the directory.
@@ -113,6 +130,11 @@ public struct StateDirectory: Sendable, Hashable {
   public func quarantine(_ relativePath: String, at date: Date = Date()) throws -> String {
     try ensureParent(of: Self.quarantineFolder + "/x")
     let source = path(of: relativePath)
+    var status = stat()
+    guard lstat(source, &status) == 0 else {
+      throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
+    }
+    let kind = status.st_mode & S_IFMT
     let flatName = relativePath.replacing("/", with: "-")
     let (stem, fileExtension) = Self.splitExtension(flatName)
     let stamp = Self.timestamp(date)
@@ -120,19 +142,55 @@ public struct StateDirectory: Sendable, Hashable {
       let suffix = attempt == 1 ? "" : "-\(attempt)"
       let destination = path(
         of: "\(Self.quarantineFolder)/\(stem).\(stamp)\(suffix)\(fileExtension)")
-      if link(source, destination) == 0 {
-        guard unlink(source) == 0 else {
-          throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
-        }
-        try DurableFile.synchronizeDirectory(path(of: Self.quarantineFolder))
-        try DurableFile.synchronizeDirectory(DurableFile.parentDirectory(of: source))
-        return destination
+      guard try move(source, to: destination, isDirectory: kind == S_IFDIR) else { continue }
+      // Kept private like every state file, whatever mode it came with.
+      if kind == S_IFREG || kind == S_IFDIR {
+        _ = try? DurableFile.tightenPermissions(
+          of: destination, to: kind == S_IFDIR ? 0o700 : 0o600)
       }
+      try DurableFile.synchronizeDirectory(path(of: Self.quarantineFolder))
+      try DurableFile.synchronizeDirectory(DurableFile.parentDirectory(of: source))
+      return destination
+    }
+    throw StateRestorationError.cannotWrite(path: source, reason: "no free name in quarantine")
+  }
+
+  /// Moves a file to a name nothing holds yet.
+  ///
+  /// - Returns: false when the destination is taken.
+  private func move(_ source: String, to destination: String, isDirectory: Bool) throws -> Bool {
+    if isDirectory {
+      // A directory cannot be hard-linked; `rename` would replace an empty directory there.
+      var status = stat()
+      guard lstat(destination, &status) != 0, errno == ENOENT else { return false }
+      guard rename(source, destination) == 0 else {
+        throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
+      }
+      return true
+    }
+    // `link` never replaces what is there, and links a symbolic link itself, not its target.
+    guard link(source, destination) == 0 else {
       guard errno == EEXIST else {
         throw StateRestorationError.cannotWrite(path: destination, reason: systemErrorDescription())
       }
+      return false
     }
-    throw StateRestorationError.cannotWrite(path: source, reason: "no free name in quarantine")
+    guard unlink(source) == 0 else {
+      throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
+    }
+    return true
+  }
+
+  /// Removes what writers killed mid-write left behind in the directory and its subfolders:
+  /// temporary files of processes that are no longer running.
+  ///
+  /// - Parameter subfolders: The subfolders to sweep besides the directory itself.
+  /// - Returns: How many files were removed.
+  @discardableResult
+  public func removeAbandonedTemporaryFiles(subfolders: [String] = []) -> Int {
+    ([path] + subfolders.map(path(of:))).reduce(0) {
+      $0 + DurableFile.removeAbandonedTemporaryFiles(in: $1)
+    }
   }
 
   /// Takes the exclusive lock on a lock file in the directory, failing at once if it is held.
@@ -155,9 +213,15 @@ public struct StateDirectory: Sendable, Hashable {
     return try FileLock.acquireWaiting(path(of: relativePath))
   }
 
+  /// Creates the folders of a relative path inside the directory, refusing links in their place.
   private func ensureParent(of relativePath: String) throws {
     let parent = DurableFile.parentDirectory(of: relativePath)
-    if parent != "." { try DurableFile.createDirectory(path(of: parent)) }
+    guard parent != "." else { return }
+    var prefix = ""
+    for component in parent.split(separator: "/") {
+      prefix += prefix.isEmpty ? String(component) : "/" + component
+      try DurableFile.createPrivateSubdirectory(path(of: prefix))
+    }
   }
 
   private static func splitExtension(_ name: String) -> (String, String) {
