@@ -12,7 +12,7 @@ extension Catalog {
   public func product(matching reference: String) throws -> Product {
     let text = reference.trimmingCharacters(in: .whitespaces)
     if let number = Int(text), text.allSatisfy(\.isASCII) {
-      guard (1...products.count).contains(number) else {
+      guard number >= 1, number <= products.count else {
         throw CatalogError.numberOutOfRange(number, count: products.count)
       }
       return products[number - 1]

@@ -18,6 +18,10 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case catalogReadOnly(path: String, reason: String)
   /// The product being saved is no longer in the catalog file.
   case productRemoved(name: String)
+  /// Another process changed a field the draft changes too, to another value, since the edit
+  /// began; `keepTheirs` is the editor command that takes the other value.
+  case editConflict(
+    product: String, field: String, theirs: String, yours: String, keepTheirs: String)
 
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   public var errorDescription: String? {
@@ -28,7 +32,9 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     case .ambiguous(let reference, let candidates):
       "'\(reference.abbreviated)' matches \(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
     case .numberOutOfRange(let number, let count):
-      "there is no product number \(number); the list has \(count) products"
+      count == 0
+        ? "there is no product number \(number); the catalog is empty"
+        : "there is no product number \(number); the list has \(count) product\(count == 1 ? "" : "s")"
     case .invalidName(let reason):
       "the name \(reason)"
     case .invalidYear(let text):
@@ -39,6 +45,8 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "edits are refused because the catalog '\(path)' cannot be read (\(reason)); fix or move it, then restart"
     case .productRemoved(let name):
       "'\(name)' is no longer in the catalog; it was removed by another process"
+    case .editConflict(let product, let field, let theirs, let yours, let keepTheirs):
+      "another process changed the \(field) of '\(product.abbreviated)' to \(theirs) since this edit began, and the draft has \(yours); type '\(keepTheirs.abbreviated)' to keep theirs, or 'done --force' to save yours"
     }
   }
 }

@@ -9,7 +9,11 @@ import StateRestoration
 /// and never overwritten when it cannot be read.
 ///
 /// Edits from several processes never lose an update: ``save(_:)`` takes a lock, reads the
-/// file as it is now, replaces one product and writes the result.
+/// file as it is now, applies each change to its product as it is there, and writes the
+/// result.
+///
+/// Products that break the editor's rules (``Product/ruleViolation``) are kept in the file but
+/// left out of the catalog, with a warning naming each by record.
 public struct CatalogStore: Sendable {
   /// What loading the catalog gave.
   public struct Loaded: Sendable {
@@ -17,8 +21,9 @@ public struct CatalogStore: Sendable {
     public var catalog: Catalog
     /// Why edits are refused, when the user's file could not be read; nil when edits work.
     public var readOnlyReason: String?
-    /// A one-line warning for the user, if any.
-    public var warning: String?
+    /// One-line warnings for the user: an unreadable file, an empty catalog, products left
+    /// out.
+    public var warnings: [String] = []
   }
 
   /// The catalog file's name in the data directory.
@@ -56,25 +61,25 @@ public struct CatalogStore: Sendable {
   public func load() throws -> Loaded {
     do {
       if let file = try readUserFile() {
-        return Loaded(catalog: Catalog(file.products))
+        return checked(file, path: filePath)
       }
       let directory = try StateDirectory(creating: directoryPath)
       let lock = try directory.lockWaiting(Self.lockName)
       defer { withExtendedLifetime(lock) {} }
       if let file = try readUserFile() {
-        return Loaded(catalog: Catalog(file.products))
+        return checked(file, path: filePath)
       }
       let seed = try readSeed()
       try directory.save(seed, to: Self.fileName)
-      return Loaded(catalog: Catalog(seed.products))
+      return checked(seed, path: filePath)
     } catch {
       let reason = Self.reason(error)
-      let seed = try readSeed()
-      return Loaded(
-        catalog: Catalog(seed.products), readOnlyReason: reason,
-        warning:
-          "cannot read the catalog '\(filePath)' (\(reason)); running on the bundled catalog, and edits are refused until the file is fixed"
-      )
+      var loaded = checked(try readSeed(), path: seedPath)
+      loaded.readOnlyReason = reason
+      loaded.warnings.insert(
+        "cannot read the catalog '\(filePath)' (\(reason)); running on the bundled catalog, and edits are refused until the file is fixed",
+        at: 0)
+      return loaded
     }
   }
 
@@ -84,24 +89,29 @@ public struct CatalogStore: Sendable {
   /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
   public func loadForReading() throws -> Loaded {
     do {
-      if let file = try readUserFile() { return Loaded(catalog: Catalog(file.products)) }
-      return Loaded(catalog: Catalog(try readSeed().products))
+      if let file = try readUserFile() { return checked(file, path: filePath) }
+      return checked(try readSeed(), path: seedPath)
     } catch {
       let reason = Self.reason(error)
-      return Loaded(
-        catalog: Catalog(try readSeed().products), readOnlyReason: reason,
-        warning: "cannot read the catalog '\(filePath)' (\(reason)); showing the bundled catalog")
+      var loaded = checked(try readSeed(), path: seedPath)
+      loaded.readOnlyReason = reason
+      loaded.warnings.insert(
+        "cannot read the catalog '\(filePath)' (\(reason)); showing the bundled catalog", at: 0)
+      return loaded
     }
   }
 
-  /// Saves one edited product durably, merging with edits other processes made meanwhile.
+  /// Saves edits durably, each applied to its product as the file holds it now, so that edits
+  /// other processes made meanwhile to other fields are kept.
   ///
-  /// - Parameter product: The edited product; the one with its identifier is replaced.
-  /// - Returns: The catalog as it is on disk now, this edit included.
+  /// - Parameter changes: The edits.
+  /// - Returns: The catalog as it is on disk now, these edits included.
   /// - Throws: ``CatalogError/catalogReadOnly(path:reason:)`` when the file cannot be read,
-  ///   ``CatalogError/productRemoved(name:)`` when the product is gone, or a
-  ///   `StateRestorationError` when it cannot be written (the old file is then intact).
-  public func save(_ product: Product) throws -> Catalog {
+  ///   ``CatalogError/productRemoved(name:)`` when a product is gone,
+  ///   ``CatalogError/editConflict(product:field:theirs:yours:keepTheirs:)`` when another
+  ///   process changed the same field, or a `StateRestorationError` when it cannot be written.
+  ///   The file is then as it was.
+  public func save(_ changes: [ProductChange]) throws -> Catalog {
     let directory = try StateDirectory(creating: directoryPath)
     let lock = try directory.lockWaiting(Self.lockName)
     defer { withExtendedLifetime(lock) {} }
@@ -114,10 +124,40 @@ public struct CatalogStore: Sendable {
     } catch {
       throw CatalogError.catalogReadOnly(path: filePath, reason: Self.reason(error))
     }
-    var catalog = Catalog(current.products)
-    guard catalog.replace(product) else { throw CatalogError.productRemoved(name: product.name) }
-    try directory.save(CatalogFile(products: catalog.products), to: Self.fileName)
-    return catalog
+    var products = current.products
+    for change in changes {
+      guard let index = products.firstIndex(where: { $0.identifier == change.identifier }) else {
+        throw CatalogError.productRemoved(name: change.edited.name)
+      }
+      products[index] = try change.applied(to: products[index])
+    }
+    try directory.save(CatalogFile(products: products), to: Self.fileName)
+    return checked(CatalogFile(products: products), path: filePath).catalog
+  }
+
+  /// The catalog of a file's products that keep the editor's rules, with a warning for the
+  /// others and for an empty catalog.
+  private func checked(_ file: CatalogFile, path: String) -> Loaded {
+    var valid: [Product] = []
+    var rejected: [String] = []
+    valid.reserveCapacity(file.products.count)
+    for (index, product) in file.products.enumerated() {
+      if let violation = product.ruleViolation {
+        rejected.append("record \(index + 1): \(violation)")
+      } else {
+        valid.append(product)
+      }
+    }
+    var loaded = Loaded(catalog: Catalog(valid))
+    if !rejected.isEmpty {
+      let count = rejected.count
+      loaded.warnings.append(
+        "the catalog '\(path)' has \(count) product\(count == 1 ? "" : "s") that break\(count == 1 ? "s" : "") the editor's rules, not shown (kept in the file): "
+          + rejected.prefix(3).joined(separator: "; ") + (count > 3 ? "; …" : ""))
+    } else if valid.isEmpty {
+      loaded.warnings.append("the catalog '\(path)' has no products")
+    }
+    return loaded
   }
 
   /// An identity of the file's current version (device, inode, size, modification time), to

@@ -43,20 +43,9 @@ public struct ProductEdit: Sendable, Hashable {
   /// - Throws: A ``CatalogError`` naming the first bad field: name, then year, then price.
   public func applied(to product: Product) throws -> Product {
     let trimmedName = name.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !trimmedName.isEmpty else {
-      throw CatalogError.invalidName(reason: "is empty; type 'name TEXT' to set it")
-    }
-    guard trimmedName.count <= Self.maximumNameLength else {
+    if let reason = Product.nameViolation(trimmedName) {
       throw CatalogError.invalidName(
-        reason: "has \(trimmedName.count) characters; the limit is \(Self.maximumNameLength)")
-    }
-    if let control = trimmedName.unicodeScalars.first(where: {
-      $0.properties.generalCategory == .control
-    }) {
-      throw CatalogError.invalidName(
-        reason:
-          "contains the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4))"
-      )
+        reason: trimmedName.isEmpty ? "is empty; type 'name TEXT' to set it" : reason)
     }
     let yearText = year.trimmingCharacters(in: .whitespaces)
     guard yearText.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(yearText),
@@ -70,11 +59,5 @@ public struct ProductEdit: Sendable, Hashable {
     edited.year = year
     edited.price = price
     return edited
-  }
-}
-
-extension String {
-  fileprivate func leftPadded(to width: Int) -> String {
-    String(repeating: "0", count: max(0, width - count)) + self
   }
 }

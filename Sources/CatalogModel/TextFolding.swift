@@ -14,3 +14,32 @@ extension String {
     count <= 80 ? self : prefix(79) + "…"
   }
 }
+
+extension Unicode.Scalar {
+  /// Whether a terminal may act on the character rather than show it: C0 and C1 controls,
+  /// DEL, line and paragraph separators, and the bidirectional embeddings, overrides and
+  /// isolates that reorder what is shown (U+202A–202E, U+2066–2069).
+  package var isTerminalControl: Bool {
+    switch value {
+    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+    default: false
+    }
+  }
+}
+
+extension String {
+  /// The string with every character a terminal could act on written as an escape
+  /// (`\u{1B}`), so that text from outside — a link, a file — prints as one inert line.
+  package var escapingControlCharacters: String {
+    guard unicodeScalars.contains(where: \.isTerminalControl) else { return self }
+    var result = ""
+    for scalar in unicodeScalars {
+      if scalar.isTerminalControl {
+        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      } else {
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+}

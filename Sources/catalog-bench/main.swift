@@ -136,9 +136,10 @@ func commit() throws {
       // done by then, so it is not part of this one's time.
       _ = environment.settleHistory()
       let start = clock.now
-      try store.commit(from: state, to: result.state)
+      var next = result.state
+      try store.commit(from: state, to: &next, catalogChanges: result.catalogChanges)
       times.append(milliseconds(clock.now - start))
-      state = result.state
+      state = next
     }
     return times
   }

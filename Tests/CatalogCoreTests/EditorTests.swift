@@ -20,8 +20,11 @@ import Testing
     let (state, output) = try run(
       ["select 9", "edit", "name Morello", "year 2016", "price 11.49", "done"],
       environment: environment)
-    #expect(environment.saved.map(\.name) == ["Morello"])
+    #expect(environment.saved.map(\.edited.name) == ["Morello"])
     #expect(state.catalog[environment.saved[0].identifier]?.price == Price(cents: 1149))
+    #expect(
+      environment.saved[0].base
+        == ProductFields(name: "Cherries", year: 2015, price: Price(cents: 1099)))
     #expect(!state.activeScene.isEditing)
     #expect(state.activeScene.useSavedValues)
     #expect(state.activeScene.storage.entries["EditView.editTitle"] == nil)
@@ -52,7 +55,7 @@ import Testing
     let (editing, _) = try run(["select cher", "edit"], environment: environment)
     do {
       let (changed, _) = try run([change], from: editing, environment: environment)
-      _ = try changed.applying(.done, environment: environment)
+      _ = try changed.applying(.done(force: false), environment: environment)
       Issue.record("'\(change)' then done was accepted")
     } catch {
       #expect(error.localizedDescription == message)
@@ -68,18 +71,34 @@ import Testing
     scene.draft.name = "  "
     state.activeScene = scene
     #expect(throws: CatalogCoreError.emptyName) {
-      try state.applying(.done, environment: FakeEnvironment())
+      try state.applying(.done(force: false), environment: FakeEnvironment())
     }
   }
 
-  @Test func aSaveThatFailsKeepsTheEditorOpen() throws {
-    let environment = FakeEnvironment()
-    environment.saveError = CatalogError.catalogReadOnly(
-      path: "/x/products.json", reason: "not valid JSON")
-    let (state, _) = try run(["select cher", "edit", "name Morello"], environment: environment)
-    #expect(throws: CatalogError.self) { try state.applying(.done, environment: environment) }
-    #expect(state.activeScene.isEditing)
-    #expect(state.activeScene.draft.name == "Morello")
+  @Test func aProductChangedElsewhereSinceEditIsMergedOrRefused() throws {
+    let (editing, _) = try run(["select cher", "edit", "name Morello"])
+    // Another process changed the price meanwhile: the draft changed only the name.
+    var state = editing
+    var cherries = try #require(state.shownProduct)
+    cherries.price = Price(cents: 500)
+    state.catalog.replace(cherries)
+    let (saved, _) = try run(["done"], from: state)
+    #expect(saved.shownProduct?.name == "Morello")
+    #expect(saved.shownProduct?.price == Price(cents: 500))
+
+    // Another process renamed it too: the same field, another value.
+    cherries.name = "Renamed by B"
+    state.catalog.replace(cherries)
+    #expect(
+      throws: CatalogError.editConflict(
+        product: "Renamed by B", field: "name", theirs: "'Renamed by B'", yours: "'Morello'",
+        keepTheirs: "name Renamed by B")
+    ) {
+      try run(["done"], from: state)
+    }
+    let (forced, _) = try run(["done --force"], from: state)
+    #expect(forced.shownProduct?.name == "Morello")
+    #expect(forced.shownProduct?.price == Price(cents: 500))
   }
 
   @Test func editorCommandsOutsideTheEditorAreRefused() throws {

@@ -13,8 +13,8 @@ final class FakeEnvironment: AppEnvironment {
   var catalog = bundledCatalog
   var claimed: [SceneName] = []
   var ownedElsewhere: Set<SceneName> = []
-  var saved: [Product] = []
-  var saveError: (any Error)?
+  /// The product edits commands asked to save, as the shell would commit them.
+  var saved: [ProductChange] = []
   var history: [UserActivityRecord] = []
   var drawsPictures = false
   var now = Date(timeIntervalSinceReferenceDate: 800_000_000)
@@ -22,13 +22,6 @@ final class FakeEnvironment: AppEnvironment {
   func claimScene(_ name: SceneName) throws {
     if ownedElsewhere.contains(name) { throw CatalogCoreError.sceneOwned(name.rawValue, pid: 42) }
     claimed.append(name)
-  }
-
-  func save(_ product: Product) throws -> Catalog {
-    if let saveError { throw saveError }
-    saved.append(product)
-    catalog.replace(product)
-    return catalog
   }
 
   func photoDescription(of product: Product) -> String {
@@ -59,6 +52,7 @@ func run(
     let result = try state.applying(command, environment: environment)
     state = result.state
     output = result.output
+    environment.saved += result.catalogChanges
   }
   return (state, output)
 }

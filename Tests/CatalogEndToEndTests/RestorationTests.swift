@@ -138,11 +138,15 @@ import Testing
 
     let result = try sandbox.run(input: "state\n")
     #expect(result.status == 0)
+    #expect(result.errorLines.count == 1)
     #expect(
-      result.errorLines == [
-        "warning: scene 'main': dropped 1 element of the saved path: a product is no longer in the catalog; closed the editor, which had no product"
-      ])
+      result.errors.hasPrefix(
+        "warning: scene 'main': dropped 1 element of the saved path: a product is no longer in the catalog; closed the editor, which had no product; kept the saved scene as '"
+      ))
     #expect(!result.output.contains(Self.cherries))
+    // The draft is not lost: the scene as it was is kept in quarantine.
+    let kept = try sandbox.contents(of: "quarantine/" + sandbox.quarantined()[0])
+    #expect(String(decoding: kept, as: UTF8.self).contains("Morello"))
     // The repaired scene was saved: the next launch has nothing to say.
     #expect(try sandbox.run(input: "state\n").errors.isEmpty)
   }

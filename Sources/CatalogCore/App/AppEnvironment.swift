@@ -11,13 +11,6 @@ package protocol AppEnvironment {
   /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when another live process owns it.
   func claimScene(_ name: SceneName) throws
 
-  /// Saves an edited product durably.
-  ///
-  /// - Parameter product: The edited product.
-  /// - Returns: The catalog as saved, including edits other processes made.
-  /// - Throws: A `CatalogError` or `StateRestorationError`; nothing is changed then.
-  func save(_ product: Product) throws -> Catalog
-
   /// The description of a product's picture: its path and pixel size.
   ///
   /// - Parameter product: The product.

@@ -67,18 +67,20 @@ extension AppState {
       state.activeScene = scene
       return CommandResult(state: state, output: render.editor(draft, of: product))
 
-    case .done:
+    case .done(let force):
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "done") }
       let product = try shownProduct(for: "done")
       guard !scene.draft.isNameEmpty else { throw CatalogCoreError.emptyName }
-      let edited = try scene.draft.applied(to: product)
-      state.catalog = try environment.save(edited)
+      // The catalog on disk changes when the command is committed, with the scene's files.
+      let change = try scene.change(to: product, force: force)
+      let saved = try change.applied(to: product)
+      state.catalog.replace(saved)
       scene.closeEditor()
       state.activeScene = scene
-      let saved = state.catalog[edited.identifier] ?? edited
       return CommandResult(
         state: state,
-        output: "Saved \(saved.name).\n" + render.detail(saved, tab: scene.selectedTab))
+        output: "Saved \(saved.name).\n" + render.detail(saved, tab: scene.selectedTab),
+        catalogChanges: [change])
 
     case .cancel:
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "cancel") }

@@ -29,7 +29,7 @@ package enum CatalogMain {
     do {
       options = try CommandLineOptions(arguments)
     } catch let error as CommandLineError {
-      errors.line("error: \(error.message); see 'catalog --help'")
+      errors.line("error: \(error.message.escapingControlCharacters); see 'catalog --help'")
       return ExitStatus.usage
     } catch {
       return ExitStatus.usage
@@ -80,7 +80,7 @@ package enum CatalogMain {
     let loaded = try CatalogStore(
       directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
     ).loadForReading()
-    if let warning = loaded.warning { report.warning(warning) }
+    for warning in loaded.warnings { report.warning(warning) }
     var history: [UserActivityRecord] = []
     do {
       let directory = StateDirectory(existing: paths.stateDirectory)
@@ -120,7 +120,9 @@ package enum CatalogMain {
     let (store, state, warnings) = try AppStore.launch(options)
     for warning in warnings + store.markReady() { report.warning(warning) }
     let result = try state.applying(.open(link), environment: store.environment)
-    let notes = try store.commit(from: state, to: result.state)
+    var next = result.state
+    let notes = try store.commit(
+      from: state, to: &next, catalogChanges: result.catalogChanges)
     TextOutput.standardOutput.line(result.output)
     for note in notes + store.environment.settleHistory() { report.warning(note) }
     return ExitStatus.success
@@ -195,8 +197,10 @@ package enum CatalogMain {
       let before = store.refreshed(state)
       do {
         let result = try before.applying(command, environment: store.environment)
-        let notes = try store.commit(from: before, to: result.state)
-        state = result.state
+        var next = result.state
+        let notes = try store.commit(
+          from: before, to: &next, catalogChanges: result.catalogChanges)
+        state = next
         output.line(result.output)
         for note in notes { report.warning(note) }
         if result.quits { break }
@@ -220,14 +224,19 @@ package struct Reporter: Sendable {
   package var colors: Bool
 
   /// Reports an error: one line, `error: ` then what went wrong and what to do.
+  ///
+  /// Messages quote outside text (a link, a file's contents): what could drive the terminal
+  /// or break the line is shown escaped.
   package func error(_ message: String) {
     TextOutput.standardError.line(
-      Presentation.paint("error:", "1;31", enabled: colors) + " " + message)
+      Presentation.paint("error:", "1;31", enabled: colors) + " "
+        + message.escapingControlCharacters)
   }
 
-  /// Reports a warning: one line, `warning: ` then the message.
+  /// Reports a warning: one line, `warning: ` then the message, escaped as errors are.
   package func warning(_ message: String) {
     TextOutput.standardError.line(
-      Presentation.paint("warning:", "1;33", enabled: colors) + " " + message)
+      Presentation.paint("warning:", "1;33", enabled: colors) + " "
+        + message.escapingControlCharacters)
   }
 }

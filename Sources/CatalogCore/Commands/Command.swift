@@ -26,8 +26,9 @@ package enum Command: Sendable, Hashable {
   case setName(String)
   /// `price X` in the editor.
   case setPrice(String)
-  /// `done`: validate and save the draft.
-  case done
+  /// `done [--force]`: validate and save the draft; with `--force`, over another process's
+  /// change to the same field.
+  case done(force: Bool)
   /// `cancel`: discard the draft.
   case cancel
   /// `search QUERY`: search the activities and products.

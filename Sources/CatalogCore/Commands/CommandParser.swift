@@ -54,7 +54,11 @@ package enum CommandParser {
     case "name": return .setName(try required(rest, usage: "name TEXT"))
     case "year": return .year(try required(rest, usage: "year YYYY"))
     case "price": return .setPrice(try required(rest, usage: "price X"))
-    case "done": return try noArguments(.done, rest, usage: "done")
+    case "done":
+      guard rest.isEmpty || rest == "--force" else {
+        throw CatalogCoreError.unexpectedArgument(rest, usage: "done [--force]")
+      }
+      return .done(force: !rest.isEmpty)
     case "cancel": return try noArguments(.cancel, rest, usage: "cancel")
     case "search": return .search(try required(rest, usage: "search QUERY"))
     case "continue":

@@ -59,7 +59,9 @@ package enum Help {
           summary: "in the editor: change the draft price (at most two decimals)",
           example: "price 11.49"),
         Entry(
-          words: ["done"], usage: "done", summary: "in the editor: validate and save the draft",
+          words: ["done"], usage: "done [--force]",
+          summary:
+            "in the editor: validate and save the fields the draft changed; --force saves them over another process's change",
           example: "done"),
         Entry(
           words: ["cancel"], usage: "cancel", summary: "in the editor: discard the draft",

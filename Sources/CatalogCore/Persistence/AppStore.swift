@@ -80,7 +80,7 @@ package final class AppStore {
     let catalogStore = CatalogStore(
       directoryPath: options.paths.dataDirectory, seedPath: CatalogResources.catalogPath)
     let loaded = try catalogStore.load()
-    if let warning = loaded.warning { warnings.append(warning) }
+    warnings += loaded.warnings
     let environment = LiveEnvironment(
       directory: directory, catalogStore: catalogStore,
       catalogReadOnlyReason: loaded.readOnlyReason)
@@ -144,20 +144,29 @@ package final class AppStore {
     LaunchTracker.end(in: directory, reachedPrompt: true)
   }
 
-  /// Saves what a command changed: the scenes whose storage differs, the scenes closed, and the
-  /// session when the scenes or the active one changed. When this returns, it is all on disk.
+  /// Saves what a command changed: the product edits, the scenes whose storage differs, the
+  /// scenes closed, and the session when the scenes or the active one changed. When this
+  /// returns, it is all on disk.
+  ///
+  /// The scene files are written and flushed beside their old versions first, then the
+  /// catalog, and only then are the scene files put in place: a failure before that (a full
+  /// disk, a conflicting edit) leaves the catalog and every scene as they were.
   ///
   /// - Parameters:
   ///   - old: The state before the command.
-  ///   - new: The state after it.
-  /// - Throws: A `StateRestorationError` when a file cannot be written.
+  ///   - new: The state after it; its catalog becomes the catalog as saved, with what other
+  ///     processes saved meanwhile.
+  ///   - catalogChanges: The product edits the command made.
+  /// - Throws: A `CatalogError` or `StateRestorationError` when something cannot be saved.
   /// - Returns: One-line warnings: the activity history could not be written, say. The
   ///   scenes and the session are saved all the same.
   @discardableResult
-  package func commit(from old: AppState, to new: AppState) throws -> [String] {
+  package func commit(
+    from old: AppState, to new: inout AppState, catalogChanges: [ProductChange] = []
+  ) throws -> [String] {
     // The previous command's history write ends first: it is the last that may still hold
     // an activity only its scene file has.
-    let notes = environment.settleHistory()
+    var notes = environment.settleHistory()
     // The active scene's activity becomes current when it changes or its scene comes to the
     // front. It goes into the scene's file with its date (durable before the output, like the
     // rest), and into the history in the background; the next launch merges what a crash
@@ -171,19 +180,28 @@ package final class AppStore {
     }
     let oldScenes = Dictionary(
       old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    var prepared: [PreparedWrite] = []
     for scene in new.scenes {
       let isCurrent = scene.name == new.activeSceneName && current != nil
       guard
         isCurrent || oldScenes[scene.name]?.storage != scene.storage
           || oldScenes[scene.name]?.userActivity != scene.userActivity
       else { continue }
+      if oldScenes[scene.name] == nil, let note = setAsideUnread(scene.name) {
+        notes.append(note)
+      }
       var file = SceneFile(scene)
       if isCurrent { file.activity = current }
-      try directory.save(file, to: SceneFile.path(for: scene.name))
+      prepared.append(try directory.prepareSave(file, to: SceneFile.path(for: scene.name)))
     }
+    if !catalogChanges.isEmpty {
+      new.catalog = try environment.save(catalogChanges)
+      new.updateActivities()
+    }
+    for write in prepared { try write.commit() }
     let closed = Set(old.scenes.map(\.name)).subtracting(new.scenes.map(\.name))
     // The session first: a crash between the two leaves an unlisted file, which the next
-    // `scene new` of that name overwrites, never a listed scene whose storage is gone.
+    // `scene new` of that name sets aside, never a listed scene whose storage is gone.
     if old.session != new.session || !closed.isEmpty {
       try saveSession(new, released: closed)
     }
@@ -193,6 +211,22 @@ package final class AppStore {
     }
     if let current { environment.makeCurrentInBackground(current) }
     return notes
+  }
+
+  /// Moves to quarantine the file of a scene this process opens anew, if one was left there
+  /// (by a crash while closing it, or a session file that lost it): a file the app has not
+  /// read is never overwritten.
+  ///
+  /// - Returns: A note for the user when a file was moved.
+  private func setAsideUnread(_ name: SceneName) -> String? {
+    let path = SceneFile.path(for: name)
+    guard directory.contains(path) else { return nil }
+    do {
+      let destination = try directory.quarantine(path)
+      return "scene '\(name)' had a saved file from before; kept it as '\(destination)'"
+    } catch {
+      return "scene '\(name)': \(error.localizedDescription)"
+    }
   }
 
   /// The state with the catalog as other processes may have changed it.
@@ -287,7 +321,18 @@ package final class AppStore {
     if let activity = file.activity { activities.append(activity) }
     var scene = Scene(name: name, storage: file.storage)
     let note = scene.validate(against: catalog)
-    if let note { warnings.append("scene '\(name)': \(note)") }
+    if let note {
+      // What was dropped (a path, a draft) may be wanted again, if the catalog was replaced
+      // by mistake: the file as it was is kept.
+      let kept: String
+      do {
+        kept =
+          "; kept the saved scene as '\(try directory.quarantineCopy(of: SceneFile.path(for: name)))'"
+      } catch {
+        kept = "; the saved scene could not be kept (\(error.localizedDescription))"
+      }
+      warnings.append("scene '\(name)': \(note)\(kept)")
+    }
     scene.userActivity = scene.advertisedActivity(in: catalog)
     var saved = file.activity
     saved?.lastActiveDate = nil

@@ -101,11 +101,16 @@ package final class LiveEnvironment: AppEnvironment {
     locks[name] = nil
   }
 
-  package func save(_ product: Product) throws -> Catalog {
+  /// Saves product edits durably, each merged with what other processes saved meanwhile.
+  ///
+  /// - Parameter changes: The edits.
+  /// - Returns: The catalog as saved.
+  /// - Throws: A `CatalogError` or `StateRestorationError`; the catalog is then as it was.
+  package func save(_ changes: [ProductChange]) throws -> Catalog {
     if let reason = catalogReadOnlyReason {
       throw CatalogError.catalogReadOnly(path: catalogStore.filePath, reason: reason)
     }
-    let catalog = try catalogStore.save(product)
+    let catalog = try catalogStore.save(changes)
     catalogFingerprint = catalogStore.fingerprint()
     return catalog
   }

@@ -21,7 +21,7 @@ package struct StateSnapshot: Sendable {
     let loaded = try CatalogStore(
       directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
     ).loadForReading()
-    var warnings = loaded.warning.map { [$0] } ?? []
+    var warnings = loaded.warnings
     var session = SessionState()
     do {
       session = try SessionFile.read(in: directory)

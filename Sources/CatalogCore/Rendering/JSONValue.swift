@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// A JSON value for the app's machine-readable output, written with a stable key order.
 package enum JSONValue: Sendable, Hashable {
   case null
@@ -52,7 +54,7 @@ package enum JSONValue: Sendable, Hashable {
       case "\n": result += "\\n"
       case "\r": result += "\\r"
       case "\t": result += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+      case _ where scalar.isTerminalControl:
         let hex = String(scalar.value, radix: 16)
         result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: result.unicodeScalars.append(scalar)

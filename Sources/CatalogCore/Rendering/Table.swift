@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// Plain-text tables: columns padded to the widest cell, by display width, so that Chinese and
 /// Japanese text lines up.
 package enum Table {
@@ -12,7 +14,9 @@ package enum Table {
   package static func render(
     header: [String]? = nil, rows: [[String]], rightAligned: Set<Int> = [], indent: Int = 0
   ) -> String {
-    let all = (header.map { [$0] } ?? []) + rows
+    // Cells quote stored text (a draft, a scene's values): nothing in them may drive the
+    // terminal or break a row.
+    let all = ((header.map { [$0] } ?? []) + rows).map { $0.map(\.escapingControlCharacters) }
     let columns = all.map(\.count).max() ?? 0
     var widths = [Int](repeating: 0, count: columns)
     for row in all {

@@ -51,16 +51,34 @@ extension Scene {
   package mutating func presentEditor(for product: Product) {
     if useSavedValues {
       draft = ProductEdit(product: product)
+      storage[SceneKeys.editBase] = ProductFields(product)
       useSavedValues = false
     }
     isEditing = true
+  }
+
+  /// The edit the draft makes to a product: its validated values and what the edit began from.
+  ///
+  /// - Parameters:
+  ///   - product: The product being edited, as saved now.
+  ///   - force: Whether the draft wins over another process's change to the same field.
+  /// - Returns: The change to save.
+  /// - Throws: A `CatalogError` naming the first bad field of the draft.
+  package func change(to product: Product, force: Bool) throws -> ProductChange {
+    let edited = try draft.applied(to: product)
+    return ProductChange(
+      identifier: product.identifier, base: storage[SceneKeys.editBase],
+      edited: ProductFields(edited), overridesConflicts: force)
   }
 
   /// Closes the editor and forgets the draft, as `done` and `cancel` do.
   package mutating func closeEditor() {
     isEditing = false
     useSavedValues = true
-    for key in [SceneKeys.editTitle.name, SceneKeys.editYear.name, SceneKeys.editPrice.name] {
+    for key in [
+      SceneKeys.editTitle.name, SceneKeys.editYear.name, SceneKeys.editPrice.name,
+      SceneKeys.editBase.name,
+    ] {
       storage.removeValue(forKey: key)
     }
   }

@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 import StateRestoration
 
@@ -25,6 +26,9 @@ package enum SceneKeys {
   package static let editYear = SceneStorageKey("EditView.editYear", default: "")
   /// The draft price, as typed.
   package static let editPrice = SceneStorageKey("EditView.editPrice", default: "")
+  /// The product's name, year and price when the edit began, to save only what the draft
+  /// changed and to notice another process's change to the same field.
+  package static let editBase = SceneStorageKey<ProductFields?>("EditView.editBase")
   /// The navigation path, in its codable representation.
   package static let navigationState = SceneStorageKey<Data?>("navigationState")
 }

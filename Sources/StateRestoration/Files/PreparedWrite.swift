@@ -37,6 +37,30 @@ public final class PreparedWrite: @unchecked Sendable {
     try DurableFile.synchronizeDirectory(DurableFile.parentDirectory(of: path))
   }
 
+  /// Puts the prepared contents at the destination, or at another name in the same
+  /// directory, only if nothing is there yet.
+  ///
+  /// - Parameter name: The file's name in the destination's directory; by default the
+  ///   destination's own.
+  /// - Returns: false, with the prepared contents still pending, when that name is taken.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  public func commitIfAbsent(named name: String? = nil) throws -> Bool {
+    guard !isSettled else { return false }
+    let directory = DurableFile.parentDirectory(of: path)
+    let destination = name.map { directory + "/" + $0 } ?? path
+    // `link` fails rather than replace what is there, unlike `rename`.
+    guard link(temporaryPath, destination) == 0 else {
+      guard errno == EEXIST else {
+        throw StateRestorationError.cannotWrite(
+          path: destination, reason: systemErrorDescription())
+      }
+      return false
+    }
+    discard()
+    try DurableFile.synchronizeDirectory(directory)
+    return true
+  }
+
   /// Removes the prepared contents without touching the destination.
   public func discard() {
     guard !isSettled else { return }

@@ -155,6 +155,35 @@ public struct StateDirectory: Sendable, Hashable {
     throw StateRestorationError.cannotWrite(path: source, reason: "no free name in quarantine")
   }
 
+  /// Keeps a copy of a file in `quarantine/`, named as ``quarantine(_:at:)`` names it, before
+  /// the app replaces the file with what it could make of it (a scene whose products left the
+  /// catalog, say).
+  ///
+  /// - Parameters:
+  ///   - relativePath: The file's path inside the directory.
+  ///   - date: The time to put in the name.
+  /// - Returns: The copy's full path.
+  /// - Throws: A `StateRestorationError` when the file cannot be read or the copy written.
+  @discardableResult
+  public func quarantineCopy(of relativePath: String, at date: Date = Date()) throws -> String {
+    let source = path(of: relativePath)
+    guard let data = try DurableFile.read(source, limit: Self.defaultSizeLimit) else {
+      throw StateRestorationError.cannotRead(path: source, reason: "the file is missing")
+    }
+    try ensureParent(of: Self.quarantineFolder + "/x")
+    let (stem, fileExtension) = Self.splitExtension(relativePath.replacing("/", with: "-"))
+    let stamp = Self.timestamp(date)
+    let copy = try DurableFile.prepare(
+      data, for: path(of: "\(Self.quarantineFolder)/\(stem).\(stamp)\(fileExtension)"))
+    for attempt in 1...1000 {
+      let name = "\(stem).\(stamp)\(attempt == 1 ? "" : "-\(attempt)")\(fileExtension)"
+      if try copy.commitIfAbsent(named: name) {
+        return path(of: "\(Self.quarantineFolder)/\(name)")
+      }
+    }
+    throw StateRestorationError.cannotWrite(path: source, reason: "no free name in quarantine")
+  }
+
   /// Moves a file to a name nothing holds yet.
   ///
   /// - Returns: false when the destination is taken.

@@ -1,0 +1,73 @@
+import Foundation
+
+extension Product {
+  /// The most keywords a product may have.
+  public static let maximumKeywordCount = 64
+  /// The longest keyword, in characters.
+  public static let maximumKeywordLength = 100
+  /// The longest picture name or path, in bytes.
+  public static let maximumImageNameLength = 4096
+
+  /// The first of the editor's rules (SPEC section 4) the product breaks, as the end of a
+  /// sentence such as "the name has 120 characters; the limit is 100"; nil when it keeps them
+  /// all.
+  ///
+  /// A catalog is held to the rules its editor enforces, so that a product written by hand or
+  /// by another program cannot slow down or break what shows it.
+  ///
+  /// - Complexity: O(*n*) in the size of the product's text.
+  public var ruleViolation: String? {
+    if let reason = Self.nameViolation(name.trimmingCharacters(in: .whitespacesAndNewlines)) {
+      return "the name " + reason
+    }
+    guard ProductEdit.years.contains(year) else {
+      return "the year \(year) is not from 1900 to 2100"
+    }
+    guard price >= Price(cents: 0), price <= Price.maximum else {
+      return "the price is not from $0.00 to \(Price.maximum)"
+    }
+    guard imageName.utf8.count <= Self.maximumImageNameLength else {
+      return
+        "the picture name has \(imageName.utf8.count) bytes; the limit is \(Self.maximumImageNameLength)"
+    }
+    if let control = imageName.unicodeScalars.first(where: \.isTerminalControl) {
+      return "the picture name contains the control character \(control.codePoint)"
+    }
+    guard keywords.count <= Self.maximumKeywordCount else {
+      return "it has \(keywords.count) keywords; the limit is \(Self.maximumKeywordCount)"
+    }
+    for keyword in keywords {
+      guard keyword.count <= Self.maximumKeywordLength else {
+        return
+          "a keyword has \(keyword.count) characters; the limit is \(Self.maximumKeywordLength)"
+      }
+      if let control = keyword.unicodeScalars.first(where: \.isTerminalControl) {
+        return "a keyword contains the control character \(control.codePoint)"
+      }
+    }
+    return nil
+  }
+
+  /// Why a trimmed name breaks the editor's rules, or nil: empty, too long, or holding a
+  /// control character.
+  static func nameViolation(_ trimmedName: String) -> String? {
+    guard !trimmedName.isEmpty else { return "is empty" }
+    // Counting stops past the limit, so a huge name costs no more than a long one.
+    let length = trimmedName.prefix(ProductEdit.maximumNameLength + 1).count
+    guard length <= ProductEdit.maximumNameLength else {
+      return "has \(trimmedName.count) characters; the limit is \(ProductEdit.maximumNameLength)"
+    }
+    if let control = trimmedName.unicodeScalars.first(where: \.isTerminalControl) {
+      return "contains the control character \(control.codePoint)"
+    }
+    return nil
+  }
+}
+
+extension Unicode.Scalar {
+  /// `U+001B`: the scalar's code point as Unicode writes it.
+  var codePoint: String {
+    let hex = String(value, radix: 16, uppercase: true)
+    return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+  }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// The fields the editor changes: what an edit began from and what its draft holds.
+public struct ProductFields: Sendable, Hashable, Codable {
+  /// The name.
+  public var name: String
+  /// The year.
+  public var year: Int
+  /// The price.
+  public var price: Price
+
+  /// Creates the fields.
+  ///
+  /// - Parameters:
+  ///   - name: The name.
+  ///   - year: The year.
+  ///   - price: The price.
+  public init(name: String, year: Int, price: Price) {
+    self.name = name
+    self.year = year
+    self.price = price
+  }
+
+  /// A product's fields.
+  ///
+  /// - Parameter product: The product.
+  public init(_ product: Product) {
+    self.init(name: product.name, year: product.year, price: product.price)
+  }
+}
+
+/// An edit to save: the values the editor began from and the values of its validated draft.
+///
+/// Applied to the product as it is now, it changes only the fields the draft changed, so that
+/// what another process saved meanwhile in the other fields is kept; when another process
+/// changed one of the same fields to something else, it refuses with both values.
+public struct ProductChange: Sendable, Hashable {
+  /// The product edited.
+  public var identifier: UUID
+  /// The values when the edit began; nil for a draft restored from an older version, whose
+  /// every field that differs from the product counts as changed.
+  public var base: ProductFields?
+  /// The values of the draft.
+  public var edited: ProductFields
+  /// Whether the draft wins where another process changed the same field.
+  public var overridesConflicts: Bool
+
+  /// Creates a change.
+  ///
+  /// - Parameters:
+  ///   - identifier: The product edited.
+  ///   - base: The values when the edit began.
+  ///   - edited: The values of the draft.
+  ///   - overridesConflicts: Whether the draft wins over another process's change to the same
+  ///     field.
+  public init(
+    identifier: UUID, base: ProductFields?, edited: ProductFields, overridesConflicts: Bool = false
+  ) {
+    self.identifier = identifier
+    self.base = base
+    self.edited = edited
+    self.overridesConflicts = overridesConflicts
+  }
+
+  /// The product with this change applied to it as it is now.
+  ///
+  /// - Parameter current: The product as saved now, perhaps changed by another process since
+  ///   the edit began.
+  /// - Returns: The product with the draft's changed fields and the current other fields.
+  /// - Throws: ``CatalogError/editConflict(product:field:theirs:yours:)`` naming the first
+  ///   field both changed to different values, unless ``overridesConflicts``.
+  public func applied(to current: Product) throws -> Product {
+    var product = current
+    product.name = try merged(
+      "name", \.name, current: current, shown: { "'\($0.abbreviated)'" }, typed: { $0 })
+    product.year = try merged(
+      "year", \.year, current: current, shown: { String($0) }, typed: { String($0) })
+    product.price = try merged(
+      "price", \.price, current: current, shown: \.formatted, typed: \.plainText)
+    return product
+  }
+
+  private func merged<Value: Equatable>(
+    _ field: String, _ keyPath: KeyPath<ProductFields, Value>, current product: Product,
+    shown: (Value) -> String, typed: (Value) -> String
+  ) throws -> Value {
+    let current = ProductFields(product)[keyPath: keyPath]
+    let draft = edited[keyPath: keyPath]
+    guard let base else { return draft }
+    let began = base[keyPath: keyPath]
+    // A field the draft left alone keeps whatever is saved now.
+    guard draft != began else { return current }
+    if current != began && current != draft && !overridesConflicts {
+      throw CatalogError.editConflict(
+        product: product.name, field: field, theirs: shown(current), yours: shown(draft),
+        keepTheirs: "\(field) \(typed(current))")
+    }
+    return draft
+  }
+}
