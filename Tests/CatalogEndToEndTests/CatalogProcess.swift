@@ -41,9 +41,24 @@ final class CatalogSandbox {
   }
 
   /// Runs `catalog` to completion with a script on standard input.
-  func run(_ arguments: [String] = [], input: String = "", inputData: Data? = nil) throws -> Result
-  {
+  ///
+  /// A run that takes longer than `timeout` seconds is killed and recorded as an issue, so a
+  /// hang fails its test instead of the whole suite.
+  func run(
+    _ arguments: [String] = [], input: String = "", inputData: Data? = nil, timeout: Double = 120,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> Result {
     let process = start(arguments)
+    let finished = DispatchSemaphore(value: 0)
+    let watchdog = Thread { [process] in
+      if finished.wait(timeout: .now() + timeout) == .timedOut {
+        Issue.record(
+          "catalog \(arguments) did not finish in \(timeout) s", sourceLocation: sourceLocation)
+        kill(process.processIdentifier, SIGKILL)
+      }
+    }
+    watchdog.start()
+    defer { finished.signal() }
     let data = inputData ?? Data(input.utf8)
     let writer = Thread { [process] in
       (process.standardInput as? Pipe)?.fileHandleForWriting.write(data)
@@ -97,9 +112,9 @@ final class CatalogSandbox {
 
   func file(_ relativePath: String) -> String { stateDirectory + "/" + relativePath }
 
-  /// Creates the state directory as the app would (0700), before its first launch.
+  /// Creates the state and data directories as the app would (0700), before its first launch.
   func createStateDirectory(_ subfolders: [String] = []) throws {
-    for folder in [stateDirectory] + subfolders.map(file) {
+    for folder in [stateDirectory, dataDirectory] + subfolders.map(file) {
       try FileManager.default.createDirectory(
         atPath: folder, withIntermediateDirectories: true,
         attributes: [.posixPermissions: 0o700])
@@ -123,6 +138,20 @@ final class CatalogSandbox {
 
   func exists(_ relativePath: String) -> Bool {
     FileManager.default.fileExists(atPath: file(relativePath))
+  }
+
+  /// Writes the user's catalog file in the data directory, as a person or another program might.
+  func writeCatalog(_ contents: String) throws {
+    try createStateDirectory()
+    try Data(contents.utf8).write(to: URL(fileURLWithPath: dataDirectory + "/products.json"))
+  }
+
+  /// The user's catalog file's products, as JSON objects.
+  func catalogProducts() throws -> [[String: Any]] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: dataDirectory + "/products.json"))
+    let file = try JSONSerialization.jsonObject(with: data)
+    if let products = file as? [[String: Any]] { return products }
+    return try #require((file as? [String: Any])?["products"] as? [[String: Any]])
   }
 
   /// Deletes a product from the user's catalog file by hand, as a person with an editor might.

@@ -171,12 +171,3 @@ import Testing
     #expect(!ProcessIdentity(pid: deadProcessIdentifier(), startTime: nil).isRunning)
   }
 }
-
-/// The identifier of a process that has ended.
-func deadProcessIdentifier() -> Int32 {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/bin/true")
-  try? process.run()
-  process.waitUntilExit()
-  return process.processIdentifier
-}

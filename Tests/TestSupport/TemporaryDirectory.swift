@@ -28,3 +28,12 @@ public let bundledProducts: [Product] = {
   guard let data = FileManager.default.contents(atPath: bundledCatalogPath) else { return [] }
   return (try? CatalogFile.parse(data, path: bundledCatalogPath).products) ?? []
 }()
+
+/// The identifier of a process that has ended, for state files that name dead processes.
+public func deadProcessIdentifier() -> Int32 {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/bin/true")
+  try? process.run()
+  process.waitUntilExit()
+  return process.processIdentifier
+}

@@ -28,7 +28,8 @@ package final class AppStore {
   ) {
     let directory = try StateDirectory(creating: options.paths.stateDirectory)
     var warnings = makePrivate(options.paths)
-    directory.removeAbandonedTemporaryFiles(subfolders: ["scenes"])
+    directory.removeAbandonedTemporaryFiles(
+      subfolders: ["scenes", StateDirectory.quarantineFolder])
     DurableFile.removeAbandonedTemporaryFiles(in: options.paths.dataDirectory)
     let restarting = try LaunchTracker.begin(in: directory, warnings: &warnings)
     do {

@@ -26,7 +26,9 @@ package struct StateSnapshot: Sendable {
     do {
       session = try SessionFile.read(in: directory)
     } catch {
+      // As the next launch will: the scenes are found from their files.
       warnings.append(error.localizedDescription)
+      session = SessionFile.rebuilt(in: directory)
     }
     let names = session.scenes.isEmpty ? [SceneName.main] : session.scenes
     let scenes = names.map { name -> Scene in
