@@ -17,7 +17,11 @@ extension Product {
   ///
   /// - Complexity: O(*n*) in the size of the product's text.
   public var ruleViolation: String? {
-    if let reason = Self.nameViolation(name.trimmingCharacters(in: .whitespacesAndNewlines)) {
+    // Catalogs are checked whole at launch: the common case, a short printable ASCII name,
+    // is settled without Foundation's trimming.
+    if !Self.isPlainName(name),
+      let reason = Self.nameViolation(name.trimmingCharacters(in: .whitespacesAndNewlines))
+    {
       return "the name " + reason
     }
     guard ProductEdit.years.contains(year) else {
@@ -46,6 +50,16 @@ extension Product {
       }
     }
     return nil
+  }
+
+  /// Whether a name is printable ASCII without surrounding spaces, 1 to 100 bytes long: valid
+  /// and already trimmed.
+  private static func isPlainName(_ name: String) -> Bool {
+    let bytes = name.utf8
+    guard (1...ProductEdit.maximumNameLength).contains(bytes.count), bytes.first != 0x20,
+      bytes.last != 0x20
+    else { return false }
+    return bytes.allSatisfy { (0x20...0x7E).contains($0) }
   }
 
   /// Why a trimmed name breaks the editor's rules, or nil: empty, too long, or holding a

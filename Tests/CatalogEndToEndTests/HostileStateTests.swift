@@ -124,6 +124,7 @@ import Testing
     let saved = try sandbox.run(input: "done\n")
     #expect(saved.output.contains("Saved Cherries."), "\(saved.errors)")
     #expect(saved.output.contains("$12.00"))
+    withExtendedLifetime(disk) {}  // unmounted only now
   }
 
   // MARK: Two processes editing one product
