@@ -13,6 +13,12 @@ struct Unregistered: Codable, Hashable, Sendable {
   var value: Int
 }
 
+/// Keys in a declaration order that is not alphabetical, as in issue 13's example.
+struct Balloon: Codable, Hashable, Sendable {
+  var emoji: String
+  var count: Int
+}
+
 /// Hashable but not Codable.
 struct Opaque: Hashable, Sendable {
   var value: Int
@@ -82,6 +88,26 @@ struct Opaque: Hashable, Sendable {
     #expect(decoded == path)
     #expect(decoded.element(at: 0, as: String.self) == "hello")
     #expect(decoded.element(at: 2, as: Bool.self) == true)
+  }
+
+  /// SwiftUI encodes each element with a plain `JSONEncoder()`: keys in declaration order and
+  /// `/` escaped. These are its bytes for the same values.
+  @Test(arguments: [
+    (NavigationPath([Balloon(emoji: "🎈", count: 99)]), #"{"emoji":"🎈","count":99}"#),
+    (NavigationPath(["a/b"]), #""a\/b""#),
+    (NavigationPath(["樱桃 café"]), #""樱桃 café""#),
+    (
+      NavigationPath([URL(string: "https://example.com/x") ?? URL(fileURLWithPath: "/")]),
+      #""https:\/\/example.com\/x""#
+    ),
+  ])
+  func encodesElementsWithSwiftUIsBytes(_ path: NavigationPath, _ element: String) throws {
+    var registry = NavigationTypeRegistry()
+    try registry.register(Balloon.self, as: "tests.Balloon")
+    let data = try path.codableRepresentation(using: registry).jsonData
+    let strings = try JSONDecoder().decode([String].self, from: data)
+    #expect(strings.count == 2)
+    #expect(strings.last == element)
   }
 
   @Test func writesTheBuiltInNames() throws {
