@@ -51,6 +51,9 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case nothingToHandOff(scene: String)
   /// A link for one scene opened with `--scene` naming another.
   case linkSceneMismatch(link: String, option: String)
+  /// A state file could not be read, nor moved to quarantine; it is left as it is, unread
+  /// and never overwritten.
+  case cannotSetAside(problem: String, reason: String)
 
   package var errorDescription: String? {
     switch self {
@@ -110,6 +113,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "scene '\(scene)' shows no product, so it has no activity to hand off; select one first"
     case .linkSceneMismatch(let link, let option):
       "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
+    case .cannotSetAside(let problem, let reason):
+      "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
     }
   }
 }

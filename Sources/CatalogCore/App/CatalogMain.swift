@@ -23,13 +23,13 @@ package enum CatalogMain {
   ///   - environment: The process environment.
   /// - Returns: The exit status.
   package static func run(arguments: [String], environment: [String: String]) -> Int32 {
-    let errors = TextOutput.standardError
     let output = TextOutput.standardOutput
     let options: CommandLineOptions
     do {
       options = try CommandLineOptions(arguments)
     } catch let error as CommandLineError {
-      errors.line("error: \(error.message.escapingControlCharacters); see 'catalog --help'")
+      // Colour is not known before the options are: the message goes out plain.
+      Reporter(colors: false).error("\(error.message); see 'catalog --help'")
       return ExitStatus.usage
     } catch {
       return ExitStatus.usage

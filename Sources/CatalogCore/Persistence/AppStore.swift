@@ -28,6 +28,10 @@ package final class AppStore {
   ) {
     let directory = try StateDirectory(creating: options.paths.stateDirectory)
     var warnings = makePrivate(options.paths)
+    // A link or a file in place of a folder is refused before anything is read through it.
+    for folder in Self.stateFolders where directory.contains(folder) {
+      try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
+    }
     directory.removeAbandonedTemporaryFiles(
       subfolders: ["scenes", StateDirectory.quarantineFolder])
     DurableFile.removeAbandonedTemporaryFiles(in: options.paths.dataDirectory)
@@ -43,6 +47,9 @@ package final class AppStore {
     }
   }
 
+  /// The folders of the state directory.
+  private static let stateFolders = ["scenes", "locks", StateDirectory.quarantineFolder]
+
   /// Takes away others' access to the state and data directories, where a user or an older
   /// version left it, with their files.
   ///
@@ -50,7 +57,7 @@ package final class AppStore {
   private static func makePrivate(_ paths: AppPaths) -> [String] {
     var warnings: [String] = []
     for (directory, subfolders) in [
-      (paths.stateDirectory, ["scenes", "locks", StateDirectory.quarantineFolder]),
+      (paths.stateDirectory, stateFolders),
       (paths.dataDirectory, []),
     ] {
       do {
@@ -88,7 +95,7 @@ package final class AppStore {
     let store = AppStore(environment: environment)
 
     let history = store.checkHistory(warnings: &warnings)
-    let session = restarting ? SessionState() : store.loadSession(warnings: &warnings)
+    let session = restarting ? SessionState() : try store.loadSession(warnings: &warnings)
     var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
     if options.isFresh {
@@ -121,7 +128,7 @@ package final class AppStore {
         scenes.append(Scene(name: name))
       } else {
         scenes.append(
-          store.loadScene(
+          try store.loadScene(
             name, catalog: loaded.catalog, activities: &savedActivities, warnings: &warnings))
       }
     }
@@ -188,7 +195,7 @@ package final class AppStore {
         isCurrent || oldScenes[scene.name]?.storage != scene.storage
           || oldScenes[scene.name]?.userActivity != scene.userActivity
       else { continue }
-      if oldScenes[scene.name] == nil, let note = setAsideUnread(scene.name) {
+      if oldScenes[scene.name] == nil, let note = try setAsideUnread(scene.name) {
         notes.append(note)
       }
       var file = SceneFile(scene)
@@ -219,14 +226,17 @@ package final class AppStore {
   /// read is never overwritten.
   ///
   /// - Returns: A note for the user when a file was moved.
-  private func setAsideUnread(_ name: SceneName) -> String? {
+  /// - Throws: ``CatalogCoreError/cannotSetAside(problem:reason:)`` when it cannot be moved:
+  ///   the scene is then not saved over it.
+  private func setAsideUnread(_ name: SceneName) throws -> String? {
     let path = SceneFile.path(for: name)
     guard directory.contains(path) else { return nil }
     do {
       let destination = try directory.quarantine(path)
       return "scene '\(name)' had a saved file from before; kept it as '\(destination)'"
     } catch {
-      return "scene '\(name)': \(error.localizedDescription)"
+      throw CatalogCoreError.cannotSetAside(
+        problem: "scene '\(name)' has a saved file from before", reason: error.localizedDescription)
     }
   }
 
@@ -248,7 +258,7 @@ package final class AppStore {
     let lock = try directory.lockWaiting(LockFiles.session)
     defer { withExtendedLifetime(lock) {} }
     var ignored: [String] = []
-    let current = loadSession(warnings: &ignored)
+    let current = try loadSession(warnings: &ignored)
     let merged = current.merging(
       owned: state.scenes.map(\.name), released: released, activeScene: state.activeSceneName)
     guard merged != current || !directory.contains(SessionFile.path) else { return }
@@ -286,7 +296,7 @@ package final class AppStore {
     }
   }
 
-  private func loadSession(warnings: inout [String]) -> SessionState {
+  private func loadSession(warnings: inout [String]) throws -> SessionState {
     do {
       return try SessionFile.read(in: directory)
     } catch {
@@ -295,7 +305,7 @@ package final class AppStore {
       let rebuilt = SessionFile.rebuilt(in: directory)
       let count = rebuilt.scenes.count
       warnings.append(
-        quarantine(
+        try setAside(
           SessionFile.path, because: error,
           consequence: count == 0
             ? "the session starts with scene 'main'"
@@ -308,13 +318,13 @@ package final class AppStore {
   private func loadScene(
     _ name: SceneName, catalog: Catalog, activities: inout [UserActivityRecord],
     warnings: inout [String]
-  ) -> Scene {
+  ) throws -> Scene {
     let file: SceneFile?
     do {
       file = try SceneFile.read(name, in: directory)
     } catch {
       warnings.append(
-        quarantine(
+        try setAside(
           SceneFile.path(for: name), because: error, consequence: "scene '\(name)' starts fresh"))
       return Scene(name: name)
     }
@@ -347,14 +357,33 @@ package final class AppStore {
     return scene
   }
 
+  /// Moves a file that could not be read to quarantine, for a warning that says so.
+  ///
+  /// Used for files that are never written without being read first (the histories): when the
+  /// move fails, the file stays, and the app goes on without it.
   private func quarantine(_ path: String, because error: any Error, consequence: String) -> String {
+    do {
+      return try setAside(path, because: error, consequence: consequence)
+    } catch {
+      return error.localizedDescription
+    }
+  }
+
+  /// Moves a file that could not be read to quarantine, for a warning that says so; the
+  /// session and scene files, which the app then writes afresh, must be out of the way first.
+  ///
+  /// - Throws: ``CatalogCoreError/cannotSetAside(problem:reason:)`` when the move fails: the
+  ///   file is left unread, and so never overwritten.
+  private func setAside(_ path: String, because error: any Error, consequence: String) throws
+    -> String
+  {
     let reason = error.localizedDescription
     do {
       let destination = try directory.quarantine(path)
       return "\(reason); moved it to '\(destination)' and \(consequence)"
-    } catch {
-      return
-        "\(reason); it could not be moved to quarantine (\(error.localizedDescription)), and \(consequence)"
+    } catch let moveError {
+      throw CatalogCoreError.cannotSetAside(
+        problem: reason, reason: moveError.localizedDescription)
     }
   }
 }

@@ -78,10 +78,8 @@ package struct SessionFile: VersionedFormat, Hashable {
   package static func rebuilt(in directory: StateDirectory) -> SessionState {
     var names = sceneNamesOnDisk(in: directory)
     if let main = names.firstIndex(of: .main) { names.insert(names.remove(at: main), at: 0) }
-    let newest = names.max {
-      modificationTime(of: $0, in: directory) < modificationTime(of: $1, in: directory)
-    }
-    return SessionState(scenes: names, activeScene: newest)
+    let newest = names.map { ($0, modificationTime(of: $0, in: directory)) }.max { $0.1 < $1.1 }
+    return SessionState(scenes: names, activeScene: newest?.0)
   }
 
   /// The scenes that have a file in `scenes/`, by name; files whose names are not scene names

@@ -107,12 +107,14 @@ public struct StateDirectory: Sendable, Hashable {
     try DurableFile.remove(path(of: relativePath))
   }
 
-  /// Whether a file exists in the directory.
+  /// Whether anything stands at a path in the directory: a file, a folder, or a symbolic
+  /// link, even one that points nowhere.
   ///
   /// - Parameter relativePath: The file's path inside the directory.
   /// - Returns: true when something exists at that path.
   public func contains(_ relativePath: String) -> Bool {
-    access(path(of: relativePath), F_OK) == 0
+    var status = stat()
+    return lstat(path(of: relativePath), &status) == 0
   }
 
   /// Moves a file that could not be read to `quarantine/`, with a UTC timestamp in its name.
