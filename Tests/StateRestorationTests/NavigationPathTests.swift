@@ -19,6 +19,21 @@ struct Balloon: Codable, Hashable, Sendable {
   var count: Int
 }
 
+/// Nested containers, optionals, dates and data: every shape a synthesized `Codable` writes.
+struct Trip: Codable, Hashable, Sendable {
+  enum Leg: Codable, Hashable, Sendable {
+    case walk(minutes: Int, via: String)
+    case rest
+  }
+  var name: String
+  var stops: [Balloon]
+  var note: String?
+  var when: Date
+  var blob: Data
+  var legs: [Leg]
+  var zone: [String: Int]
+}
+
 /// Hashable but not Codable.
 struct Opaque: Hashable, Sendable {
   var value: Int
@@ -104,10 +119,15 @@ struct Opaque: Hashable, Sendable {
   func encodesElementsWithSwiftUIsBytes(_ path: NavigationPath, _ element: String) throws {
     var registry = NavigationTypeRegistry()
     try registry.register(Balloon.self, as: "tests.Balloon")
+    try registry.register(Trip.self, as: "tests.Trip")
     let data = try path.codableRepresentation(using: registry).jsonData
     let strings = try JSONDecoder().decode([String].self, from: data)
     #expect(strings.count == 2)
     #expect(strings.last == element)
+    // And it reads back as the same path.
+    let decoded = NavigationPath(
+      NavigationPath.CodableRepresentation(jsonData: data, registry: registry))
+    #expect(decoded == path)
   }
 
   @Test func writesTheBuiltInNames() throws {

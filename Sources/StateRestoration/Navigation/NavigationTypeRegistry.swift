@@ -118,9 +118,9 @@ public struct NavigationTypeRegistry: Sendable {
           throw EncodingError.invalidValue(
             value, .init(codingPath: [], debugDescription: "not a \(name)"))
         }
-        // As SwiftUI does: a plain encoder, keys in the order the type encodes them and `/`
-        // escaped, so that an element's bytes equal SwiftUI's for the same value.
-        return String(decoding: try JSONEncoder().encode(typed), as: UTF8.self)
+        // As SwiftUI does: keys in the order the type encodes them and `/` escaped, so that an
+        // element's bytes equal SwiftUI's for the same value.
+        return try ElementEncoder.encode(typed)
       },
       decode: { json in
         try JSONDecoder().decode(Value.self, from: Data(json.utf8))
