@@ -15,6 +15,14 @@ let package = Package(
       pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"])]
     ),
+    // SQLite, part of the base image; the catalog database.
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    // A small Swift layer over SQLite: connections, statements, transactions.
+    .target(name: "SQLite", dependencies: ["CSQLite"]),
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
     .target(name: "StateRestoration"),
     // PNG encoding and decoding for the product pictures.
@@ -22,7 +30,7 @@ let package = Package(
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
     .target(name: "SearchIndex"),
     // Products, prices and the durable catalog store.
-    .target(name: "CatalogModel", dependencies: ["StateRestoration"]),
+    .target(name: "CatalogModel", dependencies: ["StateRestoration", "SQLite"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
     .target(
       name: "CatalogResources",
@@ -42,7 +50,8 @@ let package = Package(
     .executableTarget(name: "catalog", dependencies: ["CatalogCore"]),
     // Measures start-up and durability in a release build: `swift run -c release catalog-bench`.
     .executableTarget(
-      name: "catalog-bench", dependencies: ["CatalogCore", "StateRestoration", "SearchIndex"]),
+      name: "catalog-bench",
+      dependencies: ["CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "SearchIndex"]),
     // The start-up baseline that catalog-bench compares against.
     .executableTarget(name: "hello-foundation"),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
@@ -50,11 +59,13 @@ let package = Package(
     .target(name: "TestSupport", dependencies: ["CatalogModel"], path: "Tests/TestSupport"),
     .testTarget(name: "StateRestorationTests", dependencies: ["StateRestoration", "TestSupport"]),
     .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
-    .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel", "TestSupport"]),
+    .testTarget(
+      name: "CatalogModelTests", dependencies: ["CatalogModel", "SQLite", "TestSupport"]),
     .testTarget(
       name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
     .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore", "TestSupport"]),
-    .testTarget(name: "CatalogEndToEndTests", dependencies: ["catalog", "TestSupport"]),
+    .testTarget(
+      name: "CatalogEndToEndTests", dependencies: ["catalog", "SQLite", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,49 +4,50 @@ extension Catalog {
   /// Finds the product a person means: a list number (`9`), a UUID, or a case- and
   /// diacritic-insensitive name or unique name prefix (`cher` → Cherries).
   ///
+  /// Each way is an indexed lookup in the source: the cost does not grow with the catalog.
+  ///
   /// - Parameter reference: What the person typed.
   /// - Returns: The product.
   /// - Throws: ``CatalogError/noMatch(_:suggestion:)`` with the closest name,
   ///   ``CatalogError/ambiguous(_:candidates:)`` or ``CatalogError/numberOutOfRange(_:count:)``.
-  /// - Complexity: O(*n*) in the number of products.
   public func product(matching reference: String) throws -> Product {
     let text = reference.trimmingCharacters(in: .whitespaces)
     if let number = Int(text), text.allSatisfy(\.isASCII) {
-      guard number >= 1, number <= products.count else {
-        throw CatalogError.numberOutOfRange(number, count: products.count)
+      guard let product = product(number: number) else {
+        throw CatalogError.numberOutOfRange(number, count: count)
       }
-      return products[number - 1]
+      return product
     }
     if let identifier = UUID(uuidString: text), let product = self[identifier] {
       return product
     }
     let key = text.folded
     guard !key.isEmpty else { throw CatalogError.noMatch(reference, suggestion: nil) }
-    let keys = products.map(\.name.folded)
-    let exact = products.indices.filter { keys[$0] == key }
-    if exact.count == 1 { return products[exact[0]] }
-    let prefixed = products.indices.filter { keys[$0].hasPrefix(key) }
-    if prefixed.count == 1 { return products[prefixed[0]] }
+    let exact = source.products(foldedName: key, exact: true, limit: 2)
+    if exact.count == 1 { return self[exact[0].identifier] ?? exact[0] }
+    let prefixed = source.products(foldedName: key, exact: false, limit: 6)
+    if prefixed.count == 1 { return self[prefixed[0].identifier] ?? prefixed[0] }
     if prefixed.count > 1 {
-      throw CatalogError.ambiguous(
-        reference, candidates: prefixed.prefix(5).map { products[$0].name })
+      throw CatalogError.ambiguous(reference, candidates: prefixed.prefix(5).map(\.name))
     }
-    throw CatalogError.noMatch(reference, suggestion: closestName(to: key, keys: keys))
+    throw CatalogError.noMatch(
+      reference, suggestion: closestName(to: key, among: source.names(near: key, limit: 64)))
   }
 
-  /// The product name nearest to a folded key, when it is near enough to suggest.
-  private func closestName(to key: String, keys: [String]) -> String? {
+  /// The name nearest to a folded key, when it is near enough to suggest.
+  private func closestName(to key: String, among names: [String]) -> String? {
     let budget = max(1, min(3, key.count / 3))
-    var best: (distance: Int, index: Int)?
-    for (index, name) in keys.enumerated() {
-      let candidate = String(name.prefix(key.count + budget))
+    var best: (distance: Int, name: String)?
+    for name in names {
+      let folded = name.folded
+      let candidate = String(folded.prefix(key.count + budget))
       let distance = min(
-        editDistance(key, name), editDistance(key, String(candidate.prefix(key.count))))
+        editDistance(key, folded), editDistance(key, String(candidate.prefix(key.count))))
       if distance <= budget, distance < (best?.distance ?? .max) {
-        best = (distance, index)
+        best = (distance, name)
       }
     }
-    return best.map { products[$0.index].name }
+    return best?.name
   }
 }
 

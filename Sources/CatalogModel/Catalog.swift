@@ -1,49 +1,257 @@
 import Foundation
 
-/// The products in list order, with lookup by identifier.
-public struct Catalog: Sendable, Hashable {
-  /// The products, in the order `list` shows them.
-  public private(set) var products: [Product]
-  private var positions: [UUID: Int]
+/// Where a catalog's products are read from: the user's database, or products in memory.
+///
+/// Every query asks for what it shows — one product, one page — so that a catalog reads the
+/// same at a million products as at ten. List numbers run from 1 to ``count`` in the catalog's
+/// order. Reads do not throw: a source that fails to read answers as if the product were not
+/// there and keeps the reason in ``readFailure`` for the app to report.
+public protocol CatalogSource: AnyObject, Sendable {
+  /// A number that changes whenever the products change.
+  var generation: Int { get }
+  /// The number of products.
+  var count: Int { get }
+  /// Why the last read failed, if one did.
+  var readFailure: String? { get }
+  /// The product with a list number.
+  func product(number: Int) -> Product?
+  /// The product with an identifier.
+  func product(identifier: UUID) -> Product?
+  /// A product's list number.
+  func number(of identifier: UUID) -> Int?
+  /// The products with list numbers in a range, in order.
+  func products(numbers: ClosedRange<Int>) -> [Product]
+  /// The number of products of a year.
+  func count(year: Int) -> Int
+  /// A year's products with their list numbers, in order, skipping `offset` of them.
+  func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)]
+  /// Products whose folded name (``Swift/String/folded``) starts with a folded prefix (or
+  /// equals it, when `exact`), in folded-name order.
+  func products(foldedName: String, exact: Bool, limit: Int) -> [Product]
+  /// Names whose folded forms sort just before and after a folded key: candidates to suggest
+  /// for a typo.
+  func names(near foldedKey: String, limit: Int) -> [String]
+  /// Calls a body with every product in list order, without holding them all in memory.
+  func forEachProduct(_ body: (Product) throws -> Void) rethrows
+}
 
-  /// Creates a catalog; of products sharing an identifier, the first is kept.
+/// The products in list order, read from a ``CatalogSource``.
+///
+/// A value: two catalogs are equal when they read the same source at the same generation with
+/// the same pending replacements. ``replace(_:)`` changes this value only, until the app saves
+/// the change to its source.
+public struct Catalog: Sendable, Hashable {
+  /// The products' source.
+  public let source: any CatalogSource
+  /// The source's generation when this value was made.
+  public let generation: Int
+  private var replacements: [UUID: Product] = [:]
+  private var removals: Set<UUID> = []
+
+  /// A catalog of products in memory; of products sharing an identifier, the first is kept.
   ///
   /// - Parameter products: The products in list order.
   /// - Complexity: O(*n*).
   public init(_ products: [Product]) {
-    var unique: [Product] = []
-    var positions: [UUID: Int] = [:]
-    for product in products where positions[product.identifier] == nil {
-      positions[product.identifier] = unique.count
-      unique.append(product)
-    }
-    self.products = unique
-    self.positions = positions
+    self.init(source: ProductList(products))
   }
+
+  /// A catalog read from a source, at its current generation.
+  ///
+  /// - Parameter source: The source.
+  public init(source: any CatalogSource) {
+    self.source = source
+    generation = source.generation
+  }
+
+  /// Whether two catalogs read the same source at the same generation with the same pending changes.
+  public static func == (lhs: Catalog, rhs: Catalog) -> Bool {
+    lhs.source === rhs.source && lhs.generation == rhs.generation
+      && lhs.replacements == rhs.replacements && lhs.removals == rhs.removals
+  }
+
+  /// Hashes the source and the generation.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(source))
+    hasher.combine(generation)
+  }
+
+  /// The number of products.
+  public var count: Int { source.count }
+
+  /// Whether the catalog has no products.
+  public var isEmpty: Bool { count == 0 }
 
   /// The product with an identifier, if the catalog has it.
   ///
   /// - Parameter identifier: The product's identifier.
   public subscript(identifier: UUID) -> Product? {
-    positions[identifier].map { products[$0] }
+    if removals.contains(identifier) { return nil }
+    if let replaced = replacements[identifier] { return replaced }
+    return source.product(identifier: identifier)
   }
 
-  /// The position of a product in list order, if the catalog has it.
+  /// The product with a list number (1 is the first), if there is one.
+  ///
+  /// - Parameter number: The list number.
+  /// - Returns: The product, or nil past either end of the list.
+  public func product(number: Int) -> Product? {
+    guard number >= 1, number <= count, let product = source.product(number: number) else {
+      return nil
+    }
+    return replacements[product.identifier] ?? product
+  }
+
+  /// A product's list number, if the catalog has it.
   ///
   /// - Parameter identifier: The product's identifier.
-  /// - Returns: The index in ``products``.
-  public func position(of identifier: UUID) -> Int? {
-    positions[identifier]
+  /// - Returns: The number, from 1.
+  public func number(of identifier: UUID) -> Int? {
+    source.number(of: identifier)
   }
 
-  /// Replaces the product that has the same identifier.
+  /// One page of the list: the products with their list numbers.
+  ///
+  /// - Parameters:
+  ///   - page: The page, from 1.
+  ///   - size: Products a page.
+  /// - Returns: The page's products; empty past the last page.
+  public func page(_ page: Int, size: Int) -> [(number: Int, product: Product)] {
+    let first = (page - 1) * size + 1
+    guard page >= 1, size >= 1, first <= count else { return [] }
+    let last = min(count, first + size - 1)
+    return zip(first...last, source.products(numbers: first...last)).map {
+      ($0, replacements[$1.identifier] ?? $1)
+    }
+  }
+
+  /// The number of products of a year.
+  ///
+  /// - Parameter year: The year.
+  /// - Returns: The count.
+  public func count(year: Int) -> Int {
+    source.count(year: year)
+  }
+
+  /// One page of a year's products, with their list numbers in the whole catalog.
+  ///
+  /// - Parameters:
+  ///   - page: The page, from 1.
+  ///   - size: Products a page.
+  ///   - year: The year.
+  /// - Returns: The page's products.
+  public func page(_ page: Int, size: Int, year: Int) -> [(number: Int, product: Product)] {
+    guard page >= 1, size >= 1 else { return [] }
+    return source.products(year: year, offset: (page - 1) * size, limit: size).map {
+      ($0.number, replacements[$0.product.identifier] ?? $0.product)
+    }
+  }
+
+  /// Calls a body with every product in list order. O(*n*): for export and indexing only.
+  ///
+  /// - Parameter body: What to do with each product.
+  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
+    try source.forEachProduct { try body(replacements[$0.identifier] ?? $0) }
+  }
+
+  /// Removes a product, in this value only: it is no longer found by its identifier.
+  ///
+  /// - Parameter identifier: The product's identifier.
+  public mutating func remove(_ identifier: UUID) {
+    removals.insert(identifier)
+  }
+
+  /// Replaces the product that has the same identifier, in this value only.
   ///
   /// - Parameter product: The new version of the product.
   /// - Returns: false when the catalog has no product with that identifier.
   @discardableResult
   public mutating func replace(_ product: Product) -> Bool {
-    guard let position = positions[product.identifier] else { return false }
-    products[position] = product
+    guard self[product.identifier] != nil else { return false }
+    replacements[product.identifier] = product
     return true
+  }
+}
+
+/// Products held in memory: the bundled catalog, and catalogs made in tests.
+public final class ProductList: CatalogSource {
+  private let products: [Product]
+  private let numbers: [UUID: Int]
+  private let folded: [(name: String, index: Int)]
+
+  /// Creates a list; of products sharing an identifier, the first is kept.
+  ///
+  /// - Parameter products: The products in list order.
+  public init(_ products: [Product]) {
+    var unique: [Product] = []
+    var numbers: [UUID: Int] = [:]
+    for product in products where numbers[product.identifier] == nil {
+      unique.append(product)
+      numbers[product.identifier] = unique.count
+    }
+    self.products = unique
+    self.numbers = numbers
+    folded = unique.enumerated().map { ($1.name.folded, $0) }.sorted {
+      ($0.name, $0.index) < ($1.name, $1.index)
+    }
+  }
+
+  /// A number that changes whenever the products change.
+  public var generation: Int { 0 }
+  /// The number of products.
+  public var count: Int { products.count }
+  /// Why the last read failed, if one did.
+  public var readFailure: String? { nil }
+
+  /// The product with a list number.
+  public func product(number: Int) -> Product? {
+    products.indices.contains(number - 1) ? products[number - 1] : nil
+  }
+
+  /// The product with an identifier.
+  public func product(identifier: UUID) -> Product? {
+    numbers[identifier].map { products[$0 - 1] }
+  }
+
+  /// A product's list number.
+  public func number(of identifier: UUID) -> Int? {
+    numbers[identifier]
+  }
+
+  /// The products with list numbers in a range, in order.
+  public func products(numbers: ClosedRange<Int>) -> [Product] {
+    let range = numbers.clamped(to: 1...max(1, products.count))
+    guard !products.isEmpty else { return [] }
+    return Array(products[(range.lowerBound - 1)..<range.upperBound])
+  }
+
+  /// The number of products.
+  public func count(year: Int) -> Int {
+    products.count { $0.year == year }
+  }
+
+  /// A page of a year's products with their list numbers.
+  public func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
+    Array(
+      products.enumerated().lazy.filter { $0.element.year == year }.dropFirst(offset).prefix(limit)
+        .map { ($0.offset + 1, $0.element) })
+  }
+
+  /// Products by folded name, or by folded-name prefix, in folded-name order.
+  public func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
+    Array(
+      folded.lazy.filter { exact ? $0.name == key : $0.name.hasPrefix(key) }.prefix(limit).map {
+        self.products[$0.index]
+      })
+  }
+
+  /// Names that sort near a folded key.
+  public func names(near foldedKey: String, limit: Int) -> [String] {
+    folded.map { products[$0.index].name }
+  }
+
+  /// Calls a body with every product in order.
+  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
+    for product in products { try body(product) }
   }
 }

@@ -18,6 +18,10 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case catalogReadOnly(path: String, reason: String)
   /// The product being saved is no longer in the catalog file.
   case productRemoved(name: String)
+  /// A file being imported has two products with the same identifier.
+  case repeatedIdentifier(String, record: Int, name: String)
+  /// A product being added has the identifier of one already in the catalog.
+  case alreadyInCatalog(name: String)
   /// Another process changed a field the draft changes too, to another value, since the edit
   /// began; `keepTheirs` is the editor command that takes the other value.
   case editConflict(
@@ -45,6 +49,10 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "edits are refused because the catalog '\(path)' cannot be read (\(reason)); fix or move it, then restart"
     case .productRemoved(let name):
       "'\(name)' is no longer in the catalog; it was removed by another process"
+    case .repeatedIdentifier(let identifier, let record, let name):
+      "record \(record) ('\(name.abbreviated)') repeats the identifier \(identifier) of an earlier record; nothing was imported"
+    case .alreadyInCatalog(let name):
+      "'\(name.abbreviated)' is already in the catalog"
     case .editConflict(let product, let field, let theirs, let yours, let keepTheirs):
       "another process changed the \(field) of '\(product.abbreviated)' to \(theirs) since this edit began, and the draft has \(yours); type '\(keepTheirs.abbreviated)' to keep theirs, or 'done --force' to save yours"
     }

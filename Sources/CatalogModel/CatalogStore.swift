@@ -1,200 +1,237 @@
 import Foundation
 import StateRestoration
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// The user's catalog on disk: seeded from the bundled file on first launch, edited durably,
-/// and never overwritten when it cannot be read.
+/// The user's catalog on disk: a SQLite database in the data directory (``CatalogDatabase``),
+/// seeded from the bundled catalog on first launch, or migrated from an earlier version's
+/// `products.json`, which is then kept as `products.json.imported`.
 ///
-/// Edits from several processes never lose an update: ``save(_:)`` takes a lock, reads the
-/// file as it is now, applies each change to its product as it is there, and writes the
-/// result.
-///
-/// Products that break the editor's rules (``Product/ruleViolation``) are kept in the file but
-/// left out of the catalog, with a warning naming each by record.
+/// A database that cannot be used — not a database, cut short, damaged, of a newer schema — is
+/// never written to: the bundled catalog is shown instead, with a warning, and edits are refused
+/// until it is fixed.
 public struct CatalogStore: Sendable {
   /// What loading the catalog gave.
   public struct Loaded: Sendable {
     /// The catalog to run on.
     public var catalog: Catalog
-    /// Why edits are refused, when the user's file could not be read; nil when edits work.
+    /// The user's database, when it can be read and written.
+    public var database: CatalogDatabase?
+    /// Why edits are refused, when the user's catalog could not be used; nil when edits work.
     public var readOnlyReason: String?
-    /// One-line warnings for the user: an unreadable file, an empty catalog, products left
-    /// out.
+    /// One-line warnings for the user: an unusable database, an empty catalog, products left
+    /// out of a migration.
     public var warnings: [String] = []
   }
 
-  /// The catalog file's name in the data directory.
-  public static let fileName = "products.json"
-  /// The lock file that serializes edits between processes.
-  public static let lockName = "products.lock"
-  /// The largest catalog file read, in bytes.
-  public static let sizeLimit = 1 << 30
+  /// The database's name in the data directory.
+  public static let databaseName = "catalog.sqlite"
+  /// The earlier versions' catalog file, migrated once.
+  public static let legacyName = "products.json"
+  /// What a migrated `products.json` is renamed to.
+  public static let importedName = "products.json.imported"
+  /// The lock that serializes creating and seeding the database between processes.
+  public static let lockName = "catalog.lock"
 
   /// The data directory's path (`$XDG_DATA_HOME/catalog` or `--data-dir`).
   public let directoryPath: String
   /// The bundled seed catalog's path; it is only ever read.
   public let seedPath: String
 
-  /// The user's catalog file's path.
-  public var filePath: String { directoryPath + "/" + Self.fileName }
+  /// The user's catalog database's path.
+  public var databasePath: String { directoryPath + "/" + Self.databaseName }
+  private var legacyPath: String { directoryPath + "/" + Self.legacyName }
 
   /// Creates a store.
   ///
   /// - Parameters:
   ///   - directoryPath: The data directory; created 0700 when the catalog is first seeded.
-  ///   - seedPath: The bundled catalog to copy on first launch.
+  ///   - seedPath: The bundled catalog to seed a new database with.
   public init(directoryPath: String, seedPath: String) {
     self.directoryPath = directoryPath
     self.seedPath = seedPath
   }
 
-  /// Loads the user's catalog, seeding it from the bundled file when it does not exist.
-  ///
-  /// A file that cannot be read is left untouched: the bundled catalog is used instead, with a
-  /// warning, and ``Loaded/readOnlyReason`` says why edits are refused.
+  /// Opens the user's catalog, creating and seeding the database when there is none: from a
+  /// `products.json` of an earlier version if there is one, else from the bundled catalog.
   ///
   /// - Returns: The catalog to run on.
   /// - Throws: A `StateRestorationError` only when the bundled catalog itself cannot be read.
   public func load() throws -> Loaded {
+    var warnings: [String] = []
     do {
-      if let file = try readUserFile() {
-        return checked(file, path: filePath)
+      let database = try openOrCreate(warnings: &warnings)
+      var loaded = Loaded(catalog: Catalog(source: database), database: database)
+      loaded.warnings = warnings
+      if database.count == 0 {
+        loaded.warnings.append("the catalog '\(databasePath)' has no products")
       }
-      let directory = try StateDirectory(creating: directoryPath)
-      let lock = try directory.lockWaiting(Self.lockName)
-      defer { withExtendedLifetime(lock) {} }
-      if let file = try readUserFile() {
-        return checked(file, path: filePath)
-      }
-      let seed = try readSeed()
-      try directory.save(seed, to: Self.fileName)
-      return checked(seed, path: filePath)
-    } catch {
-      let reason = Self.reason(error)
-      var loaded = checked(try readSeed(), path: seedPath)
-      loaded.readOnlyReason = reason
-      loaded.warnings.insert(
-        "cannot read the catalog '\(filePath)' (\(reason)); running on the bundled catalog, and edits are refused until the file is fixed",
-        at: 0)
       return loaded
+    } catch let error as ProductFileError {
+      return try fallback(
+        reason: error.localizedDescription, path: legacyPath,
+        warning: "cannot migrate the catalog", warnings: warnings)
+    } catch {
+      return try fallback(
+        reason: error.localizedDescription, path: databasePath,
+        warning: "cannot use the catalog", warnings: warnings)
     }
   }
 
-  /// Loads the user's catalog for reading only: never seeds it or writes anything.
+  /// Opens the user's catalog for reading only: never creates, seeds or migrates anything.
   ///
-  /// - Returns: The user's catalog, or the bundled one when it does not exist or cannot be read.
+  /// - Returns: The user's catalog; an earlier version's `products.json` not yet migrated; or
+  ///   the bundled one.
   /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
   public func loadForReading() throws -> Loaded {
     do {
-      if let file = try readUserFile() { return checked(file, path: filePath) }
-      return checked(try readSeed(), path: seedPath)
+      if FileManager.default.fileExists(atPath: databasePath) || isLink(databasePath) {
+        let database = try CatalogDatabase(path: databasePath, readOnly: true)
+        if try database.flag("seeded") {
+          try database.refresh()
+          return Loaded(catalog: Catalog(source: database), database: nil)
+        }
+      }
+      if FileManager.default.fileExists(atPath: legacyPath) {
+        var products: [Product] = []
+        try ProductFile(path: legacyPath, skipping: { _ in }).forEachProduct {
+          products.append($0)
+        }
+        return Loaded(catalog: Catalog(products))
+      }
+      return Loaded(catalog: try seedCatalog())
     } catch {
-      let reason = Self.reason(error)
-      var loaded = checked(try readSeed(), path: seedPath)
-      loaded.readOnlyReason = reason
-      loaded.warnings.insert(
-        "cannot read the catalog '\(filePath)' (\(reason)); showing the bundled catalog", at: 0)
-      return loaded
+      return try fallback(
+        reason: error.localizedDescription, path: databasePath,
+        warning: "cannot read the catalog", warnings: [])
     }
   }
 
-  /// Saves edits durably, each applied to its product as the file holds it now, so that edits
-  /// other processes made meanwhile to other fields are kept.
+  /// Imports a product file into the user's catalog, all or nothing.
   ///
-  /// - Parameter changes: The edits.
-  /// - Returns: The catalog as it is on disk now, these edits included.
-  /// - Throws: ``CatalogError/catalogReadOnly(path:reason:)`` when the file cannot be read,
-  ///   ``CatalogError/productRemoved(name:)`` when a product is gone,
-  ///   ``CatalogError/editConflict(product:field:theirs:yours:keepTheirs:)`` when another
-  ///   process changed the same field, or a `StateRestorationError` when it cannot be written.
-  ///   The file is then as it was.
-  public func save(_ changes: [ProductChange]) throws -> Catalog {
+  /// - Parameters:
+  ///   - file: A JSON or CSV product file.
+  ///   - progress: Called now and then with the number of records read.
+  /// - Returns: What was inserted and updated, and warnings from opening the catalog.
+  /// - Throws: ``ProductFileError`` naming the first bad record,
+  ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
+  ///   ``CatalogDatabaseError/cannotWrite(path:reason:)``. The catalog is then as it was.
+  public func importFile(_ file: ProductFile, progress: (Int) -> Void = { _ in }) throws -> (
+    summary: CatalogDatabase.ImportSummary, warnings: [String]
+  ) {
+    let loaded = try load()
+    guard let database = loaded.database else {
+      throw CatalogError.catalogReadOnly(
+        path: databasePath, reason: loaded.readOnlyReason ?? "it cannot be opened")
+    }
+    let summary = try database.importProducts(file, progress: progress)
+    return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })
+  }
+
+  private func openOrCreate(warnings: inout [String]) throws -> CatalogDatabase {
+    if let database = try openSeeded(warnings: &warnings) { return database }
     let directory = try StateDirectory(creating: directoryPath)
     let lock = try directory.lockWaiting(Self.lockName)
     defer { withExtendedLifetime(lock) {} }
-    let current: CatalogFile
-    do {
-      guard let file = try readUserFile() else {
-        throw StateRestorationError.cannotRead(path: filePath, reason: "the file is missing")
-      }
-      current = file
-    } catch {
-      throw CatalogError.catalogReadOnly(path: filePath, reason: Self.reason(error))
+    // Another process may have created and seeded it while this one waited.
+    if let database = try openSeeded(warnings: &warnings) { return database }
+    if !FileManager.default.fileExists(atPath: databasePath) && !isLink(databasePath) {
+      try CatalogDatabase.create(at: databasePath)
     }
-    var products = current.products
-    for change in changes {
-      guard let index = products.firstIndex(where: { $0.identifier == change.identifier }) else {
-        throw CatalogError.productRemoved(name: change.edited.name)
+    let database = try CatalogDatabase(path: databasePath)
+    if FileManager.default.fileExists(atPath: legacyPath) {
+      let skipped = Mutex<[String]>([])
+      let file = ProductFile(
+        path: legacyPath,
+        skipping: { error in
+          skipped.withLock { $0.append("record \(error.record ?? 0): \(error.reason)") }
+        })
+      let summary = try database.importProducts(file, seeding: .migrated)
+      let dropped = skipped.withLock { $0 }
+      var note =
+        "imported \(summary.inserted) product\(summary.inserted == 1 ? "" : "s") from '\(legacyPath)' into '\(databasePath)'"
+      if !dropped.isEmpty {
+        note +=
+          "; left out \(dropped.count) that break the editor's rules: "
+          + dropped.prefix(3).joined(separator: "; ") + (dropped.count > 3 ? "; …" : "")
       }
-      products[index] = try change.applied(to: products[index])
+      warnings.append(note)
+      try keepLegacyFile(warnings: &warnings)
+    } else {
+      let seed = try readSeed()
+      _ = try database.importProducts(seed, seeding: .bundled)
     }
-    try directory.save(CatalogFile(products: products), to: Self.fileName)
-    return checked(CatalogFile(products: products), path: filePath).catalog
+    return database
   }
 
-  /// The catalog of a file's products that keep the editor's rules, with a warning for the
-  /// others and for an empty catalog.
-  private func checked(_ file: CatalogFile, path: String) -> Loaded {
-    var valid: [Product] = []
-    var rejected: [String] = []
-    valid.reserveCapacity(file.products.count)
-    for (index, product) in file.products.enumerated() {
-      if let violation = product.ruleViolation {
-        rejected.append("record \(index + 1): \(violation)")
-      } else {
-        valid.append(product)
-      }
+  /// The database when it exists and was seeded; nil when it must be created or seeded.
+  private func openSeeded(warnings: inout [String]) throws -> CatalogDatabase? {
+    guard FileManager.default.fileExists(atPath: databasePath) || isLink(databasePath) else {
+      return nil
     }
-    var loaded = Loaded(catalog: Catalog(valid))
-    if !rejected.isEmpty {
-      let count = rejected.count
-      loaded.warnings.append(
-        "the catalog '\(path)' has \(count) product\(count == 1 ? "" : "s") that break\(count == 1 ? "s" : "") the editor's rules, not shown (kept in the file): "
-          + rejected.prefix(3).joined(separator: "; ") + (count > 3 ? "; …" : ""))
-    } else if valid.isEmpty {
-      loaded.warnings.append("the catalog '\(path)' has no products")
+    let database = try CatalogDatabase(path: databasePath)
+    guard try database.flag("seeded") else { return nil }
+    // Seeded perhaps by another process just after this one first counted the products.
+    try database.refresh()
+    if try database.flag("migrated"), FileManager.default.fileExists(atPath: legacyPath) {
+      // A crash came between the migration and the rename.
+      try keepLegacyFile(warnings: &warnings)
+    } else if FileManager.default.fileExists(atPath: legacyPath) {
+      warnings.append(
+        "'\(legacyPath)' is beside the catalog database and was not imported; type 'catalog import \(legacyPath)' to import it"
+      )
     }
+    return database
+  }
+
+  /// Renames a migrated `products.json` to `products.json.imported` (or a free name beside it).
+  private func keepLegacyFile(warnings: inout [String]) throws {
+    var destination = directoryPath + "/" + Self.importedName
+    var suffix = 2
+    while FileManager.default.fileExists(atPath: destination) || isLink(destination) {
+      destination = directoryPath + "/" + Self.importedName + ".\(suffix)"
+      suffix += 1
+    }
+    guard rename(legacyPath, destination) == 0 else {
+      warnings.append(
+        "could not rename '\(legacyPath)' after importing it: \(String(cString: strerror(errno)))")
+      return
+    }
+    try DurableFile.synchronizeDirectory(directoryPath)
+    warnings.append("kept the earlier catalog file as '\(destination)'")
+  }
+
+  private func fallback(reason: String, path: String, warning: String, warnings: [String]) throws
+    -> Loaded
+  {
+    var loaded = Loaded(catalog: try seedCatalog())
+    loaded.readOnlyReason = reason
+    loaded.warnings =
+      warnings + [
+        "\(warning) '\(path)' (\(reason)); running on the bundled catalog, and edits are refused until the file is fixed"
+      ]
     return loaded
   }
 
-  /// An identity of the file's current version (device, inode, size, modification time), to
-  /// notice cheaply that another process changed it.
-  ///
-  /// - Returns: The fingerprint, or nil when the file does not exist.
-  public func fingerprint() -> [Int]? {
+  private func seedCatalog() throws -> Catalog {
+    Catalog(try readSeed())
+  }
+
+  private func readSeed() throws -> [Product] {
+    var products: [Product] = []
+    do {
+      try ProductFile(path: seedPath).forEachProduct { products.append($0) }
+    } catch let error as ProductFileError {
+      throw StateRestorationError.cannotRead(path: seedPath, reason: error.reason)
+    }
+    return products
+  }
+
+  private func isLink(_ path: String) -> Bool {
     var status = stat()
-    guard stat(filePath, &status) == 0 else { return nil }
-    return [
-      Int(status.st_dev), Int(status.st_ino), Int(status.st_size),
-      Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec),
-    ]
-  }
-
-  private func readUserFile() throws -> CatalogFile? {
-    guard let data = try DurableFile.read(filePath, limit: Self.sizeLimit) else { return nil }
-    return try CatalogFile.parse(data, path: filePath)
-  }
-
-  private func readSeed() throws -> CatalogFile {
-    guard let data = try DurableFile.read(seedPath, limit: Self.sizeLimit) else {
-      throw StateRestorationError.cannotRead(
-        path: seedPath, reason: "the bundled catalog is missing")
-    }
-    return try CatalogFile.parse(data, path: seedPath)
-  }
-
-  private static func reason(_ error: any Error) -> String {
-    switch error {
-    case StateRestorationError.malformed(_, let detail): detail
-    case StateRestorationError.cannotRead(_, let reason): reason
-    case StateRestorationError.tooLarge(_, let size, let limit):
-      "\(size) bytes, over the limit of \(limit)"
-    case StateRestorationError.newerFormatVersion(_, let found, let supported):
-      "format version \(found) is newer than this program's \(supported)"
-    default: error.localizedDescription
-    }
+    return lstat(path, &status) == 0
   }
 }

@@ -50,6 +50,64 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     self.cents = cents
   }
 
+  /// Parses a price written as a number in a file: `10.99`, `10`, or with an exponent
+  /// (`1.099e1`), exactly.
+  ///
+  /// - Parameter text: The number's text.
+  /// - Throws: ``CatalogError/invalidPrice(_:reason:)``.
+  public init(parsingNumber text: String) throws {
+    if let cents = Self.plainCents(text) {
+      self.init(cents: cents)
+      return
+    }
+    if text.hasPrefix("-") {
+      throw CatalogError.invalidPrice(text, reason: "is negative")
+    }
+    guard text.contains(where: { $0 == "e" || $0 == "E" }) else {
+      try self.init(parsing: text)
+      return
+    }
+    guard let amount = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+      amount >= 0, amount <= Self.maximum.decimalValue
+    else { throw CatalogError.invalidPrice(text, reason: "is not a number from 0 to 1000000") }
+    var cents = amount * 100
+    var rounded = Decimal()
+    NSDecimalRound(&rounded, &cents, 0, .plain)
+    guard rounded == cents else {
+      throw CatalogError.invalidPrice(text, reason: "has more than two digits after the point")
+    }
+    self.init(cents: NSDecimalNumber(decimal: rounded).intValue)
+  }
+
+  /// The cents of a plain number with at most seven whole and two fraction digits (`10.99`),
+  /// read without Foundation; nil for anything else.
+  private static func plainCents(_ text: String) -> Int? {
+    var whole = 0
+    var wholeDigits = 0
+    var fraction = 0
+    var fractionDigits = 0
+    var seenPoint = false
+    for byte in text.utf8 {
+      if byte == UInt8(ascii: ".") && !seenPoint {
+        seenPoint = true
+      } else if (0x30...0x39).contains(byte) {
+        if seenPoint {
+          fraction = fraction * 10 + Int(byte - 0x30)
+          fractionDigits += 1
+        } else {
+          whole = whole * 10 + Int(byte - 0x30)
+          wholeDigits += 1
+        }
+      } else {
+        return nil
+      }
+      if wholeDigits > 7 || fractionDigits > 2 { return nil }
+    }
+    guard wholeDigits > 0 else { return nil }
+    let cents = whole * 100 + fraction * (fractionDigits == 1 ? 10 : 1)
+    return cents <= maximum.cents ? cents : nil
+  }
+
   /// The price as a decimal number of dollars, exactly.
   public var decimalValue: Decimal { Decimal(cents) / 100 }
 

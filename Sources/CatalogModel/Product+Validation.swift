@@ -64,7 +64,7 @@ extension Product {
 
   /// Why a trimmed name breaks the editor's rules, or nil: empty, too long, or holding a
   /// control character.
-  static func nameViolation(_ trimmedName: String) -> String? {
+  public static func nameViolation(_ trimmedName: String) -> String? {
     guard !trimmedName.isEmpty else { return "is empty" }
     // Counting stops past the limit, so a huge name costs no more than a long one.
     let length = trimmedName.prefix(ProductEdit.maximumNameLength + 1).count

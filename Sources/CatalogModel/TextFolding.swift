@@ -4,7 +4,16 @@ extension String {
   /// The string folded for matching: case, diacritics and width removed, so that `GLAÏEUL`,
   /// `glaieul` and full-width `ｇｌａｉｅｕｌ` compare equal.
   package var folded: String {
-    folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    // Plain ASCII folds to its lower case; Foundation is needed only beyond it (a million
+    // names are folded when a catalog is imported).
+    let bytes = utf8
+    if bytes.allSatisfy({ $0 < 0x80 }) {
+      guard bytes.contains(where: { (0x41...0x5A).contains($0) }) else { return self }
+      return String(
+        decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+    return folding(
+      options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
   }
 }
 

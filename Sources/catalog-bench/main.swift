@@ -8,6 +8,9 @@
 //       a command that also makes a new activity current, whose history write then finishes in
 //       the background, the activity being durable in the scene's file already),
 //       beside the floor: write, fsync, rename and fsync of the directory, same bytes.
+//   catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
+//       The catalog's budgets: import, launch to prompt, one durable done, peak memory; each
+//       beside the same work done by the sqlite3 shell (or the floor) in the same run.
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
 //       JSON shape of ../shared/bench/fts5_baseline.py, plus the index's memory.
@@ -177,12 +180,14 @@ do {
   case "startup": try startup()
   case "commit": try commit()
   case "search": try searchBenchmark()
+  case "catalog": try catalogBenchmark()
   default:
     FileHandle.standardError.write(
       Data(
         """
         usage: catalog-bench startup [--runs N] [--scenes N] | commit [--runs N]
                catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
+               catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
 
         """.utf8))
     exit(64)

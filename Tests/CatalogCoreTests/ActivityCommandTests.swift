@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import TestSupport
 import Testing
 
 @testable import CatalogCore
@@ -25,7 +26,7 @@ import Testing
 
   @Test func searchThenContinueShowsTheProduct() throws {
     let environment = FakeEnvironment()
-    var viewed = ProductActivity.show(bundledCatalog.products[8])
+    var viewed = ProductActivity.show(bundledProducts[8])
     viewed.lastActiveDate = environment.now
     environment.history = [viewed]
     let (searched, output) = try run(["search fruit"], environment: environment)
@@ -43,7 +44,7 @@ import Testing
     let environment = FakeEnvironment()
     let (searched, _) = try run(["search cher"], environment: environment)
     var state = searched
-    state.catalog = Catalog(bundledCatalog.products.filter { $0.name != "Cherries" })
+    state.catalog = Catalog(bundledProducts.filter { $0.name != "Cherries" })
     #expect(throws: CatalogCoreError.activityProductGone(name: "Cherries")) {
       try run(["continue 1"], from: state, environment: environment)
     }
@@ -70,7 +71,7 @@ import Testing
 
   @Test func expiredActivitiesNeitherBoostNorCountAsViewed() throws {
     let environment = FakeEnvironment()
-    var viewed = ProductActivity.show(bundledCatalog.products[8])
+    var viewed = ProductActivity.show(bundledProducts[8])
     viewed.lastActiveDate = environment.now
     viewed.expirationDate = environment.now.addingTimeInterval(1)
     environment.history = [viewed]
@@ -105,8 +106,8 @@ import Testing
   @Test func aNewSceneWithAProductContinuesADroppedActivity() throws {
     let (state, _) = try run(["scene new side cher"])
     #expect(state.activeScene.path.routes == [.product(cherries)])
-    #expect(ProductActivity.dropped(bundledCatalog.products[8]).title == "Dropped product Cherries")
-    #expect(ProductActivity.dropped(bundledCatalog.products[8]).isEligibleForSearch == false)
+    #expect(ProductActivity.dropped(bundledProducts[8]).title == "Dropped product Cherries")
+    #expect(ProductActivity.dropped(bundledProducts[8]).isEligibleForSearch == false)
   }
 
   @Test func searchLinksRunTheSearch() throws {
@@ -141,7 +142,7 @@ import Testing
   @Test func theActivitySearchIndexFollowsEdits() throws {
     var search = ActivitySearch(catalog: bundledCatalog)
     var catalog = bundledCatalog
-    var edited = bundledCatalog.products[8]
+    var edited = bundledProducts[8]
     edited.name = "Morello"
     catalog.replace(edited)
     search.update(to: catalog)
@@ -150,7 +151,7 @@ import Testing
     #expect(
       try search.results(for: "morello", history: [], now: now).map(\.product.name) == ["Morello"])
     // A different set of products is indexed anew.
-    search.update(to: Catalog(Array(bundledCatalog.products.prefix(3))))
+    search.update(to: Catalog(Array(bundledProducts.prefix(3))))
     #expect(try search.results(for: "morello", history: [], now: now).isEmpty)
     #expect(try search.results(for: "orchid", history: [], now: now).count == 1)
   }
@@ -159,12 +160,12 @@ import Testing
 extension ActivityCommandTests {
   @Test func onlyNewerDatedSearchableActivitiesAreRecovered() {
     func show(_ index: Int, at seconds: Double?) -> UserActivityRecord {
-      var record = ProductActivity.show(bundledCatalog.products[index])
+      var record = ProductActivity.show(bundledProducts[index])
       record.lastActiveDate = seconds.map { Date(timeIntervalSinceReferenceDate: $0) }
       return record
     }
     let history = [show(8, at: 100), show(6, at: 100)]
-    var dropped = ProductActivity.dropped(bundledCatalog.products[0])
+    var dropped = ProductActivity.dropped(bundledProducts[0])
     dropped.lastActiveDate = Date(timeIntervalSinceReferenceDate: 500)
     let candidates = [
       show(8, at: 50),  // older than the history's: nothing to do

@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import TestSupport
 import Testing
 
 @testable import CatalogCore
@@ -11,7 +12,7 @@ import Testing
     try run(["scene new side mango", "scene switch main", "year 2007", "push ginger"]).state
   }
 
-  static let ginger = bundledCatalog.products[0].identifier
+  static let ginger = bundledProducts[0].identifier
 
   struct Effect: Sendable, CustomTestStringConvertible {
     var link: String
@@ -34,10 +35,10 @@ import Testing
     Effect(
       link: "catalog://product/\(cherries.uuidString.lowercased())", path: [.product(cherries)]),
     Effect(
-      link: "catalog://product/Red%20Rose", path: [.product(bundledCatalog.products[4].identifier)]),
+      link: "catalog://product/Red%20Rose", path: [.product(bundledProducts[4].identifier)]),
     Effect(
       link: "catalog://product/r%C3%A9d%20rose",
-      path: [.product(bundledCatalog.products[4].identifier)]),
+      path: [.product(bundledProducts[4].identifier)]),
     Effect(link: "catalog://product/mango/edit", path: [.product(mango)], isEditing: true),
     Effect(link: "catalog://year/2015", path: [.year(2015)]),
     Effect(link: "catalog://year/1900", path: [.year(1900)]),

@@ -15,6 +15,8 @@ final class FakeEnvironment: AppEnvironment {
   var ownedElsewhere: Set<SceneName> = []
   /// The product edits commands asked to save, as the shell would commit them.
   var saved: [ProductChange] = []
+  /// Every catalog change commands asked to save: edits, additions, deletions.
+  var catalogChanges: [CatalogChange] = []
   var history: [UserActivityRecord] = []
   var drawsPictures = false
   var now = Date(timeIntervalSinceReferenceDate: 800_000_000)
@@ -52,7 +54,11 @@ func run(
     let result = try state.applying(command, environment: environment)
     state = result.state
     output = result.output
-    environment.saved += result.catalogChanges
+    environment.catalogChanges += result.catalogChanges
+    environment.saved += result.catalogChanges.compactMap {
+      guard case .edit(let change) = $0 else { return nil }
+      return change
+    }
   }
   return (state, output)
 }

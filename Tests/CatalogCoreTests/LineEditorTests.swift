@@ -269,7 +269,7 @@ let down = "\u{1B}[B"
     ("se", ["select", "search"]),
     ("sc", ["scenes", "scene"]),
     ("select red", ["Red Rose"]),
-    ("select ", bundledCatalog.products.map(\.name)),
+    ("select ", bundledProducts.map(\.name)),
     ("push gl", ["Gladiolus"]),
     ("push GLA", ["Gladiolus"]),
     ("scene ", ["new", "switch", "close"]),

@@ -75,7 +75,8 @@ import Testing
 
 @Suite struct CommandParserTests {
   @Test(arguments: [
-    ("list", Command.list), ("  select  red rose ", .select("red rose")), ("back", .back(1)),
+    ("list", Command.list(.page(1))), ("list 3", .list(.page(3))), ("list --all", .list(.all)),
+    ("  select  red rose ", .select("red rose")), ("back", .back(1)),
     ("back 2", .back(2)),
     ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side")!, product: "9")),
     ("scene close", .closeScene(nil)), ("help select", .help("select")), ("exit", .quit),
@@ -94,7 +95,7 @@ import Testing
     ("frobnicate", "unknown command 'frobnicate'; type 'help' for the list"),
     ("selct cher", "unknown command 'selct'; did you mean 'select'?"),
     ("select", "missing argument; usage: select PRODUCT"),
-    ("list all", "unexpected argument 'all'; usage: list"),
+    ("list all", "'all' is not a page number from 1 (list [PAGE] | list --all)"),
     ("tab video", "'video' is not a tab; use 'tab detail' or 'tab photo'"),
     ("back -1", "'-1' is not a positive number of steps"),
     (

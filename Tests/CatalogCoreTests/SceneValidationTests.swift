@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import TestSupport
 import Testing
 
 @testable import CatalogCore
@@ -42,7 +43,7 @@ import Testing
     var scene = scene(navigationState: #"["Foundation.UUID","\"\#(cherries)\""]"#)
     scene.isEditing = true
     scene.useSavedValues = false
-    var products = bundledCatalog.products
+    var products = bundledProducts
     products.removeAll { $0.name == "Cherries" }
     let result = scene.validate(against: Catalog(products))
     let note = try #require(result)

@@ -87,12 +87,15 @@ import Testing
   @Test func anUnreadableCatalogIsNeverOverwrittenAndEditsAreRefused() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "list\n")
-    let catalogPath = sandbox.dataDirectory + "/products.json"
-    let broken = Data("[{\"identifier\": \"not-a-uuid\"}]".utf8)
+    let catalogPath = sandbox.databasePath
+    let broken = Data(String(repeating: "not a database\n", count: 500).utf8)
     try broken.write(to: URL(fileURLWithPath: catalogPath))
     let result = try sandbox.run(input: "list\nselect cher\nedit\nname Morello\ndone\n")
     #expect(result.status == 1)
-    #expect(result.errorLines.first?.hasPrefix("warning: cannot read the catalog") == true)
+    #expect(
+      result.errorLines.first?.hasPrefix(
+        "warning: cannot use the catalog '\(catalogPath)' (it is not a SQLite database)") == true,
+      "\(result.errors)")
     #expect(
       result.errorLines.last?.hasPrefix("error: edits are refused because the catalog") == true)
     #expect(result.output.contains("Cherries"))

@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import Testing
 
 /// The built `catalog` binary, run with its own temporary state and data directories.
@@ -141,27 +142,40 @@ final class CatalogSandbox {
   }
 
   /// Writes the user's catalog file in the data directory, as a person or another program might.
+  /// The catalog database's path.
+  var databasePath: String { dataDirectory + "/catalog.sqlite" }
+
+  /// Replaces the user's catalog with products in the earlier format: the database is removed
+  /// and a `products.json` written, which the next launch migrates.
   func writeCatalog(_ contents: String) throws {
     try createStateDirectory()
+    for suffix in ["", "-wal", "-shm"] {
+      try? FileManager.default.removeItem(atPath: databasePath + suffix)
+    }
     try Data(contents.utf8).write(to: URL(fileURLWithPath: dataDirectory + "/products.json"))
   }
 
-  /// The user's catalog file's products, as JSON objects.
-  func catalogProducts() throws -> [[String: Any]] {
-    let data = try Data(contentsOf: URL(fileURLWithPath: dataDirectory + "/products.json"))
-    let file = try JSONSerialization.jsonObject(with: data)
-    if let products = file as? [[String: Any]] { return products }
-    return try #require((file as? [String: Any])?["products"] as? [[String: Any]])
+  /// The user's catalog's products, as JSON objects, from `catalog export`.
+  func catalogProducts(sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]]
+  {
+    let result = try run(["export"])
+    #expect(result.status == 0, "export: \(result.errors)", sourceLocation: sourceLocation)
+    let file = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+    return try #require(file as? [[String: Any]])
   }
 
-  /// Deletes a product from the user's catalog file by hand, as a person with an editor might.
+  /// Deletes a product from the catalog database behind the app's back, as another program
+  /// might.
   func removeProductFromDataFile(named name: String) throws {
-    let catalogURL = URL(fileURLWithPath: dataDirectory + "/products.json")
-    var file = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: catalogURL)) as? [String: Any])
-    let products = try #require(file["products"] as? [[String: Any]])
-    file["products"] = products.filter { $0["name"] as? String != name }
-    try JSONSerialization.data(withJSONObject: file).write(to: catalogURL)
+    let database = try Database(path: databasePath, mode: .readWrite)
+    try database.writeTransaction {
+      let position = try #require(
+        try database.integer("SELECT position FROM products WHERE name = ?", .text(name)))
+      try database.run("DELETE FROM products WHERE name = ?", .text(name))
+      try database.run(
+        "UPDATE products SET position = position - 1 WHERE position > ?", .integer(position))
+      try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")
+    }
   }
 
   func quarantined() -> [String] {

@@ -1,5 +1,6 @@
 import CatalogModel
 import Foundation
+import SQLite
 import StateRestoration
 import TestSupport
 import Testing
@@ -7,138 +8,194 @@ import Testing
 @Suite struct CatalogStoreTests {
   let seed = bundledCatalogPath
 
-  @Test func theFirstLoadCopiesTheSeedAndLeavesItUntouched() throws {
+  private func edit(_ product: Product, _ change: (inout ProductFields) -> Void) -> CatalogChange {
+    var fields = ProductFields(product)
+    change(&fields)
+    return .edit(
+      ProductChange(identifier: product.identifier, base: ProductFields(product), edited: fields))
+  }
+
+  private func allProducts(_ catalog: Catalog) -> [Product] {
+    var products: [Product] = []
+    catalog.forEachProduct { products.append($0) }
+    return products
+  }
+
+  @Test func theFirstLoadSeedsAPrivateDatabaseAndLeavesTheSeedUntouched() throws {
     let temporary = TemporaryDirectory()
     let before = try Data(contentsOf: URL(fileURLWithPath: seed))
     let store = CatalogStore(directoryPath: temporary.path + "/data", seedPath: seed)
     let loaded = try store.load()
     #expect(loaded.readOnlyReason == nil)
-    #expect(loaded.catalog.products.count == 10)
-    let copy = try #require(try DurableFile.read(store.filePath, limit: 1 << 20))
-    #expect(try CatalogFile.parse(copy, path: store.filePath).formatVersion == 1)
+    #expect(loaded.warnings.isEmpty)
+    #expect(allProducts(loaded.catalog) == bundledProducts)
+    let attributes = try FileManager.default.attributesOfItem(atPath: store.databasePath)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
     #expect(try Data(contentsOf: URL(fileURLWithPath: seed)) == before)
+    // A second load opens the same database; it is not seeded twice.
+    #expect(try store.load().catalog.count == 10)
   }
 
-  @Test func editsFromTwoStoresOnTheSameFileAreBothKept() throws {
-    let temporary = TemporaryDirectory()
-    let first = CatalogStore(directoryPath: temporary.path, seedPath: seed)
-    let second = CatalogStore(directoryPath: temporary.path, seedPath: seed)
-    let catalog = try first.load().catalog
-    _ = try second.load()
-    let ginger = catalog.products[0]
-    let mango = catalog.products[6]
-    var renamed = ProductFields(ginger)
-    renamed.name = "Ginger Root"
-    var repriced = ProductFields(mango)
-    repriced.price = Price(cents: 799)
-    _ = try first.save([
-      ProductChange(identifier: ginger.identifier, base: ProductFields(ginger), edited: renamed)
-    ])
-    // Saved from a stale in-memory catalog.
-    let merged = try second.save([
-      ProductChange(identifier: mango.identifier, base: ProductFields(mango), edited: repriced)
-    ])
-    #expect(merged.products[0].name == "Ginger Root")
-    #expect(merged.products[6].price == Price(cents: 799))
-    let reloaded = try first.load().catalog
-    #expect(reloaded == merged)
-  }
-
-  @Test(arguments: [
-    "{\"formatVersion\": 1, \"products\": [{\"name\": 3}]}", "garbage",
-    "{\"formatVersion\": 7, \"products\": []}",
-  ])
-  func anUnreadableCatalogIsNeverOverwrittenAndEditsAreRefused(_ contents: String) throws {
+  @Test func editsFromTwoConnectionsAreBothKept() throws {
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
-    try DurableFile.write(Data(contents.utf8), to: store.filePath)
-    let loaded = try store.load()
-    #expect(loaded.readOnlyReason != nil)
-    #expect(loaded.warnings.first?.contains("edits are refused") == true)
-    #expect(loaded.catalog.products.count == 10)  // the bundled catalog
-    let product = loaded.catalog.products[0]
-    #expect(throws: CatalogError.self) {
-      try store.save([
-        ProductChange(
-          identifier: product.identifier, base: nil, edited: ProductFields(product))
-      ])
-    }
-    #expect(try DurableFile.read(store.filePath, limit: 1 << 20) == Data(contents.utf8))
+    let first = try #require(try store.load().database)
+    let second = try #require(try store.load().database)
+    let ginger = try #require(first.product(number: 1))
+    let mango = try #require(first.product(number: 7))
+    try first.apply([edit(ginger) { $0.name = "Ginger Root" }])
+    // The second connection's edit began before the first was saved.
+    try second.apply([edit(mango) { $0.price = Price(cents: 799) }])
+    let reloaded = try #require(try store.load().database)
+    #expect(reloaded.product(number: 1)?.name == "Ginger Root")
+    #expect(reloaded.product(number: 7)?.price == Price(cents: 799))
+    #expect(second.product(number: 1)?.name == "Ginger Root")
   }
 
   @Test func anotherProcesssChangeToTheSameFieldIsRefusedWithBothValues() throws {
     let temporary = TemporaryDirectory()
-    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
-    let cherries = try store.load().catalog.products[8]
-    var theirs = ProductFields(cherries)
-    theirs.price = Price(cents: 500)
-    var yours = ProductFields(cherries)
-    yours.price = Price(cents: 1200)
-    _ = try store.save([
-      ProductChange(identifier: cherries.identifier, base: ProductFields(cherries), edited: theirs)
-    ])
-    let before = try DurableFile.read(store.filePath, limit: 1 << 20)
-    let change = ProductChange(
-      identifier: cherries.identifier, base: ProductFields(cherries), edited: yours)
+    let database = try #require(
+      try CatalogStore(directoryPath: temporary.path, seedPath: seed).load().database)
+    let cherries = try #require(database.product(number: 9))
+    try database.apply([edit(cherries) { $0.price = Price(cents: 500) }])
+    let yours = edit(cherries) { $0.price = Price(cents: 1200) }
     #expect(
       throws: CatalogError.editConflict(
         product: "Cherries", field: "price", theirs: "$5.00", yours: "$12.00",
         keepTheirs: "price 5.00")
     ) {
-      try store.save([change])
+      try database.apply([yours])
     }
-    #expect(try DurableFile.read(store.filePath, limit: 1 << 20) == before)
-    var forced = change
+    #expect(database.product(number: 9)?.price == Price(cents: 500))
+    guard case .edit(var forced) = yours else { return }
     forced.overridesConflicts = true
-    #expect(try store.save([forced])[cherries.identifier]?.price == Price(cents: 1200))
+    try database.apply([.edit(forced)])
+    #expect(database.product(number: 9)?.price == Price(cents: 1200))
   }
 
-  @Test func productsBreakingTheEditorsRulesAreLeftOutButKept() throws {
+  /// A database that is not one, is cut short, or is of a newer schema is never written to:
+  /// the bundled catalog is shown and edits are refused.
+  @Test(arguments: ["garbage", "empty", "truncated", "newer", "not a catalog"])
+  func anUnusableDatabaseIsNeverOverwritten(_ damage: String) throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    _ = try store.load()
+    let path = store.databasePath
+    switch damage {
+    case "garbage":
+      try Data(String(repeating: "not a database ", count: 1000).utf8).write(
+        to: URL(fileURLWithPath: path))
+    case "empty":
+      try Data().write(to: URL(fileURLWithPath: path))
+    case "truncated":
+      let data = try Data(contentsOf: URL(fileURLWithPath: path))
+      try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
+    case "newer":
+      try Database(path: path, mode: .readWrite).execute("PRAGMA user_version = 9")
+    default:
+      try FileManager.default.removeItem(atPath: path)
+      try Database(path: path, mode: .create).execute("CREATE TABLE t(x)")
+    }
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let loaded = try store.load()
+    #expect(loaded.database == nil)
+    #expect(loaded.readOnlyReason != nil)
+    #expect(loaded.warnings.last?.contains("edits are refused until the file is fixed") == true)
+    #expect(allProducts(loaded.catalog) == bundledProducts)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    if damage == "newer" {
+      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 1")
+    }
+  }
+
+  @Test func anEarlierProductsFileIsMigratedOnceAndKept() throws {
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
     var products = bundledProducts
-    products[1].name = String(repeating: "n", count: 1_000_000)
+    products[1].name = String(repeating: "n", count: 1000)
     products[3].name = "Bad\u{1B}[2J"
-    products[5].year = 1492
-    try DurableFile.write(
-      try CatalogFile(products: products).encoded(), to: store.filePath)
+    products[6].price = Price(cents: 777)
+    let contents = try CatalogFile(products: products).encoded()
+    try DurableFile.write(contents, to: temporary.path + "/products.json")
     let loaded = try store.load()
     #expect(loaded.readOnlyReason == nil)
-    #expect(loaded.catalog.products.count == 7)
-    #expect(loaded.catalog.products.allSatisfy { $0.ruleViolation == nil })
-    #expect(loaded.warnings.count == 1)
-    let warning = try #require(loaded.warnings.first)
-    #expect(warning.contains("3 products that break the editor's rules"))
-    #expect(warning.contains("record 2: the name has 1000000 characters; the limit is 100"))
-    #expect(warning.contains("record 4: the name contains the control character U+001B"))
-    #expect(warning.contains("record 6: the year 1492 is not from 1900 to 2100"))
-    // An edit saves the file with the products left out still in it.
-    let mango = loaded.catalog.products.first { $0.name == "Mango" }
-    let product = try #require(mango)
-    var edited = ProductFields(product)
-    edited.year = 2020
-    _ = try store.save([
-      ProductChange(identifier: product.identifier, base: ProductFields(product), edited: edited)
-    ])
-    let data = try #require(try DurableFile.read(store.filePath, limit: 1 << 24))
-    let saved = try CatalogFile.parse(data, path: store.filePath).products
-    #expect(saved.count == 10)
-    #expect(saved[1].name.count == 1_000_000)
+    #expect(loaded.catalog.count == 8)
+    #expect(try loaded.catalog.product(matching: "mango").price == Price(cents: 777))
+    let warnings = loaded.warnings.joined(separator: "\n")
+    #expect(warnings.contains("imported 8 products from"))
+    #expect(warnings.contains("left out 2 that break the editor's rules"))
+    #expect(warnings.contains("record 2: the name has 1000 characters"))
+    #expect(!FileManager.default.fileExists(atPath: temporary.path + "/products.json"))
+    let kept = try Data(
+      contentsOf: URL(fileURLWithPath: temporary.path + "/products.json.imported"))
+    #expect(kept == contents)
+    // Imported once: the next launch neither imports again nor warns.
+    let again = try store.load()
+    #expect(again.warnings.isEmpty)
+    #expect(again.catalog.count == 8)
+  }
+
+  @Test func aMigrationInterruptedBeforeTheRenameIsFinishedNotRepeated() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let legacy = temporary.path + "/products.json"
+    try DurableFile.write(try CatalogFile(products: bundledProducts).encoded(), to: legacy)
+    _ = try store.load()
+    // As if the process died after the import committed and before the rename.
+    try FileManager.default.moveItem(atPath: legacy + ".imported", toPath: legacy)
+    let loaded = try store.load()
+    #expect(loaded.catalog.count == 10)
+    #expect(!FileManager.default.fileExists(atPath: legacy))
+    #expect(FileManager.default.fileExists(atPath: legacy + ".imported"))
+  }
+
+  @Test func anUnreadableProductsFileIsKeptAndTheBundledCatalogShown() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let legacy = temporary.path + "/products.json"
+    try DurableFile.write(Data("{\"formatVersion\": 7, \"products\": []}".utf8), to: legacy)
+    let loaded = try store.load()
+    #expect(loaded.readOnlyReason != nil)
+    #expect(loaded.catalog.count == 10)
+    #expect(FileManager.default.fileExists(atPath: legacy))
   }
 
   @Test(arguments: ["[]", "{\"formatVersion\": 1, \"products\": []}"])
   func anEmptyCatalogIsReportedAndLookupsDoNotCrash(_ contents: String) throws {
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
-    try DurableFile.write(Data(contents.utf8), to: store.filePath)
+    try DurableFile.write(Data(contents.utf8), to: temporary.path + "/products.json")
     let loaded = try store.load()
-    #expect(loaded.catalog.products.isEmpty)
-    #expect(loaded.warnings == ["the catalog '\(store.filePath)' has no products"])
+    #expect(loaded.catalog.isEmpty)
+    #expect(loaded.warnings.last == "the catalog '\(store.databasePath)' has no products")
     for reference in ["1", "0", "-1", "cher", "FA542E3D-0C80-496D-A665-15E84FD7B5C7"] {
       #expect(throws: CatalogError.self) { try loaded.catalog.product(matching: reference) }
     }
-    #expect(
-      throws: CatalogError.numberOutOfRange(1, count: 0)
-    ) { try loaded.catalog.product(matching: "1") }
+    #expect(throws: CatalogError.numberOutOfRange(1, count: 0)) {
+      try loaded.catalog.product(matching: "1")
+    }
+  }
+
+  @Test func addingAndDeletingKeepListNumbersDense() throws {
+    let temporary = TemporaryDirectory()
+    let database = try #require(
+      try CatalogStore(directoryPath: temporary.path, seedPath: seed).load().database)
+    let kiwi = Product(
+      identifier: UUID(), name: "Kiwi", imageName: "", year: 2020, price: Price(cents: 150))
+    try database.apply([.insert(kiwi)])
+    #expect(database.count == 11)
+    #expect(database.product(number: 11) == kiwi)
+    #expect(throws: CatalogError.alreadyInCatalog(name: "Kiwi")) {
+      try database.apply([.insert(kiwi)])
+    }
+    let ginger = try #require(database.product(number: 1))
+    try database.apply([.delete(ginger.identifier, name: ginger.name)])
+    #expect(database.count == 10)
+    #expect(database.product(identifier: ginger.identifier) == nil)
+    #expect(database.product(number: 1)?.name == "Gladiolus")
+    #expect(database.number(of: kiwi.identifier) == 10)
+    #expect(throws: CatalogError.productRemoved(name: "Ginger")) {
+      try database.apply([.delete(ginger.identifier, name: ginger.name)])
+    }
   }
 }

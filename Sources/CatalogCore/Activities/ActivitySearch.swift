@@ -25,6 +25,8 @@ package struct SearchResult: Sendable, Hashable {
 package struct ActivitySearch: Sendable {
   /// The catalog indexed.
   package private(set) var catalog: Catalog
+  /// The products indexed, by document number.
+  private var products: [Product] = []
   private var index: SearchIndex
 
   /// The most results a search returns unless told otherwise.
@@ -35,7 +37,11 @@ package struct ActivitySearch: Sendable {
   /// - Parameter catalog: The catalog.
   package init(catalog: Catalog) {
     self.catalog = catalog
-    index = SearchIndex(catalog.products.map(Self.document))
+    var products: [Product] = []
+    products.reserveCapacity(catalog.count)
+    catalog.forEachProduct { products.append($0) }
+    self.products = products
+    index = SearchIndex(products.map(Self.document))
   }
 
   private static func document(_ product: Product) -> SearchDocument {
@@ -48,8 +54,10 @@ package struct ActivitySearch: Sendable {
   /// - Parameter catalog: The catalog now.
   package mutating func update(to catalog: Catalog) {
     guard catalog != self.catalog else { return }
-    let old = self.catalog.products
-    let new = catalog.products
+    var new: [Product] = []
+    new.reserveCapacity(catalog.count)
+    catalog.forEachProduct { new.append($0) }
+    let old = products
     if old.count == new.count && zip(old, new).allSatisfy({ $0.identifier == $1.identifier }) {
       for position in new.indices where old[position] != new[position] {
         index.update(Self.document(new[position]), at: position)
@@ -57,6 +65,7 @@ package struct ActivitySearch: Sendable {
     } else {
       index = SearchIndex(new.map(Self.document))
     }
+    products = new
     self.catalog = catalog
   }
 
@@ -86,9 +95,9 @@ package struct ActivitySearch: Sendable {
       ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
     }) {
       guard let identifier = record.targetContentIdentifier.flatMap(UUID.init(uuidString:)),
-        let position = catalog.position(of: identifier), viewed[position] == nil
+        let number = catalog.number(of: identifier), viewed[number - 1] == nil
       else { continue }
-      viewed[position] = record
+      viewed[number - 1] = record
     }
     // Newest first: boosts fall from 0.95 towards 0.05, all below one match's weight.
     let order = viewed.sorted {
@@ -99,8 +108,8 @@ package struct ActivitySearch: Sendable {
       boosts[entry.key] = 0.95 - 0.9 * Double(rank) / Double(order.count)
     }
     return index.search(query, limit: limit, boosts: boosts).compactMap { hit in
-      guard catalog.products.indices.contains(hit.document) else { return nil }
-      let product = catalog.products[hit.document]
+      guard products.indices.contains(hit.document) else { return nil }
+      let product = products[hit.document]
       var activity = ProductActivity.show(product)
       activity.lastActiveDate = viewed[hit.document]?.lastActiveDate
       return SearchResult(

@@ -35,4 +35,12 @@ package protocol AppEnvironment {
 
   /// The current time, for activities' expiry.
   var now: Date { get }
+
+  /// Products a page of `list` shows: sized to the terminal, 20 in a script.
+  var pageSize: Int { get }
+}
+
+extension AppEnvironment {
+  /// Twenty products a page.
+  package var pageSize: Int { 20 }
 }

@@ -1,4 +1,5 @@
 import CatalogModel
+import Foundation
 import StateRestoration
 
 extension AppState {
@@ -27,8 +28,36 @@ extension AppState {
     var scene = state.activeScene
     let render = Renderer(environment: environment)
     switch command {
-    case .list:
-      return CommandResult(state: state, output: render.productList(catalog))
+    case .list(let page):
+      return CommandResult(state: state, output: try render.productList(catalog, page: page))
+
+    case .add(let name):
+      try scene.refuseWhileEditing("add")
+      let product = try newProduct(named: name, environment: environment)
+      try scene.push(.product(product.identifier))
+      scene.newProduct = product
+      scene.presentEditor(for: product)
+      // A new product has no saved values for a field to conflict with.
+      scene.storage[SceneKeys.editBase] = nil
+      state.activeScene = scene
+      return CommandResult(state: state, output: render.editor(scene.draft, of: product))
+
+    case .delete(let reference):
+      let product = try catalog.product(matching: reference)
+      if scene.isEditing, scene.path.topProduct == product.identifier {
+        throw CatalogCoreError.editorOpen(command: "delete")
+      }
+      state.catalog.remove(product.identifier)
+      var notes: [String] = []
+      for index in state.scenes.indices {
+        if let note = state.scenes[index].validate(against: state.catalog) {
+          notes.append("Scene '\(state.scenes[index].name)': \(note).")
+        }
+      }
+      return CommandResult(
+        state: state,
+        output: (["Deleted \(product.name)."] + notes).joined(separator: "\n"),
+        catalogChanges: [.delete(product.identifier, name: product.name)])
 
     case .select, .push, .back, .root, .path, .open:
       return try applyingNavigation(command, environment: environment)
@@ -74,17 +103,25 @@ extension AppState {
       // The catalog on disk changes when the command is committed, with the scene's files.
       let change = try scene.change(to: product, force: force)
       let saved = try change.applied(to: product)
-      state.catalog.replace(saved)
+      let isNew =
+        scene.newProduct?.identifier == product.identifier && catalog[product.identifier] == nil
+      if !isNew { state.catalog.replace(saved) }
       scene.closeEditor()
       state.activeScene = scene
       return CommandResult(
         state: state,
-        output: "Saved \(saved.name).\n" + render.detail(saved, tab: scene.selectedTab),
-        catalogChanges: [change])
+        output: (isNew ? "Added \(saved.name)." : "Saved \(saved.name).") + "\n"
+          + render.detail(saved, tab: scene.selectedTab),
+        catalogChanges: [isNew ? .insert(saved) : .edit(change)])
 
     case .cancel:
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "cancel") }
+      let discarded = scene.newProduct.flatMap { catalog[$0.identifier] == nil ? $0 : nil }
       scene.closeEditor()
+      if let discarded, scene.path.topProduct == discarded.identifier {
+        // The product `add` began was never saved: it leaves the path with its draft.
+        scene.path = ScenePath(scene.path.routes.dropLast())
+      }
       state.activeScene = scene
       let product = shownProduct
       return CommandResult(
@@ -163,6 +200,20 @@ extension AppState {
     updatePhases()
   }
 
+  /// A product `add` begins: a new identifier, the name given, this year, price 0.00, no
+  /// picture of its own.
+  private func newProduct(named name: String, environment: some AppEnvironment) throws -> Product {
+    let trimmed = name.trimmingCharacters(in: .whitespaces)
+    if let reason = Product.nameViolation(trimmed) {
+      throw CatalogError.invalidName(reason: reason)
+    }
+    let year = Calendar(identifier: .gregorian).component(.year, from: environment.now)
+    return Product(
+      identifier: UUID(), name: trimmed, imageName: "",
+      year: min(max(year, ProductEdit.years.lowerBound), ProductEdit.years.upperBound),
+      price: Price(cents: 0))
+  }
+
   func shownProduct(for command: String) throws -> Product {
     guard let product = shownProduct else {
       throw CatalogCoreError.noProductShown(command: command)
@@ -202,6 +253,8 @@ extension Command {
     case .newScene, .switchScene, .closeScene: "scene"
     case .state: "state"
     case .help: "help"
+    case .add: "add"
+    case .delete: "delete"
     case .quit: "quit"
     }
   }

@@ -28,15 +28,29 @@ extension AppState {
       state.activeScene = scene
       return CommandResult(state: state, output: render.detail(product, tab: scene.selectedTab))
 
-    case .year(let text):
+    case .year(let arguments):
       try scene.refuseWhileEditing("year")
-      guard text.allSatisfy(\.isASCII), let year = Int(text), Route.years.contains(year) else {
+      let words = arguments.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+      let text = words.first ?? ""
+      guard words.count <= 2, text.allSatisfy(\.isASCII), let year = Int(text),
+        Route.years.contains(year)
+      else {
         throw CatalogCoreError.invalidArgument(
           text, expected: "a year in \(Route.years.lowerBound)...\(Route.years.upperBound)")
       }
-      try scene.push(.year(year))
+      let page =
+        try CommandParser.page(words.count > 1 ? words[1] : "", usage: "year YYYY [PAGE]") ?? 1
+      let pages = max(
+        1, (catalog.count(year: year) + environment.pageSize - 1) / environment.pageSize)
+      guard page <= pages else {
+        throw CatalogCoreError.invalidArgument(
+          String(page), expected: "a page from 1 to \(pages.grouped)")
+      }
+      // Another page of the list on top is shown in place, not pushed again.
+      if scene.path.topYear != year { try scene.push(.year(year)) }
       state.activeScene = scene
-      return CommandResult(state: state, output: render.yearList(year, in: catalog))
+      return CommandResult(
+        state: state, output: render.yearList(year, page: page, in: catalog))
 
     case .back(let count):
       try scene.refuseWhileEditing("back")

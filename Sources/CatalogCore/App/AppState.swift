@@ -66,6 +66,6 @@ package struct AppState: Sendable, Hashable {
 
   /// The product on top of the active scene's path, if its detail is shown.
   package var shownProduct: Product? {
-    activeScene.path.topProduct.flatMap { catalog[$0] }
+    activeScene.path.topProduct.flatMap { activeScene.product($0, in: catalog) }
   }
 }

@@ -56,6 +56,10 @@ package enum CatalogMain {
         for warning in snapshot.warnings { report.warning(warning) }
         output.line(json ? snapshot.json.rendered() : StateText.render(snapshot.state))
         return ExitStatus.success
+      case .importFile(let file):
+        return try importProducts(file, paths: paths, report: report)
+      case .export(let file):
+        return try exportProducts(file, paths: paths, report: report)
       case .search(let query, let json, let limit):
         return try search(query, json: json, limit: limit, paths: paths, report: report)
       case .open(let link):
@@ -194,12 +198,15 @@ package enum CatalogMain {
           continue
         }
       }
-      let before = store.refreshed(state)
+      // What other processes saved since the last command is seen now; a scene whose product
+      // they deleted leaves it, and is saved so with this command.
+      let (before, changes) = store.refreshed(state)
+      for note in changes { report.warning(note) }
       do {
         let result = try before.applying(command, environment: store.environment)
         var next = result.state
         let notes = try store.commit(
-          from: before, to: &next, catalogChanges: result.catalogChanges)
+          from: state, to: &next, catalogChanges: result.catalogChanges)
         state = next
         output.line(result.output)
         for note in notes { report.warning(note) }

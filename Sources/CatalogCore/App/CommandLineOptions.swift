@@ -12,6 +12,10 @@ package struct CommandLineOptions: Sendable, Hashable {
     case open(String)
     /// `search QUERY [--json] [--limit N]`: search without starting the REPL.
     case search(String, json: Bool, limit: Int)
+    /// `import FILE`: add and update products from a JSON or CSV file, all or nothing.
+    case importFile(String)
+    /// `export [FILE]`: write the catalog as JSON, to standard output by default.
+    case export(String?)
     /// `--help`.
     case help
     /// `--version`.
@@ -35,6 +39,8 @@ package struct CommandLineOptions: Sendable, Hashable {
            catalog open URL [--scene NAME]
            catalog search QUERY [--json] [--limit N]
            catalog state [--json]
+           catalog import FILE
+           catalog export [FILE]
            catalog --help | --version
 
     A product catalog in a REPL that comes back exactly where you left it.
@@ -53,6 +59,12 @@ package struct CommandLineOptions: Sendable, Hashable {
     'catalog open' restores the saved state, follows a catalog:// link (for
     example catalog://product/Cherries?tab=photo), saves, and prints where it went.
 
+    'catalog import' reads a JSON array shaped like products.json, or CSV with a
+    header row (name, imageName, year, price; identifier and keywords optional,
+    keywords separated by ';'). It imports every record or none: new identifiers
+    are added, existing ones updated. 'catalog export' writes the catalog as JSON
+    that imports back to the same catalog.
+
     Type 'help' in the REPL for its commands.
     """
 
@@ -64,6 +76,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     var remaining = arguments[...]
     var subcommand: String?
     var link: String?
+    var file: String?
     var words: [String] = []
     var limit: Int?
     var json = false
@@ -117,8 +130,12 @@ package struct CommandLineOptions: Sendable, Hashable {
           words.append(argument)
           continue
         }
+        if subcommand == "import" || subcommand == "export", file == nil {
+          file = argument
+          continue
+        }
         guard subcommand == nil else { throw CommandLineError("unexpected argument '\(argument)'") }
-        guard ["state", "open", "search"].contains(argument) else {
+        guard ["state", "open", "search", "import", "export"].contains(argument) else {
           throw CommandLineError("unknown command '\(argument)'")
         }
         subcommand = argument
@@ -138,7 +155,14 @@ package struct CommandLineOptions: Sendable, Hashable {
     case "search":
       guard !words.isEmpty else { throw CommandLineError("'search' needs a query") }
       action = .search(words.joined(separator: " "), json: json, limit: limit ?? 10)
+    case "import":
+      guard let file else { throw CommandLineError("'import' needs a file (JSON or CSV)") }
+      action = .importFile(file)
+    case "export": action = .export(file)
     default: break
+    }
+    if (scene != nil || isFresh) && [.importFile(file ?? ""), .export(file)].contains(action) {
+      throw CommandLineError("'--scene' and '--fresh' do not go with '\(subcommand ?? "")'")
     }
   }
 }

@@ -10,5 +10,5 @@ package struct CommandResult: Sendable {
   package var quits = false
   /// The product edits to save with the command's other changes; the state's catalog already
   /// shows them.
-  package var catalogChanges: [ProductChange] = []
+  package var catalogChanges: [CatalogChange] = []
 }

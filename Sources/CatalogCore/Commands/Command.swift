@@ -2,8 +2,8 @@ import StateRestoration
 
 /// One REPL command, parsed and validated in form; applying it checks it against the state.
 package enum Command: Sendable, Hashable {
-  /// `list`: the product grid.
-  case list
+  /// `list [PAGE]` or `list --all`: the product grid, a page at a time or whole.
+  case list(ListPage)
   /// `select PRODUCT`: show a product's detail.
   case select(String)
   /// `push PRODUCT`: push a product's detail onto the path.
@@ -49,6 +49,18 @@ package enum Command: Sendable, Hashable {
   case state
   /// `help [COMMAND]`.
   case help(String?)
+  /// `add NAME`: present the editor on a new product.
+  case add(String)
+  /// `delete PRODUCT`: remove a product from the catalog.
+  case delete(String)
   /// `quit`: save and exit.
   case quit
+}
+
+/// Which part of a list to show.
+package enum ListPage: Sendable, Hashable {
+  /// One page, from 1.
+  case page(Int)
+  /// Every product, for scripts.
+  case all
 }

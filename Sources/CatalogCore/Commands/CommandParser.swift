@@ -6,7 +6,8 @@ package enum CommandParser {
   /// The command words, for suggestions and help.
   package static let commandWords = [
     "list", "select", "push", "year", "back", "root", "path", "open", "tab", "edit", "name",
-    "price", "done", "cancel", "search", "continue", "handoff", "scenes", "scene", "state", "help",
+    "price", "done", "cancel", "add", "delete", "search", "continue", "handoff", "scenes", "scene",
+    "state", "help",
     "quit", "exit",
   ]
 
@@ -26,7 +27,9 @@ package enum CommandParser {
     let word = String(trimmed.prefix { !$0.isWhitespace })
     let rest = String(trimmed.dropFirst(word.count)).trimmed
     switch word.lowercased() {
-    case "list": return try noArguments(.list, rest, usage: "list")
+    case "list":
+      if rest == "--all" { return .list(.all) }
+      return .list(.page(try page(rest, usage: "list [PAGE] | list --all") ?? 1))
     case "select": return .select(try required(rest, usage: "select PRODUCT"))
     case "push": return .push(try required(rest, usage: "push PRODUCT"))
     case "path":
@@ -60,6 +63,8 @@ package enum CommandParser {
       }
       return .done(force: !rest.isEmpty)
     case "cancel": return try noArguments(.cancel, rest, usage: "cancel")
+    case "add": return .add(try required(rest, usage: "add NAME"))
+    case "delete": return .delete(try required(rest, usage: "delete PRODUCT"))
     case "search": return .search(try required(rest, usage: "search QUERY"))
     case "continue":
       let text = try required(rest, usage: "continue N")
@@ -116,6 +121,15 @@ package enum CommandParser {
         expected: "a scene action"
           + (suggestion.map { "; did you mean 'scene \($0)'?" } ?? "; use \(usage)"))
     }
+  }
+
+  /// A page number argument; nil when there is none.
+  static func page(_ text: String, usage: String) throws -> Int? {
+    guard !text.isEmpty else { return nil }
+    guard text.allSatisfy(\.isASCII), let page = Int(text), page >= 1 else {
+      throw CatalogCoreError.invalidArgument(text, expected: "a page number from 1 (\(usage))")
+    }
+    return page
   }
 
   private static func required(_ argument: String, usage: String) throws -> String {

@@ -54,11 +54,11 @@ package enum Completion {
     let skipped = argument.prefix { $0 == " " }.count
     let start = argumentOffset + skipped
     let text = String(argument.dropFirst(skipped))
-    let products = state.catalog.products.map(\.name)
+    let catalog = state.catalog
     let scenes = state.scenes.map(\.name.rawValue)
     switch command {
     case "select", "push":
-      return Result(start: start, candidates: matchingNames(text, in: products))
+      return Result(start: start, candidates: matchingNames(text, in: catalog))
     case "tab":
       return Result(start: start, candidates: matching(text, in: Tabs.allCases.map(\.rawValue)))
     case "help":
@@ -68,7 +68,7 @@ package enum Completion {
     case "handoff":
       return Result(start: start, candidates: matching(text, in: scenes))
     case "open":
-      return link(text, start: start, products: products, scenes: scenes)
+      return link(text, start: start, catalog: catalog, scenes: scenes)
     case "scene":
       guard let actionEnd = text.firstIndex(of: " ") else {
         return Result(start: start, candidates: matching(text, in: ["new", "switch", "close"]))
@@ -86,7 +86,7 @@ package enum Completion {
         }
         let product = String(rest[rest.index(after: nameEnd)...])
         let productStart = restStart + rest.distance(from: rest.startIndex, to: nameEnd) + 1
-        return Result(start: productStart, candidates: matchingNames(product, in: products))
+        return Result(start: productStart, candidates: matchingNames(product, in: catalog))
       default:
         return Result(start: restStart, candidates: [])
       }
@@ -96,14 +96,14 @@ package enum Completion {
   }
 
   /// The `catalog://` forms, and product and scene names inside them.
-  private static func link(_ text: String, start: Int, products: [String], scenes: [String])
+  private static func link(_ text: String, start: Int, catalog: Catalog, scenes: [String])
     -> Result
   {
     let productPrefix = "catalog://product/"
     let scenePrefix = "catalog://scene/"
     if text.lowercased().hasPrefix(productPrefix) {
       let name = String(text.dropFirst(productPrefix.count)).removingPercentEncoding ?? ""
-      let candidates = matchingNames(name, in: products).map {
+      let candidates = matchingNames(name, in: catalog).map {
         productPrefix + ($0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? $0)
       }
       return Result(start: start, candidates: candidates)
@@ -127,9 +127,16 @@ package enum Completion {
     words.filter { $0.lowercased().hasPrefix(text.lowercased()) }
   }
 
-  /// Names whose folded form starts with the folded text (`che` and `CHÉ` find Cherries).
-  private static func matchingNames(_ text: String, in names: [String]) -> [String] {
-    let key = text.folded
-    return names.filter { $0.folded.hasPrefix(key) }
+  /// The most product names offered at once.
+  static let nameLimit = 100
+
+  /// Names whose folded form starts with the folded text (`che` and `CHÉ` find Cherries), in
+  /// list order: an indexed query, at most ``nameLimit`` of them.
+  private static func matchingNames(_ text: String, in catalog: Catalog) -> [String] {
+    catalog.source.products(foldedName: text.folded, exact: false, limit: nameLimit)
+      .sorted {
+        (catalog.number(of: $0.identifier) ?? 0) < (catalog.number(of: $1.identifier) ?? 0)
+      }
+      .map(\.name)
   }
 }

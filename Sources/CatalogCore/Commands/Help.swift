@@ -12,8 +12,9 @@ package enum Help {
       "Browse",
       [
         Entry(
-          words: ["list"], usage: "list", summary: "show the products: number, name, year, price",
-          example: "list"),
+          words: ["list"], usage: "list [PAGE] | list --all",
+          summary: "show a page of the products (number, name, year, price), or every one",
+          example: "list 2"),
         Entry(
           words: ["select"], usage: "select PRODUCT",
           summary: "show a product's detail (by number, UUID, or name prefix)",
@@ -22,8 +23,9 @@ package enum Help {
           words: ["push"], usage: "push PRODUCT",
           summary: "push a product's detail onto the path", example: "push mango"),
         Entry(
-          words: ["year"], usage: "year YYYY",
-          summary: "push the list of a year's products (in the editor: set the draft year)",
+          words: ["year"], usage: "year YYYY [PAGE]",
+          summary:
+            "push the list of a year's products, or show its next page (in the editor: set the draft year)",
           example: "year 2015"),
         Entry(
           words: ["path"], usage: "path [--codable]",
@@ -66,6 +68,14 @@ package enum Help {
         Entry(
           words: ["cancel"], usage: "cancel", summary: "in the editor: discard the draft",
           example: "cancel"),
+        Entry(
+          words: ["add"], usage: "add NAME",
+          summary: "open the editor on a new product; 'done' adds it to the catalog",
+          example: "add Kiwi"),
+        Entry(
+          words: ["delete"], usage: "delete PRODUCT",
+          summary: "delete a product, its saved activities, and its place in every path",
+          example: "delete kiwi"),
       ]
     ),
     (

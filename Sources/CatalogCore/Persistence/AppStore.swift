@@ -90,7 +90,7 @@ package final class AppStore {
     let loaded = try catalogStore.load()
     warnings += loaded.warnings
     let environment = LiveEnvironment(
-      directory: directory, catalogStore: catalogStore,
+      directory: directory, catalogStore: catalogStore, database: loaded.database,
       catalogReadOnlyReason: loaded.readOnlyReason)
     let store = AppStore(environment: environment)
 
@@ -170,7 +170,7 @@ package final class AppStore {
   ///   scenes and the session are saved all the same.
   @discardableResult
   package func commit(
-    from old: AppState, to new: inout AppState, catalogChanges: [ProductChange] = []
+    from old: AppState, to new: inout AppState, catalogChanges: [CatalogChange] = []
   ) throws -> [String] {
     // The previous command's history write ends first: it is the last that may still hold
     // an activity only its scene file has.
@@ -205,6 +205,20 @@ package final class AppStore {
     if !catalogChanges.isEmpty {
       new.catalog = try environment.save(catalogChanges)
       new.updateActivities()
+      // A deleted product's saved activities go with it, as
+      // `CSSearchableIndex.deleteSearchableItems` removes its items.
+      let deleted = catalogChanges.compactMap { change -> String? in
+        guard case .delete(let identifier, _) = change else { return nil }
+        return identifier.uuidString
+      }
+      if !deleted.isEmpty {
+        do {
+          try environment.history.delete(persistentIdentifiers: deleted)
+        } catch {
+          notes.append(
+            "the deleted product's saved activities were kept: \(error.localizedDescription)")
+        }
+      }
     }
     for write in prepared { try write.commit() }
     let closed = Set(old.scenes.map(\.name)).subtracting(new.scenes.map(\.name))
@@ -244,10 +258,20 @@ package final class AppStore {
   ///
   /// - Parameter state: The state in memory.
   /// - Returns: The state with the latest readable catalog.
-  package func refreshed(_ state: AppState) -> AppState {
+  package func refreshed(_ state: AppState) -> (state: AppState, notes: [String]) {
     var state = state
-    state.catalog = environment.refreshed(state.catalog)
-    return state
+    let catalog = environment.refreshed(state.catalog)
+    guard catalog != state.catalog else { return (state, []) }
+    state.catalog = catalog
+    // A product another process deleted leaves every path that showed it.
+    var notes: [String] = []
+    for index in state.scenes.indices {
+      if let note = state.scenes[index].validate(against: catalog) {
+        notes.append("scene '\(state.scenes[index].name)': \(note)")
+      }
+    }
+    state.updateActivities()
+    return (state, notes)
   }
 
   private func saveScene(_ scene: Scene) throws {

@@ -13,12 +13,13 @@ package final class LiveEnvironment: AppEnvironment {
   package let directory: StateDirectory
   /// The user's catalog on disk.
   package let catalogStore: CatalogStore
-  /// Why catalog edits are refused, when the catalog file could not be read.
+  /// The user's catalog database; nil when it could not be used.
+  package let database: CatalogDatabase?
+  /// Why catalog edits are refused, when the catalog database could not be used.
   package private(set) var catalogReadOnlyReason: String?
   /// The saved activity history, `activities.json`.
   package let history: ActivityHistory
   private var locks: [SceneName: FileLock] = [:]
-  private var catalogFingerprint: [Int]?
   private var searchIndex: ActivitySearch?
   private let pendingHistory = DispatchGroup()
   private let historyWarning = WarningBox()
@@ -26,12 +27,15 @@ package final class LiveEnvironment: AppEnvironment {
   package var presentation = Presentation.plain
   private var pictures: [String: [String]] = [:]
 
-  init(directory: StateDirectory, catalogStore: CatalogStore, catalogReadOnlyReason: String?) {
+  init(
+    directory: StateDirectory, catalogStore: CatalogStore, database: CatalogDatabase?,
+    catalogReadOnlyReason: String?
+  ) {
     self.directory = directory
     self.catalogStore = catalogStore
+    self.database = database
     self.catalogReadOnlyReason = catalogReadOnlyReason
     history = ActivityHistory(directory: directory)
-    catalogFingerprint = catalogStore.fingerprint()
   }
 
   package var now: Date { Date() }
@@ -101,21 +105,28 @@ package final class LiveEnvironment: AppEnvironment {
     locks[name] = nil
   }
 
-  /// Saves product edits durably, each merged with what other processes saved meanwhile.
+  /// Saves catalog changes durably in one transaction, each edit merged with what other
+  /// processes saved meanwhile.
   ///
-  /// - Parameter changes: The edits.
+  /// - Parameter changes: The changes.
   /// - Returns: The catalog as saved.
-  /// - Throws: A `CatalogError` or `StateRestorationError`; the catalog is then as it was.
-  package func save(_ changes: [ProductChange]) throws -> Catalog {
-    if let reason = catalogReadOnlyReason {
-      throw CatalogError.catalogReadOnly(path: catalogStore.filePath, reason: reason)
+  /// - Throws: A `CatalogError` or `CatalogDatabaseError`; the catalog is then as it was.
+  package func save(_ changes: [CatalogChange]) throws -> Catalog {
+    guard let database, catalogReadOnlyReason == nil else {
+      throw CatalogError.catalogReadOnly(
+        path: catalogStore.databasePath, reason: catalogReadOnlyReason ?? "it cannot be opened")
     }
-    let catalog = try catalogStore.save(changes)
-    catalogFingerprint = catalogStore.fingerprint()
-    return catalog
+    do {
+      try database.apply(changes)
+    } catch CatalogDatabaseError.damaged(let reason) {
+      catalogReadOnlyReason = reason
+      throw CatalogError.catalogReadOnly(path: catalogStore.databasePath, reason: reason)
+    }
+    return Catalog(source: database)
   }
 
   package func photoDescription(of product: Product) -> String {
+    guard !product.imageName.isEmpty else { return "no picture" }
     let path = CatalogResources.imagePath(named: product.imageName)
     do {
       guard let head = try DurableFile.read(path, limit: 64 << 20) else {
@@ -129,6 +140,7 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func picture(of product: Product) -> [String]? {
+    guard !product.imageName.isEmpty else { return nil }
     guard let depth = presentation.pictureDepth else { return nil }
     let key = "\(product.imageName)|\(depth)|\(presentation.pictureColumns)"
     if let cached = pictures[key] { return cached }
@@ -149,14 +161,15 @@ package final class LiveEnvironment: AppEnvironment {
   /// - Parameter catalog: The catalog in memory.
   /// - Returns: The catalog from disk when the file changed and can be read; otherwise `catalog`.
   package func refreshed(_ catalog: Catalog) -> Catalog {
-    guard catalogReadOnlyReason == nil else { return catalog }
-    let fingerprint = catalogStore.fingerprint()
-    guard fingerprint != catalogFingerprint else { return catalog }
-    catalogFingerprint = fingerprint
-    guard let loaded = try? catalogStore.loadForReading(), loaded.readOnlyReason == nil else {
+    guard let database, catalogReadOnlyReason == nil else { return catalog }
+    do {
+      try database.refresh()
+    } catch {
+      catalogReadOnlyReason = error.localizedDescription
       return catalog
     }
-    return loaded.catalog
+    return database.generation == catalog.generation && catalog.source === database
+      ? catalog : Catalog(source: database)
   }
 }
 

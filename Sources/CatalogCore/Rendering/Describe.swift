@@ -29,7 +29,7 @@ package enum Describe {
       case .year(let year):
         parts.append(String(year))
       case .product(let identifier):
-        let name = catalog[identifier]?.name ?? "?"
+        let name = scene.product(identifier, in: catalog)?.name ?? "?"
         let isTop = offset == min(routes.count, shown) - 1
         parts.append(
           isTop && scene.selectedTab != .detail ? "\(name) [\(scene.selectedTab.rawValue)]" : name)

@@ -7,35 +7,101 @@ package struct Renderer<Environment: AppEnvironment> {
   /// Where product pictures are described.
   package let environment: Environment
 
-  /// The product grid: number, name, year, price.
+  /// The product grid: number, name, year, price; one page, with the total and how to see
+  /// more, or every product.
   ///
-  /// - Parameter catalog: The catalog.
+  /// - Parameters:
+  ///   - catalog: The catalog.
+  ///   - page: The page, or all.
   /// - Returns: The table, one product a line.
-  package func productList(_ catalog: Catalog) -> String {
-    guard !catalog.products.isEmpty else { return "The catalog is empty." }
-    return productTable(catalog, where: { _ in true })
+  /// - Throws: ``CatalogCoreError/invalidArgument(_:expected:)`` for a page past the last.
+  package func productList(_ catalog: Catalog, page: ListPage) throws -> String {
+    let count = catalog.count
+    guard count > 0 else { return "The catalog is empty; type 'add NAME' to add a product." }
+    guard case .page(let number) = page else { return allProducts(catalog) }
+    let size = environment.pageSize
+    let pages = (count + size - 1) / size
+    guard number <= pages else {
+      throw CatalogCoreError.invalidArgument(
+        String(number), expected: "a page from 1 to \(pages.grouped)")
+    }
+    return productTable(catalog.page(number, size: size))
+      + "\n" + footer(count: count, page: number, size: size, command: "list", noun: "products")
   }
 
-  /// The list of a year's products, numbered as in the whole catalog so that `select` and
-  /// `push` take the numbers shown.
+  /// A page of a year's products, numbered as in the whole catalog so that `select` and `push`
+  /// take the numbers shown.
   ///
   /// - Parameters:
   ///   - year: The year.
+  ///   - page: The page, from 1.
   ///   - catalog: The catalog.
   /// - Returns: A heading and the table.
-  package func yearList(_ year: Int, in catalog: Catalog) -> String {
-    let count = catalog.products.count { $0.year == year }
+  package func yearList(_ year: Int, page: Int = 1, in catalog: Catalog) -> String {
+    let count = catalog.count(year: year)
     guard count > 0 else { return "No products from \(year); type 'back' to leave this list." }
-    return "Products from \(year) (\(count)):\n" + productTable(catalog, where: { $0.year == year })
+    let size = environment.pageSize
+    let rows = catalog.page(page, size: size, year: year)
+    guard !rows.isEmpty else {
+      return
+        "Products from \(year) have \((count + size - 1) / size) page(s); type 'year \(year)' for the first."
+    }
+    return "Products from \(year) (\(count.grouped)):\n" + productTable(rows) + "\n"
+      + footer(count: count, page: page, size: size, command: "year \(year)", noun: "products")
   }
 
-  private func productTable(_ catalog: Catalog, where include: (Product) -> Bool) -> String {
-    let rows = catalog.products.enumerated().filter { include($0.element) }.map {
-      index, product in
-      [String(index + 1), product.name, String(product.year), product.price.formatted]
+  private func footer(count: Int, page: Int, size: Int, command: String, noun: String) -> String {
+    let pages = (count + size - 1) / size
+    guard pages > 1 else { return "\(count.grouped) \(count == 1 ? "product" : noun)." }
+    let first = (page - 1) * size + 1
+    let last = min(count, page * size)
+    let next =
+      page < pages
+      ? "type '\(command) \(page + 1)' for the next page"
+      : "type '\(command) 1' for the first page"
+    let all = command == "list" ? ", 'list --all' for every product" : ""
+    return
+      "\(first.grouped)–\(last.grouped) of \(count.grouped) \(noun) (page \(page.grouped) of \(pages.grouped)); \(next)\(all)."
+  }
+
+  private func productTable(_ rows: [(number: Int, product: Product)], widths: [Int] = [])
+    -> String
+  {
+    Table.render(
+      header: ["#", "Name", "Year", "Price"],
+      rows: rows.map { number, product in
+        [String(number), product.name, String(product.year), product.price.formatted]
+      }, rightAligned: [0, 2, 3], minimumWidths: widths)
+  }
+
+  /// Every product, for scripts: the columns are measured in a first pass, then the rows are
+  /// rendered a thousand at a time, so that no table of the whole catalog is held.
+  private func allProducts(_ catalog: Catalog) -> String {
+    var widths = [1, 4, 4, 5]
+    widths[0] = String(catalog.count).count
+    catalog.forEachProduct { product in
+      widths[1] = max(widths[1], DisplayWidth.of(product.name.escapingControlCharacters))
+      widths[3] = max(widths[3], product.price.formatted.count)
     }
-    return Table.render(
-      header: ["#", "Name", "Year", "Price"], rows: rows, rightAligned: [0, 2, 3])
+    var output = ""
+    var chunk: [(number: Int, product: Product)] = []
+    var number = 0
+    func flush() {
+      guard !chunk.isEmpty else { return }
+      var table = productTable(chunk, widths: widths)
+      if number > chunk.count, let header = table.firstIndex(of: "\n") {
+        table = String(table[table.index(after: header)...])
+      }
+      output += (output.isEmpty ? "" : "\n") + table
+      chunk.removeAll(keepingCapacity: true)
+    }
+    catalog.forEachProduct { product in
+      number += 1
+      chunk.append((number, product))
+      if chunk.count == 1000 { flush() }
+    }
+    flush()
+    return output + "\n\(catalog.count.grouped) products."
   }
 
   /// A scene's navigation path, one element a line from the root.
@@ -109,8 +175,9 @@ package struct Renderer<Environment: AppEnvironment> {
   /// - Returns: The scene's current view.
   package func location(of scene: Scene, in catalog: Catalog) -> String {
     if let year = scene.path.topYear { return yearList(year, in: catalog) }
-    guard let product = scene.path.topProduct.flatMap({ catalog[$0] }) else {
-      return "At the product list (\(catalog.products.count) products); type 'list' to see them."
+    guard let product = scene.path.topProduct.flatMap({ scene.product($0, in: catalog) }) else {
+      return
+        "At the product list (\(catalog.count.grouped) products); type 'list' to see them."
     }
     if scene.isEditing { return editor(scene.draft, of: product) }
     return detail(product, tab: scene.selectedTab)

@@ -10,15 +10,18 @@ package enum Table {
   ///   - rows: The cells.
   ///   - rightAligned: The columns aligned to the right (numbers).
   ///   - indent: Spaces before each line.
+  ///   - minimumWidths: Widths the columns have at least, so that tables rendered in parts
+  ///     line up.
   /// - Returns: The lines, joined by newlines, with no trailing spaces.
   package static func render(
-    header: [String]? = nil, rows: [[String]], rightAligned: Set<Int> = [], indent: Int = 0
+    header: [String]? = nil, rows: [[String]], rightAligned: Set<Int> = [], indent: Int = 0,
+    minimumWidths: [Int] = []
   ) -> String {
     // Cells quote stored text (a draft, a scene's values): nothing in them may drive the
     // terminal or break a row.
     let all = ((header.map { [$0] } ?? []) + rows).map { $0.map(\.escapingControlCharacters) }
     let columns = all.map(\.count).max() ?? 0
-    var widths = [Int](repeating: 0, count: columns)
+    var widths = (minimumWidths + [Int](repeating: 0, count: columns)).prefix(columns).map { $0 }
     for row in all {
       for (index, cell) in row.enumerated() {
         widths[index] = max(widths[index], DisplayWidth.of(cell))
@@ -34,5 +37,18 @@ package enum Table {
       return String(line.reversed().drop(while: { $0 == " " }).reversed())
     }
     return lines.joined(separator: "\n")
+  }
+}
+
+extension Int {
+  /// The number with thousands separated by commas: `1,000,000`.
+  package var grouped: String {
+    let digits = String(magnitude)
+    var text = self < 0 ? "-" : ""
+    for (offset, digit) in digits.enumerated() {
+      if offset > 0 && (digits.count - offset) % 3 == 0 { text.append(",") }
+      text.append(digit)
+    }
+    return text
   }
 }

@@ -46,6 +46,24 @@ extension Scene {
     set { storage[SceneKeys.useSavedValues] = newValue }
   }
 
+  /// The product `add` is creating, until it is saved or discarded.
+  package var newProduct: Product? {
+    get { storage[SceneKeys.newProduct] }
+    set { storage[SceneKeys.newProduct] = newValue }
+  }
+
+  /// A product on this scene's path: from the catalog, or the one `add` is creating.
+  ///
+  /// - Parameters:
+  ///   - identifier: The product's identifier.
+  ///   - catalog: The catalog.
+  /// - Returns: The product, or nil when neither has it.
+  package func product(_ identifier: UUID, in catalog: Catalog) -> Product? {
+    if let product = catalog[identifier] { return product }
+    guard let created = newProduct, created.identifier == identifier else { return nil }
+    return created
+  }
+
   /// Presents the editor: the first time, the draft starts from the product's saved values; a
   /// draft in progress is kept, as Apple's `EditView` does with `useSavedValues`.
   package mutating func presentEditor(for product: Product) {
@@ -77,7 +95,7 @@ extension Scene {
     useSavedValues = true
     for key in [
       SceneKeys.editTitle.name, SceneKeys.editYear.name, SceneKeys.editPrice.name,
-      SceneKeys.editBase.name,
+      SceneKeys.editBase.name, SceneKeys.newProduct.name,
     ] {
       storage.removeValue(forKey: key)
     }

@@ -22,7 +22,7 @@ extension Scene {
     }
     if let missing = routes.firstIndex(where: { route in
       switch route {
-      case .product(let identifier): catalog[identifier] == nil
+      case .product(let identifier): product(identifier, in: catalog) == nil
       case .year: false
       }
     }) {

@@ -29,6 +29,8 @@ package enum SceneKeys {
   /// The product's name, year and price when the edit began, to save only what the draft
   /// changed and to notice another process's change to the same field.
   package static let editBase = SceneStorageKey<ProductFields?>("EditView.editBase")
+  /// The product `add` is creating, until `done` inserts it or `cancel` discards it.
+  package static let newProduct = SceneStorageKey<Product?>("EditView.newProduct")
   /// The navigation path, in its codable representation.
   package static let navigationState = SceneStorageKey<Data?>("navigationState")
 }

@@ -1,0 +1,94 @@
+import CatalogModel
+import CatalogResources
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension CatalogMain {
+  /// `catalog import FILE`: adds and updates products from a JSON or CSV file, all or nothing,
+  /// with a progress bar on a terminal.
+  static func importProducts(_ path: String, paths: AppPaths, report: Reporter) throws -> Int32 {
+    let store = CatalogStore(
+      directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath)
+    let progress = isatty(2) == 1 ? ImportProgress() : nil
+    var file = ProductFile(path: path)
+    if let progress {
+      file.onRead = { bytes, size in progress.read(bytes, of: size) }
+    }
+    let started = Date()
+    let result: (summary: CatalogDatabase.ImportSummary, warnings: [String])
+    do {
+      result = try store.importFile(file, progress: { progress?.records($0) })
+      progress?.finish()
+    } catch {
+      progress?.finish()
+      throw error
+    }
+    for warning in result.warnings { report.warning(warning) }
+    let summary = result.summary
+    let seconds = Date().timeIntervalSince(started)
+    TextOutput.standardOutput.line(
+      "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
+        + " in \(String(format: "%.1f", seconds)) s.")
+    return ExitStatus.success
+  }
+
+  /// `catalog export [FILE]`: writes the catalog as JSON, to standard output by default.
+  static func exportProducts(_ path: String?, paths: AppPaths, report: Reporter) throws -> Int32 {
+    let loaded = try CatalogStore(
+      directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
+    ).loadForReading()
+    for warning in loaded.warnings { report.warning(warning) }
+    if let path, path != "-" {
+      let count = try ProductExport.write(loaded.catalog, toFile: path)
+      TextOutput.standardError.line("Exported \(count.grouped) products to '\(path)'.")
+    } else {
+      try ProductExport.write(loaded.catalog, to: 1, path: "standard output")
+    }
+    return ExitStatus.success
+  }
+}
+
+/// A progress bar on standard error: how much of the file is read, the records so far and the
+/// rate; redrawn at most ten times a second.
+private final class ImportProgress: Sendable {
+  private struct State {
+    var fraction = 0.0
+    var records = 0
+    var lastDrawn = 0.0
+  }
+  private let state = Mutex(State())
+  private let started = Date()
+
+  func read(_ bytes: Int, of size: Int) {
+    state.withLock { $0.fraction = size > 0 ? min(1, Double(bytes) / Double(size)) : 0 }
+    draw()
+  }
+
+  func records(_ count: Int) {
+    state.withLock { $0.records = count }
+    draw()
+  }
+
+  private func draw() {
+    let elapsed = Date().timeIntervalSince(started)
+    let line: String? = state.withLock { state in
+      guard elapsed - state.lastDrawn >= 0.1 else { return nil }
+      state.lastDrawn = elapsed
+      let width = 30
+      let filled = Int(state.fraction * Double(width))
+      let rate = elapsed > 0 ? Int(Double(state.records) / elapsed) : 0
+      return "\r[" + String(repeating: "#", count: filled)
+        + String(repeating: " ", count: width - filled)
+        + "] \(Int(state.fraction * 100))%  \(state.records.grouped) records  \(rate.grouped)/s"
+    }
+    if let line { TextOutput.standardError.write(line + "\u{1B}[K") }
+  }
+
+  func finish() {
+    TextOutput.standardError.write("\r\u{1B}[K")
+  }
+}

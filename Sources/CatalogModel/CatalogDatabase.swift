@@ -1,0 +1,541 @@
+import Foundation
+import SQLite
+import StateRestoration
+
+/// The user's catalog in SQLite: one row a product, prices in whole cents, list numbers in a
+/// dense `position` column, and indexes for every lookup the app makes.
+///
+/// Reads are single indexed queries; writes are transactions that take SQLite's write lock
+/// (`BEGIN IMMEDIATE`, waiting for another process's transaction rather than failing), in WAL
+/// mode with `synchronous=FULL`, so a change is durable when the call returns.
+///
+/// Safe to share between threads: the connection and the cached counts are each behind a lock.
+public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
+  /// The schema version this program reads and writes (`PRAGMA user_version`).
+  public static let schemaVersion = 1
+
+  /// The database file's path.
+  public let path: String
+  private let connection: Database
+  private let connectionLock = NSLock()
+  private var cached = State()
+  private let stateLock = NSLock()
+
+  private struct State {
+    var generation = 0
+    var count = 0
+    var readFailure: String?
+  }
+
+  static let schema = """
+    CREATE TABLE products(
+      identifier TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      folded_name TEXT NOT NULL,
+      image_name TEXT NOT NULL,
+      year INTEGER NOT NULL,
+      price_cents INTEGER NOT NULL CHECK (price_cents BETWEEN 0 AND 100000000),
+      keywords TEXT NOT NULL,
+      changed INTEGER NOT NULL
+    );
+    \(createIndexes)
+    CREATE TABLE catalog_info(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO catalog_info VALUES ('generation', 0), ('seeded', 0), ('migrated', 0);
+    PRAGMA user_version = \(schemaVersion);
+    """
+
+  static let createIndexes = """
+    CREATE UNIQUE INDEX products_identifier ON products(identifier);
+    CREATE INDEX products_position ON products(position);
+    CREATE INDEX products_folded_name ON products(folded_name);
+    CREATE INDEX products_year ON products(year, position);
+    """
+  static let dropIndexes = """
+    DROP INDEX products_identifier; DROP INDEX products_position;
+    DROP INDEX products_folded_name; DROP INDEX products_year;
+    """
+
+  private static let columns =
+    "identifier, name, image_name, year, price_cents, keywords"
+
+  /// Opens an existing catalog database.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - readOnly: Whether to open it for reading only; otherwise it is put in WAL mode with
+  ///     `synchronous=FULL`.
+  /// - Throws: ``CatalogDatabaseError`` when it is not a catalog database this program can use.
+  public init(path: String, readOnly: Bool = false) throws {
+    try DatabaseFileCheck.check(path)
+    let database: Database
+    do {
+      database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
+      // Checked by reading only, before any pragma could write to a file that is not ours.
+      let version = try database.integer("PRAGMA user_version") ?? 0
+      if version > Self.schemaVersion {
+        throw CatalogDatabaseError.newerSchema(found: version, supported: Self.schemaVersion)
+      }
+      guard version == Self.schemaVersion,
+        try database.integer(
+          "SELECT count(*) FROM sqlite_schema WHERE name IN ('products', 'catalog_info')") == 2
+      else {
+        throw CatalogDatabaseError.damaged("it is not a catalog database")
+      }
+      if !readOnly {
+        // Statement journals stay in memory: on disk, an import of a million rows wrote each
+        // row's pages a second time to a file in /var/tmp.
+        try database.execute(
+          "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
+      }
+    } catch let error as SQLiteError {
+      throw CatalogDatabaseError.damaged(error.description)
+    }
+    self.path = path
+    connection = database
+    try refresh()
+  }
+
+  /// Creates a new, empty catalog database at a path where no file exists, atomically: it is
+  /// built in a temporary file and renamed into place.
+  ///
+  /// - Parameter path: The file to create.
+  /// - Throws: ``CatalogDatabaseError`` or a file-system error.
+  public static func create(at path: String) throws {
+    let directory = (path as NSString).deletingLastPathComponent
+    let temporary =
+      "\(directory)/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    do {
+      do {
+        let database = try Database(path: temporary, mode: .create)
+        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        try database.writeTransaction { try database.execute(schema) }
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      }
+      chmod(temporary, 0o600)
+      try DatabaseFileCheck.synchronize(temporary)
+      guard rename(temporary, path) == 0 else {
+        throw CatalogDatabaseError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+      }
+      try DurableFile.synchronizeDirectory(directory)
+    } catch {
+      for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+      if let error = error as? SQLiteError {
+        throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
+      }
+      throw error
+    }
+  }
+
+  /// Reads the generation and count again, to see what other processes saved.
+  ///
+  /// - Returns: true when the products changed since the last refresh.
+  /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when they cannot be read.
+  @discardableResult
+  public func refresh() throws -> Bool {
+    let (generation, count) = try reading { database in
+      (
+        try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0,
+        try database.integer("SELECT max(position) FROM products") ?? 0
+      )
+    }
+    return stateLock.withLock {
+      defer { (cached.generation, cached.count) = (generation, count) }
+      return cached.generation != generation || cached.count != count
+    }
+  }
+
+  /// A flag of the database's `catalog_info` table: whether it was seeded, or migrated from a
+  /// `products.json`.
+  public func flag(_ key: String) throws -> Bool {
+    try reading { try $0.integer("SELECT value FROM catalog_info WHERE key = ?", .text(key)) } == 1
+  }
+
+  // MARK: - CatalogSource
+
+  /// A number that changes whenever the products change.
+  public var generation: Int { stateLock.withLock { cached.generation } }
+  /// The number of products.
+  public var count: Int { stateLock.withLock { cached.count } }
+  /// Why the last read failed, if one did.
+  public var readFailure: String? { stateLock.withLock { cached.readFailure } }
+
+  /// The product with a list number.
+  public func product(number: Int) -> Product? {
+    query("SELECT \(Self.columns) FROM products WHERE position = ?", [.integer(number)]).first
+  }
+
+  /// The product with an identifier.
+  public func product(identifier: UUID) -> Product? {
+    query(
+      "SELECT \(Self.columns) FROM products WHERE identifier = ?", [.text(identifier.canonicalText)]
+    ).first
+  }
+
+  /// A product's list number.
+  public func number(of identifier: UUID) -> Int? {
+    try? reading {
+      try $0.integer(
+        "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+    }
+  }
+
+  /// The products with list numbers in a range, in order.
+  public func products(numbers: ClosedRange<Int>) -> [Product] {
+    query(
+      "SELECT \(Self.columns) FROM products WHERE position BETWEEN ? AND ? ORDER BY position",
+      [.integer(numbers.lowerBound), .integer(numbers.upperBound)])
+  }
+
+  /// The number of products.
+  public func count(year: Int) -> Int {
+    (try? reading { try $0.integer("SELECT count(*) FROM products WHERE year = ?", .integer(year)) })
+      .flatMap { $0 } ?? 0
+  }
+
+  /// A page of a year's products with their list numbers.
+  public func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
+    var result: [(Int, Product)] = []
+    _ = try? reading { database in
+      let statement = try database.statement(
+        "SELECT \(Self.columns), position FROM products WHERE year = ? ORDER BY position LIMIT ? OFFSET ?"
+      )
+      try statement.bind([.integer(year), .integer(limit), .integer(offset)])
+      while try statement.step() {
+        if let product = Self.product(statement) { result.append((statement.integer(6), product)) }
+      }
+    }
+    return result
+  }
+
+  /// Products by folded name, or by folded-name prefix, in folded-name order.
+  public func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
+    exact
+      ? query(
+        "SELECT \(Self.columns) FROM products WHERE folded_name = ? ORDER BY folded_name LIMIT ?",
+        [.text(key), .integer(limit)])
+      : query(
+        "SELECT \(Self.columns) FROM products WHERE folded_name >= ? AND folded_name < ? ORDER BY folded_name, position LIMIT ?",
+        [.text(key), .text(key + "\u{10FFFF}"), .integer(limit)])
+  }
+
+  /// Names that sort near a folded key.
+  public func names(near foldedKey: String, limit: Int) -> [String] {
+    let half = max(1, limit / 2)
+    var names: [String] = []
+    _ = try? reading { database in
+      for sql in [
+        "SELECT name FROM products WHERE folded_name < ? ORDER BY folded_name DESC LIMIT ?",
+        "SELECT name FROM products WHERE folded_name >= ? ORDER BY folded_name LIMIT ?",
+      ] {
+        let statement = try database.statement(sql)
+        try statement.bind([.text(foldedKey), .integer(half)])
+        while try statement.step() { names.append(statement.text(0)) }
+      }
+    }
+    return names
+  }
+
+  /// Calls a body with every product in order.
+  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
+    // Pages by position, so that no statement stays open while the body runs.
+    var next = 1
+    while true {
+      let page = products(numbers: next...(next + 999))
+      if page.isEmpty { return }
+      for product in page { try body(product) }
+      next += 1000
+    }
+  }
+
+  // MARK: - Writing
+
+  /// Applies catalog changes in one transaction: each edit to its product as saved now, so that
+  /// what other processes saved meanwhile is kept.
+  ///
+  /// - Parameter changes: The changes.
+  /// - Throws: A ``CatalogError`` (a conflict, a product another process removed) or a
+  ///   ``CatalogDatabaseError``; the database is then as it was.
+  public func apply(_ changes: [CatalogChange]) throws {
+    try writing { database in
+      let generation = try Self.nextGeneration(database)
+      for change in changes {
+        switch change {
+        case .edit(let edit):
+          guard let current = try Self.product(edit.identifier, in: database) else {
+            throw CatalogError.productRemoved(name: edit.edited.name)
+          }
+          let product = try edit.applied(to: current)
+          try Self.update(product, generation: generation, in: database)
+        case .insert(let product):
+          guard try Self.product(product.identifier, in: database) == nil else {
+            throw CatalogError.alreadyInCatalog(name: product.name)
+          }
+          let position = (try database.integer("SELECT max(position) FROM products") ?? 0) + 1
+          try Self.insert(product, position: position, generation: generation, in: database)
+        case .delete(let identifier, let name):
+          guard
+            let position = try database.integer(
+              "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+          else { throw CatalogError.productRemoved(name: name) }
+          try database.run(
+            "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+          try database.run(
+            "UPDATE products SET position = position - 1 WHERE position > ?", .integer(position))
+        }
+      }
+    }
+    try refresh()
+  }
+
+  /// Where the products that seed a new database come from.
+  public enum Seeding: Sendable {
+    /// The bundled catalog.
+    case bundled
+    /// An earlier version's `products.json`.
+    case migrated
+  }
+
+  /// What an import did.
+  public struct ImportSummary: Sendable, Hashable {
+    /// Products added.
+    public var inserted = 0
+    /// Products that replaced one with the same identifier.
+    public var updated = 0
+  }
+
+  /// Imports products in one transaction: new identifiers are appended in order, existing ones
+  /// replaced in place. All or nothing: a failure, or `kill -9`, leaves the catalog as it was.
+  ///
+  /// - Parameters:
+  ///   - products: The products, read one by one; the reader throws for a bad record.
+  ///   - seeding: Whether this import seeds a new database, and from what.
+  ///   - progress: Called now and then with the number of records read.
+  /// - Returns: What was inserted and updated.
+  /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
+  public func importProducts(
+    _ products: some ProductSequence, seeding: Seeding? = nil,
+    progress: (Int) -> Void = { _ in }
+  ) throws -> ImportSummary {
+    // The staging table is a temporary one, in a file: in memory, a million records would
+    // stay resident.
+    _ = try? reading { try $0.execute("PRAGMA temp_store = FILE") }
+    defer { _ = try? reading { try $0.execute("PRAGMA temp_store = MEMORY") } }
+    let summary = try writing { database in
+      try database.execute("PRAGMA cache_size = -32768")
+      defer { try? database.execute("PRAGMA cache_size = -2000") }
+      let generation = try Self.nextGeneration(database)
+      // The records go into a staging table first, appended without indexes; then existing
+      // identifiers are updated and new ones appended in the file's order, each in one
+      // statement. All in this transaction: a failure or `kill -9` leaves nothing of it.
+      try database.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS import_staging AS SELECT * FROM products WHERE 0; DELETE FROM import_staging"
+      )
+      defer { try? database.execute("DROP TABLE IF EXISTS temp.import_staging") }
+      var read = 0
+      try products.forEachProduct { product in
+        read += 1
+        try Self.insert(
+          product, position: read, generation: generation, into: "temp.import_staging",
+          in: database)
+        if read % 10_000 == 0 { progress(read) }
+      }
+      let repeated = try database.statement(
+        "SELECT identifier, max(position), name FROM temp.import_staging GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
+      )
+      defer { repeated.reset() }
+      if try repeated.step() {
+        throw CatalogError.repeatedIdentifier(
+          repeated.text(0), record: repeated.integer(1), name: repeated.text(2))
+      }
+      var summary = ImportSummary()
+      try database.run(
+        "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
+      )
+      summary.updated = database.changes
+      try database.run(
+        "DELETE FROM temp.import_staging WHERE identifier IN (SELECT identifier FROM products)")
+      summary.inserted = read - summary.updated
+      let existing = try database.integer("SELECT max(position) FROM products") ?? 0
+      // Many new rows: the indexes are built once at the end, sorted, rather than a row at a
+      // time.
+      let rebuildsIndexes = summary.inserted > existing
+      if rebuildsIndexes { try database.execute(Self.dropIndexes) }
+      try database.run(
+        "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed FROM temp.import_staging ORDER BY position",
+        .integer(existing))
+      if rebuildsIndexes { try database.execute(Self.createIndexes) }
+      if let seeding {
+        try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
+        if seeding == .migrated {
+          try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'migrated'")
+        }
+      }
+      return summary
+    }
+    // The import's pages go from the write-ahead log into the database file now, not a page
+    // at a time in later commands.
+    _ = try? reading { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    try refresh()
+    return summary
+  }
+
+  // MARK: - Rows
+
+  private static func nextGeneration(_ database: Database) throws -> Int {
+    try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")
+    return try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
+  }
+
+  private static func product(_ identifier: UUID, in database: Database) throws -> Product? {
+    let statement = try database.statement(
+      "SELECT \(columns) FROM products WHERE identifier = ?")
+    defer { statement.reset() }
+    try statement.bind([.text(identifier.canonicalText)])
+    return try statement.step() ? product(statement) : nil
+  }
+
+  /// Replaces a product's row; false when there is none.
+  @discardableResult
+  private static func update(_ product: Product, generation: Int, in database: Database) throws
+    -> Bool
+  {
+    try database.run(
+      "UPDATE products SET name = ?, folded_name = ?, image_name = ?, year = ?, price_cents = ?, keywords = ?, changed = ? WHERE identifier = ?",
+      .text(product.name), .text(product.name.folded), .text(product.imageName),
+      .integer(product.year), .integer(product.price.cents),
+      .text(product.keywords.joined(separator: keywordSeparator)), .integer(generation),
+      .text(product.identifier.canonicalText))
+    return database.changes > 0
+  }
+
+  private static func insert(
+    _ product: Product, position: Int, generation: Int, into table: String = "products",
+    in database: Database
+  ) throws {
+    // OR ROLLBACK: a failing row ends the whole transaction, which an import wants anyway, and
+    // SQLite then keeps no journal to undo one statement (a copy of every page it changes).
+    let statement = try database.statement(
+      "INSERT OR ROLLBACK INTO \(table)(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    try bind(product, position: position, generation: generation, to: statement)
+    defer { statement.reset() }
+    while try statement.step() {}
+  }
+
+  /// Binds a product's values in the order of the `products` table's columns.
+  private static func bind(
+    _ product: Product, position: Int, generation: Int, to statement: Statement
+  ) throws {
+    try statement.bind(product.identifier.canonicalText, at: 1)
+    try statement.bind(position, at: 2)
+    try statement.bind(product.name, at: 3)
+    try statement.bind(product.name.folded, at: 4)
+    try statement.bind(product.imageName, at: 5)
+    try statement.bind(product.year, at: 6)
+    try statement.bind(product.price.cents, at: 7)
+    try statement.bind(product.keywords.joined(separator: keywordSeparator), at: 8)
+    try statement.bind(generation, at: 9)
+  }
+
+  /// Keywords are stored joined by the unit separator, which a keyword cannot contain (it is a
+  /// control character: ``Product/ruleViolation``).
+  private static let keywordSeparator = "\u{1F}"
+
+  /// The product of the current row of a statement that selected ``columns``; nil when the
+  /// row does not hold one (a row another program wrote).
+  private static func product(_ statement: Statement) -> Product? {
+    guard let identifier = UUID(canonical: statement.text(0)) else { return nil }
+    let keywords = statement.text(5)
+    return Product(
+      identifier: identifier, name: statement.text(1), imageName: statement.text(2),
+      year: statement.integer(3), price: Price(cents: statement.integer(4)),
+      keywords: keywords.isEmpty
+        ? []
+        : keywords.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init))
+  }
+
+  private func query(_ sql: String, _ values: [SQLiteValue]) -> [Product] {
+    var products: [Product] = []
+    _ = try? reading { database in
+      let statement = try database.statement(sql)
+      defer { statement.reset() }
+      try statement.bind(values)
+      while try statement.step() {
+        if let product = Self.product(statement) { products.append(product) }
+      }
+    }
+    return products
+  }
+
+  /// Runs a read; a failure is kept as ``readFailure`` and rethrown as damage.
+  private func reading<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    do {
+      return try connectionLock.withLock { try body(connection) }
+    } catch let error as SQLiteError {
+      stateLock.withLock { cached.readFailure = error.description }
+      throw CatalogDatabaseError.damaged(error.description)
+    }
+  }
+
+  /// Runs a write transaction; SQLite's errors become ``CatalogDatabaseError``.
+  private func writing<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    do {
+      return try connectionLock.withLock {
+        try connection.writeTransaction { try body(connection) }
+      }
+    } catch let error as SQLiteError {
+      if error.isDamage {
+        stateLock.withLock { cached.readFailure = error.description }
+        throw CatalogDatabaseError.damaged(error.description)
+      }
+      throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
+    }
+  }
+}
+
+/// A change to save to the catalog.
+public enum CatalogChange: Sendable, Hashable {
+  /// An edit of an existing product's fields.
+  case edit(ProductChange)
+  /// A new product, appended to the list.
+  case insert(Product)
+  /// A product removed; the name is for messages.
+  case delete(UUID, name: String)
+}
+
+/// Products read one at a time, from a file being imported or from memory.
+public protocol ProductSequence {
+  /// Calls a body with each product in order.
+  ///
+  /// - Throws: What the body throws, or an error naming a bad record.
+  func forEachProduct(_ body: (Product) throws -> Void) throws
+}
+
+extension Array: ProductSequence where Element == Product {
+  /// Calls a body with every product in order.
+  public func forEachProduct(_ body: (Product) throws -> Void) throws {
+    for product in self { try body(product) }
+  }
+}
+
+/// Why the catalog database cannot be used.
+public enum CatalogDatabaseError: Error, Sendable, Equatable, LocalizedError {
+  /// The file is not a catalog database, or is damaged.
+  case damaged(String)
+  /// The file was written by a newer version of the program.
+  case newerSchema(found: Int, supported: Int)
+  /// A change could not be written (a full disk, say); nothing was changed.
+  case cannotWrite(path: String, reason: String)
+
+  /// The message shown to the user.
+  public var errorDescription: String? {
+    switch self {
+    case .damaged(let reason): reason
+    case .newerSchema(let found, let supported):
+      "its schema version \(found) is newer than this program's \(supported)"
+    case .cannotWrite(let path, let reason):
+      "cannot save the catalog '\(path)': \(reason); nothing was changed"
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import StateRestoration
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Writes a catalog as a JSON array in the shape of the bundled `products.json`, a product at a
+/// time, so that exporting a million products never holds them all in memory. The output
+/// imports back to the same catalog.
+public enum ProductExport {
+  /// One product as a line of JSON: identifier, name, imageName, year, price (an exact
+  /// decimal), keywords.
+  ///
+  /// - Parameter product: The product.
+  /// - Returns: The JSON object, without a trailing newline.
+  public static func json(_ product: Product) -> String {
+    var text = "{\"identifier\": \"\(product.identifier.uuidString)\", \"name\": "
+    appendString(product.name, to: &text)
+    text += ", \"imageName\": "
+    appendString(product.imageName, to: &text)
+    text += ", \"year\": \(product.year), \"price\": \(product.price.plainText), \"keywords\": ["
+    for (index, keyword) in product.keywords.enumerated() {
+      if index > 0 { text += ", " }
+      appendString(keyword, to: &text)
+    }
+    return text + "]}"
+  }
+
+  /// Writes a catalog to a file descriptor.
+  ///
+  /// - Parameters:
+  ///   - catalog: The catalog.
+  ///   - descriptor: Where to write.
+  ///   - path: The destination's name, for messages.
+  /// - Returns: The number of products written.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  @discardableResult
+  public static func write(_ catalog: Catalog, to descriptor: Int32, path: String) throws -> Int {
+    var buffer = "["
+    var count = 0
+    func flush() throws {
+      var bytes = buffer
+      buffer = ""
+      try bytes.withUTF8 { chunk in
+        guard let base = chunk.baseAddress else { return }
+        var offset = 0
+        while offset < chunk.count {
+          let written = Glibc.write(descriptor, base + offset, chunk.count - offset)
+          if written < 0 && errno == EINTR { continue }
+          guard written > 0 else {
+            throw StateRestorationError.cannotWrite(
+              path: path, reason: String(cString: strerror(errno)))
+          }
+          offset += written
+        }
+      }
+    }
+    try catalog.forEachProduct { product in
+      buffer += (count == 0 ? "\n  " : ",\n  ") + json(product)
+      count += 1
+      if buffer.utf8.count > 1 << 16 { try flush() }
+    }
+    buffer += count == 0 ? "]\n" : "\n]\n"
+    try flush()
+    return count
+  }
+
+  /// Writes a catalog to a file atomically and durably: a temporary file beside it, `fsync`,
+  /// rename, and `fsync` of the directory. An existing file is replaced only by a complete one.
+  ///
+  /// - Parameters:
+  ///   - catalog: The catalog.
+  ///   - path: The file.
+  /// - Returns: The number of products written.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  @discardableResult
+  public static func write(_ catalog: Catalog, toFile path: String) throws -> Int {
+    let directory = (path as NSString).deletingLastPathComponent
+    let folder = directory.isEmpty ? "." : directory
+    let temporary =
+      "\(folder)/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    guard descriptor >= 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+    }
+    var isComplete = false
+    defer {
+      close(descriptor)
+      if !isComplete { unlink(temporary) }
+    }
+    let count = try write(catalog, to: descriptor, path: path)
+    guard fsync(descriptor) == 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+    }
+    guard rename(temporary, path) == 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+    }
+    isComplete = true
+    try DurableFile.synchronizeDirectory(folder)
+    return count
+  }
+
+  private static func appendString(_ string: String, to text: inout String) {
+    text += "\""
+    for scalar in string.unicodeScalars {
+      switch scalar {
+      case "\"": text += "\\\""
+      case "\\": text += "\\\\"
+      case "\n": text += "\\n"
+      case "\r": text += "\\r"
+      case "\t": text += "\\t"
+      case _ where scalar.value < 0x20 || scalar.isTerminalControl:
+        let hex = String(scalar.value, radix: 16)
+        text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: text.unicodeScalars.append(scalar)
+      }
+    }
+    text += "\""
+  }
+}

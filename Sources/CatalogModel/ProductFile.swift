@@ -1,0 +1,577 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A file of products to import, read one record at a time so that a million products never
+/// sit in memory together: a JSON array in the shape of the bundled `products.json` (or the
+/// earlier `{"formatVersion": 1, "products": […]}` catalog file), or CSV with a header row.
+///
+/// Every record is held to the editor's rules (``Product/ruleViolation``); the first bad one
+/// stops the reading with an ``ProductFileError`` naming its record, line and field.
+public struct ProductFile: ProductSequence, Sendable {
+  /// The file's format.
+  public enum Format: Sendable, Hashable {
+    /// A JSON array of product objects.
+    case json
+    /// Comma-separated values with a header row naming the columns.
+    case csv
+  }
+
+  /// The largest value of one field, in bytes.
+  public static let fieldLimit = 65_536
+
+  /// The file's path.
+  public let path: String
+  /// When set, a complete record that breaks a rule is passed here and skipped instead of
+  /// stopping the reading: for migrating an earlier catalog, which held such products.
+  public var skipping: (@Sendable (ProductFileError) -> Void)?
+  /// Called as the file is read, with the bytes read so far and the file's size.
+  public var onRead: (@Sendable (_ bytesRead: Int, _ fileSize: Int) -> Void)?
+
+  /// Creates a reader for a file.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - skipping: Where records that break a rule go, when they are to be skipped.
+  public init(path: String, skipping: (@Sendable (ProductFileError) -> Void)? = nil) {
+    self.path = path
+    self.skipping = skipping
+  }
+
+  /// Calls a body with each valid product in the file's order.
+  ///
+  /// - Throws: ``ProductFileError``, or what the body throws.
+  public func forEachProduct(_ body: (Product) throws -> Void) throws {
+    let reader = try ByteReader(path: path)
+    reader.onRead = onRead
+    reader.skipByteOrderMark()
+    reader.skipWhitespace()
+    switch reader.peek() {
+    case UInt8(ascii: "["), UInt8(ascii: "{"):
+      var json = JSONProductReader(reader)
+      json.skipping = skipping
+      try json.forEachProduct(body)
+    case nil:
+      throw ProductFileError(path: path, record: nil, line: 1, reason: "the file is empty")
+    default:
+      try CSVProductReader(reader, path: path, skipping: skipping).forEachProduct(body)
+    }
+  }
+}
+
+/// A bad record in a product file, or a file that cannot be read.
+public struct ProductFileError: Error, Sendable, Hashable, LocalizedError {
+  /// The file.
+  public var path: String
+  /// The record's number, from 1; nil for a problem with the file as a whole.
+  public var record: Int?
+  /// The line where the problem was found.
+  public var line: Int
+  /// What is wrong.
+  public var reason: String
+
+  /// The message shown to the user.
+  public var errorDescription: String? {
+    let place = record.map { "record \($0) (line \(line))" } ?? "line \(line)"
+    return "'\(path)' \(place): \(reason); nothing was imported"
+  }
+}
+
+/// Bytes of a file read through a buffer, counting lines.
+final class ByteReader {
+  let path: String
+  private let descriptor: Int32
+  private var buffer = [UInt8](repeating: 0, count: 1 << 20)
+  private var start = 0
+  private var end = 0
+  private(set) var line = 1
+  private var bytesRead = 0
+  private var fileSize = 0
+  var onRead: (@Sendable (Int, Int) -> Void)?
+  /// A field of the current record that was too long to keep: it was read past, not stored.
+  var oversizedField: (name: String, bytes: Int)?
+
+  init(path: String) throws {
+    self.path = path
+    descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw ProductFileError(
+        path: path, record: nil, line: 0, reason: String(cString: strerror(errno)))
+    }
+    var status = stat()
+    if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+      close(descriptor)
+      throw ProductFileError(path: path, record: nil, line: 0, reason: "it is a directory")
+    }
+    fileSize = Int(status.st_size)
+  }
+
+  deinit { close(descriptor) }
+
+  func peek() -> UInt8? {
+    if start == end { fill() }
+    return start < end ? buffer[start] : nil
+  }
+
+  func next() -> UInt8? {
+    guard let byte = peek() else { return nil }
+    start += 1
+    if byte == 0x0A { line += 1 }
+    return byte
+  }
+
+  private func fill() {
+    start = 0
+    end = 0
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      end = max(0, count)
+      bytesRead += end
+      onRead?(bytesRead, fileSize)
+      return
+    }
+  }
+
+  func skipWhitespace() {
+    while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+      _ = next()
+    }
+  }
+
+  func skipByteOrderMark() {
+    if peek() == 0xEF {
+      _ = next()
+      _ = next()
+      _ = next()
+    }
+  }
+}
+
+/// The fields of one record, before they become a product.
+private struct RecordFields {
+  var identifier: String?
+  var name: String?
+  var imageName: String?
+  var year: String?
+  var price: String?
+  var keywords: [String] = []
+  /// What makes the record unusable although it was read whole (a field too long to keep).
+  var problem: String?
+
+  /// The record's product; a rule it breaks is thrown, or passed to `skipping` (and nil
+  /// returned) when that is set.
+  func product(
+    record: Int, line: Int, path: String, skipping: (@Sendable (ProductFileError) -> Void)?
+  ) throws -> Product? {
+    do {
+      return try product(record: record, line: line, path: path)
+    } catch let error as ProductFileError where skipping != nil {
+      skipping?(error)
+      return nil
+    }
+  }
+
+  private func product(record: Int, line: Int, path: String) throws -> Product {
+    func fail(_ reason: String) -> ProductFileError {
+      ProductFileError(path: path, record: record, line: line, reason: reason)
+    }
+    if let problem { throw fail(problem) }
+    func required(_ value: String?, _ field: String) throws -> String {
+      guard let value else { throw fail("the field '\(field)' is missing") }
+      return value
+    }
+    let uuid: UUID
+    if let text = identifier, !text.isEmpty {
+      guard let parsed = UUID(canonical: text) ?? UUID(uuidString: text) else {
+        throw fail("identifier: '\(text.abbreviated)' is not a UUID")
+      }
+      uuid = parsed
+    } else {
+      uuid = UUID()
+    }
+    let yearText = try required(year, "year")
+    guard let yearValue = Int(yearText), ProductEdit.years.contains(yearValue) else {
+      throw fail("year: '\(yearText.abbreviated)' is not a whole number from 1900 to 2100")
+    }
+    let priceText = try required(price, "price")
+    let priceValue: Price
+    do {
+      priceValue = try Price(parsingNumber: priceText)
+    } catch let error as CatalogError {
+      throw fail("price: " + (error.errorDescription ?? "is not valid"))
+    }
+    let product = Product(
+      identifier: uuid, name: try required(name, "name"),
+      imageName: try required(imageName, "imageName"), year: yearValue, price: priceValue,
+      keywords: keywords)
+    if let violation = product.ruleViolation { throw fail(violation) }
+    return product
+  }
+}
+
+/// Reads a JSON array of products, one object at a time.
+private struct JSONProductReader {
+  let reader: ByteReader
+  var record = 0
+  var skipping: (@Sendable (ProductFileError) -> Void)?
+
+  init(_ reader: ByteReader) {
+    self.reader = reader
+  }
+
+  private func fail(_ reason: String) -> ProductFileError {
+    ProductFileError(
+      path: reader.path, record: record == 0 ? nil : record, line: reader.line, reason: reason)
+  }
+
+  mutating func forEachProduct(_ body: (Product) throws -> Void) throws {
+    reader.skipWhitespace()
+    if reader.peek() == UInt8(ascii: "{") {
+      // The earlier catalog file: {"formatVersion": 1, "products": [...]}.
+      try findProductsArray()
+    }
+    try expect("[")
+    reader.skipWhitespace()
+    if reader.peek() == UInt8(ascii: "]") {
+      _ = reader.next()
+      return try expectEnd()
+    }
+    while true {
+      record += 1
+      reader.skipWhitespace()
+      let line = reader.line
+      var fields = try readObject()
+      if let (name, bytes) = reader.oversizedField {
+        fields.problem = "the \(name) has \(bytes) bytes; the limit is \(ProductFile.fieldLimit)"
+      }
+      if let product = try fields.product(
+        record: record, line: line, path: reader.path, skipping: skipping)
+      {
+        try body(product)
+      }
+      reader.skipWhitespace()
+      switch reader.next() {
+      case UInt8(ascii: ","): continue
+      case UInt8(ascii: "]"): return try expectEnd()
+      default: throw fail("expected ',' or ']' after the product")
+      }
+    }
+  }
+
+  private func expectEnd() throws {
+    reader.skipWhitespace()
+    if reader.peek() == UInt8(ascii: "}") {
+      _ = reader.next()
+      reader.skipWhitespace()
+    }
+    guard reader.peek() == nil else { throw fail("unexpected text after the list of products") }
+  }
+
+  private func expect(_ character: Unicode.Scalar) throws {
+    reader.skipWhitespace()
+    guard reader.next() == UInt8(ascii: character) else {
+      throw fail("expected '\(character)'")
+    }
+  }
+
+  private mutating func findProductsArray() throws {
+    try expect("{")
+    while true {
+      reader.skipWhitespace()
+      let key = try readString(field: "key")
+      try expect(":")
+      if key == "formatVersion" {
+        reader.skipWhitespace()
+        let version = try readScalar()
+        guard let number = Int(version), number <= CatalogFile.currentFormatVersion else {
+          throw fail(
+            "its format version \(version.abbreviated) is newer than this program's \(CatalogFile.currentFormatVersion)"
+          )
+        }
+      } else if key == "products" {
+        return
+      } else {
+        try skipValue()
+      }
+      reader.skipWhitespace()
+      guard reader.next() == UInt8(ascii: ",") else { throw fail("no list of products") }
+    }
+  }
+
+  private mutating func readObject() throws -> RecordFields {
+    guard reader.next() == UInt8(ascii: "{") else { throw fail("a product is not an object") }
+    var fields = RecordFields()
+    reader.oversizedField = nil
+    reader.skipWhitespace()
+    if reader.peek() == UInt8(ascii: "}") {
+      _ = reader.next()
+      return fields
+    }
+    while true {
+      reader.skipWhitespace()
+      let key = try readString(field: "key")
+      try expect(":")
+      reader.skipWhitespace()
+      switch key {
+      case "identifier": fields.identifier = try readString(field: key)
+      case "name": fields.name = try readString(field: key)
+      case "imageName": fields.imageName = try readString(field: key)
+      case "year": fields.year = try readScalar(field: key)
+      case "price": fields.price = try readScalar(field: key)
+      case "keywords": fields.keywords = try readStrings(field: key)
+      default: try skipValue()
+      }
+      reader.skipWhitespace()
+      switch reader.next() {
+      case UInt8(ascii: ","): continue
+      case UInt8(ascii: "}"): return fields
+      default: throw fail("expected ',' or '}' in the product")
+      }
+    }
+  }
+
+  private func readStrings(field: String) throws -> [String] {
+    guard reader.next() == UInt8(ascii: "[") else { throw fail("\(field): not a list of strings") }
+    var strings: [String] = []
+    reader.skipWhitespace()
+    if reader.peek() == UInt8(ascii: "]") {
+      _ = reader.next()
+      return strings
+    }
+    while true {
+      reader.skipWhitespace()
+      strings.append(try readString(field: field))
+      guard strings.count <= Product.maximumKeywordCount else {
+        throw fail("\(field): more than \(Product.maximumKeywordCount)")
+      }
+      reader.skipWhitespace()
+      switch reader.next() {
+      case UInt8(ascii: ","): continue
+      case UInt8(ascii: "]"): return strings
+      default: throw fail("\(field): expected ',' or ']'")
+      }
+    }
+  }
+
+  /// A number (or `true`, `false`, `null`) as its text.
+  private func readScalar(field: String = "value") throws -> String {
+    var bytes: [UInt8] = []
+    while let byte = reader.peek(),
+      byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+        || byte == UInt8(ascii: ".") || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "e")
+        || byte == UInt8(ascii: "E") || (0x61...0x7A).contains(byte)
+    {
+      bytes.append(byte)
+      _ = reader.next()
+      guard bytes.count <= 64 else { throw fail("\(field): the number is too long") }
+    }
+    guard !bytes.isEmpty else { throw fail("\(field): not a number") }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  private func readString(field: String) throws -> String {
+    guard reader.next() == UInt8(ascii: "\"") else { throw fail("\(field): not a string") }
+    var bytes: [UInt8] = []
+    var length = 0
+    while true {
+      guard let byte = reader.next() else { throw fail("\(field): the string does not end") }
+      switch byte {
+      case UInt8(ascii: "\""):
+        if length > ProductFile.fieldLimit {
+          // Read past, not kept: the record is reported as breaking a rule.
+          reader.oversizedField = (field, length)
+          return ""
+        }
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+          throw fail("\(field): not valid UTF-8")
+        }
+        return string
+      case UInt8(ascii: "\\"):
+        try readEscape(into: &bytes, field: field)
+      case 0..<0x20:
+        throw fail("\(field): a control character in a string")
+      default:
+        length += 1
+        if length <= ProductFile.fieldLimit { bytes.append(byte) }
+      }
+      if length > ProductFile.fieldLimit, !bytes.isEmpty { bytes = [] }
+    }
+  }
+
+  private func readEscape(into bytes: inout [UInt8], field: String) throws {
+    switch reader.next() {
+    case UInt8(ascii: "\""): bytes.append(0x22)
+    case UInt8(ascii: "\\"): bytes.append(0x5C)
+    case UInt8(ascii: "/"): bytes.append(0x2F)
+    case UInt8(ascii: "b"): bytes.append(0x08)
+    case UInt8(ascii: "f"): bytes.append(0x0C)
+    case UInt8(ascii: "n"): bytes.append(0x0A)
+    case UInt8(ascii: "r"): bytes.append(0x0D)
+    case UInt8(ascii: "t"): bytes.append(0x09)
+    case UInt8(ascii: "u"):
+      var value = try readHex(field: field)
+      if (0xD800...0xDBFF).contains(value) {
+        guard reader.next() == UInt8(ascii: "\\"), reader.next() == UInt8(ascii: "u") else {
+          throw fail("\(field): an unpaired surrogate in a string")
+        }
+        let low = try readHex(field: field)
+        guard (0xDC00...0xDFFF).contains(low) else {
+          throw fail("\(field): an unpaired surrogate in a string")
+        }
+        value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+      }
+      guard let scalar = Unicode.Scalar(value) else {
+        throw fail("\(field): an unpaired surrogate in a string")
+      }
+      bytes.append(contentsOf: String(Character(scalar)).utf8)
+    default:
+      throw fail("\(field): a bad escape in a string")
+    }
+  }
+
+  private func readHex(field: String) throws -> UInt32 {
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      guard let byte = reader.next(), let digit = Character(Unicode.Scalar(byte)).hexDigitValue
+      else { throw fail("\(field): a bad \\u escape") }
+      value = value << 4 | UInt32(digit)
+    }
+    return value
+  }
+
+  private func skipValue() throws {
+    var depth = 0
+    repeat {
+      reader.skipWhitespace()
+      switch reader.peek() {
+      case UInt8(ascii: "\""): _ = try readString(field: "value")
+      case UInt8(ascii: "["), UInt8(ascii: "{"):
+        _ = reader.next()
+        depth += 1
+        guard depth <= 64 else { throw fail("values nested too deeply") }
+      case UInt8(ascii: "]"), UInt8(ascii: "}"):
+        _ = reader.next()
+        depth -= 1
+      case UInt8(ascii: ","), UInt8(ascii: ":"):
+        guard depth > 0 else { return }
+        _ = reader.next()
+      case nil: throw fail("the file ends inside a value")
+      default: _ = try readScalar()
+      }
+    } while depth > 0
+  }
+}
+
+/// Reads CSV (RFC 4180) with a header row: `name`, `imageName`, `year` and `price` are
+/// required; `identifier` and `keywords` (separated by `;`) are optional; other columns are
+/// ignored.
+private struct CSVProductReader {
+  let reader: ByteReader
+  let path: String
+  let skipping: (@Sendable (ProductFileError) -> Void)?
+
+  init(_ reader: ByteReader, path: String, skipping: (@Sendable (ProductFileError) -> Void)?) {
+    self.reader = reader
+    self.path = path
+    self.skipping = skipping
+  }
+
+  func forEachProduct(_ body: (Product) throws -> Void) throws {
+    guard let header = try readRow() else { return }
+    var columns: [String: Int] = [:]
+    for (index, name) in header.enumerated() {
+      columns[name.trimmingCharacters(in: .whitespaces).lowercased()] = index
+    }
+    for required in ["name", "imagename", "year", "price"] where columns[required] == nil {
+      throw ProductFileError(
+        path: path, record: nil, line: 1,
+        reason: "the header row has no column '\(required == "imagename" ? "imageName" : required)'"
+      )
+    }
+    var record = 0
+    while true {
+      let line = reader.line
+      guard let row = try readRow(record: record + 1) else { return }
+      if row == [""] { continue }
+      record += 1
+      func field(_ name: String) -> String? {
+        columns[name].flatMap { row.indices.contains($0) ? row[$0] : nil }
+      }
+      guard row.count == header.count else {
+        throw ProductFileError(
+          path: path, record: record, line: line,
+          reason: "it has \(row.count) fields; the header has \(header.count)")
+      }
+      let keywords = field("keywords").map {
+        $0.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+          !$0.isEmpty
+        }
+      }
+      let fields = RecordFields(
+        identifier: field("identifier"), name: field("name"), imageName: field("imagename"),
+        year: field("year")?.trimmingCharacters(in: .whitespaces),
+        price: field("price")?.trimmingCharacters(in: .whitespaces), keywords: keywords ?? [])
+      if let product = try fields.product(
+        record: record, line: line, path: path, skipping: skipping)
+      {
+        try body(product)
+      }
+    }
+  }
+
+  /// One row's fields; nil at the end of the file.
+  private func readRow(record: Int? = nil) throws -> [String]? {
+    guard reader.peek() != nil else { return nil }
+    var fields: [String] = []
+    var field: [UInt8] = []
+    var quoted = false
+    func finish() throws {
+      guard let text = String(validating: field, as: UTF8.self) else {
+        throw ProductFileError(
+          path: path, record: record, line: reader.line, reason: "not valid UTF-8")
+      }
+      fields.append(text)
+      field = []
+    }
+    while true {
+      guard let byte = reader.next() else {
+        if quoted {
+          throw ProductFileError(
+            path: path, record: record, line: reader.line, reason: "a quoted field does not end")
+        }
+        try finish()
+        return fields
+      }
+      if quoted {
+        if byte == UInt8(ascii: "\"") {
+          if reader.peek() == UInt8(ascii: "\"") {
+            _ = reader.next()
+            field.append(byte)
+          } else {
+            quoted = false
+          }
+        } else {
+          field.append(byte)
+        }
+      } else {
+        switch byte {
+        case UInt8(ascii: "\"") where field.isEmpty: quoted = true
+        case UInt8(ascii: ","): try finish()
+        case 0x0D where reader.peek() == 0x0A: continue
+        case 0x0A:
+          try finish()
+          return fields
+        default: field.append(byte)
+        }
+      }
+      guard field.count <= ProductFile.fieldLimit else {
+        throw ProductFileError(
+          path: path, record: record, line: reader.line,
+          reason: "a field is longer than \(ProductFile.fieldLimit) bytes")
+      }
+    }
+  }
+}

@@ -1,0 +1,289 @@
+import CSQLite
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An error SQLite reported: its result code and message.
+package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The extended result code (`SQLITE_IOERR_FSYNC`, …).
+  package let extendedCode: Int32
+  /// SQLite's message.
+  package let message: String
+
+  /// The primary result code (`SQLITE_IOERR`, `SQLITE_CORRUPT`, …).
+  package var code: Int32 { extendedCode & 0xFF }
+
+  /// Whether the database file is damaged or not a database at all.
+  package var isDamage: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
+
+  /// Whether another connection held a lock longer than the busy timeout.
+  package var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+
+  package var description: String { message }
+}
+
+/// One connection to a SQLite database: statements, transactions and pragmas.
+///
+/// Not for concurrent use: a connection belongs to one thread at a time (callers serialize).
+package final class Database {
+  /// How a database is opened.
+  package enum Mode: Sendable {
+    /// Reading only; the file must exist.
+    case readOnly
+    /// Reading and writing; the file must exist.
+    case readWrite
+    /// Reading and writing; the file is created when missing.
+    case create
+  }
+
+  private let handle: OpaquePointer
+  /// The database file's path.
+  package let path: String
+  private var cache: [String: Statement] = [:]
+
+  /// Opens a database.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - mode: Whether to read, write or create it.
+  ///   - busyTimeout: How long a statement waits for another connection's lock, in
+  ///     milliseconds, before it fails with `SQLITE_BUSY`.
+  /// - Throws: ``SQLiteError`` when it cannot be opened.
+  package init(path: String, mode: Mode, busyTimeout: Int32 = 10_000) throws {
+    var flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX
+    switch mode {
+    case .readOnly: flags |= SQLITE_OPEN_READONLY
+    case .readWrite: flags |= SQLITE_OPEN_READWRITE
+    case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+    }
+    var pointer: OpaquePointer?
+    let status = sqlite3_open_v2(path, &pointer, flags, nil)
+    guard let pointer else {
+      throw SQLiteError(extendedCode: status, message: String(cString: sqlite3_errstr(status)))
+    }
+    guard status == SQLITE_OK else {
+      let error = SQLiteError(
+        extendedCode: sqlite3_extended_errcode(pointer),
+        message: String(cString: sqlite3_errmsg(pointer)))
+      sqlite3_close_v2(pointer)
+      throw error
+    }
+    handle = pointer
+    self.path = path
+    sqlite3_extended_result_codes(handle, 1)
+    sqlite3_busy_timeout(handle, busyTimeout)
+  }
+
+  deinit {
+    for statement in cache.values { statement.finalize() }
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs SQL that returns no rows; several statements may be separated by semicolons.
+  ///
+  /// - Parameter sql: The SQL.
+  /// - Throws: ``SQLiteError``.
+  package func execute(_ sql: String) throws {
+    var message: UnsafeMutablePointer<CChar>?
+    let status = sqlite3_exec(handle, sql, nil, nil, &message)
+    defer { sqlite3_free(message) }
+    guard status == SQLITE_OK else { throw lastError }
+  }
+
+  /// A prepared statement for SQL, reused when the same SQL is asked for again.
+  ///
+  /// - Parameter sql: One SQL statement, with `?` parameters.
+  /// - Returns: The statement, reset and with its bindings cleared.
+  /// - Throws: ``SQLiteError`` when it does not compile.
+  package func statement(_ sql: String) throws -> Statement {
+    if let cached = cache[sql] {
+      cached.reset()
+      return cached
+    }
+    var pointer: OpaquePointer?
+    guard
+      sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        == SQLITE_OK, let pointer
+    else { throw lastError }
+    let statement = Statement(pointer, database: self)
+    cache[sql] = statement
+    return statement
+  }
+
+  /// The value of the first column of the first row of a query, as an integer.
+  ///
+  /// - Parameters:
+  ///   - sql: The query.
+  ///   - values: Its parameters.
+  /// - Returns: The value, or nil when there is no row or it is NULL.
+  /// - Throws: ``SQLiteError``.
+  package func integer(_ sql: String, _ values: SQLiteValue...) throws -> Int? {
+    let statement = try statement(sql)
+    // Reset at once: a statement left on a row keeps its read transaction open.
+    defer { statement.reset() }
+    try statement.bind(values)
+    guard try statement.step(), !statement.isNull(0) else { return nil }
+    return statement.integer(0)
+  }
+
+  /// Runs one statement that returns no rows.
+  ///
+  /// - Parameters:
+  ///   - sql: The statement.
+  ///   - values: Its parameters.
+  /// - Throws: ``SQLiteError``.
+  package func run(_ sql: String, _ values: SQLiteValue...) throws {
+    let statement = try statement(sql)
+    defer { statement.reset() }
+    try statement.bind(values)
+    while try statement.step() {}
+  }
+
+  /// Runs a body in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`), so
+  /// that what it reads cannot change before it writes; committed when the body returns,
+  /// rolled back when it throws.
+  ///
+  /// - Parameter body: The work.
+  /// - Returns: What the body returns.
+  /// - Throws: What the body throws, or ``SQLiteError`` when the commit fails (a full disk).
+  package func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+    try execute("BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try execute("COMMIT")
+      return result
+    } catch {
+      if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+      throw error
+    }
+  }
+
+  /// The rows the last statement changed.
+  package var changes: Int { Int(sqlite3_changes64(handle)) }
+
+  /// The last error on this connection; for a failed read or write of a file, the operating
+  /// system's reason (`No space left on device`).
+  package var lastError: SQLiteError {
+    let code = sqlite3_extended_errcode(handle)
+    var message = String(cString: sqlite3_errmsg(handle))
+    let systemError = sqlite3_system_errno(handle)
+    if code & 0xFF == SQLITE_FULL || code & 0xFF == SQLITE_IOERR, systemError != 0 {
+      message = String(cString: strerror(systemError)) + " (\(message))"
+    } else if code & 0xFF == SQLITE_FULL {
+      message = String(cString: strerror(ENOSPC)) + " (\(message))"
+    }
+    return SQLiteError(extendedCode: code, message: message)
+  }
+}
+
+/// A value bound to a statement's parameter.
+package enum SQLiteValue: Sendable, Hashable {
+  case integer(Int)
+  case text(String)
+  case null
+}
+
+/// A prepared statement: bind, step, read columns.
+package final class Statement {
+  private let handle: OpaquePointer
+  private unowned let database: Database
+
+  fileprivate init(_ handle: OpaquePointer, database: Database) {
+    self.handle = handle
+    self.database = database
+  }
+
+  fileprivate func finalize() {
+    sqlite3_finalize(handle)
+  }
+
+  /// Resets the statement to run again, clearing its bindings.
+  package func reset() {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+  }
+
+  /// Binds parameters in order, from the first.
+  ///
+  /// - Parameter values: The values.
+  /// - Throws: ``SQLiteError``.
+  package func bind(_ values: [SQLiteValue]) throws {
+    for (offset, value) in values.enumerated() {
+      switch value {
+      case .integer(let number): try bind(number, at: Int32(offset + 1))
+      case .text(let text): try bind(text, at: Int32(offset + 1))
+      case .null:
+        guard sqlite3_bind_null(handle, Int32(offset + 1)) == SQLITE_OK else {
+          throw database.lastError
+        }
+      }
+    }
+  }
+
+  /// Binds an integer to a parameter.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - index: The parameter, from 1.
+  /// - Throws: ``SQLiteError``.
+  package func bind(_ value: Int, at index: Int32) throws {
+    guard sqlite3_bind_int64(handle, index, Int64(value)) == SQLITE_OK else {
+      throw database.lastError
+    }
+  }
+
+  /// Binds text to a parameter; SQLite copies it.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - index: The parameter, from 1.
+  /// - Throws: ``SQLiteError``.
+  package func bind(_ value: String, at index: Int32) throws {
+    var text = value
+    let status = text.withUTF8 { bytes in
+      bytes.withMemoryRebound(to: CChar.self) { characters in
+        guard let start = characters.baseAddress else {
+          return sqlite3_bind_text64(handle, index, "", 0, nil, UInt8(SQLITE_UTF8))
+        }
+        return sqlite3_bind_text64(
+          handle, index, start, UInt64(characters.count), csqlite_transient(),
+          UInt8(SQLITE_UTF8))
+      }
+    }
+    guard status == SQLITE_OK else { throw database.lastError }
+  }
+
+  /// Steps to the next row.
+  ///
+  /// - Returns: true when a row is ready to read; false when the statement is done.
+  /// - Throws: ``SQLiteError``; the statement is then reset.
+  package func step() throws -> Bool {
+    switch sqlite3_step(handle) {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default:
+      let error = database.lastError
+      sqlite3_reset(handle)
+      throw error
+    }
+  }
+
+  /// Whether a column of the current row is NULL.
+  package func isNull(_ column: Int32) -> Bool {
+    sqlite3_column_type(handle, column) == SQLITE_NULL
+  }
+
+  /// A column of the current row as an integer.
+  package func integer(_ column: Int32) -> Int {
+    Int(sqlite3_column_int64(handle, column))
+  }
+
+  /// A column of the current row as text (empty when NULL).
+  package func text(_ column: Int32) -> String {
+    guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+    let count = Int(sqlite3_column_bytes(handle, column))
+    return String(
+      decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+  }
+}
