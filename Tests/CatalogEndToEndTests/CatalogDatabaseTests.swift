@@ -1,0 +1,232 @@
+import Foundation
+import SQLite
+import Testing
+
+/// The catalog in SQLite, as a user meets it: migration, import and export, paging and lookups
+/// in a large catalog, adding and deleting, damage that is never written over.
+@Suite(.serialized) struct CatalogDatabaseTests {
+  /// A product file of `count` generated products, as JSON; names `Product 000001`, ….
+  static func productsJSON(_ count: Int, start: Int = 1) -> String {
+    var text = "["
+    for number in start..<(start + count) {
+      let digits = String(number)
+      let padded = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+      let identifier =
+        "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - digits.count)
+        + digits
+      text +=
+        (number == start ? "\n" : ",\n")
+        + "{\"identifier\": \"\(identifier)\", \"name\": \"Product \(padded)\", \"imageName\": \"Mango\", \"year\": \(2000 + number % 20), \"price\": \(number % 1000).\(number % 10)5, \"keywords\": [\"k\(number % 7)\"]}"
+    }
+    return text + "\n]\n"
+  }
+
+  private func writeFile(_ sandbox: CatalogSandbox, _ name: String, _ text: String) throws
+    -> String
+  {
+    let path = sandbox.root + "/" + name
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  @Test func anEarlierProductsFileIsImportedOnceAndKept() throws {
+    let sandbox = CatalogSandbox()
+    try sandbox.writeCatalog(Self.productsJSON(3))
+    let first = try sandbox.run(input: "list\n")
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(first.errors.contains("imported 3 products from"))
+    #expect(first.output.contains("Product 000003"))
+    #expect(!first.output.contains("Cherries"))
+    let legacy = sandbox.dataDirectory + "/products.json"
+    #expect(!FileManager.default.fileExists(atPath: legacy))
+    #expect(FileManager.default.fileExists(atPath: legacy + ".imported"))
+    let second = try sandbox.run(input: "list\n")
+    #expect(second.errors.isEmpty, "\(second.errors)")
+    #expect(second.output.contains("3 products."))
+  }
+
+  @Test func importValidatesEveryRecordAndImportsAllOrNothing() throws {
+    let sandbox = CatalogSandbox()
+    let before = try sandbox.run(["export"]).output
+    let bad = try writeFile(
+      sandbox, "bad.json",
+      """
+      [{"name": "Kiwi", "imageName": "", "year": 2020, "price": 1.50},
+       {"name": "Lime", "imageName": "", "year": 2020, "price": 2},
+       {"name": "Plum", "imageName": "",
+        "year": 2020, "price": 10.999}]
+      """)
+    let result = try sandbox.run(["import", bad])
+    #expect(result.status == 1)
+    #expect(
+      result.errorLines == [
+        "error: '\(bad)' record 3 (line 3): price: the price '10.999' has more than two digits after the point; nothing was imported"
+      ])
+    #expect(try sandbox.run(["export"]).output == before)
+    // CSV: the first bad record by number and line, the field named.
+    let csv = try writeFile(
+      sandbox, "bad.csv", "name,imageName,year,price\nKiwi,,2020,1.50\nLime,,1492,2\n")
+    let csvResult = try sandbox.run(["import", csv])
+    #expect(
+      csvResult.errorLines == [
+        "error: '\(csv)' record 2 (line 3): year: '1492' is not a whole number from 1900 to 2100; nothing was imported"
+      ])
+    #expect(try sandbox.run(["export"]).output == before)
+  }
+
+  @Test func csvAddsNewProductsAndUpdatesExistingOnes() throws {
+    let sandbox = CatalogSandbox()
+    let csv = try writeFile(
+      sandbox, "more.csv",
+      """
+      identifier,name,imageName,year,price,keywords
+      ,"Kiwi, Gold",,2020,1.50,fruit; 奇异果
+      fa542e3d-4895-44b6-942f-e112101d5160,Cherries,Cherries,2016,"11.00",fruit
+
+      """)
+    let result = try sandbox.run(["import", csv])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.hasPrefix("Imported 1 new and 1 updated products"))
+    let list = try sandbox.run(input: "list\nselect kiwi\nselect cherries\n")
+    #expect(list.output.contains("11  Kiwi, Gold  2020   $1.50"), "\(list.output)")
+    #expect(list.output.contains(" 9  Cherries    2016  $11.00"), "\(list.output)")
+    #expect(list.output.contains("Keywords  fruit, 奇异果"))
+  }
+
+  @Test func anExportImportsBackToTheSameCatalog() throws {
+    let sandbox = CatalogSandbox()
+    let file = try writeFile(sandbox, "many.json", Self.productsJSON(2_000))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    _ = try sandbox.run(input: "select 3\nedit\nname Ünïcödé \"quoted\" \\ name\ndone\n")
+    let exported = sandbox.root + "/export.json"
+    let export = try sandbox.run(["export", exported])
+    #expect(export.status == 0, "\(export.errors)")
+    #expect(export.errors.contains("Exported 2,010 products"))
+    let other = CatalogSandbox()
+    let reimport = try other.run(["import", exported])
+    #expect(reimport.output.hasPrefix("Imported 2,000 new and 10 updated products"))
+    #expect(try other.run(["export"]).output == (try sandbox.run(["export"]).output))
+  }
+
+  @Test func killingALargeImportLeavesTheCatalogAsItWas() throws {
+    let sandbox = CatalogSandbox()
+    let before = try sandbox.run(["export"]).output
+    let file = try writeFile(sandbox, "large.json", Self.productsJSON(150_000))
+    let process = sandbox.start(["import", file])
+    Thread.sleep(forTimeInterval: 0.6)
+    process.killHard()
+    #expect(process.terminationReason == .uncaughtSignal, "the import finished before the kill")
+    #expect(try sandbox.run(["export"]).output == before)
+    let result = try sandbox.run(input: "list\n")
+    #expect(result.errors.isEmpty, "\(result.errors)")
+    #expect(result.output.contains("10 products."))
+  }
+
+  @Test func anUnfinishedAddSurvivesKill9() throws {
+    let sandbox = CatalogSandbox()
+    let process = sandbox.start()
+    process.send("add Kiwi")
+    process.send("price 2.50")
+    process.send("state")
+    process.readOutput(until: "EditView.editPrice")
+    process.killHard()
+    let result = try sandbox.run(input: "done\nlist\n")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.contains("Added Kiwi."))
+    #expect(result.output.contains("11  Kiwi"))
+    #expect(result.output.contains("$2.50"))
+    // Cancelled, an addition leaves nothing behind.
+    let cancelled = try sandbox.run(input: "add Plum\ncancel\nlist\n")
+    #expect(!cancelled.output.contains("Plum  "), "\(cancelled.output)")
+    #expect(cancelled.output.contains("11 products."))
+  }
+
+  @Test func deleteRemovesTheProductItsActivitiesAndItsPlaceInPaths() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cherries\nscene new side cherries\nscene switch main\n")
+    #expect(try sandbox.run(["search", "cherries", "--json"]).output.contains("Cherries"))
+    let result = try sandbox.run(input: "delete 9\nscenes\n")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.contains("Deleted Cherries."))
+    #expect(result.output.contains("Scene 'main': dropped 1 element"))
+    #expect(result.output.contains("Scene 'side': dropped 1 element"))
+    #expect(!result.output.contains("Cherries\n"))
+    let search = try sandbox.run(["search", "cherries", "--json"])
+    #expect(!search.output.contains("Cherries"), "\(search.output)")
+    let list = try sandbox.run(input: "list\n")
+    #expect(list.output.contains("9 products."))
+    #expect(list.output.contains("\n9  Artichoke"), "\(list.output)")
+  }
+
+  @Test func aProductDeletedByAnotherProcessIsNoticedAtTheNextCommand() throws {
+    let sandbox = CatalogSandbox()
+    let first = sandbox.start()
+    first.send("select cherries")
+    first.readOutput(until: "Keywords")
+    let other = try sandbox.run(["--scene", "other"], input: "delete cherries\n")
+    #expect(other.output.contains("Deleted Cherries."), "\(other.errors)")
+    first.send("tab photo")
+    first.send("list")
+    first.readOutput(until: "9 products.")
+    try? (first.standardInput as? Pipe)?.fileHandleForWriting.close()
+    let errors = String(
+      decoding: (first.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    first.waitUntilExit()
+    #expect(errors.contains("scene 'main': dropped 1 element"), "\(errors)")
+    #expect(errors.contains("error: 'tab' needs a product; select one first"), "\(errors)")
+    #expect(first.terminationStatus == 1)
+  }
+
+  @Test func aLargeCatalogPagesAndFindsProductsByNumberIdentifierAndPrefix() throws {
+    let sandbox = CatalogSandbox()
+    let file = try writeFile(sandbox, "large.json", Self.productsJSON(30_000))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let result = try sandbox.run(
+      input: """
+        list
+        list 1501
+        select 30010
+        select 00000000-0000-4000-8000-000000012345
+        select product 029999
+        year 2005 3
+        list 1502
+
+        """)
+    #expect(result.output.contains("1–20 of 30,010 products (page 1 of 1,501); type 'list 2'"))
+    #expect(result.output.contains("30,001–30,010 of 30,010 products (page 1,501 of 1,501)"))
+    #expect(result.output.contains("Product 030000\n"))
+    #expect(result.output.contains("Product 012345\n"))
+    #expect(result.output.contains("Product 029999\n"))
+    #expect(result.output.contains("Products from 2005 (1,500):"))
+    #expect(result.output.contains("41–60 of 1,500 products (page 3 of 75)"))
+    #expect(result.errorLines == ["error: '1502' is not a page from 1 to 1,501"])
+    let ambiguous = try sandbox.run(input: "select product 02999\n")
+    #expect(ambiguous.errors.contains("'product 02999' matches 'Product 029990'"))
+    // A script lists everything.
+    let all = try sandbox.run(input: "list --all\n")
+    #expect(all.output.split(separator: "\n").count == 30_012)
+  }
+
+  @Test(arguments: ["truncated", "newer"])
+  func aDamagedDatabaseIsNeverWrittenAndEditsAreRefused(_ damage: String) throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select mango\nedit\nprice 9.00\ndone\n")
+    let path = sandbox.databasePath
+    if damage == "newer" {
+      try Database(path: path, mode: .readWrite).execute("PRAGMA user_version = 7")
+    } else {
+      let data = try Data(contentsOf: URL(fileURLWithPath: path))
+      try data.prefix(data.count - 4096).write(to: URL(fileURLWithPath: path))
+    }
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let result = try sandbox.run(input: "select mango\nedit\nprice 8.00\ndone\n")
+    #expect(result.status == 1)
+    let reason =
+      damage == "newer" ? "its schema version 7 is newer than this program's 1" : "it is truncated"
+    #expect(result.errorLines.first?.contains(reason) == true, "\(result.errors)")
+    #expect(result.errorLines.last?.hasPrefix("error: edits are refused") == true)
+    #expect(result.output.contains("$6.99"))  // the bundled catalog
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+  }
+}

@@ -1,0 +1,129 @@
+import CatalogModel
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct ProductFileTests {
+  private func read(_ text: String, name: String = "products.json") throws -> [Product] {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/" + name
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    var products: [Product] = []
+    try ProductFile(path: path).forEachProduct { products.append($0) }
+    return products
+  }
+
+  private func failure(_ text: String) -> ProductFileError? {
+    do {
+      _ = try read(text)
+      return nil
+    } catch let error as ProductFileError {
+      return error
+    } catch {
+      return nil
+    }
+  }
+
+  @Test func readsTheBundledCatalogAsJSONDecoderDoes() throws {
+    var products: [Product] = []
+    try ProductFile(path: bundledCatalogPath).forEachProduct { products.append($0) }
+    #expect(products == bundledProducts)
+  }
+
+  @Test func readsEscapesSurrogatesUnknownKeysAndTheEarlierFileShape() throws {
+    let products = try read(
+      """
+      \u{FEFF}{"formatVersion": 1, "note": {"nested": [1, {"a": "]"}]}, "products": [
+        {"price": 1.099e1, "extra": [true, null, "x"], "identifier": "fa542e3d-4895-44b6-942f-e112101d5160",
+         "name": "Cerise \\"noire\\" \\u00e9 \\ud83c\\udf52 \\/", "imageName": "Cherries", "year": 2015,
+         "keywords": ["樱桃", "fruit"]}
+      ]}
+      """)
+    #expect(products.count == 1)
+    #expect(products.first?.name == "Cerise \"noire\" é 🍒 /")
+    #expect(products.first?.price == Price(cents: 1099))
+    #expect(products.first?.keywords == ["樱桃", "fruit"])
+    #expect(
+      products.first?.identifier == UUID(uuidString: "FA542E3D-4895-44B6-942F-E112101D5160"))
+  }
+
+  @Test(arguments: [
+    ("[{\"name\": \"A\", \"imageName\": \"\", \"year\": 2000}]", 1, "the field 'price' is missing"),
+    (
+      "[{\"name\": \"A\", \"imageName\": \"\", \"year\": 2000, \"price\": -1}]", 1,
+      "price: the price '-1' is negative"
+    ),
+    (
+      "[{\"name\": \"A\", \"imageName\": \"\", \"year\": 1800, \"price\": 1}]", 1,
+      "year: '1800' is not a whole number from 1900 to 2100"
+    ),
+    (
+      "[{\"identifier\": \"nope\", \"name\": \"A\", \"imageName\": \"\", \"year\": 2000, \"price\": 1}]",
+      1, "identifier: 'nope' is not a UUID"
+    ),
+    (
+      "[{\"name\": \"\\u001b[2J\", \"imageName\": \"\", \"year\": 2000, \"price\": 1}]", 1,
+      "the name contains the control character U+001B"
+    ),
+    (
+      "[{\"name\": \"A\", \"imageName\": \"\", \"year\": 2000, \"price\": 1}, 7]", 2,
+      "a product is not an object"
+    ),
+    (
+      "[{\"name\": \"A\", \"imageName\": \"\", \"year\": 2000, \"price\": 1}", 1,
+      "expected ',' or ']' after the product"
+    ),
+  ])
+  func aBadRecordIsNamedByNumberAndField(_ text: String, _ record: Int, _ reason: String) {
+    let error = failure(text)
+    #expect(error?.record == record)
+    #expect(error?.reason == reason)
+  }
+
+  @Test func readsCSVWithQuotesCRLFAndOptionalColumns() throws {
+    let products = try read(
+      "Name,ImageName,Year,Price,Keywords,Notes\r\n\"Kiwi, \"\"Gold\"\"\",,2020,1.5,fruit; 奇异果,ignored\r\n\r\nTwo,,2021,2,,\"a note\non two lines\"\r\n",
+      name: "products.csv")
+    #expect(products.map(\.name) == ["Kiwi, \"Gold\"", "Two"])
+    #expect(products.first?.keywords == ["fruit", "奇异果"])
+    #expect(products.first?.price == Price(cents: 150))
+    #expect(products.last?.year == 2021)
+  }
+
+  @Test func aCSVWithoutARequiredColumnOrWithAShortRowIsRefused() {
+    #expect(
+      failure("name,year,price\nKiwi,2020,1\n")?.reason
+        == "the header row has no column 'imageName'")
+    let short = failure("name,imageName,year,price\nKiwi,,2020\n")
+    #expect(short?.record == 1)
+    #expect(short?.line == 2)
+    #expect(short?.reason == "it has 3 fields; the header has 4")
+  }
+
+  @Test func skippingKeepsTheGoodRecordsAndReportsTheOthers() throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/p.json"
+    let huge = String(repeating: "N", count: ProductFile.fieldLimit + 10)
+    try Data(
+      """
+      [{"name": "\(huge)", "imageName": "", "year": 2000, "price": 1},
+       {"name": "Fine", "imageName": "", "year": 2000, "price": 1}]
+      """.utf8
+    ).write(to: URL(fileURLWithPath: path))
+    let skipped = SkippedRecords()
+    var products: [Product] = []
+    try ProductFile(path: path, skipping: { skipped.add($0) }).forEachProduct {
+      products.append($0)
+    }
+    #expect(products.map(\.name) == ["Fine"])
+    #expect(skipped.reasons == ["the name has 65546 bytes; the limit is 65536"])
+  }
+}
+
+/// Records that a reader skipped, collected from its callback.
+private final class SkippedRecords: @unchecked Sendable {
+  private let lock = NSLock()
+  private var collected: [String] = []
+  var reasons: [String] { lock.withLock { collected } }
+  func add(_ error: ProductFileError) { lock.withLock { collected.append(error.reason) } }
+}
