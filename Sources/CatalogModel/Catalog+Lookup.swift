@@ -28,7 +28,15 @@ extension Catalog {
     let prefixed = source.products(foldedName: key, exact: false, limit: 6)
     if prefixed.count == 1 { return self[prefixed[0].identifier] ?? prefixed[0] }
     if prefixed.count > 1 {
-      throw CatalogError.ambiguous(reference, candidates: prefixed.prefix(5).map(\.name))
+      let shown = Array(prefixed.prefix(5))
+      // Products of the same name are told apart by their list numbers.
+      let repeats = Set(shown.map(\.name)).count < shown.count
+      throw CatalogError.ambiguous(
+        reference,
+        candidates: shown.map { product in
+          guard repeats, let number = number(of: product.identifier) else { return product.name }
+          return "\(product.name) #\(number)"
+        })
     }
     throw CatalogError.noMatch(
       reference, suggestion: closestName(to: key, among: source.names(near: key, limit: 64)))

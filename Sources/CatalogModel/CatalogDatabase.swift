@@ -93,7 +93,16 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
     self.path = path
     connection = database
-    try refresh()
+    do {
+      try refresh()
+    } catch CatalogDatabaseError.damaged(let reason) {
+      // After an error, SQLite's own check says what is damaged.
+      let check = try? database.statement("PRAGMA quick_check(1)")
+      defer { check?.reset() }
+      let verdict = (try? check?.step()) == true ? check?.text(0) : nil
+      throw CatalogDatabaseError.damaged(
+        verdict.map { $0 == "ok" ? reason : "\(reason); quick_check: \($0)" } ?? reason)
+    }
   }
 
   /// Creates a new, empty catalog database at a path where no file exists, atomically: it is

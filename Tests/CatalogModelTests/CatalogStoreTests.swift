@@ -108,6 +108,24 @@ import Testing
     }
   }
 
+  @Test func damageFoundAfterOpeningIsCheckedAndNeverWrittenOver() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    _ = try store.load()
+    let path = store.databasePath
+    var data = try Data(contentsOf: URL(fileURLWithPath: path))
+    // The header and the schema page stay; every other page is garbage.
+    data.replaceSubrange(4096..<data.count, with: Data(repeating: 0xA5, count: data.count - 4096))
+    try data.write(to: URL(fileURLWithPath: path))
+    let loaded = try store.load()
+    #expect(loaded.database == nil)
+    let reason = try #require(loaded.readOnlyReason)
+    #expect(reason.contains("malformed"), "\(reason)")
+    #expect(reason.contains("quick_check"), "\(reason)")
+    #expect(loaded.catalog.count == 10)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
+  }
+
   @Test func anEarlierProductsFileIsMigratedOnceAndKept() throws {
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)

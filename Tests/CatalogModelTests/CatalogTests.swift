@@ -142,3 +142,15 @@ import Testing
     _ = try draft.applied(to: cherries)
   }
 }
+
+@Suite struct CatalogLookupTests {
+  @Test func productsOfTheSameNameAreToldApartByNumber() {
+    var products = bundledProducts
+    products[2].name = "Mango"
+    #expect(
+      throws: CatalogError.ambiguous("mango", candidates: ["Mango #3", "Mango #7"])
+    ) {
+      try Catalog(products).product(matching: "mango")
+    }
+  }
+}

@@ -38,7 +38,8 @@ package enum CatalogMain {
     let isScript = options.action == .repl && isatty(0) != 1
     let presentation = Presentation.resolve(
       options.color, environment: environment, outputIsTerminal: isatty(1) == 1 && !isScript,
-      errorsIsTerminal: isatty(2) == 1 && !isScript, columns: TerminalLineEditor.columns(of: 1))
+      errorsIsTerminal: isatty(2) == 1 && !isScript, columns: TerminalLineEditor.columns(of: 1),
+      rows: TerminalLineEditor.rows(of: 1))
     let report = Reporter(colors: presentation.colorsErrors)
     do {
       let paths = try AppPaths(

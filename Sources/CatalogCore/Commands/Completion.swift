@@ -57,7 +57,7 @@ package enum Completion {
     let catalog = state.catalog
     let scenes = state.scenes.map(\.name.rawValue)
     switch command {
-    case "select", "push":
+    case "select", "push", "delete":
       return Result(start: start, candidates: matchingNames(text, in: catalog))
     case "tab":
       return Result(start: start, candidates: matching(text, in: Tabs.allCases.map(\.rawValue)))

@@ -40,6 +40,8 @@ package final class LiveEnvironment: AppEnvironment {
 
   package var now: Date { Date() }
 
+  package var pageSize: Int { presentation.pageSize }
+
   package func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
     if searchIndex == nil {
       searchIndex = ActivitySearch(catalog: catalog)

@@ -10,6 +10,9 @@ package struct Presentation: Sendable, Hashable {
   package var pictureDepth: HalfBlockRenderer.ColorDepth?
   /// The most columns a picture takes.
   package var pictureColumns = 40
+  /// Products a page of `list` shows: what fits on the terminal beside a heading, a footer
+  /// and the prompt; 20 when output is not a terminal.
+  package var pageSize = 20
 
   /// Plain text: no colour, no pictures.
   package static let plain = Presentation()
@@ -26,10 +29,11 @@ package struct Presentation: Sendable, Hashable {
   ///   - outputIsTerminal: Whether standard output is a terminal.
   ///   - errorsIsTerminal: Whether standard error is a terminal.
   ///   - columns: The terminal's width.
+  ///   - rows: The terminal's height, when output is a terminal.
   /// - Returns: The presentation.
   package static func resolve(
     _ mode: CommandLineOptions.ColorMode, environment: [String: String], outputIsTerminal: Bool,
-    errorsIsTerminal: Bool, columns: Int
+    errorsIsTerminal: Bool, columns: Int, rows: Int? = nil
   ) -> Presentation {
     let allowed =
       (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
@@ -43,6 +47,7 @@ package struct Presentation: Sendable, Hashable {
     var presentation = Presentation()
     presentation.colorsOutput = colors(outputIsTerminal)
     presentation.colorsErrors = colors(errorsIsTerminal)
+    if outputIsTerminal, let rows { presentation.pageSize = max(5, rows - 5) }
     if outputIsTerminal && presentation.colorsOutput {
       let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
       presentation.pictureDepth =

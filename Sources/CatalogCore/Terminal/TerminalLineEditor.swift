@@ -55,6 +55,13 @@ package final class TerminalLineEditor {
     return Int(size.ws_col)
   }
 
+  /// The terminal's height, or nil when it cannot be read.
+  package static func rows(of descriptor: Int32) -> Int? {
+    var size = winsize()
+    guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+    return Int(size.ws_row)
+  }
+
   /// Reads one line.
   ///
   /// - Parameters:
