@@ -58,8 +58,9 @@ import Testing
       let session = try JSONSerialization.jsonObject(with: sandbox.contents(of: "session.json"))
       let scenes = Set(((session as? [String: Any])?["scenes"] as? [String]) ?? [])
       #expect(scenes == Set((0..<8).map { "s\($0)" }), "round \(round)")
-      let launches = try JSONSerialization.jsonObject(with: sandbox.contents(of: "launch.json"))
-      #expect(((launches as? [String: Any])?["launches"] as? [Any])?.isEmpty == true)
+      // Every launch removed its marker at its prompt.
+      let markers = try FileManager.default.contentsOfDirectory(atPath: sandbox.file("launching"))
+      #expect(markers.isEmpty, "round \(round): \(markers)")
     }
   }
 
@@ -74,6 +75,36 @@ import Testing
     #expect(result.errors.contains("did not reach its prompt the last 2 times it started"))
     #expect(result.output.contains("the path is empty"))
     #expect(sandbox.quarantined().contains { $0.hasPrefix("scenes-main.") })
+  }
+
+  /// The markers launches leave in `launching/`: two of dead processes are two crashes; one of
+  /// a live process still starting is none.
+  @Test func markersOfDeadLaunchesCountAndLiveOnesDoNot() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\n")
+    let folder = sandbox.file("launching")
+    let sleeper = Process()
+    sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+    sleeper.arguments = ["30"]
+    try sleeper.run()
+    defer { sleeper.terminate() }
+    for name in ["2147483600.12345", "\(sleeper.processIdentifier).0"] {
+      #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: nil))
+    }
+    let live = try sandbox.run(input: "path\n")
+    #expect(!live.errors.contains("did not reach its prompt"), "\(live.errors)")
+    #expect(live.output.contains("Cherries"))
+    // The prompt forgave the dead one; the live one stays until its process ends.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder) == [
+        "\(sleeper.processIdentifier).0"
+      ])
+    for name in ["2147483600.1", "2147483601.2"] {
+      #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: nil))
+    }
+    let result = try sandbox.run(input: "path\n")
+    #expect(result.errors.contains("did not reach its prompt the last 2 times it started"))
+    #expect(result.output.contains("the path is empty"))
   }
 
   // MARK: A full disk during `done`

@@ -48,7 +48,9 @@ package final class AppStore {
   }
 
   /// The folders of the state directory.
-  private static let stateFolders = ["scenes", "locks", StateDirectory.quarantineFolder]
+  private static let stateFolders = [
+    "scenes", "locks", LaunchTracker.folder, StateDirectory.quarantineFolder,
+  ]
 
   /// Takes away others' access to the state and data directories, where a user or an older
   /// version left it, with their files.

@@ -1,13 +1,20 @@
+import Foundation
 import StateRestoration
 
 /// Notices a crash at launch, as Apple's state restoration does: when launches died before
 /// their prompt twice in a row, the next one sets the saved state aside and starts fresh.
 ///
-/// Every change to `launch.json` is made under a lock, and only launches whose process is gone
-/// count: other terminals starting at the same time are not crashes.
+/// Each launching process leaves an empty marker file named after its identity in
+/// `launching/` (`PID.STARTTIME`) and removes it at its prompt; a marker whose process is gone
+/// is a launch that crashed. Other terminals starting at the same time are not crashes. Markers
+/// are made and counted under a lock; creating or removing one is a single directory entry and
+/// one `fsync` of the directory, so that start-up pays no file rewrite. A `launch.json` of an
+/// earlier version is read once, turned into markers and removed.
 package enum LaunchTracker {
   /// How many launches in a row may die before the prompt before state is set aside.
   package static let failureLimit = 2
+  /// The folder of markers, in the state directory.
+  package static let folder = "launching"
 
   /// Records that this process is launching.
   ///
@@ -18,28 +25,38 @@ package enum LaunchTracker {
   ///   - directory: The state directory.
   ///   - warnings: Where one-line warnings go.
   /// - Returns: Whether the saved state was set aside.
-  /// - Throws: A `StateRestorationError` when the lock cannot be taken.
+  /// - Throws: A `StateRestorationError` when the lock cannot be taken or the folder is not
+  ///   a folder.
   package static func begin(in directory: StateDirectory, warnings: inout [String]) throws -> Bool {
     let lock = try directory.lockWaiting(LockFiles.launch)
     defer { withExtendedLifetime(lock) {} }
-    var launches = read(in: directory, warnings: &warnings)
-    let crashed = launches.filter { !$0.isRunning }.count
+    try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
+    importLegacyFile(in: directory, warnings: &warnings)
+    var crashed = markers(in: directory).filter { !$0.identity.isRunning }
     var restarting = false
-    if crashed >= failureLimit {
+    if crashed.count >= failureLimit {
       restarting = true
-      launches.removeAll { !$0.isRunning }
       var moved = 0
       for path in [SessionFile.path] + unownedSceneFiles(in: directory)
       where directory.contains(path) {
         if (try? directory.quarantine(path)) != nil { moved += 1 }
       }
       warnings.append(
-        "catalog did not reach its prompt the last \(crashed) times it started; "
+        "catalog did not reach its prompt the last \(crashed.count) times it started; "
           + "its saved state (\(moved) files) was moved to '\(directory.path(of: StateDirectory.quarantineFolder))' and it starts fresh"
       )
+      remove(crashed.map(\.name), in: directory, warnings: &warnings)
+      crashed = []
     }
-    launches.append(.current)
-    write(launches, in: directory, warnings: &warnings)
+    let marker = directory.path(of: folder + "/" + name(of: .current))
+    let descriptor = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    if descriptor >= 0 {
+      close(descriptor)
+      synchronize(directory, warnings: &warnings)
+    } else {
+      warnings.append(
+        "cannot record the launch in '\(marker)': \(String(cString: strerror(errno)))")
+    }
     return restarting
   }
 
@@ -49,28 +66,86 @@ package enum LaunchTracker {
   /// - Parameters:
   ///   - directory: The state directory.
   ///   - reachedPrompt: Whether the launch reached its prompt.
-  /// - Returns: A one-line warning when `launch.json` could not be updated.
+  /// - Returns: A one-line warning when the launch could not be recorded.
   @discardableResult
   package static func end(in directory: StateDirectory, reachedPrompt: Bool) -> [String] {
     var warnings: [String] = []
     do {
       let lock = try directory.lockWaiting(LockFiles.launch)
       defer { withExtendedLifetime(lock) {} }
-      var launches = read(in: directory, warnings: &warnings)
-      launches.removeAll { $0 == .current || (reachedPrompt && !$0.isRunning) }
-      write(launches, in: directory, warnings: &warnings)
+      var names = [name(of: .current)]
+      if reachedPrompt {
+        names += markers(in: directory).filter { !$0.identity.isRunning }.map(\.name)
+      }
+      remove(names, in: directory, warnings: &warnings)
     } catch {
       warnings.append("cannot record the launch: \(error.localizedDescription)")
     }
     return warnings
   }
 
-  /// The launches recorded; an unreadable file is set aside with a warning.
-  private static func read(in directory: StateDirectory, warnings: inout [String])
-    -> [ProcessIdentity]
-  {
+  /// A marker's name: `PID.STARTTIME`, 0 where the start time is unknown.
+  private static func name(of identity: ProcessIdentity) -> String {
+    "\(identity.pid).\(identity.startTime ?? 0)"
+  }
+
+  /// The markers in the folder, with the processes they name; other names are ignored.
+  private static func markers(in directory: StateDirectory) -> [(
+    name: String, identity: ProcessIdentity
+  )] {
+    let entries =
+      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: folder))) ?? []
+    return entries.compactMap { entry in
+      let parts = entry.split(separator: ".", omittingEmptySubsequences: false)
+      guard parts.count == 2, let pid = Int32(parts[0]), let start = UInt64(parts[1]) else {
+        return nil
+      }
+      guard entry != name(of: .current) else { return nil }
+      return (entry, ProcessIdentity(pid: pid, startTime: start == 0 ? nil : start))
+    }
+  }
+
+  private static func remove(
+    _ names: [String], in directory: StateDirectory, warnings: inout [String]
+  ) {
+    var removed = false
+    for name in names {
+      let path = directory.path(of: folder + "/" + name)
+      if unlink(path) == 0 {
+        removed = true
+      } else if errno != ENOENT {
+        warnings.append(
+          "cannot record the launch in '\(path)': \(String(cString: strerror(errno)))")
+      }
+    }
+    if removed { synchronize(directory, warnings: &warnings) }
+  }
+
+  private static func synchronize(_ directory: StateDirectory, warnings: inout [String]) {
     do {
-      return try directory.load(LaunchFile.self, from: LaunchFile.path)?.launches ?? []
+      try DurableFile.synchronizeDirectory(directory.path(of: folder))
+    } catch {
+      warnings.append("cannot record the launch: \(error.localizedDescription)")
+    }
+  }
+
+  /// Turns an earlier version's `launch.json` into markers and removes it; an unreadable one
+  /// is set aside with a warning.
+  private static func importLegacyFile(in directory: StateDirectory, warnings: inout [String]) {
+    guard directory.contains(LaunchFile.path) else { return }
+    do {
+      let launches = try directory.load(LaunchFile.self, from: LaunchFile.path)?.launches ?? []
+      // Entries without a process (version 1 counted launches) become markers of pid 0, which
+      // is never running: each counts as a crash, as it did.
+      for (index, identity) in launches.suffix(64).enumerated() {
+        let name =
+          identity.pid > 0 ? name(of: identity) : "0.\(index + 1)"
+        let descriptor = open(
+          directory.path(of: folder + "/" + name), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+          0o600)
+        if descriptor >= 0 { close(descriptor) }
+      }
+      try directory.remove(LaunchFile.path)
     } catch {
       let reason = error.localizedDescription
       if let destination = try? directory.quarantine(LaunchFile.path) {
@@ -80,19 +155,6 @@ package enum LaunchTracker {
       } else {
         warnings.append("\(reason); the count of crashed launches starts at 0")
       }
-      return []
-    }
-  }
-
-  /// Writes the launches; a file that cannot be written costs only the crash count.
-  private static func write(
-    _ launches: [ProcessIdentity], in directory: StateDirectory, warnings: inout [String]
-  ) {
-    do {
-      // A process that dies and a pid that is reused leave at most a few stale entries.
-      try directory.save(LaunchFile(launches: Array(launches.suffix(64))), to: LaunchFile.path)
-    } catch {
-      warnings.append("cannot record the launch: \(error.localizedDescription)")
     }
   }
 

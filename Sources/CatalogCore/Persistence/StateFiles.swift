@@ -104,7 +104,8 @@ package struct SessionFile: VersionedFormat, Hashable {
   }
 }
 
-/// `launch.json`: the launches that have not reached their prompt yet, by process.
+/// `launch.json` of earlier versions: the launches that had not reached their prompt, by
+/// process; read once and turned into markers (``LaunchTracker``).
 ///
 /// A launch adds its process and removes it at the prompt; an entry whose process is gone is a
 /// launch that crashed. Processes still starting are not crashes, so several terminals may
