@@ -87,6 +87,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         // row's pages a second time to a file in /var/tmp.
         try database.execute(
           "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
+        database.keepWriteAheadLog()
       }
     } catch let error as SQLiteError {
       throw CatalogDatabaseError.damaged(error.description)

@@ -39,7 +39,10 @@ public struct CatalogStore: Sendable {
   /// The data directory's path (`$XDG_DATA_HOME/catalog` or `--data-dir`).
   public let directoryPath: String
   /// The bundled seed catalog's path; it is only ever read.
-  public let seedPath: String
+  public var seedPath: String { seedLocation() }
+  /// Finds the seed only when it is needed: locating the bundle costs start-up time that a
+  /// launch on an existing database does not have to pay.
+  private let seedLocation: @Sendable () -> String
 
   /// The user's catalog database's path.
   public var databasePath: String { directoryPath + "/" + Self.databaseName }
@@ -50,9 +53,9 @@ public struct CatalogStore: Sendable {
   /// - Parameters:
   ///   - directoryPath: The data directory; created 0700 when the catalog is first seeded.
   ///   - seedPath: The bundled catalog to seed a new database with.
-  public init(directoryPath: String, seedPath: String) {
+  public init(directoryPath: String, seedPath: @autoclosure @escaping @Sendable () -> String) {
     self.directoryPath = directoryPath
-    self.seedPath = seedPath
+    seedLocation = seedPath
   }
 
   /// Opens the user's catalog, creating and seeding the database when there is none: from a

@@ -159,6 +159,13 @@ package final class Database {
     }
   }
 
+  /// Keeps the write-ahead log and its index when the last connection closes, so that the
+  /// next one does not create them again (`SQLITE_FCNTL_PERSIST_WAL`).
+  package func keepWriteAheadLog() {
+    var on: Int32 = 1
+    sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+  }
+
   /// The rows the last statement changed.
   package var changes: Int { Int(sqlite3_changes64(handle)) }
 

@@ -136,30 +136,51 @@ private struct ProcessMeasure {
 }
 
 /// Runs a program to completion, with a script (or nothing) on standard input, and measures it
-/// from exec to exit; the peak resident memory comes from `wait4`.
+/// from exec to exit; the peak resident memory comes from `wait4`. The process is started with
+/// `posix_spawn`, not `Process`, whose own reaper could collect it (and its usage) first.
 private func measure(_ executable: URL, _ arguments: [String], input: String = "") throws
   -> ProcessMeasure
 {
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  let pipe = Pipe()
-  process.standardInput = pipe
-  process.standardOutput = FileHandle.nullDevice
-  process.standardError = FileHandle.nullDevice
+  var pipe: [Int32] = [0, 0]
+  guard Glibc.pipe(&pipe) == 0 else { throw CatalogBenchError("pipe failed") }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_adddup2(&actions, pipe[0], 0)
+  posix_spawn_file_actions_addclose(&actions, pipe[1])
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+  let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+  defer { for pointer in argv { free(pointer) } }
+  var pid: pid_t = 0
   let clock = ContinuousClock()
   let start = clock.now
-  try process.run()
-  pipe.fileHandleForWriting.write(Data(input.utf8))
-  try pipe.fileHandleForWriting.close()
-  var status: Int32 = 0
+  let status = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+  close(pipe[0])
+  guard status == 0 else {
+    close(pipe[1])
+    throw CatalogBenchError("cannot start \(executable.path): \(String(cString: strerror(status)))")
+  }
+  let bytes = Array(input.utf8)
+  bytes.withUnsafeBytes { buffer in
+    guard let base = buffer.baseAddress else { return }
+    var offset = 0
+    while offset < buffer.count {
+      let written = write(pipe[1], base + offset, buffer.count - offset)
+      if written <= 0 { break }
+      offset += written
+    }
+  }
+  close(pipe[1])
+  var exitStatus: Int32 = 0
   var usage = rusage()
-  let pid = process.processIdentifier
-  while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+  while wait4(pid, &exitStatus, 0, &usage) < 0 {
+    guard errno == EINTR else { throw CatalogBenchError("wait4 failed") }
+  }
   let elapsed = milliseconds(clock.now - start)
-  guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+  guard exitStatus & 0x7F == 0, (exitStatus >> 8) & 0xFF == 0 else {
     throw CatalogBenchError(
-      "\(executable.lastPathComponent) \(arguments.first ?? "") failed (status \(status))")
+      "\(executable.lastPathComponent) \(arguments.first ?? "") failed (status \(exitStatus))")
   }
   return ProcessMeasure(milliseconds: elapsed, peakKilobytes: usage.ru_maxrss)
 }
