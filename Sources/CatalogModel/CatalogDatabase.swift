@@ -290,8 +290,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           else { throw CatalogError.productRemoved(name: name) }
           try database.run(
             "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+          // OR ROLLBACK: SQLite keeps no journal to undo this one statement, which at a million
+          // rows held every page it changed in memory; a failure ends the transaction anyway.
           try database.run(
-            "UPDATE products SET position = position - 1 WHERE position > ?", .integer(position))
+            "UPDATE OR ROLLBACK products SET position = position - 1 WHERE position > ?",
+            .integer(position))
         }
       }
     }

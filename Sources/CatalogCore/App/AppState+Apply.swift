@@ -29,7 +29,10 @@ extension AppState {
     let render = Renderer(environment: environment)
     switch command {
     case .list(let page):
-      return CommandResult(state: state, output: try render.productList(catalog, page: page))
+      return CommandResult(
+        state: state, output: try render.productList(catalog, page: page),
+        continuation: page == .all && !catalog.isEmpty
+          ? CatalogListing.all(catalog) : nil)
 
     case .add(let name):
       try scene.refuseWhileEditing("add")

@@ -209,7 +209,13 @@ package enum CatalogMain {
         let notes = try store.commit(
           from: state, to: &next, catalogChanges: result.catalogChanges)
         state = next
-        output.line(result.output)
+        if let continuation = result.continuation {
+          if !result.output.isEmpty { output.write(result.output) }
+          continuation.produce { output.write($0) }
+          output.write("\n")
+        } else {
+          output.line(result.output)
+        }
         for note in notes { report.warning(note) }
         if result.quits { break }
       } catch {

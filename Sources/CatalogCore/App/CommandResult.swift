@@ -6,9 +6,42 @@ package struct CommandResult: Sendable {
   package var state: AppState
   /// The text to print on standard output; empty for none.
   package var output: String
+  /// More text to print after ``output``, made a part at a time as it is written (`list --all`
+  /// of a million products), so that it is never held whole.
+  package var continuation: OutputContinuation?
   /// Whether the command ends the session.
   package var quits = false
   /// The product edits to save with the command's other changes; the state's catalog already
   /// shows them.
   package var catalogChanges: [CatalogChange] = []
+
+  /// Creates a result.
+  package init(
+    state: AppState, output: String, quits: Bool = false, catalogChanges: [CatalogChange] = [],
+    continuation: OutputContinuation? = nil
+  ) {
+    self.state = state
+    self.output = output
+    self.quits = quits
+    self.catalogChanges = catalogChanges
+    self.continuation = continuation
+  }
+
+  /// The whole output, for tests and short outputs.
+  package var fullOutput: String {
+    var text = output
+    continuation?.produce { text += $0 }
+    return text
+  }
+}
+
+/// Text produced in parts: `produce` calls its argument with each part, in order.
+package struct OutputContinuation: Sendable {
+  /// Makes the parts.
+  package let produce: @Sendable ((String) -> Void) -> Void
+
+  /// Creates a continuation.
+  package init(_ produce: @escaping @Sendable ((String) -> Void) -> Void) {
+    self.produce = produce
+  }
 }

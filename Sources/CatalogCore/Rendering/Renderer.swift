@@ -18,7 +18,7 @@ package struct Renderer<Environment: AppEnvironment> {
   package func productList(_ catalog: Catalog, page: ListPage) throws -> String {
     let count = catalog.count
     guard count > 0 else { return "The catalog is empty; type 'add NAME' to add a product." }
-    guard case .page(let number) = page else { return allProducts(catalog) }
+    guard case .page(let number) = page else { return "" }
     let size = environment.pageSize
     let pages = (count + size - 1) / size
     guard number <= pages else {
@@ -64,44 +64,8 @@ package struct Renderer<Environment: AppEnvironment> {
       "\(first.grouped)–\(last.grouped) of \(count.grouped) \(noun) (page \(page.grouped) of \(pages.grouped)); \(next)\(all)."
   }
 
-  private func productTable(_ rows: [(number: Int, product: Product)], widths: [Int] = [])
-    -> String
-  {
-    Table.render(
-      header: ["#", "Name", "Year", "Price"],
-      rows: rows.map { number, product in
-        [String(number), product.name, String(product.year), product.price.formatted]
-      }, rightAligned: [0, 2, 3], minimumWidths: widths)
-  }
-
-  /// Every product, for scripts: the columns are measured in a first pass, then the rows are
-  /// rendered a thousand at a time, so that no table of the whole catalog is held.
-  private func allProducts(_ catalog: Catalog) -> String {
-    var widths = [1, 4, 4, 5]
-    widths[0] = String(catalog.count).count
-    catalog.forEachProduct { product in
-      widths[1] = max(widths[1], DisplayWidth.of(product.name.escapingControlCharacters))
-      widths[3] = max(widths[3], product.price.formatted.count)
-    }
-    var output = ""
-    var chunk: [(number: Int, product: Product)] = []
-    var number = 0
-    func flush() {
-      guard !chunk.isEmpty else { return }
-      var table = productTable(chunk, widths: widths)
-      if number > chunk.count, let header = table.firstIndex(of: "\n") {
-        table = String(table[table.index(after: header)...])
-      }
-      output += (output.isEmpty ? "" : "\n") + table
-      chunk.removeAll(keepingCapacity: true)
-    }
-    catalog.forEachProduct { product in
-      number += 1
-      chunk.append((number, product))
-      if chunk.count == 1000 { flush() }
-    }
-    flush()
-    return output + "\n\(catalog.count.grouped) products."
+  private func productTable(_ rows: [(number: Int, product: Product)]) -> String {
+    CatalogListing.table(rows, widths: [])
   }
 
   /// A scene's navigation path, one element a line from the root.
@@ -208,5 +172,53 @@ package struct Renderer<Environment: AppEnvironment> {
     }
     return "Scene '\(scene.name)' (\(scene.phase.rawValue)):\n"
       + Table.render(rows: rows, indent: 2)
+  }
+}
+
+/// The product grid, shared by the pages the renderer shows and the whole list.
+package enum CatalogListing {
+  /// Every product, for scripts: the columns are measured in a first pass, then the rows are
+  /// rendered and handed out a thousand at a time, so that no table of the whole catalog is
+  /// held.
+  ///
+  /// - Parameter catalog: The catalog.
+  /// - Returns: The table's parts, then the total.
+  package static func all(_ catalog: Catalog) -> OutputContinuation {
+    OutputContinuation { emit in
+      guard catalog.count > 0 else { return }
+      var widths = [1, 4, 4, 5]
+      widths[0] = String(catalog.count).count
+      catalog.forEachProduct { product in
+        widths[1] = max(widths[1], DisplayWidth.of(product.name.escapingControlCharacters))
+        widths[3] = max(widths[3], product.price.formatted.count)
+      }
+      var chunk: [(number: Int, product: Product)] = []
+      var number = 0
+      func flush() {
+        guard !chunk.isEmpty else { return }
+        var table = table(chunk, widths: widths)
+        if number > chunk.count, let header = table.firstIndex(of: "\n") {
+          table = String(table[table.index(after: header)...])
+        }
+        emit(table + "\n")
+        chunk.removeAll(keepingCapacity: true)
+      }
+      catalog.forEachProduct { product in
+        number += 1
+        chunk.append((number, product))
+        if chunk.count == 1000 { flush() }
+      }
+      flush()
+      emit("\(catalog.count.grouped) products.")
+    }
+  }
+
+  /// Product rows as a table: number, name, year, price.
+  static func table(_ rows: [(number: Int, product: Product)], widths: [Int]) -> String {
+    Table.render(
+      header: ["#", "Name", "Year", "Price"],
+      rows: rows.map { number, product in
+        [String(number), product.name, String(product.year), product.price.formatted]
+      }, rightAligned: [0, 2, 3], minimumWidths: widths)
   }
 }
