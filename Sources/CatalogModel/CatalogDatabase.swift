@@ -323,12 +323,13 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameters:
   ///   - products: The products, read one by one; the reader throws for a bad record.
   ///   - seeding: Whether this import seeds a new database, and from what.
-  ///   - progress: Called now and then with the number of records read.
+  ///   - progress: Called every 10,000 records read, then once when every record is read and
+  ///     the transaction is being completed.
   /// - Returns: What was inserted and updated.
   /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
   public func importProducts(
     _ products: some ProductSequence, seeding: Seeding? = nil,
-    progress: (Int) -> Void = { _ in }
+    progress: (ImportStage) -> Void = { _ in }
   ) throws -> ImportSummary {
     // The staging table is a temporary one, in a file: in memory, a million records would
     // stay resident.
@@ -351,8 +352,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         try Self.insert(
           product, position: read, generation: generation, into: "temp.import_staging",
           in: database)
-        if read % 10_000 == 0 { progress(read) }
+        if read % 10_000 == 0 { progress(.reading(records: read)) }
       }
+      progress(.saving(records: read))
       let repeated = try database.statement(
         "SELECT identifier, max(position), name FROM temp.import_staging GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
       )
@@ -505,6 +507,14 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
     }
   }
+}
+
+/// How far an import has come.
+public enum ImportStage: Sendable, Hashable {
+  /// Reading and checking the file's records: how many so far.
+  case reading(records: Int)
+  /// Every record read; merging them into the catalog, building indexes and committing.
+  case saving(records: Int)
 }
 
 /// A change to save to the catalog.

@@ -117,14 +117,16 @@ public struct CatalogStore: Sendable {
   ///
   /// - Parameters:
   ///   - file: A JSON or CSV product file.
-  ///   - progress: Called now and then with the number of records read.
+  ///   - progress: Called as the import goes on.
   /// - Returns: What was inserted and updated, and warnings from opening the catalog.
   /// - Throws: ``ProductFileError`` naming the first bad record,
   ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
   ///   ``CatalogDatabaseError/cannotWrite(path:reason:)``. The catalog is then as it was.
-  public func importFile(_ file: ProductFile, progress: (Int) -> Void = { _ in }) throws -> (
-    summary: CatalogDatabase.ImportSummary, warnings: [String]
-  ) {
+  public func importFile(_ file: ProductFile, progress: (ImportStage) -> Void = { _ in }) throws
+    -> (
+      summary: CatalogDatabase.ImportSummary, warnings: [String]
+    )
+  {
     let loaded = try load()
     guard let database = loaded.database else {
       throw CatalogError.catalogReadOnly(

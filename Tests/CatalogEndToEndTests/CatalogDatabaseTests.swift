@@ -93,6 +93,35 @@ import Testing
     #expect(list.output.contains("Keywords  fruit, 奇异果"))
   }
 
+  /// On a terminal (here one made by `script`), a long import draws a progress bar on
+  /// standard error with the count and the rate, then clears it.
+  @Test func anImportOnATerminalShowsItsProgress() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+    let sandbox = CatalogSandbox()
+    let file = try writeFile(sandbox, "many.json", Self.productsJSON(60_000))
+    let command =
+      [
+        CatalogSandbox.executable.path, "import", file, "--state-dir", sandbox.stateDirectory,
+        "--data-dir", sandbox.dataDirectory,
+      ].map { "'\($0)'" }.joined(separator: " ")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-qec", command, "/dev/null"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.contains("] "), "\(text)")
+    #expect(text.contains("records  "), "\(text)")
+    #expect(text.contains("/s"), "\(text)")
+    #expect(text.contains("60,000 records read; saving them to the catalog"), "\(text)")
+    #expect(text.contains("\r\u{1B}[KImported 60,000 new and 0 updated products"), "\(text)")
+  }
+
   @Test func anExportImportsBackToTheSameCatalog() throws {
     let sandbox = CatalogSandbox()
     let file = try writeFile(sandbox, "many.json", Self.productsJSON(2_000))

@@ -21,7 +21,7 @@ extension CatalogMain {
     let started = Date()
     let result: (summary: CatalogDatabase.ImportSummary, warnings: [String])
     do {
-      result = try store.importFile(file, progress: { progress?.records($0) })
+      result = try store.importFile(file, progress: { progress?.update($0) })
       progress?.finish()
     } catch {
       progress?.finish()
@@ -59,6 +59,7 @@ private final class ImportProgress: Sendable {
     var fraction = 0.0
     var records = 0
     var lastDrawn = 0.0
+    var isSaving = false
   }
   private let state = Mutex(State())
   private let started = Date()
@@ -68,9 +69,20 @@ private final class ImportProgress: Sendable {
     draw()
   }
 
-  func records(_ count: Int) {
-    state.withLock { $0.records = count }
-    draw()
+  func update(_ stage: ImportStage) {
+    switch stage {
+    case .reading(let count):
+      state.withLock { $0.records = count }
+      draw()
+    case .saving(let count):
+      state.withLock {
+        $0.records = count
+        $0.fraction = 1
+        $0.isSaving = true
+        $0.lastDrawn = -1
+      }
+      draw()
+    }
   }
 
   private func draw() {
@@ -81,9 +93,13 @@ private final class ImportProgress: Sendable {
       let width = 30
       let filled = Int(state.fraction * Double(width))
       let rate = elapsed > 0 ? Int(Double(state.records) / elapsed) : 0
-      return "\r[" + String(repeating: "#", count: filled)
-        + String(repeating: " ", count: width - filled)
-        + "] \(Int(state.fraction * 100))%  \(state.records.grouped) records  \(rate.grouped)/s"
+      let bar =
+        "\r[" + String(repeating: "#", count: filled)
+        + String(repeating: " ", count: width - filled) + "] \(Int(state.fraction * 100))%  "
+      if state.isSaving {
+        return bar + "\(state.records.grouped) records read; saving them to the catalog…"
+      }
+      return bar + "\(state.records.grouped) records  \(rate.grouped)/s"
     }
     if let line { TextOutput.standardError.write(line + "\u{1B}[K") }
   }
