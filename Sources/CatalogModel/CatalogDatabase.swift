@@ -248,7 +248,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// Calls a body with every product in order.
   public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
-    // Pages by position, so that no statement stays open while the body runs.
+    // Pages by position, so that no statement stays open while the body runs, all in one read
+    // transaction: what another process saves meanwhile does not shift the pages.
+    let began = (try? reading { try $0.execute("BEGIN") }) != nil
+    defer { if began { _ = try? reading { try $0.execute("COMMIT") } } }
     var next = 1
     while true {
       let page = products(numbers: next...(next + 999))

@@ -194,6 +194,33 @@ import Testing
     }
   }
 
+  /// An export or an index build reads one snapshot, page after page, whatever other
+  /// processes save meanwhile.
+  @Test func readingEveryProductSeesOneSnapshot() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let reader = try #require(try store.load().database)
+    let products = (1...2_500).map { number in
+      Product(
+        identifier: UUID(), name: "Product \(number)", imageName: "", year: 2000,
+        price: Price(cents: number))
+    }
+    _ = try reader.importProducts(products)
+    let writer = try #require(try store.load().database)
+    var seen: [UUID] = []
+    try reader.forEachProduct { product in
+      if seen.isEmpty {
+        let first = try #require(writer.product(number: 1))
+        try writer.apply([.delete(first.identifier, name: first.name)])
+      }
+      seen.append(product.identifier)
+    }
+    #expect(seen.count == 2_510)
+    #expect(Set(seen).count == 2_510)
+    try reader.refresh()
+    #expect(reader.count == 2_509)
+  }
+
   @Test func addingAndDeletingKeepListNumbersDense() throws {
     let temporary = TemporaryDirectory()
     let database = try #require(
