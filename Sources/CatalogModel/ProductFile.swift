@@ -74,8 +74,8 @@ public struct ProductFileError: Error, Sendable, Hashable, LocalizedError {
 
   /// The message shown to the user.
   public var errorDescription: String? {
-    let place = record.map { "record \($0) (line \(line))" } ?? "line \(line)"
-    return "'\(path)' \(place): \(reason); nothing was imported"
+    let place = record.map { " record \($0) (line \(line))" } ?? (line > 0 ? " line \(line)" : "")
+    return "'\(path)'\(place): \(reason); nothing was imported"
   }
 }
 

@@ -117,3 +117,35 @@ import Testing
     }
   }
 }
+
+@Suite struct AddProductTests {
+  @Test func cancellingAnAdditionLeavesThePathAsItWas() throws {
+    let (added, output) = try run(["select cher", "add Kiwi"])
+    #expect(output.hasPrefix("Editing Kiwi"))
+    #expect(added.activeScene.newProduct?.name == "Kiwi")
+    let (cancelled, shown) = try run(["cancel"], from: added)
+    #expect(shown.hasPrefix("Discarded the draft.\nCherries"))
+    #expect(cancelled.activeScene.newProduct == nil)
+    #expect(cancelled.shownProduct?.name == "Cherries")
+  }
+
+  @Test func doneInsertsTheNewProductOnce() throws {
+    let environment = FakeEnvironment()
+    let (state, output) = try run(
+      ["add  Kiwi ", "price 2.50", "done"], environment: environment)
+    #expect(output.hasPrefix("Added Kiwi."))
+    #expect(state.activeScene.newProduct == nil)
+    #expect(environment.catalogChanges.count == 1)
+    guard case .insert(let product) = environment.catalogChanges.first else {
+      Issue.record("not an insertion: \(environment.catalogChanges)")
+      return
+    }
+    #expect(product.name == "Kiwi")
+    #expect(product.price == Price(cents: 250))
+  }
+
+  @Test(arguments: ["", "  ", "Bad\u{1B}name"])
+  func anAdditionNeedsAValidName(_ name: String) {
+    #expect(throws: (any Error).self) { try run(["add \(name)"]) }
+  }
+}

@@ -126,11 +126,12 @@ extension AppState {
         scene.path = ScenePath(scene.path.routes.dropLast())
       }
       state.activeScene = scene
-      let product = shownProduct
+      let product = state.shownProduct
       return CommandResult(
         state: state,
         output: "Discarded the draft.\n"
-          + (product.map { render.detail($0, tab: scene.selectedTab) } ?? ""))
+          + (product.map { render.detail($0, tab: scene.selectedTab) }
+            ?? render.location(of: scene, in: state.catalog)))
 
     case .scenes:
       return CommandResult(state: state, output: render.sceneList(state))
