@@ -45,6 +45,25 @@ import Testing
     #expect(second.output.contains("3 products."))
   }
 
+  @Test func aMigrationKilledHalfwayIsDoneAgainInFull() throws {
+    let sandbox = CatalogSandbox()
+    try sandbox.writeCatalog(Self.productsJSON(150_000))
+    let process = sandbox.start()
+    Thread.sleep(forTimeInterval: 0.6)
+    process.killHard()
+    let legacy = sandbox.dataDirectory + "/products.json"
+    // Killed during the import: the database exists, its import was not committed, and the
+    // earlier file is where it was.
+    #expect(FileManager.default.fileExists(atPath: sandbox.databasePath))
+    #expect(FileManager.default.fileExists(atPath: legacy), "the file was renamed before the end")
+    let result = try sandbox.run(input: "list\n")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errors.contains("imported 150000 products"), "\(result.errors)")
+    #expect(result.output.contains("of 150,000 products"))
+    #expect(!FileManager.default.fileExists(atPath: legacy))
+    #expect(FileManager.default.fileExists(atPath: legacy + ".imported"))
+  }
+
   @Test func importValidatesEveryRecordAndImportsAllOrNothing() throws {
     let sandbox = CatalogSandbox()
     let before = try sandbox.run(["export"]).output
