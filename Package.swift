@@ -6,6 +6,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "StateRestoration", targets: ["StateRestoration"]),
+    .library(name: "SearchIndex", targets: ["SearchIndex"]),
     .executable(name: "catalog", targets: ["catalog"]),
   ],
   targets: [

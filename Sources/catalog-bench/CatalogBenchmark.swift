@@ -130,7 +130,7 @@ private func shellImport(_ file: String) -> String {
 }
 
 /// A whole process's wall time and peak memory.
-private struct ProcessMeasure {
+struct ProcessMeasure {
   var milliseconds: Double
   var peakKilobytes: Int
 }
@@ -138,7 +138,7 @@ private struct ProcessMeasure {
 /// Runs a program to completion, with a script (or nothing) on standard input, and measures it
 /// from exec to exit; the peak resident memory comes from `wait4`. The process is started with
 /// `posix_spawn`, not `Process`, whose own reaper could collect it (and its usage) first.
-private func measure(_ executable: URL, _ arguments: [String], input: String = "") throws
+func measure(_ executable: URL, _ arguments: [String], input: String = "") throws
   -> ProcessMeasure
 {
   var pipe: [Int32] = [0, 0]

@@ -46,24 +46,10 @@ func temporaryDirectory() -> String {
   return path
 }
 
-/// Runs a program to completion with standard input at its end, and times it.
+/// Runs a program to completion with standard input at its end, and times it from exec to
+/// exit (``measure(_:_:input:)``: `posix_spawn` and `wait4`, no run loop in between).
 func timeRun(_ executable: URL, _ arguments: [String]) throws -> Double {
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  process.standardInput = FileHandle.nullDevice
-  process.standardOutput = FileHandle.nullDevice
-  process.standardError = FileHandle.nullDevice
-  let clock = ContinuousClock()
-  let start = clock.now
-  try process.run()
-  process.waitUntilExit()
-  let elapsed = clock.now - start
-  guard process.terminationStatus == 0 else {
-    throw CatalogBenchError(
-      "\(executable.lastPathComponent) exited with status \(process.terminationStatus)")
-  }
-  return milliseconds(elapsed)
+  try measure(executable, arguments).milliseconds
 }
 
 struct CatalogBenchError: Error, CustomStringConvertible {
