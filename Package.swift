@@ -25,7 +25,7 @@ let package = Package(
     // A small Swift layer over SQLite: connections, statements, transactions.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
-    .target(name: "StateRestoration"),
+    .target(name: "StateRestoration", dependencies: ["SQLite"]),
     // PNG encoding and decoding for the product pictures.
     .target(name: "Imaging", dependencies: ["CZlib"]),
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
@@ -66,7 +66,8 @@ let package = Package(
       name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
     .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore", "TestSupport"]),
     .testTarget(
-      name: "CatalogEndToEndTests", dependencies: ["catalog", "SQLite", "TestSupport"]),
+      name: "CatalogEndToEndTests",
+      dependencies: ["catalog", "SQLite", "StateRestoration", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

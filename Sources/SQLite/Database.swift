@@ -187,6 +187,7 @@ package final class Database {
 /// A value bound to a statement's parameter.
 package enum SQLiteValue: Sendable, Hashable {
   case integer(Int)
+  case real(Double)
   case text(String)
   case null
 }
@@ -219,6 +220,10 @@ package final class Statement {
     for (offset, value) in values.enumerated() {
       switch value {
       case .integer(let number): try bind(number, at: Int32(offset + 1))
+      case .real(let number):
+        guard sqlite3_bind_double(handle, Int32(offset + 1), number) == SQLITE_OK else {
+          throw database.lastError
+        }
       case .text(let text): try bind(text, at: Int32(offset + 1))
       case .null:
         guard sqlite3_bind_null(handle, Int32(offset + 1)) == SQLITE_OK else {
@@ -284,6 +289,11 @@ package final class Statement {
   /// A column of the current row as an integer.
   package func integer(_ column: Int32) -> Int {
     Int(sqlite3_column_int64(handle, column))
+  }
+
+  /// A column of the current row as a floating-point number.
+  package func double(_ column: Int32) -> Double {
+    sqlite3_column_double(handle, column)
   }
 
   /// A column of the current row as text (empty when NULL).

@@ -116,7 +116,7 @@ func commit() throws {
   var state = initial
   let clock = ContinuousClock()
   // A change of the scene's storage alone (the tab), then changes that also make a new
-  // activity current, which saves it in activities.json too.
+  // activity current, which saves it in activities.sqlite too.
   func measure(_ commands: [Command]) throws -> [Double] {
     var times: [Double] = []
     for index in 0..<runs {

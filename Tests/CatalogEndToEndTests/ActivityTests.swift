@@ -1,4 +1,5 @@
 import Foundation
+import StateRestoration
 import Testing
 
 @Suite(.serialized) struct ActivityTests {
@@ -60,23 +61,16 @@ import Testing
     #expect(userInfo["name"] as? String == "Peanuts" && userInfo["year"] as? Int == 2014)
     // One entry per product, newest kept.
     _ = try sandbox.run(input: "select peanuts\nselect ginger\nselect peanuts\n")
-    let history = try #require(
-      try JSONSerialization.jsonObject(with: sandbox.contents(of: "activities.json"))
-        as? [String: Any])
-    let titles = (history["activities"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+    let titles = try sandbox.history.records().compactMap(\.title)
     #expect(titles == ["Show Peanuts product", "Show Ginger product"])
   }
 
   @Test func expiredActivitiesAreNotReturned() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\n")
-    var history = try #require(
-      try JSONSerialization.jsonObject(with: sandbox.contents(of: "activities.json"))
-        as? [String: Any])
-    var activities = try #require(history["activities"] as? [[String: Any]])
-    activities[0]["expirationDate"] = 0  // 2001
-    history["activities"] = activities
-    try sandbox.write(try JSONSerialization.data(withJSONObject: history), to: "activities.json")
+    var record = try #require(try sandbox.history.records().first)
+    record.expirationDate = Date(timeIntervalSinceReferenceDate: 0)  // 2001
+    try sandbox.history.save(record)
     let results = try searchJSON(sandbox, "cher")
     #expect(results.count == 1)
     #expect(results.first?["kind"] as? String == "item")
@@ -86,8 +80,7 @@ import Testing
   @Test func anUnreadableHistoryIsSetAside() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\n")
-    try sandbox.write(
-      "{\"formatVersion\": 1, \"activities\": [{\"oops\": 1}]}", to: "activities.json")
+    try sandbox.write(String(repeating: "not a database ", count: 300), to: "activities.sqlite")
     let search = try sandbox.run(["search", "cher"])
     #expect(search.status == 0)
     #expect(search.errorLines.count == 1 && search.errors.contains("searching the products alone"))
@@ -96,8 +89,34 @@ import Testing
     #expect(
       result.errors.contains("moved it to")
         && result.errors.contains("the activity history starts empty"))
-    #expect(sandbox.quarantined().count == 1)
+    #expect(sandbox.quarantined().contains { $0.hasPrefix("activities.") })
     #expect(try searchJSON(sandbox, "mango").first?["kind"] as? String == "activity")
+  }
+
+  /// An earlier version's activities.json is found by search at once, moved into the
+  /// database at the next launch, and kept.
+  @Test func anEarlierHistoryFileIsImportedOnceAndKept() throws {
+    let sandbox = CatalogSandbox()
+    try sandbox.createStateDirectory()
+    let mango = "3F6624CC-5105-492C-A307-235E78AAC4BC"
+    var record = UserActivityRecord(
+      activityType: "com.example.apple-samplecode.staterestore.product")
+    record.title = "Show Mango product"
+    record.persistentIdentifier = mango
+    record.targetContentIdentifier = mango
+    record.isEligibleForSearch = true
+    record.lastActiveDate = Date(timeIntervalSinceReferenceDate: 700_000_000)
+    let activity = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+    try sandbox.write(
+      "{\"formatVersion\": 1, \"activities\": [\(activity)]}", to: "activities.json")
+    #expect(try searchJSON(sandbox, "mango").first?["kind"] as? String == "activity")
+    let result = try sandbox.run(input: "list\n")
+    #expect(result.errors.contains("imported 1 saved activity from"), "\(result.errors)")
+    #expect(!sandbox.exists("activities.json"))
+    #expect(sandbox.exists("activities.json.imported"))
+    #expect(try sandbox.history.record(historyKey: mango)?.title == "Show Mango product")
+    #expect(try searchJSON(sandbox, "mango").first?["kind"] as? String == "activity")
+    #expect(try sandbox.run(input: "list\n").errors.isEmpty)
   }
 
   @Test func badSearchesFromTheShell() throws {
@@ -129,16 +148,11 @@ extension ActivityTests {
     let activity = try #require(scene["activity"] as? [String: Any])
     #expect(activity["lastActiveDate"] is Double)
     // As if the process died before its history write.
-    try FileManager.default.removeItem(atPath: sandbox.file("activities.json"))
+    sandbox.removeHistory()
     let found = try searchJSON(sandbox, "cher")
     #expect(found.first?["kind"] as? String == "activity")
-    #expect(!sandbox.exists("activities.json"), "'catalog search' writes nothing")
+    #expect(!sandbox.exists("activities.sqlite"), "'catalog search' writes nothing")
     _ = try sandbox.run(input: "list\n")
-    let history = try #require(
-      try JSONSerialization.jsonObject(with: sandbox.contents(of: "activities.json"))
-        as? [String: Any])
-    #expect(
-      (history["activities"] as? [[String: Any]])?.first?["title"] as? String
-        == "Show Cherries product")
+    #expect(try sandbox.history.records().first?.title == "Show Cherries product")
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import StateRestoration
 import Testing
 
 /// The built `catalog` binary, run with its own temporary state and data directories.
@@ -142,6 +143,18 @@ final class CatalogSandbox {
   }
 
   /// Writes the user's catalog file in the data directory, as a person or another program might.
+  /// The saved activity history, read through the library as the app reads it.
+  var history: ActivityHistory {
+    ActivityHistory(directory: StateDirectory(existing: stateDirectory))
+  }
+
+  /// Removes the activity history's database and its companions, as if never written.
+  func removeHistory() {
+    for suffix in ["", "-wal", "-shm"] {
+      try? FileManager.default.removeItem(atPath: file("activities.sqlite" + suffix))
+    }
+  }
+
   /// The catalog database's path.
   var databasePath: String { dataDirectory + "/catalog.sqlite" }
 

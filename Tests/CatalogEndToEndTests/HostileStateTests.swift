@@ -220,7 +220,7 @@ import Testing
 
   static let lockFiles = [
     "state:locks/scene-main.lock", "state:locks/session.lock",
-    "state:locks/activities.json.lock", "data:catalog.sqlite",
+    "data:catalog.sqlite",
   ]
 
   @Test(arguments: lockFiles)

@@ -216,10 +216,16 @@ final class TestClock: Sendable {
   @Test func anUnreadableHistoryIsNeverOverwritten() throws {
     let directory = TemporaryDirectory()
     let center = try makeCenter(directory)
-    let file = directory.path + "/activities.json"
-    try Data("{ not json".utf8).write(to: URL(fileURLWithPath: file))
+    let file = directory.path + "/activities.sqlite"
+    let garbage = Data(String(repeating: "not a database ", count: 300).utf8)
+    try garbage.write(to: URL(fileURLWithPath: file))
     #expect(throws: UserActivityError.self) { try productActivity(center).becomeCurrent() }
-    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("{ not json".utf8))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == garbage)
+    // Set aside, it gives way to a fresh history.
+    let history = try #require(center.history)
+    _ = try history.setAside()
+    try productActivity(center).becomeCurrent()
+    #expect(try history.count() == 1)
   }
 
   @Test func routeManagersContinueActivitiesThroughProcessors() throws {
@@ -256,4 +262,55 @@ extension UserActivityTests {
     }
     #expect(try history.records().compactMap(\.persistentIdentifier) == ["B", "D", "C"])
   }
+}
+
+extension UserActivityTests {
+  @Test func anEarlierJSONHistoryIsImportedOnceAndKept() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    let history = ActivityHistory(directory: state)
+    var saved = UserActivityRecord(activityType: Self.type)
+    saved.persistentIdentifier = "B"
+    saved.title = "newer in the database"
+    saved.lastActiveDate = Date(timeIntervalSinceReferenceDate: 50)
+    try history.save(saved)
+    let earlier = ["A": 10.0, "B": 20.0, "C": 30.0].map { name, time in
+      var record = UserActivityRecord(activityType: Self.type)
+      record.persistentIdentifier = name
+      record.title = "from the file"
+      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
+      return record
+    }
+    try state.save(EarlierHistory(activities: earlier), to: "activities.json")
+    // Read alongside before the import, the newer entry of each key winning.
+    #expect(try history.records().compactMap(\.persistentIdentifier) == ["B", "C", "A"])
+    #expect(try history.importEarlierFile() == 3)
+    #expect(try history.importEarlierFile() == nil)
+    #expect(!state.contains("activities.json"))
+    #expect(state.contains("activities.json.imported"))
+    #expect(try history.count() == 3)
+    #expect(try history.record(historyKey: "B")?.title == "newer in the database")
+    #expect(try history.record(historyKey: "A")?.title == "from the file")
+  }
+
+  @Test func aSymlinkedHistoryIsRefusedAndItsTargetUntouched() throws {
+    let directory = TemporaryDirectory()
+    let victim = directory.path + "/victim"
+    try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+    try FileManager.default.createSymbolicLink(
+      atPath: directory.path + "/activities.sqlite", withDestinationPath: victim)
+    let history = ActivityHistory(directory: try StateDirectory(creating: directory.path))
+    #expect(throws: StateRestorationError.self) { try history.count() }
+    var record = UserActivityRecord(activityType: Self.type)
+    record.persistentIdentifier = "A"
+    #expect(throws: StateRestorationError.self) { try history.save(record) }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("precious".utf8))
+  }
+}
+
+/// The earlier version's history file, written as that version did.
+private struct EarlierHistory: VersionedFormat {
+  static let currentFormatVersion = 1
+  var formatVersion = currentFormatVersion
+  var activities: [UserActivityRecord]
 }

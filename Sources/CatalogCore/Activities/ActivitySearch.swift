@@ -29,6 +29,9 @@ package struct ActivitySearch: Sendable {
   private var products: [Product] = []
   private var index: SearchIndex
 
+  /// The most recent saved activities a search reads to rank viewed products higher.
+  package static let historyLimit = 10_000
+
   /// The most results a search returns unless told otherwise.
   package static let defaultLimit = 10
 

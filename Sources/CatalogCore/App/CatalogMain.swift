@@ -90,7 +90,8 @@ package enum CatalogMain {
     do {
       let directory = StateDirectory(existing: paths.stateDirectory)
       history = ActivityHistoryMerge.merged(
-        in: directory, with: try ActivityHistory(directory: directory).records())
+        in: directory,
+        with: try ActivityHistory(directory: directory).records(limit: ActivitySearch.historyLimit))
     } catch {
       report.warning("\(error.localizedDescription); searching the products alone")
     }

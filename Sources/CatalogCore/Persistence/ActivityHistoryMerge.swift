@@ -1,7 +1,7 @@
 import Foundation
 import StateRestoration
 
-/// The activity history as it really is: `activities.json`, plus activities that became
+/// The activity history as it really is: `activities.sqlite`, plus activities that became
 /// current but reached only their scene's file (a process killed before its background history
 /// write finished).
 package enum ActivityHistoryMerge {
@@ -18,10 +18,23 @@ package enum ActivityHistoryMerge {
     let known = Dictionary(
       records.map { ($0.historyKey, $0.lastActiveDate ?? .distantPast) },
       uniquingKeysWith: { first, second in max(first, second) })
+    return newer(activities, than: { known[$0] })
+  }
+
+  /// The dated activities, eligible for search, newer than the history's entry with the same
+  /// key, looking each key up: for a history too large to read whole.
+  ///
+  /// - Parameters:
+  ///   - activities: Activities from scene files.
+  ///   - lastActive: When the history's entry of a key was last active; nil when it has none.
+  /// - Returns: The activities to add, oldest first.
+  package static func newer(
+    _ activities: [UserActivityRecord], than lastActive: (String) -> Date?
+  ) -> [UserActivityRecord] {
     var newer: [String: UserActivityRecord] = [:]
     for activity in activities where activity.isEligibleForSearch {
       guard let date = activity.lastActiveDate,
-        date > known[activity.historyKey] ?? .distantPast,
+        date > lastActive(activity.historyKey) ?? .distantPast,
         date > newer[activity.historyKey]?.lastActiveDate ?? .distantPast
       else { continue }
       newer[activity.historyKey] = activity

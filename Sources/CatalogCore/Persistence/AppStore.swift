@@ -136,7 +136,10 @@ package final class AppStore {
     }
     if let history {
       store.recover(
-        ActivityHistoryMerge.newer(savedActivities, than: history), warnings: &warnings)
+        ActivityHistoryMerge.newer(
+          savedActivities,
+          than: { (try? history.record(historyKey: $0))?.lastActiveDate }),
+        warnings: &warnings)
     }
     guard !scenes.isEmpty else {
       throw refused ?? CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil)
@@ -294,15 +297,36 @@ package final class AppStore {
   /// Sets an unreadable activity history or line history aside, so that they are saved again.
   ///
   /// - Returns: The activity history's entries; nil when it could not be read.
-  private func checkHistory(warnings: inout [String]) -> [UserActivityRecord]? {
-    var records: [UserActivityRecord]?
+  private func checkHistory(warnings: inout [String]) -> ActivityHistory? {
+    let history = environment.history
+    // An earlier version's activities.json moves into the database once, and is kept.
     do {
-      records = try environment.history.records()
+      if let count = try history.importEarlierFile() {
+        warnings.append(
+          "imported \(count) saved activit\(count == 1 ? "y" : "ies") from '\(directory.path(of: history.earlierFilePath))' into '\(directory.path(of: history.path))'; kept the file as '\(history.earlierFilePath).imported'"
+        )
+      }
+    } catch StateRestorationError.cannotWrite(let path, let reason) {
+      warnings.append("cannot import the saved activities into '\(path)': \(reason)")
     } catch {
       warnings.append(
         quarantine(
-          environment.history.path, because: error,
-          consequence: "the activity history starts empty"))
+          history.earlierFilePath, because: error,
+          consequence: "its saved activities are not imported"))
+    }
+    var readable: ActivityHistory? = history
+    do {
+      _ = try history.count()
+    } catch {
+      readable = nil
+      let reason = error.localizedDescription
+      do {
+        let destination = try history.setAside()
+        warnings.append(
+          "\(reason); moved it to '\(destination)' and the activity history starts empty")
+      } catch {
+        warnings.append("\(reason); the activity history starts empty")
+      }
     }
     do {
       _ = try directory.load(HistoryFile.self, from: HistoryFile.path)
@@ -310,7 +334,7 @@ package final class AppStore {
       warnings.append(
         quarantine(HistoryFile.path, because: error, consequence: "the line history starts empty"))
     }
-    return records
+    return readable
   }
 
   /// Saves in the history the activities a crash left only in their scene files.

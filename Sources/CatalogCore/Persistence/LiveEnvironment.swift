@@ -17,7 +17,7 @@ package final class LiveEnvironment: AppEnvironment {
   package let database: CatalogDatabase?
   /// Why catalog edits are refused, when the catalog database could not be used.
   package private(set) var catalogReadOnlyReason: String?
-  /// The saved activity history, `activities.json`.
+  /// The saved activity history, `activities.sqlite`.
   package let history: ActivityHistory
   private var locks: [SceneName: FileLock] = [:]
   private var searchIndex: ActivitySearch?
@@ -52,7 +52,8 @@ package final class LiveEnvironment: AppEnvironment {
     // merged at launch. An unreadable history was set aside then; if it went bad since, search
     // the products alone.
     pendingHistory.wait()
-    let records = (try? history.records()) ?? []
+    // The most recent entries rank results; older ones would add boosts near zero.
+    let records = (try? history.records(limit: ActivitySearch.historyLimit)) ?? []
     return try searchIndex?.results(for: text, history: records, now: now) ?? []
   }
 

@@ -1,55 +1,133 @@
+import SQLite
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
   import Foundation
 #endif
+#if canImport(Glibc)
+  import Glibc
+#endif
 
-/// The saved activity history: one file of activities that became current while eligible for
-/// search, one entry per ``UserActivityRecord/historyKey`` (the newest kept).
+/// The saved activity history: a SQLite database of activities that became current while
+/// eligible for search, one row per ``UserActivityRecord/historyKey`` (the newest kept).
 ///
-/// Several processes may share the file: every change takes a lock, reads the file, changes
-/// it and writes it durably, so no process loses another's entries. A file that cannot be read
-/// is never overwritten; the error says so.
+/// Saving one activity writes one row, in a transaction committed with a full `fsync`, so the
+/// history grows to a million entries at the cost of one. Several processes may share the
+/// database; SQLite serializes their writes. A database that cannot be read is never written:
+/// the error says so, and ``setAside()`` moves it to quarantine.
+///
+/// An earlier version's JSON file (`activities.json`) is read alongside until
+/// ``importEarlierFile()`` moves its entries into the database and keeps it renamed.
 public struct ActivityHistory: Sendable, Hashable {
-  /// The directory holding the file.
+  /// The directory holding the database.
   public let directory: StateDirectory
-  /// The file's path in the directory.
+  /// The database's path in the directory.
   public let path: String
   /// The most entries kept; the least recently active go first.
   public let capacity: Int
 
+  /// The schema version of the database (`PRAGMA user_version`).
+  public static let schemaVersion = 1
+
   /// Creates a history.
   ///
   /// - Parameters:
-  ///   - directory: The directory holding the file.
-  ///   - path: The file's path in the directory; `activities.json` by default.
+  ///   - directory: The directory holding the database.
+  ///   - path: The database's path in the directory; `activities.sqlite` by default.
   ///   - capacity: The most entries kept.
-  public init(directory: StateDirectory, path: String = "activities.json", capacity: Int = 10_000) {
+  public init(
+    directory: StateDirectory, path: String = "activities.sqlite", capacity: Int = 1_000_000
+  ) {
     self.directory = directory
     self.path = path
     self.capacity = capacity
   }
 
-  private var lockPath: String { "locks/" + String(path.map { $0 == "/" ? "-" : $0 }) + ".lock" }
+  /// The earlier version's JSON file beside the database: the same name ending in `.json`.
+  public var earlierFilePath: String {
+    let base = path.hasSuffix(".sqlite") ? String(path.dropLast(".sqlite".count)) : path
+    return base + ".json"
+  }
 
   /// The saved activities, most recently active first.
   ///
   /// - Returns: The activities; empty when nothing was saved yet.
-  /// - Throws: A ``StateRestorationError`` when the file cannot be read.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
   public func records() throws -> [UserActivityRecord] {
-    try directory.load(ActivityHistoryFile.self, from: path)?.activities ?? []
+    try records(limit: nil)
   }
 
-  /// Saves an activity, replacing the entry with the same history key.
+  /// The most recently active saved activities.
+  ///
+  /// - Parameter limit: The most returned; nil for all.
+  /// - Returns: The activities, most recently active first.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func records(limit: Int?) throws -> [UserActivityRecord] {
+    var records: [UserActivityRecord] =
+      try readDatabase { database -> [UserActivityRecord] in
+        let statement = try database.statement(
+          "SELECT record FROM activities ORDER BY last_active DESC LIMIT ?")
+        defer { statement.reset() }
+        try statement.bind([.integer(limit ?? -1)])
+        var records: [UserActivityRecord] = []
+        while try statement.step() {
+          records.append(try decode(statement.text(0)))
+        }
+        return records
+      } ?? []
+    // Entries of an earlier file not imported yet count too, the newer of each key winning.
+    let earlier: [UserActivityRecord]? =
+      try directory.load(ActivityHistoryFile.self, from: earlierFilePath)?.activities
+    if let earlier, !earlier.isEmpty {
+      var byKey: [String: UserActivityRecord] = [:]
+      for record in earlier + records {
+        let kept = byKey[record.historyKey]
+        if kept == nil
+          || (record.lastActiveDate ?? .distantPast) > (kept?.lastActiveDate ?? .distantPast)
+        {
+          byKey[record.historyKey] = record
+        }
+      }
+      records = byKey.values.sorted {
+        ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
+      }
+      if let limit { records = Array(records.prefix(limit)) }
+    }
+    return records
+  }
+
+  /// The saved activity with a history key, if there is one.
+  ///
+  /// - Parameter key: The ``UserActivityRecord/historyKey``.
+  /// - Returns: The activity.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func record(historyKey key: String) throws -> UserActivityRecord? {
+    try readDatabase { database in
+      let statement = try database.statement(
+        "SELECT record FROM activities WHERE history_key = ?")
+      defer { statement.reset() }
+      try statement.bind([.text(key)])
+      return try statement.step() ? try decode(statement.text(0)) : nil
+    } ?? nil
+  }
+
+  /// The number of saved activities.
+  ///
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func count() throws -> Int {
+    try readDatabase { try Self.count(in: $0) } ?? 0
+  }
+
+  /// Saves an activity, replacing the entry with the same history key; past the capacity, the
+  /// least recently active entry goes.
   ///
   /// - Parameter record: The activity.
-  /// - Throws: A ``StateRestorationError`` when the file cannot be read or written.
-  /// - Complexity: O(*n*) in the number of entries.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read or written.
+  /// - Complexity: O(log *n*) in the number of entries.
   public func save(_ record: UserActivityRecord) throws {
-    try change { records in
-      records.removeAll { $0.historyKey == record.historyKey }
-      records.insert(record, at: 0)
-      if records.count > capacity { records.removeLast(records.count - capacity) }
+    try writeDatabase { database in
+      try Self.insert(record, into: database, capacity: capacity)
     }
   }
 
@@ -57,34 +135,233 @@ public struct ActivityHistory: Sendable, Hashable {
   /// `NSUserActivity.deleteSavedUserActivities(withPersistentIdentifiers:)`.
   ///
   /// - Parameter identifiers: The persistent identifiers.
-  /// - Throws: A ``StateRestorationError`` when the file cannot be read or written.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read or written.
   public func delete(persistentIdentifiers identifiers: some Sequence<String>) throws {
-    let identifiers = Set(identifiers)
-    try change { records in
-      records.removeAll { $0.persistentIdentifier.map(identifiers.contains) ?? false }
+    let identifiers = Array(Set(identifiers))
+    guard !identifiers.isEmpty else { return }
+    try writeDatabase { database in
+      var removed = 0
+      for identifier in identifiers {
+        try database.run(
+          "DELETE FROM activities WHERE persistent_identifier = ?", .text(identifier))
+        removed += database.changes
+      }
+      try Self.adjustCount(by: -removed, in: database)
     }
   }
 
   /// Deletes every saved activity, like `NSUserActivity.deleteAllSavedUserActivities()`.
   ///
-  /// - Throws: A ``StateRestorationError`` when the file cannot be written.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be written.
   public func deleteAll() throws {
-    try change { $0.removeAll() }
+    try writeDatabase { database in
+      try database.run("DELETE FROM activities")
+      try database.run("UPDATE history_info SET value = 0 WHERE key = 'count'")
+    }
   }
 
-  private func change(_ body: (inout [UserActivityRecord]) -> Void) throws {
-    let lock = try directory.lockWaiting(lockPath)
-    defer { withExtendedLifetime(lock) {} }
-    var records = try self.records()
-    let before = records
-    body(&records)
-    guard records != before || !directory.contains(path) else { return }
-    records.sort { ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast) }
-    try directory.save(ActivityHistoryFile(activities: records), to: path)
+  /// Moves the entries of an earlier version's `activities.json` into the database in one
+  /// transaction, then renames the file `activities.json.imported` (never deleting it).
+  ///
+  /// - Returns: The number of entries imported; nil when there was no earlier file.
+  /// - Throws: A ``StateRestorationError`` when the file or the database cannot be read or
+  ///   written; the file is then where it was.
+  @discardableResult
+  public func importEarlierFile() throws -> Int? {
+    guard
+      let earlier = try directory.load(ActivityHistoryFile.self, from: earlierFilePath)?
+        .activities
+    else { return nil }
+    try writeDatabase { database in
+      // Oldest first, so that a newer entry of the same key wins.
+      for record in earlier.reversed() {
+        let key = record.historyKey
+        let statement = try database.statement(
+          "SELECT last_active FROM activities WHERE history_key = ?")
+        defer { statement.reset() }
+        try statement.bind([.text(key)])
+        if try statement.step(),
+          statement.double(0) > Self.timestamp(record.lastActiveDate)
+        {
+          continue
+        }
+        try Self.insert(record, into: database, capacity: capacity)
+      }
+    }
+    var destination = directory.path(of: earlierFilePath + ".imported")
+    var suffix = 2
+    while FileManager.default.fileExists(atPath: destination) {
+      destination = directory.path(of: earlierFilePath + ".imported.\(suffix)")
+      suffix += 1
+    }
+    guard rename(directory.path(of: earlierFilePath), destination) == 0 else {
+      throw StateRestorationError.cannotWrite(
+        path: directory.path(of: earlierFilePath), reason: String(cString: strerror(errno)))
+    }
+    try DurableFile.synchronizeDirectory(directory.path)
+    return earlier.count
+  }
+
+  /// Moves a database that cannot be read to quarantine, with its write-ahead log, so that the
+  /// history starts empty; its shared-memory index, which holds nothing of its own, is removed.
+  ///
+  /// - Returns: Where the database went.
+  /// - Throws: A ``StateRestorationError`` when it cannot be moved.
+  @discardableResult
+  public func setAside() throws -> String {
+    let date = Date()
+    if directory.contains(path + "-wal") { _ = try? directory.quarantine(path + "-wal", at: date) }
+    unlink(directory.path(of: path + "-shm"))
+    return try directory.quarantine(path, at: date)
+  }
+
+  // MARK: - The database
+
+  private static let schema = """
+    CREATE TABLE IF NOT EXISTS activities(
+      history_key TEXT PRIMARY KEY NOT NULL,
+      persistent_identifier TEXT,
+      last_active REAL NOT NULL,
+      record TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS activities_last_active ON activities(last_active);
+    CREATE INDEX IF NOT EXISTS activities_persistent_identifier
+      ON activities(persistent_identifier);
+    CREATE TABLE IF NOT EXISTS history_info(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL)
+      WITHOUT ROWID;
+    INSERT OR IGNORE INTO history_info VALUES ('count', 0);
+    PRAGMA user_version = 1;
+    """
+
+  private static func timestamp(_ date: Date?) -> Double {
+    (date ?? .distantPast).timeIntervalSinceReferenceDate
+  }
+
+  private func decode(_ text: String) throws -> UserActivityRecord {
+    do {
+      return try JSONDecoder().decode(UserActivityRecord.self, from: Data(text.utf8))
+    } catch {
+      throw StateRestorationError.malformed(
+        path: directory.path(of: path), detail: "a saved activity does not decode")
+    }
+  }
+
+  private static func count(in database: Database) throws -> Int {
+    try database.integer("SELECT value FROM history_info WHERE key = 'count'") ?? 0
+  }
+
+  private static func adjustCount(by delta: Int, in database: Database) throws {
+    guard delta != 0 else { return }
+    try database.run(
+      "UPDATE history_info SET value = max(0, value + ?) WHERE key = 'count'", .integer(delta))
+  }
+
+  private static func insert(_ record: UserActivityRecord, into database: Database, capacity: Int)
+    throws
+  {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let text = String(decoding: try encoder.encode(record), as: UTF8.self)
+    let key = record.historyKey
+    let isNew =
+      try database.integer("SELECT count(*) FROM activities WHERE history_key = ?", .text(key))
+      == 0
+    let statement = try database.statement(
+      "INSERT OR REPLACE INTO activities(history_key, persistent_identifier, last_active, record) VALUES (?, ?, ?, ?)"
+    )
+    defer { statement.reset() }
+    try statement.bind([
+      .text(key), record.persistentIdentifier.map(SQLiteValue.text) ?? .null,
+      .real(timestamp(record.lastActiveDate)), .text(text),
+    ])
+    while try statement.step() {}
+    guard isNew else { return }
+    try adjustCount(by: 1, in: database)
+    let excess = try count(in: database) - capacity
+    if excess > 0 {
+      try database.run(
+        "DELETE FROM activities WHERE history_key IN (SELECT history_key FROM activities ORDER BY last_active LIMIT ?)",
+        .integer(excess))
+      try adjustCount(by: -database.changes, in: database)
+    }
+  }
+
+  /// Opens the database for reading; nil when it does not exist yet.
+  private func readDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result? {
+    let file = directory.path(of: path)
+    guard FileManager.default.fileExists(atPath: file) || isLink(file) else { return nil }
+    do {
+      let database = try open(creating: false)
+      return try body(database)
+    } catch let error as SQLiteError {
+      throw StateRestorationError.malformed(path: file, detail: error.description)
+    }
+  }
+
+  /// Opens the database, creating it 0600 when missing, and runs a write transaction.
+  private func writeDatabase(_ body: (Database) throws -> Void) throws {
+    let file = directory.path(of: path)
+    do {
+      let database = try open(creating: true)
+      try database.writeTransaction { try body(database) }
+    } catch let error as SQLiteError {
+      if error.isDamage {
+        throw StateRestorationError.malformed(path: file, detail: error.description)
+      }
+      throw StateRestorationError.cannotWrite(path: file, reason: error.description)
+    }
+  }
+
+  private func open(creating: Bool) throws -> Database {
+    let file = directory.path(of: path)
+    if isLink(file) {
+      throw StateRestorationError.cannotRead(
+        path: file, reason: "it is a symbolic link; remove it and try again")
+    }
+    let isNew = !FileManager.default.fileExists(atPath: file)
+    if !isNew { try checkHeader(file) }
+    let database = try Database(path: file, mode: creating ? .create : .readWrite)
+    if isNew { chmod(file, 0o600) }
+    let version = try database.integer("PRAGMA user_version") ?? 0
+    if version > Self.schemaVersion {
+      throw StateRestorationError.newerFormatVersion(
+        path: file, found: version, supported: Self.schemaVersion)
+    }
+    if version < Self.schemaVersion {
+      try database.execute("PRAGMA journal_mode = WAL")
+      try database.writeTransaction { try database.execute(Self.schema) }
+    }
+    try database.execute("PRAGMA synchronous = FULL")
+    database.keepWriteAheadLog()
+    return database
+  }
+
+  /// Refuses a file that is not a SQLite database before SQLite opens it: SQLite would take
+  /// its first page from a write-ahead log left beside it, and never notice.
+  private func checkHeader(_ file: String) throws {
+    let descriptor = Glibc.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw StateRestorationError.cannotRead(path: file, reason: String(cString: strerror(errno)))
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      throw StateRestorationError.cannotRead(path: file, reason: "it is not a regular file")
+    }
+    guard status.st_size > 0 else { return }
+    var header = [UInt8](repeating: 0, count: 16)
+    guard read(descriptor, &header, 16) == 16, header == Array("SQLite format 3\0".utf8) else {
+      throw StateRestorationError.malformed(path: file, detail: "it is not a SQLite database")
+    }
+  }
+
+  private func isLink(_ file: String) -> Bool {
+    var status = stat()
+    return lstat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
   }
 }
 
-/// The history file: `{"formatVersion": 1, "activities": [...]}`.
+/// The earlier history file: `{"formatVersion": 1, "activities": [...]}`.
 struct ActivityHistoryFile: VersionedFormat {
   static let currentFormatVersion = 1
   var formatVersion = currentFormatVersion
