@@ -85,8 +85,12 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       if !readOnly {
         // Statement journals stay in memory: on disk, an import of a million rows wrote each
         // row's pages a second time to a file in /var/tmp.
+        // The log is kept between runs (no file created and removed at every launch), but
+        // emptied when the last connection closes: a launch must not replay the log of a
+        // large change to find nothing in it.
         try database.execute(
-          "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
+          "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = 4194304"
+        )
         database.keepWriteAheadLog()
       }
     } catch let error as SQLiteError {

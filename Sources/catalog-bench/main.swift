@@ -149,16 +149,45 @@ func commit() throws {
     try DurableFile.write(bytes, to: root + "/state/floor.json")
     floorTimes.append(milliseconds(clock.now - start))
   }
+  // Saving one activity in the history (what the background write does), into a history that
+  // already holds `--history N` entries.
+  let history = ActivityHistory(directory: try StateDirectory(creating: root + "/history"))
+  let filled = option("--history", default: 10_000)
+  var template = UserActivityRecord(activityType: "bench")
+  template.isEligibleForSearch = true
+  for index in 0..<filled where index % 1000 == 0 {
+    // Filled through the importer of an earlier file: one transaction per thousand.
+    let batch = (index..<min(filled, index + 1000)).map { number -> UserActivityRecord in
+      var record = template
+      record.persistentIdentifier = "filled-\(number)"
+      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: Double(number))
+      return record
+    }
+    try history.directory.save(EarlierHistoryFile(activities: batch), to: history.earlierFilePath)
+    try history.importEarlierFile()
+    try? FileManager.default.removeItem(
+      atPath: history.directory.path(of: history.earlierFilePath + ".imported"))
+  }
+  var saveTimes: [Double] = []
+  for run in 0..<runs {
+    var record = template
+    record.persistentIdentifier = "saved-\(run % 50)"
+    record.lastActiveDate = Date()
+    let start = clock.now
+    try history.save(record)
+    saveTimes.append(milliseconds(clock.now - start))
+  }
   print(
     String(
       format: """
         {"benchmark": "commit", "runs": %d, "bytes": %d, "commit_p50_ms": %.3f, "commit_p99_ms": %.3f, \
         "with_activity_p50_ms": %.3f, "with_activity_p99_ms": %.3f, "encode_p50_ms": %.3f, \
-        "floor_p50_ms": %.3f, "floor_p99_ms": %.3f}
+        "floor_p50_ms": %.3f, "floor_p99_ms": %.3f, "history_entries": %d, \
+        "history_save_p50_ms": %.3f, "history_save_p99_ms": %.3f}
         """, runs, bytes.count, median(commitTimes), percentile(commitTimes, 0.99),
       median(activityTimes), percentile(activityTimes, 0.99), median(encodeTimes),
-      median(floorTimes),
-      percentile(floorTimes, 0.99)))
+      median(floorTimes), percentile(floorTimes, 0.99), try history.count(), median(saveTimes),
+      percentile(saveTimes, 0.99)))
 }
 
 do {
@@ -181,4 +210,11 @@ do {
 } catch {
   FileHandle.standardError.write(Data("error: \(error)\n".utf8))
   exit(1)
+}
+
+/// An earlier version's history file, to fill a history quickly through its importer.
+struct EarlierHistoryFile: VersionedFormat {
+  static let currentFormatVersion = 1
+  var formatVersion = currentFormatVersion
+  var activities: [UserActivityRecord]
 }

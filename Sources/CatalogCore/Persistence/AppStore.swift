@@ -303,7 +303,7 @@ package final class AppStore {
     do {
       if let count = try history.importEarlierFile() {
         warnings.append(
-          "imported \(count) saved activit\(count == 1 ? "y" : "ies") from '\(directory.path(of: history.earlierFilePath))' into '\(directory.path(of: history.path))'; kept the file as '\(history.earlierFilePath).imported'"
+          "imported \(count) saved activit\(count == 1 ? "y" : "ies") from '\(directory.path(of: history.earlierFilePath))' into '\(directory.path(of: history.path))'; kept the file as '\(directory.path(of: history.earlierFilePath + ".imported"))'"
         )
       }
     } catch StateRestorationError.cannotWrite(let path, let reason) {

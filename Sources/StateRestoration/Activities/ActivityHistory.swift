@@ -332,7 +332,6 @@ public struct ActivityHistory: Sendable, Hashable {
       try database.writeTransaction { try database.execute(Self.schema) }
     }
     try database.execute("PRAGMA synchronous = FULL")
-    database.keepWriteAheadLog()
     return database
   }
 
