@@ -13,6 +13,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case invalidArgument(String, expected: String)
   /// The command needs a product's detail on top of the path.
   case noProductShown(command: String)
+  /// `forget N` with no entry N in the last `activities` listing.
+  case noSavedActivity(Int, count: Int)
   /// The command works only in the editor.
   case editorNotOpen(command: String)
   /// The command is not available while the editor is open.
@@ -66,6 +68,10 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "unexpected argument '\(argument.abbreviated)'; usage: \(usage)"
     case .invalidArgument(let argument, let expected):
       "'\(argument.abbreviated)' is not \(expected)"
+    case .noSavedActivity(let number, let count):
+      count == 0
+        ? "there is no saved activity \(number); type 'activities' to list them first"
+        : "there is no saved activity \(number); the last listing has \(count)"
     case .noProductShown(let command):
       "'\(command)' needs a product; select one first, e.g. 'select 1'"
     case .editorNotOpen(let command):

@@ -34,6 +34,18 @@ final class FakeEnvironment: AppEnvironment {
     drawsPictures ? ["<\(product.imageName) picture>"] : nil
   }
 
+  func savedActivities(page: Int, size: Int) throws -> (records: [UserActivityRecord], total: Int) {
+    let sorted = history.sorted {
+      ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
+    }
+    return (Array(sorted.dropFirst((page - 1) * size).prefix(size)), history.count)
+  }
+
+  func forgetActivities(_ identifiers: [String]?) throws {
+    guard let identifiers else { return history.removeAll() }
+    history.removeAll { $0.persistentIdentifier.map(identifiers.contains) ?? false }
+  }
+
   func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
     try ActivitySearch(catalog: catalog).results(for: text, history: history, now: now)
   }

@@ -76,6 +76,8 @@ import Testing
 @Suite struct CommandParserTests {
   @Test(arguments: [
     ("list", Command.list(.page(1))), ("list 3", .list(.page(3))), ("list --all", .list(.all)),
+    ("activities", .activities(page: 1)), ("forget 2", .forget(.number(2))),
+    ("forget red rose", .forget(.product("red rose"))), ("forget --all", .forget(.all)),
     ("  select  red rose ", .select("red rose")), ("back", .back(1)),
     ("back 2", .back(2)),
     ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side")!, product: "9")),

@@ -119,6 +119,33 @@ import Testing
     #expect(try sandbox.run(input: "list\n").errors.isEmpty)
   }
 
+  /// `activities` lists the history newest first; `forget` deletes by number, by product or
+  /// all, at once for search, and a forgotten activity does not come back from its scene.
+  @Test func savedActivitiesAreListedAndForgotten() throws {
+    let sandbox = CatalogSandbox()
+    let listed = try sandbox.run(input: "select mango\nselect ginger\nselect cher\nactivities\n")
+    #expect(listed.status == 0, "\(listed.errors)")
+    let lines = listed.output.split(separator: "\n").map(String.init)
+    let header = try #require(lines.firstIndex { $0.contains("Activity") && $0.contains("When") })
+    #expect(lines[header + 1].hasPrefix("1  Show Cherries product  Cherries"))
+    #expect(lines[header + 2].hasPrefix("2  Show Ginger product"))
+    #expect(lines[header + 3].hasPrefix("3  Show Mango product"))
+    #expect(listed.output.contains("3 saved activities; 'forget N' deletes one."))
+    let forgot = try sandbox.run(input: "activities\nforget 2\nforget mango\nforget 9\n")
+    #expect(forgot.output.contains("Forgot 'Show Ginger product'."))
+    #expect(forgot.output.contains("Forgot the saved activities of Mango."))
+    #expect(
+      forgot.errorLines == ["error: there is no saved activity 9; the last listing has 1"])
+    #expect(try searchJSON(sandbox, "ginger").first?["kind"] as? String == "item")
+    #expect(try sandbox.history.count() == 1)
+    // The scene still shows Cherries; forgetting all is not undone by the next launch.
+    let all = try sandbox.run(input: "forget --all\n")
+    #expect(all.output.contains("Forgot every saved activity (1)"))
+    let again = try sandbox.run(input: "activities\n")
+    #expect(again.output.contains("No saved activities"), "\(again.output)")
+    #expect(try searchJSON(sandbox, "cher").first?["kind"] as? String == "item")
+  }
+
   @Test func badSearchesFromTheShell() throws {
     let sandbox = CatalogSandbox()
     let empty = try sandbox.run(["search", "!!!"])

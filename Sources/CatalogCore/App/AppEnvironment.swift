@@ -33,6 +33,22 @@ package protocol AppEnvironment {
   /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
   func search(_ text: String, in catalog: Catalog) throws -> [SearchResult]
 
+  /// A page of the saved activity history, newest first, and how many entries it has.
+  ///
+  /// - Parameters:
+  ///   - page: The page, from 1.
+  ///   - size: Entries a page.
+  /// - Returns: The page's entries and the total.
+  /// - Throws: An error naming the history when it cannot be read.
+  func savedActivities(page: Int, size: Int) throws -> (records: [UserActivityRecord], total: Int)
+
+  /// Deletes saved activities, as `deleteSavedUserActivities(withPersistentIdentifiers:)` and
+  /// `deleteAllSavedUserActivities` do; they do not come back from a scene's file.
+  ///
+  /// - Parameter identifiers: The persistent identifiers; nil for every saved activity.
+  /// - Throws: An error naming the history when it cannot be written.
+  func forgetActivities(_ identifiers: [String]?) throws
+
   /// The current time, for activities' expiry.
   var now: Date { get }
 

@@ -14,6 +14,49 @@ extension AppState {
       state.lastSearch = try environment.search(text, in: catalog)
       return CommandResult(state: state, output: Describe.searchResults(state.lastSearch))
 
+    case .activities(let page):
+      let size = environment.pageSize
+      let (records, total) = try environment.savedActivities(page: page, size: size)
+      let pages = max(1, (total + size - 1) / size)
+      guard page <= pages else {
+        throw CatalogCoreError.invalidArgument(
+          String(page), expected: "a page from 1 to \(pages.grouped)")
+      }
+      state.lastActivities = records
+      return CommandResult(
+        state: state,
+        output: render.savedActivities(
+          records, firstNumber: (page - 1) * size + 1, total: total, page: page, pages: pages,
+          catalog: catalog))
+
+    case .forget(let target):
+      switch target {
+      case .all:
+        let (_, total) = try environment.savedActivities(page: 1, size: 1)
+        try environment.forgetActivities(nil)
+        state.lastActivities = []
+        return CommandResult(
+          state: state,
+          output: "Forgot every saved activity (\(total.grouped)); search finds products alone.")
+      case .number(let number):
+        guard lastActivities.indices.contains(number - 1) else {
+          throw CatalogCoreError.noSavedActivity(number, count: lastActivities.count)
+        }
+        let record = lastActivities[number - 1]
+        try environment.forgetActivities([record.persistentIdentifier ?? record.historyKey])
+        state.lastActivities.remove(at: number - 1)
+        return CommandResult(
+          state: state, output: "Forgot '\(record.title ?? record.activityType)'.")
+      case .product(let reference):
+        let product = try catalog.product(matching: reference)
+        try environment.forgetActivities([product.identifier.uuidString])
+        state.lastActivities.removeAll {
+          $0.persistentIdentifier == product.identifier.uuidString
+        }
+        return CommandResult(
+          state: state, output: "Forgot the saved activities of \(product.name).")
+      }
+
     case .continueResult(let number):
       guard lastSearch.indices.contains(number - 1) else {
         throw CatalogCoreError.noSearchResult(number, count: lastSearch.count)

@@ -68,7 +68,7 @@ extension AppState {
     case .year where !scene.isEditing:
       return try applyingNavigation(command, environment: environment)
 
-    case .search, .continueResult, .handoff:
+    case .search, .continueResult, .handoff, .activities, .forget:
       return try applyingActivity(command, environment: environment)
 
     case .tab(let tab):
@@ -258,6 +258,8 @@ extension Command {
     case .state: "state"
     case .help: "help"
     case .add: "add"
+    case .activities: "activities"
+    case .forget: "forget"
     case .delete: "delete"
     case .quit: "quit"
     }

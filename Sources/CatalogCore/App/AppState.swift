@@ -13,6 +13,8 @@ package struct AppState: Sendable, Hashable {
   package var activeSceneName: SceneName
   /// The results of the last search, for `continue N`; not saved.
   package var lastSearch: [SearchResult] = []
+  /// The entries of the last `activities` listing, for `forget N`; not saved.
+  package var lastActivities: [UserActivityRecord] = []
 
   /// Creates a state; the active scene's phase is set to active and the others' to inactive.
   ///

@@ -89,9 +89,10 @@ package enum CatalogMain {
     var history: [UserActivityRecord] = []
     do {
       let directory = StateDirectory(existing: paths.stateDirectory)
+      let saved = ActivityHistory(directory: directory)
       history = ActivityHistoryMerge.merged(
-        in: directory,
-        with: try ActivityHistory(directory: directory).records(limit: ActivitySearch.historyLimit))
+        in: directory, with: try saved.records(limit: ActivitySearch.historyLimit),
+        lastKnown: { (try? saved.lastKnownDate(historyKey: $0)) ?? nil })
     } catch {
       report.warning("\(error.localizedDescription); searching the products alone")
     }

@@ -53,6 +53,10 @@ package enum Command: Sendable, Hashable {
   case add(String)
   /// `delete PRODUCT`: remove a product from the catalog.
   case delete(String)
+  /// `activities [PAGE]`: the saved activity history, newest first.
+  case activities(page: Int)
+  /// `forget N|PRODUCT` or `forget --all`: delete saved activities.
+  case forget(ForgetTarget)
   /// `quit`: save and exit.
   case quit
 }
@@ -62,5 +66,15 @@ package enum ListPage: Sendable, Hashable {
   /// One page, from 1.
   case page(Int)
   /// Every product, for scripts.
+  case all
+}
+
+/// Which saved activities `forget` deletes.
+package enum ForgetTarget: Sendable, Hashable {
+  /// Entry N of the last `activities` listing.
+  case number(Int)
+  /// Every saved activity of a product.
+  case product(String)
+  /// Every saved activity.
   case all
 }

@@ -6,7 +6,8 @@ package enum CommandParser {
   /// The command words, for suggestions and help.
   package static let commandWords = [
     "list", "select", "push", "year", "back", "root", "path", "open", "tab", "edit", "name",
-    "price", "done", "cancel", "add", "delete", "search", "continue", "handoff", "scenes", "scene",
+    "price", "done", "cancel", "add", "delete", "search", "activities", "forget", "continue",
+    "handoff", "scenes", "scene",
     "state", "help",
     "quit", "exit",
   ]
@@ -64,6 +65,15 @@ package enum CommandParser {
       return .done(force: !rest.isEmpty)
     case "cancel": return try noArguments(.cancel, rest, usage: "cancel")
     case "add": return .add(try required(rest, usage: "add NAME"))
+    case "activities":
+      return .activities(page: try page(rest, usage: "activities [PAGE]") ?? 1)
+    case "forget":
+      let target = try required(rest, usage: "forget N | forget PRODUCT | forget --all")
+      if target == "--all" { return .forget(.all) }
+      if let number = Int(target), number > 0, target.allSatisfy(\.isASCII) {
+        return .forget(.number(number))
+      }
+      return .forget(.product(target))
     case "delete": return .delete(try required(rest, usage: "delete PRODUCT"))
     case "search": return .search(try required(rest, usage: "search QUERY"))
     case "continue":

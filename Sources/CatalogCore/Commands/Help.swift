@@ -89,6 +89,14 @@ package enum Help {
           words: ["continue"], usage: "continue N",
           summary: "continue search result N in this scene", example: "continue 1"),
         Entry(
+          words: ["activities"], usage: "activities [PAGE]",
+          summary: "the saved activity history, newest first: title, product, when",
+          example: "activities"),
+        Entry(
+          words: ["forget"], usage: "forget N | forget PRODUCT | forget --all",
+          summary: "delete saved activities: entry N of 'activities', a product's, or all",
+          example: "forget 1"),
+        Entry(
           words: ["handoff"], usage: "handoff SCENE",
           summary: "continue this scene's activity in another scene (opened if needed)",
           example: "handoff side"),

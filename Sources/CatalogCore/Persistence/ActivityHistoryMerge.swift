@@ -50,16 +50,30 @@ package enum ActivityHistoryMerge {
   /// - Parameters:
   ///   - directory: The state directory.
   ///   - records: The history's entries.
+  ///   - lastKnown: When the history last knew a key, deletions included (a forgotten activity
+  ///     stays forgotten).
   /// - Returns: The entries, newer scene activities replacing older entries.
-  package static func merged(in directory: StateDirectory, with records: [UserActivityRecord])
-    -> [UserActivityRecord]
-  {
+  package static func merged(
+    in directory: StateDirectory, with records: [UserActivityRecord],
+    lastKnown: (String) -> Date? = { _ in nil }
+  ) -> [UserActivityRecord] {
     let names =
       (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
     let activities = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap {
       (try? directory.load(SceneFile.self, from: "scenes/" + $0))??.activity
     }
-    let newer = newer(activities, than: records)
+    let known = Dictionary(
+      records.map { ($0.historyKey, $0.lastActiveDate ?? .distantPast) },
+      uniquingKeysWith: { first, second in max(first, second) })
+    let newer = newer(
+      activities,
+      than: { key in
+        switch (known[key], lastKnown(key)) {
+        case (let saved?, let deleted?): max(saved, deleted)
+        case (let saved?, nil): saved
+        case (nil, let deleted): deleted
+        }
+      })
     let replaced = Set(newer.map(\.historyKey))
     return newer + records.filter { !replaced.contains($0.historyKey) }
   }

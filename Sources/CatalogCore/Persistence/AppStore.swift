@@ -138,7 +138,7 @@ package final class AppStore {
       store.recover(
         ActivityHistoryMerge.newer(
           savedActivities,
-          than: { (try? history.record(historyKey: $0))?.lastActiveDate }),
+          than: { (try? history.lastKnownDate(historyKey: $0)) ?? nil }),
         warnings: &warnings)
     }
     guard !scenes.isEmpty else {

@@ -42,6 +42,24 @@ package final class LiveEnvironment: AppEnvironment {
 
   package var pageSize: Int { presentation.pageSize }
 
+  package func savedActivities(page: Int, size: Int) throws -> (
+    records: [UserActivityRecord], total: Int
+  ) {
+    pendingHistory.wait()
+    return (
+      try history.records(limit: size, offset: max(0, page - 1) * size), try history.count()
+    )
+  }
+
+  package func forgetActivities(_ identifiers: [String]?) throws {
+    pendingHistory.wait()
+    if let identifiers {
+      try history.delete(persistentIdentifiers: identifiers)
+    } else {
+      try history.deleteAll()
+    }
+  }
+
   package func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
     if searchIndex == nil {
       searchIndex = ActivitySearch(catalog: catalog)

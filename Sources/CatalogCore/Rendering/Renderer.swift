@@ -147,6 +147,38 @@ package struct Renderer<Environment: AppEnvironment> {
     return detail(product, tab: scene.selectedTab)
   }
 
+  /// A page of the saved activity history: number, title, product, when.
+  ///
+  /// - Parameters:
+  ///   - records: The page's entries, newest first.
+  ///   - firstNumber: The number of the first entry.
+  ///   - total: Entries in the whole history.
+  ///   - page: The page.
+  ///   - pages: Pages in all.
+  ///   - catalog: The catalog, for the products' names.
+  /// - Returns: The table and how to see more or forget one.
+  package func savedActivities(
+    _ records: [UserActivityRecord], firstNumber: Int, total: Int, page: Int, pages: Int,
+    catalog: Catalog
+  ) -> String {
+    guard !records.isEmpty else {
+      return "No saved activities; showing a product saves one."
+    }
+    let rows = records.enumerated().map { offset, record in
+      let product = record.targetContentIdentifier.flatMap(UUID.init(uuidString:)).flatMap {
+        catalog[$0]?.name
+      }
+      return [
+        String(firstNumber + offset), record.title ?? record.activityType, product ?? "—",
+        record.lastActiveDate.map { localTimestamp($0) } ?? "—",
+      ]
+    }
+    let more = page < pages ? "; type 'activities \(page + 1)' for more" : ""
+    return Table.render(
+      header: ["#", "Activity", "Product", "When"], rows: rows, rightAligned: [0])
+      + "\n\(total.grouped) saved activit\(total == 1 ? "y" : "ies")\(more); 'forget N' deletes one."
+  }
+
   /// The open scenes, the active one marked with `*`.
   ///
   /// - Parameter state: The state.
@@ -221,4 +253,16 @@ package enum CatalogListing {
         [String(number), product.name, String(product.year), product.price.formatted]
       }, rightAligned: [0, 2, 3], minimumWidths: widths)
   }
+}
+
+/// A date as `2026-11-22 05:40`, in the local time zone.
+func localTimestamp(_ date: Date) -> String {
+  let parts = Calendar.current.dateComponents(
+    [.year, .month, .day, .hour, .minute], from: date)
+  func two(_ value: Int?) -> String {
+    let value = value ?? 0
+    return value < 10 ? "0\(value)" : String(value)
+  }
+  return
+    "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute))"
 }

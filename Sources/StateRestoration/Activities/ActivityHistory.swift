@@ -64,12 +64,27 @@ public struct ActivityHistory: Sendable, Hashable {
   /// - Returns: The activities, most recently active first.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
   public func records(limit: Int?) throws -> [UserActivityRecord] {
+    try records(limit: limit, offset: 0)
+  }
+
+  /// A page of the saved activities, most recently active first.
+  ///
+  /// - Parameters:
+  ///   - limit: The most returned; nil for all.
+  ///   - offset: How many of the most recent to skip.
+  /// - Returns: The activities.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func records(limit: Int?, offset: Int) throws -> [UserActivityRecord] {
+    let earlierExists = directory.contains(earlierFilePath)
     var records: [UserActivityRecord] =
       try readDatabase { database -> [UserActivityRecord] in
         let statement = try database.statement(
-          "SELECT record FROM activities ORDER BY last_active DESC LIMIT ?")
+          "SELECT record FROM activities ORDER BY last_active DESC LIMIT ? OFFSET ?")
         defer { statement.reset() }
-        try statement.bind([.integer(limit ?? -1)])
+        // With an earlier file to merge, the page is cut after merging.
+        try statement.bind([
+          .integer(earlierExists ? -1 : (limit ?? -1)), .integer(earlierExists ? 0 : offset),
+        ])
         var records: [UserActivityRecord] = []
         while try statement.step() {
           records.append(try decode(statement.text(0)))
@@ -92,6 +107,7 @@ public struct ActivityHistory: Sendable, Hashable {
       records = byKey.values.sorted {
         ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
       }
+      records = Array(records.dropFirst(offset))
       if let limit { records = Array(records.prefix(limit)) }
     }
     return records
@@ -110,6 +126,39 @@ public struct ActivityHistory: Sendable, Hashable {
       try statement.bind([.text(key)])
       return try statement.step() ? try decode(statement.text(0)) : nil
     } ?? nil
+  }
+
+  /// When an activity of a history key was last known: its entry's `lastActiveDate`, or when
+  /// it was deleted, whichever is later. An activity found elsewhere (a scene's file) that is
+  /// not newer than this was saved or deliberately forgotten, and must not come back.
+  ///
+  /// - Parameter key: The ``UserActivityRecord/historyKey``.
+  /// - Returns: The time, or nil when the key was never saved nor deleted.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func lastKnownDate(historyKey key: String) throws -> Date? {
+    try readDatabase { database -> Date? in
+      let saved = try record(historyKey: key, in: database)?.lastActiveDate
+      let statement = try database.statement(
+        "SELECT max(coalesce((SELECT deleted FROM forgotten WHERE history_key = ?), -1e300), coalesce((SELECT value FROM history_info WHERE key = 'all_deleted'), -1e300))"
+      )
+      defer { statement.reset() }
+      try statement.bind([.text(key)])
+      let deletedTime = try statement.step() ? statement.double(0) : -1e300
+      let deleted =
+        deletedTime > -1e299 ? Date(timeIntervalSinceReferenceDate: deletedTime) : nil
+      switch (saved, deleted) {
+      case (let saved?, let deleted?): return max(saved, deleted)
+      case (let saved?, nil): return saved
+      default: return deleted
+      }
+    } ?? nil
+  }
+
+  private func record(historyKey key: String, in database: Database) throws -> UserActivityRecord? {
+    let statement = try database.statement("SELECT record FROM activities WHERE history_key = ?")
+    defer { statement.reset() }
+    try statement.bind([.text(key)])
+    return try statement.step() ? try decode(statement.text(0)) : nil
   }
 
   /// The number of saved activities.
@@ -139,9 +188,21 @@ public struct ActivityHistory: Sendable, Hashable {
   public func delete(persistentIdentifiers identifiers: some Sequence<String>) throws {
     let identifiers = Array(Set(identifiers))
     guard !identifiers.isEmpty else { return }
+    let now = Date().timeIntervalSinceReferenceDate
     try writeDatabase { database in
       var removed = 0
       for identifier in identifiers {
+        let keys = try database.statement(
+          "SELECT history_key FROM activities WHERE persistent_identifier = ?")
+        defer { keys.reset() }
+        try keys.bind([.text(identifier)])
+        var deletedKeys = [identifier]
+        while try keys.step() { deletedKeys.append(keys.text(0)) }
+        for key in Set(deletedKeys) {
+          try database.run(
+            "INSERT OR REPLACE INTO forgotten(history_key, deleted) VALUES (?, ?)", .text(key),
+            .real(now))
+        }
         try database.run(
           "DELETE FROM activities WHERE persistent_identifier = ?", .text(identifier))
         removed += database.changes
@@ -154,9 +215,13 @@ public struct ActivityHistory: Sendable, Hashable {
   ///
   /// - Throws: A ``StateRestorationError`` when the database cannot be written.
   public func deleteAll() throws {
+    let now = Date().timeIntervalSinceReferenceDate
     try writeDatabase { database in
       try database.run("DELETE FROM activities")
+      try database.run("DELETE FROM forgotten")
       try database.run("UPDATE history_info SET value = 0 WHERE key = 'count'")
+      try database.run(
+        "INSERT OR REPLACE INTO history_info(key, value) VALUES ('all_deleted', ?)", .real(now))
     }
   }
 
@@ -227,7 +292,9 @@ public struct ActivityHistory: Sendable, Hashable {
     CREATE INDEX IF NOT EXISTS activities_last_active ON activities(last_active);
     CREATE INDEX IF NOT EXISTS activities_persistent_identifier
       ON activities(persistent_identifier);
-    CREATE TABLE IF NOT EXISTS history_info(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL)
+    CREATE TABLE IF NOT EXISTS history_info(key TEXT PRIMARY KEY NOT NULL, value NOT NULL)
+      WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS forgotten(history_key TEXT PRIMARY KEY NOT NULL, deleted REAL NOT NULL)
       WITHOUT ROWID;
     INSERT OR IGNORE INTO history_info VALUES ('count', 0);
     PRAGMA user_version = 1;
