@@ -129,6 +129,9 @@ import Testing
     let state = try sandbox.stateJSON()
     #expect((state["scenes"] as? [[String: Any]])?.count == 1)
     #expect(!sandbox.exists("scenes/side.json"))
+    // Set aside, not deleted: both scene files are in quarantine, the draft's scene included.
+    #expect(fresh.errors.contains("--fresh set 2 scene files aside in"), "\(fresh.errors)")
+    #expect(sandbox.quarantined().filter { $0.hasPrefix("scenes-") }.count == 2)
   }
 
   @Test func aProductRemovedFromTheDataFileIsDroppedFromTheRestoredPathWithANote() throws {

@@ -100,12 +100,14 @@ package final class AppStore {
     let session = restarting ? SessionState() : try store.loadSession(warnings: &warnings)
     var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
+    var setAside = 0
     if options.isFresh {
-      // Like a force quit: this process's scenes are discarded; other processes' stay open.
+      // Like a force quit: this process's scenes are discarded — but kept in quarantine/,
+      // drafts and all, where Apple would delete them; other processes' scenes stay open.
       let target = options.scene ?? .main
       for name in session.scenes where name != target {
         guard (try? environment.claimScene(name)) != nil else { continue }
-        try directory.remove(SceneFile.path(for: name))
+        setAside += try store.setAsideForFresh(name)
         environment.releaseScene(name)
         released.insert(name)
       }
@@ -126,7 +128,7 @@ package final class AppStore {
         continue
       }
       if options.isFresh {
-        try directory.remove(SceneFile.path(for: name))
+        setAside += try store.setAsideForFresh(name)
         scenes.append(Scene(name: name))
       } else {
         scenes.append(
@@ -144,10 +146,30 @@ package final class AppStore {
     guard !scenes.isEmpty else {
       throw refused ?? CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil)
     }
+    if setAside > 0 {
+      warnings.append(
+        "--fresh set \(setAside) scene file\(setAside == 1 ? "" : "s") aside in '\(directory.path(of: StateDirectory.quarantineFolder))'"
+      )
+    }
     let active = options.scene ?? session.activeScene ?? scenes[0].name
     let state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: active)
     try store.saveSession(state, released: released)
     return (store, state)
+  }
+
+  /// Moves a scene's file to quarantine for `--fresh`.
+  ///
+  /// - Returns: 1 when a file was moved, 0 when there was none.
+  private func setAsideForFresh(_ name: SceneName) throws -> Int {
+    let path = SceneFile.path(for: name)
+    guard directory.contains(path) else { return 0 }
+    do {
+      _ = try directory.quarantine(path)
+      return 1
+    } catch {
+      throw CatalogCoreError.cannotSetAside(
+        problem: "--fresh cannot set scene '\(name)' aside", reason: error.localizedDescription)
+    }
   }
 
   /// Records that the app reached its prompt, which forgives the crashes at launch before it.
