@@ -60,6 +60,24 @@ final class TestClock: Sendable {
     #expect(try record.typedPayload(ProductPayload.self) == Self.payload)
   }
 
+  /// As Apple's `typedPayload(_:)`: an empty user info is an error, even for a payload whose
+  /// every field is optional.
+  @Test func anEmptyUserInfoIsNotAPayloadOfNils() throws {
+    struct Optionals: Codable, Equatable {
+      var name: String?
+      var year: Int?
+    }
+    let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
+    #expect(
+      throws: UserActivityError.payloadNotDecodable(
+        type: "Optionals", reason: "the user info is empty")
+    ) {
+      _ = try activity.typedPayload(Optionals.self)
+    }
+    activity.userInfo = ["name": .string("Cherries")]
+    #expect(try activity.typedPayload(Optionals.self) == Optionals(name: "Cherries"))
+  }
+
   @Test func typedPayloadErrorsAreTyped() throws {
     let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
     #expect(

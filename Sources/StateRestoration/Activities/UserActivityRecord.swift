@@ -80,10 +80,15 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
   ///
   /// - Parameter type: The payload's type; its coding keys are the user-info keys.
   /// - Returns: The payload.
-  /// - Throws: ``UserActivityError/payloadNotDecodable(type:reason:)``.
+  /// - Throws: ``UserActivityError/payloadNotDecodable(type:reason:)``, also for an empty user
+  ///   info, as Apple's `typedPayload(_:)` does, even when every field of the payload is
+  ///   optional.
   public func typedPayload<Payload: Decodable>(_ type: Payload.Type) throws(UserActivityError)
     -> Payload
   {
+    guard !userInfo.isEmpty else {
+      throw .payloadNotDecodable(type: "\(Payload.self)", reason: "the user info is empty")
+    }
     do {
       let data = try JSONEncoder().encode(PlainJSON.Encoded(value: .dictionary(userInfo)))
       return try JSONDecoder().decode(Payload.self, from: data)
