@@ -146,6 +146,15 @@ import Testing
     #expect(try searchJSON(sandbox, "cher").first?["kind"] as? String == "item")
   }
 
+  /// From a shell there is no `continue`: a search link's results end without that hint.
+  @Test func aSearchLinkFromTheShellOffersNoREPLCommand() throws {
+    let sandbox = CatalogSandbox()
+    let result = try sandbox.run(["open", "catalog://search?q=fruit"])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.contains("Mango"))
+    #expect(!result.output.contains("continue"), "\(result.output)")
+  }
+
   @Test func badSearchesFromTheShell() throws {
     let sandbox = CatalogSandbox()
     let empty = try sandbox.run(["search", "!!!"])

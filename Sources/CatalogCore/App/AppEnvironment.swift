@@ -54,9 +54,15 @@ package protocol AppEnvironment {
 
   /// Products a page of `list` shows: sized to the terminal, 20 in a script.
   var pageSize: Int { get }
+
+  /// The columns text is wrapped to: the terminal's width, 80 in a script.
+  var columns: Int { get }
 }
 
 extension AppEnvironment {
   /// Twenty products a page.
   package var pageSize: Int { 20 }
+
+  /// Eighty columns.
+  package var columns: Int { 80 }
 }

@@ -12,7 +12,14 @@ extension AppState {
     switch command {
     case .search(let text):
       state.lastSearch = try environment.search(text, in: catalog)
-      return CommandResult(state: state, output: Describe.searchResults(state.lastSearch))
+      var output = Describe.searchResults(state.lastSearch, hint: false)
+      if !state.lastSearch.isEmpty {
+        output +=
+          "\n"
+          + (activeScene.isEditing
+            ? Describe.continueHintWhileEditing : Describe.continueHint)
+      }
+      return CommandResult(state: state, output: output)
 
     case .activities(let page):
       let size = environment.pageSize

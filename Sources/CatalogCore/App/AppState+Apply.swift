@@ -184,7 +184,8 @@ extension AppState {
       return CommandResult(state: state, output: render.storage(of: scene))
 
     case .help(let topic):
-      return CommandResult(state: state, output: try Help.text(for: topic))
+      return CommandResult(
+        state: state, output: try Help.text(for: topic, width: environment.columns))
 
     case .quit:
       return CommandResult(state: state, output: "", quits: true)

@@ -130,7 +130,12 @@ package enum CatalogMain {
     var next = result.state
     let notes = try store.commit(
       from: state, to: &next, catalogChanges: result.catalogChanges)
-    TextOutput.standardOutput.line(result.output)
+    // From a shell there is no `continue`: the REPL's hint would send the user nowhere.
+    var output = result.output
+    if output.hasSuffix("\n" + Describe.continueHint) {
+      output.removeLast(Describe.continueHint.count + 1)
+    }
+    TextOutput.standardOutput.line(output)
     for note in notes + store.environment.settleHistory() { report.warning(note) }
     return ExitStatus.success
   }
@@ -159,6 +164,10 @@ package enum CatalogMain {
     var failed = false
     var exitSignal: Int32?
     for warning in store.markReady() { report.warning(warning) }
+    // A person meeting the app for the first time learns where to start.
+    if isInteractive && state.scenes.allSatisfy(\.storage.isEmpty) {
+      output.line("Type 'help' for commands.")
+    }
 
     loop: while true {
       let result: LineReader.Result

@@ -42,6 +42,8 @@ package final class LiveEnvironment: AppEnvironment {
 
   package var pageSize: Int { presentation.pageSize }
 
+  package var columns: Int { presentation.columns }
+
   package func savedActivities(page: Int, size: Int) throws -> (
     records: [UserActivityRecord], total: Int
   ) {

@@ -56,8 +56,15 @@ package enum Describe {
       ]
     }
     return Table.render(header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0])
-      + (hint ? "\nType 'continue N' to open a result." : "")
+      + (hint ? "\n" + continueHint : "")
   }
+
+  /// The last line of search results in the REPL, saying how to continue one.
+  package static let continueHint = "Type 'continue N' to open a result."
+
+  /// The same while the editor is open, where `continue` is refused.
+  package static let continueHintWhileEditing =
+    "Close the editor ('done' or 'cancel'), then type 'continue N' to open a result."
 
   /// A stored value as the `state` command shows it.
   package static func describe(_ value: StoredValue) -> String {

@@ -13,6 +13,8 @@ package struct Presentation: Sendable, Hashable {
   /// Products a page of `list` shows: what fits on the terminal beside a heading, a footer
   /// and the prompt; 20 when output is not a terminal.
   package var pageSize = 20
+  /// The columns text is wrapped to: the terminal's width, 80 when output is not a terminal.
+  package var columns = 80
 
   /// Plain text: no colour, no pictures.
   package static let plain = Presentation()
@@ -48,6 +50,7 @@ package struct Presentation: Sendable, Hashable {
     presentation.colorsOutput = colors(outputIsTerminal)
     presentation.colorsErrors = colors(errorsIsTerminal)
     if outputIsTerminal, let rows { presentation.pageSize = max(5, rows - 5) }
+    if outputIsTerminal { presentation.columns = max(40, columns) }
     if outputIsTerminal && presentation.colorsOutput {
       let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
       presentation.pictureDepth =
