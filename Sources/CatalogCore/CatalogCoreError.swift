@@ -13,6 +13,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case invalidArgument(String, expected: String)
   /// The command needs a product's detail on top of the path.
   case noProductShown(command: String)
+  /// An argument opens a quote it does not close.
+  case unclosedQuote(Character)
   /// `forget N` with no entry N in the last `activities` listing.
   case noSavedActivity(Int, count: Int)
   /// The command works only in the editor.
@@ -72,6 +74,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       count == 0
         ? "there is no saved activity \(number); type 'activities' to list them first"
         : "there is no saved activity \(number); the last listing has \(count)"
+    case .unclosedQuote(let quote):
+      "the quote \(quote) is not closed; close it, or type \\\(quote) for the character itself"
     case .noProductShown(let command):
       "'\(command)' needs a product; select one first, e.g. 'select 1'"
     case .editorNotOpen(let command):

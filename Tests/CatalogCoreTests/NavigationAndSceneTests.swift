@@ -82,7 +82,7 @@ import Testing
     ("back 2", .back(2)),
     ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side")!, product: "9")),
     ("scene close", .closeScene(nil)), ("help select", .help("select")), ("exit", .quit),
-    ("name  A  B ", .setName("A  B")),
+    ("name  A  B ", .setName("A B")), ("name \"A  B\"", .setName("A  B")),
   ])
   func parsesCommands(_ line: String, _ command: Command) throws {
     #expect(try CommandParser.parse(line) == command)
@@ -146,5 +146,38 @@ import Testing
     #expect(editing.hasSuffix(Describe.continueHintWhileEditing))
     let (_, browsing) = try run(["select cher", "search mango"])
     #expect(browsing.hasSuffix(Describe.continueHint))
+  }
+}
+
+/// One quoting rule for every command's arguments (SPEC section 4).
+@Suite struct QuotingTests {
+  @Test(arguments: [
+    ("select \"Red Rose\"", Command.select("Red Rose")),
+    ("select 'red rose'", .select("red rose")),
+    ("select Red\\ Rose", .select("Red Rose")),
+    ("name \"Quoted Name\"", .setName("Quoted Name")),
+    ("name Cherries \"Noires\"", .setName("Cherries Noires")),
+    ("name \"say \\\"hi\\\"\"", .setName("say \"hi\"")),
+    ("name 'it\\s'", .setName("it\\s")),
+    ("name O\\'Brien", .setName("O'Brien")),
+    ("name \"O'Brien\"", .setName("O'Brien")),
+    ("add \"Kiwi  Gold\"", .add("Kiwi  Gold")),
+    ("delete 'white rose'", .delete("white rose")),
+    ("scene new side \"red rose\"", .newScene(SceneName("side")!, product: "red rose")),
+    ("search \"golden mango\"", .search("\"golden mango\"")),
+  ])
+  func argumentsFollowOneRule(_ line: String, _ command: Command) throws {
+    #expect(try CommandParser.parse(line) == command)
+  }
+
+  @Test(arguments: ["name \"", "select 'red rose", "name O'Brien"])
+  func anUnclosedQuoteIsAnError(_ line: String) {
+    #expect(throws: CatalogCoreError.self) { try CommandParser.parse(line) }
+  }
+
+  @Test func emptyQuotesAreNoName() {
+    #expect(throws: CatalogCoreError.missingArgument(usage: "name TEXT")) {
+      try CommandParser.parse("name \"\"")
+    }
   }
 }

@@ -26,7 +26,10 @@ package enum CommandParser {
     let trimmed = line.trimmed
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
     let word = String(trimmed.prefix { !$0.isWhitespace })
-    let rest = String(trimmed.dropFirst(word.count)).trimmed
+    let raw = String(trimmed.dropFirst(word.count)).trimmed
+    // One quoting rule for every command's arguments; a search keeps its quotes, which mark
+    // phrases.
+    let rest = word.lowercased() == "search" ? raw : try unquoted(raw)
     switch word.lowercased() {
     case "list":
       if rest == "--all" { return .list(.all) }
@@ -131,6 +134,57 @@ package enum CommandParser {
         expected: "a scene action"
           + (suggestion.map { "; did you mean 'scene \($0)'?" } ?? "; use \(usage)"))
     }
+  }
+
+  /// Arguments as the quoting rule reads them: double or single quotes group words and are
+  /// removed, a backslash escapes the next character (except inside single quotes), and the
+  /// words are joined by single spaces (`select "Red Rose"` → `Red Rose`).
+  ///
+  /// - Parameter text: The arguments as typed.
+  /// - Returns: The arguments.
+  /// - Throws: ``CatalogCoreError/unclosedQuote(_:)`` for a quote left open.
+  package static func unquoted(_ text: String) throws -> String {
+    var words: [String] = []
+    var word = ""
+    var inWord = false
+    var quote: Character?
+    var escaped = false
+    for character in text {
+      if escaped {
+        word.append(character)
+        escaped = false
+        continue
+      }
+      if let open = quote {
+        if character == open {
+          quote = nil
+        } else if character == "\\" && open == "\"" {
+          escaped = true
+        } else {
+          word.append(character)
+        }
+        continue
+      }
+      switch character {
+      case "\"", "'":
+        quote = character
+        inWord = true
+      case "\\":
+        escaped = true
+        inWord = true
+      case _ where character.isWhitespace:
+        if inWord { words.append(word) }
+        word = ""
+        inWord = false
+      default:
+        word.append(character)
+        inWord = true
+      }
+    }
+    if let quote { throw CatalogCoreError.unclosedQuote(quote) }
+    if escaped { word.append("\\") }
+    if inWord { words.append(word) }
+    return words.joined(separator: " ")
   }
 
   /// A page number argument; nil when there is none.
