@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// The README's examples, run as written: every REPL command of its transcripts in a sandbox
+/// (a `$ swift run catalog` line starts a session, `^D` ends it) and every `$ catalog …` shell
+/// line; each succeeds, and each output line shown (but elisions and the picture) comes out.
+@Suite(.serialized) struct ReadmeTests {
+  static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../README.md").standardized.path
+
+  struct Step {
+    var command: String
+    var expected: [String] = []
+  }
+
+  struct Example {
+    var sessions: [[Step]] = [[]]
+    var shell: [String] = []
+  }
+
+  /// The code blocks of the README that hold a REPL transcript.
+  static func examples() throws -> [Example] {
+    let text = try String(contentsOfFile: readme, encoding: .utf8)
+    let blocks = text.components(separatedBy: "```").enumerated().filter { $0.offset % 2 == 1 }
+      .map(\.element)
+    return blocks.filter { $0.contains(" › ") }.map { block in
+      var example = Example()
+      for line in block.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        if line.hasPrefix("$ swift run catalog") {
+          if !(example.sessions.last?.isEmpty ?? true) { example.sessions.append([]) }
+        } else if line.hasPrefix("$ catalog ") {
+          let command = line.dropFirst(2).components(separatedBy: "  #").first ?? ""
+          example.shell.append(command.trimmingCharacters(in: .whitespaces))
+        } else if let range = line.range(of: " › ", options: .backwards),
+          line.first?.isLetter == true,
+          line.prefix(while: { $0 != " " }).allSatisfy({
+            $0.isLetter || $0.isNumber || "._-".contains($0)
+          })
+        {
+          let command = String(line[range.upperBound...]).trimmingCharacters(in: .whitespaces)
+          if command == "^D" {
+            example.sessions.append([])
+          } else {
+            example.sessions[example.sessions.count - 1].append(Step(command: command))
+          }
+        } else if !example.sessions[example.sessions.count - 1].isEmpty {
+          let last = example.sessions.count - 1
+          example.sessions[last][example.sessions[last].count - 1].expected.append(line)
+        }
+      }
+      example.sessions.removeAll { $0.isEmpty }
+      return example
+    }
+  }
+
+  static func normalized(_ line: String) -> String {
+    line.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+  }
+
+  @Test func theREADMEsExamplesWorkAsShown() throws {
+    let examples = try Self.examples()
+    #expect(examples.count >= 2)
+    for example in examples {
+      let sandbox = CatalogSandbox()
+      for session in example.sessions {
+        let result = try sandbox.run(input: session.map { $0.command + "\n" }.joined())
+        #expect(result.status == 0, "\(session.map(\.command)): \(result.errors)")
+        #expect(result.errorLines.filter { $0.hasPrefix("error:") }.isEmpty, "\(result.errors)")
+        let output = Set(result.output.split(separator: "\n").map { Self.normalized(String($0)) })
+        for step in session {
+          for line in step.expected
+          where !line.contains("…") && !line.contains("▀") && !line.contains("half blocks")
+            && !Self.normalized(line).isEmpty
+          {
+            #expect(
+              output.contains(Self.normalized(line)),
+              "'\(step.command)' should print '\(line)'; it printed:\n\(result.output)")
+          }
+        }
+      }
+      for command in example.shell {
+        let arguments = try shellWords(String(command.dropFirst("catalog ".count)))
+        let result = try sandbox.run(arguments)
+        #expect(result.status == 0, "\(command): \(result.errors)")
+      }
+    }
+  }
+
+  /// Words of a shell command line: single quotes group, as the README's examples use them.
+  private func shellWords(_ line: String) throws -> [String] {
+    var words: [String] = []
+    var word = ""
+    var quoted = false
+    for character in line {
+      if character == "'" {
+        quoted.toggle()
+      } else if character == " " && !quoted {
+        if !word.isEmpty { words.append(word) }
+        word = ""
+      } else {
+        word.append(character)
+      }
+    }
+    if !word.isEmpty { words.append(word) }
+    return words
+  }
+}
