@@ -395,8 +395,23 @@ public struct ActivityHistory: Sendable, Hashable {
         path: file, found: version, supported: Self.schemaVersion)
     }
     if version < Self.schemaVersion {
-      try database.execute("PRAGMA journal_mode = WAL")
-      try database.writeTransaction { try database.execute(Self.schema) }
+      // Several processes may create it at once: the schema under the write lock (waiting
+      // for it), then the switch to WAL, retried while another connection holds the file.
+      try database.writeTransaction {
+        if (try database.integer("PRAGMA user_version") ?? 0) < Self.schemaVersion {
+          try database.execute(Self.schema)
+        }
+      }
+      var attempts = 0
+      while true {
+        do {
+          try database.execute("PRAGMA journal_mode = WAL")
+          break
+        } catch let error as SQLiteError where error.isBusy && attempts < 500 {
+          attempts += 1
+          usleep(10_000)
+        }
+      }
     }
     try database.execute("PRAGMA synchronous = FULL")
     return database
