@@ -47,6 +47,23 @@ import Testing
     #expect(reader.next() == .end)
   }
 
+  /// A line over the limit is refused whether or not its newline arrived with it.
+  @Test(arguments: [true, false])
+  func theLimitHoldsForEveryLine(_ withNewline: Bool) throws {
+    let path = NSTemporaryDirectory() + "line-\(UUID().uuidString)"
+    defer { unlink(path) }
+    let long = String(repeating: "a", count: 70_000) + (withNewline ? "\nlist\n" : "")
+    try Data(long.utf8).write(to: URL(fileURLWithPath: path))
+    let descriptor = open(path, O_RDONLY)
+    defer { close(descriptor) }
+    let reader = LineReader(descriptor: descriptor, wakeDescriptor: -1)
+    #expect(
+      reader.next()
+        == .invalid(
+          .lineTooLong(bytes: withNewline ? 70_001 : 70_000, limit: LineReader.lineLimit)))
+    #expect(reader.next() == (withNewline ? .line("list") : .end))
+  }
+
   /// A signal in the middle of an over-long line must not turn the line's tail into a command.
   @Test func anOverlongLineInterruptedBySignalIsStillReportedAsTooLong() throws {
     let input = try Pipe()

@@ -98,7 +98,8 @@ package final class LineReader {
   /// The result for a complete line: too long if part of it was dropped, else the text.
   private func finish(_ bytes: ArraySlice<UInt8>, terminatorLength: Int) -> Result {
     defer { discarded = 0 }
-    guard discarded == 0 else {
+    // A line that arrived whole, newline included, is held to the same limit.
+    guard discarded == 0, bytes.count <= Self.lineLimit else {
       return .invalid(
         .lineTooLong(bytes: discarded + bytes.count + terminatorLength, limit: Self.lineLimit))
     }
