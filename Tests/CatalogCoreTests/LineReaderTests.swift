@@ -79,8 +79,15 @@ import Testing
     var drained: UInt8 = 0
     _ = read(wake.read, &drained, 1)
     input.send(Array("tail\nlist\n".utf8))
-    #expect(reader.next() == .invalid(.lineTooLong(bytes: 70_005, limit: LineReader.lineLimit)))
-    #expect(reader.next() == .line("list"))
+    // Other tests' child processes end meanwhile: their SIGCHLD interrupts a wait too, which
+    // the REPL simply reads again after.
+    func nextLine() -> LineReader.Result {
+      var result = reader.next()
+      while result == .interrupted { result = reader.next() }
+      return result
+    }
+    #expect(nextLine() == .invalid(.lineTooLong(bytes: 70_005, limit: LineReader.lineLimit)))
+    #expect(nextLine() == .line("list"))
   }
 
   @Test func invalidUTF8IsReportedAndReadingGoesOn() throws {
