@@ -394,3 +394,31 @@ extension CompletionTests {
     #expect(far?.localizedDescription == "no open scene named 'elsewhere'; open scenes: main, side")
   }
 }
+
+@Suite struct LineEditorKeyTests {
+  /// Alt-D deletes the word after the cursor; Alt with an unbound key does nothing.
+  @Test func altKeysAreBoundOrIgnored() {
+    var terminal = FakeTerminal()
+    terminal.type("select cherries now\u{01}\u{1B}f")  // Ctrl-A, then a word forward
+    terminal.type("\u{1B}d")
+    #expect(terminal.text == "select now")
+    terminal.type("\u{1B}u\u{1B}.\u{1B}x")
+    #expect(terminal.text == "select now")
+  }
+
+  @Test func ctrlTTransposesAndCtrlUnderscoreUndoes() {
+    var terminal = FakeTerminal()
+    terminal.type("slect")
+    terminal.type("\u{01}\u{06}\u{06}")  // after "sl"
+    terminal.type("\u{14}")  // Ctrl-T: swap 'l' and 'e'
+    #expect(terminal.text == "selct")
+    terminal.type("\u{05}\u{14}")  // at the end: swap the last two
+    #expect(terminal.text == "seltc")
+    terminal.type("\u{1F}\u{1F}")  // Ctrl-_ twice
+    #expect(terminal.text == "slect")
+    terminal.type("\u{1F}\u{1F}\u{1F}\u{1F}\u{1F}\u{1F}")
+    #expect(terminal.text == "")
+    terminal.type("\u{1F}")  // nothing left to undo
+    #expect(terminal.text == "")
+  }
+}

@@ -11,6 +11,10 @@ package enum Key: Sendable, Hashable {
   case deleteWordBackward
   /// A control key: `a` for Ctrl-A, and so on.
   case control(Character)
+  /// Alt (or Escape) with a printable key: `d` for Alt-D.
+  case alt(Character)
+  /// Ctrl-_ (also Ctrl-/): undo the last change to the line.
+  case undo
   /// Escape on its own.
   case escape
 }
@@ -81,7 +85,8 @@ package struct KeyDecoder: Sendable {
     case 0x1B: return decodeEscape()
     case 0x01...0x1A:
       return (.control(Character(Unicode.Scalar(first + 0x60))), 1)
-    case 0x00, 0x1C...0x1F: return (nil, 1)
+    case 0x1F: return (.undo, 1)
+    case 0x00, 0x1C...0x1E: return (nil, 1)
     case 0x20..<0x80: return (.text(String(Unicode.Scalar(first))), 1)
     default: return decodeUTF8()
     }
@@ -123,6 +128,7 @@ package struct KeyDecoder: Sendable {
     case UInt8(ascii: "f"), UInt8(ascii: "F"): return (.wordRight, 2)
     case 0x7F, 0x08: return (.deleteWordBackward, 2)
     case 0x1B: return (.escape, 1)
+    case 0x20...0x7E: return (.alt(Character(Unicode.Scalar(pending[1]))), 2)
     default: return (.escape, 1)
     }
   }

@@ -44,6 +44,8 @@ package struct LineEditor: Sendable {
   package private(set) var search: Search?
   private var historyIndex: Int
   private var stash: [Character] = []
+  /// The line before each change, for Ctrl-_.
+  private var undoStack: [(buffer: [Character], cursor: Int)] = []
 
   /// Creates an editor with an empty line.
   ///
@@ -66,6 +68,7 @@ package struct LineEditor: Sendable {
     cursor = 0
     stash = []
     search = nil
+    undoStack = []
   }
 
   /// Replaces the word before the cursor (from `start`) with a completion.
@@ -85,6 +88,21 @@ package struct LineEditor: Sendable {
   /// - Returns: What the terminal loop should do.
   package mutating func handle(_ key: Key) -> Outcome {
     if search != nil { return handleSearch(key) }
+    if key == .undo {
+      guard let last = undoStack.popLast() else { return .none }
+      (buffer, cursor) = last
+      return .redraw
+    }
+    let before = (buffer: buffer, cursor: cursor)
+    let outcome = apply(key)
+    if buffer != before.buffer {
+      undoStack.append(before)
+      if undoStack.count > 200 { undoStack.removeFirst() }
+    }
+    return outcome
+  }
+
+  private mutating func apply(_ key: Key) -> Outcome {
     switch key {
     case .text(let text):
       insert(text)
@@ -137,6 +155,17 @@ package struct LineEditor: Sendable {
       kill(0..<cursor)
     case .control("k"):
       kill(cursor..<buffer.count)
+    case .alt("d"), .alt("D"):
+      // Forward to the end of the next word, as a shell's Alt-D does.
+      let end = nextWordEnd()
+      guard end > cursor else { return .none }
+      kill(cursor..<end)
+    case .control("t"):
+      // Swap the characters around the cursor (the last two at the end), moving on.
+      guard buffer.count >= 2, cursor > 0 else { return .none }
+      let right = min(cursor, buffer.count - 1)
+      buffer.swapAt(right - 1, right)
+      cursor = min(buffer.count, right + 1)
     case .control("y"):
       insert(killed)
     case .up, .control("p"):
