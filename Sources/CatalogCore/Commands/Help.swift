@@ -155,6 +155,7 @@ package enum Help {
         [
           "Ctrl-W Ctrl-U Ctrl-K · Ctrl-Y", "cut a word, to the start, to the end · paste it back",
         ],
+        ["Alt-D · Ctrl-T · Ctrl-_", "cut the next word · swap two characters · undo"],
         ["Ctrl-L · Ctrl-C · Ctrl-D", "clear the screen · abandon the line · quit"],
       ]
       let keyWidth = min(width / 2 - 2, keyRows.map { DisplayWidth.of($0[0]) }.max() ?? 0)
