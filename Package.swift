@@ -33,12 +33,12 @@ let package = Package(
     // Products, prices and the durable catalog store.
     .target(name: "CatalogModel", dependencies: ["StateRestoration", "SQLite"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
+    // Built into the binary: EmbeddedResources.swift is generated from the files beside it.
     .target(
       name: "CatalogResources",
       path: "Resources",
-      exclude: ["README.md"],
-      sources: ["CatalogResources.swift"],
-      resources: [.copy("products.json"), .copy("Images")]
+      exclude: ["README.md", "products.json", "Images"],
+      sources: ["CatalogResources.swift", "EmbeddedResources.swift"]
     ),
     // The app's core: commands, scenes' state, launch and persistence, rendering to text.
     .target(

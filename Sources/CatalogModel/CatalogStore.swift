@@ -38,11 +38,10 @@ public struct CatalogStore: Sendable {
 
   /// The data directory's path (`$XDG_DATA_HOME/catalog` or `--data-dir`).
   public let directoryPath: String
-  /// The bundled seed catalog's path; it is only ever read.
-  public var seedPath: String { seedLocation() }
-  /// Finds the seed only when it is needed: locating the bundle costs start-up time that a
-  /// launch on an existing database does not have to pay.
-  private let seedLocation: @Sendable () -> String
+  /// The bundled seed catalog's path or name; it is only ever read.
+  public var seedPath: String { seed().path }
+  /// The seed, made only when it is needed: a launch on an existing database never reads it.
+  private let seed: @Sendable () -> ProductFile
 
   /// The user's catalog database's path.
   public var databasePath: String { directoryPath + "/" + Self.databaseName }
@@ -55,7 +54,17 @@ public struct CatalogStore: Sendable {
   ///   - seedPath: The bundled catalog to seed a new database with.
   public init(directoryPath: String, seedPath: @autoclosure @escaping @Sendable () -> String) {
     self.directoryPath = directoryPath
-    seedLocation = seedPath
+    seed = { ProductFile(path: seedPath()) }
+  }
+
+  /// Creates a store seeded from products in memory (a catalog built into the binary).
+  ///
+  /// - Parameters:
+  ///   - directoryPath: The data directory.
+  ///   - seed: The seed catalog, read only when a database is seeded or cannot be used.
+  public init(directoryPath: String, seed: @escaping @Sendable () -> ProductFile) {
+    self.directoryPath = directoryPath
+    self.seed = seed
   }
 
   /// Opens the user's catalog, creating and seeding the database when there is none: from a
@@ -228,7 +237,7 @@ public struct CatalogStore: Sendable {
   private func readSeed() throws -> [Product] {
     var products: [Product] = []
     do {
-      try ProductFile(path: seedPath).forEachProduct { products.append($0) }
+      try seed().forEachProduct { products.append($0) }
     } catch let error as ProductFileError {
       throw StateRestorationError.cannotRead(path: seedPath, reason: error.reason)
     }

@@ -22,8 +22,10 @@ public struct ProductFile: ProductSequence, Sendable {
   /// The largest value of one field, in bytes.
   public static let fieldLimit = 65_536
 
-  /// The file's path.
+  /// The file's path, or the name of the bytes read instead of a file.
   public let path: String
+  /// The bytes to read instead of a file, when the products are in memory.
+  public let data: Data?
   /// When set, a complete record that breaks a rule is passed here and skipped instead of
   /// stopping the reading: for migrating an earlier catalog, which held such products.
   public var skipping: (@Sendable (ProductFileError) -> Void)?
@@ -37,14 +39,25 @@ public struct ProductFile: ProductSequence, Sendable {
   ///   - skipping: Where records that break a rule go, when they are to be skipped.
   public init(path: String, skipping: (@Sendable (ProductFileError) -> Void)? = nil) {
     self.path = path
+    data = nil
     self.skipping = skipping
+  }
+
+  /// Creates a reader of products in memory, in either format.
+  ///
+  /// - Parameters:
+  ///   - data: The bytes.
+  ///   - name: What to call them in messages.
+  public init(data: Data, name: String) {
+    path = name
+    self.data = data
   }
 
   /// Calls a body with each valid product in the file's order.
   ///
   /// - Throws: ``ProductFileError``, or what the body throws.
   public func forEachProduct(_ body: (Product) throws -> Void) throws {
-    let reader = try ByteReader(path: path)
+    let reader = try data.map { ByteReader(bytes: Array($0), name: path) } ?? ByteReader(path: path)
     reader.onRead = onRead
     reader.skipByteOrderMark()
     reader.skipWhitespace()
@@ -93,6 +106,14 @@ final class ByteReader {
   /// A field of the current record that was too long to keep: it was read past, not stored.
   var oversizedField: (name: String, bytes: Int)?
 
+  init(bytes: [UInt8], name: String) {
+    path = name
+    descriptor = -1
+    buffer = bytes
+    end = bytes.count
+    fileSize = bytes.count
+  }
+
   init(path: String) throws {
     self.path = path
     descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -108,7 +129,7 @@ final class ByteReader {
     fileSize = Int(status.st_size)
   }
 
-  deinit { close(descriptor) }
+  deinit { if descriptor >= 0 { close(descriptor) } }
 
   func peek() -> UInt8? {
     if start == end { fill() }
@@ -123,6 +144,11 @@ final class ByteReader {
   }
 
   private func fill() {
+    // Bytes in memory have nothing more to read.
+    guard descriptor >= 0 else {
+      start = end
+      return
+    }
     start = 0
     end = 0
     while true {

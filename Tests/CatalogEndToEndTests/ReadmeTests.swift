@@ -105,3 +105,36 @@ import Testing
     return words
   }
 }
+
+/// The binary travels alone: copied to an empty folder, with no build folder beside it, it
+/// runs on its built-in catalog and pictures.
+@Suite struct InstalledBinaryTests {
+  @Test func aCopiedBinaryRunsOnItsBuiltInResources() throws {
+    let sandbox = CatalogSandbox()
+    let folder = sandbox.root + "/bin"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let copy = folder + "/catalog"
+    try FileManager.default.copyItem(atPath: CatalogSandbox.executable.path, toPath: copy)
+    let binary = try Data(contentsOf: URL(fileURLWithPath: copy))
+    #expect(binary.range(of: Data(".resources".utf8)) == nil, "it looks for a resource bundle")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: copy)
+    process.currentDirectoryURL = URL(fileURLWithPath: folder)
+    process.arguments = [
+      "--state-dir", sandbox.stateDirectory, "--data-dir", sandbox.dataDirectory,
+    ]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    input.fileHandleForWriting.write(Data("list\nselect cher\ntab photo\n".utf8))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.contains("10 products."))
+    #expect(text.contains("Images/Cherries.png, 64×64 pixels"), "\(text)")
+  }
+}

@@ -5,14 +5,34 @@ import Testing
 
 @testable import CatalogResources
 
+/// The repository's `Resources/` folder.
+let resourcesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .appendingPathComponent("../../Resources").standardized.path
+
+/// The resources built into the binary are the files of `Resources/`, byte for byte: a change
+/// to one without running `swift run generate-images Resources` fails here.
+@Suite struct EmbeddedResourcesTests {
+  @Test func theEmbeddedFilesAreTheResourcesFiles() throws {
+    let images = try FileManager.default.contentsOfDirectory(atPath: resourcesFolder + "/Images")
+      .filter { $0.hasSuffix(".png") }.map { "Images/" + $0 }
+    let names = (["products.json"] + images).sorted()
+    #expect(CatalogResources.fileNames == names)
+    for name in names {
+      let onDisk = try Data(contentsOf: URL(fileURLWithPath: resourcesFolder + "/" + name))
+      #expect(CatalogResources.file(name) == onDisk, "\(name)")
+    }
+    #expect(CatalogResources.catalogData.count > 1000)
+    #expect(CatalogResources.imageData(named: "Nope") == nil)
+  }
+}
+
 @Suite struct ImagingTests {
   @Test func everyBundledProductHasA64PixelSquarePicture() throws {
-    let data = try Data(contentsOf: URL(fileURLWithPath: CatalogResources.catalogPath))
-    let products = try CatalogFile.parse(data, path: CatalogResources.catalogPath).products
+    let data = CatalogResources.catalogData
+    let products = try CatalogFile.parse(data, path: "products.json").products
     #expect(products.count == 10)
     for product in products {
-      let bytes = try Data(
-        contentsOf: URL(fileURLWithPath: CatalogResources.imagePath(named: product.imageName)))
+      let bytes = try #require(CatalogResources.imageData(named: product.imageName))
       let info = try PNGInfo(bytes)
       #expect(info.width == 64 && info.height == 64, "\(product.imageName)")
       #expect(info.bitDepth == 8 && info.colorType == 6 && !info.isInterlaced)

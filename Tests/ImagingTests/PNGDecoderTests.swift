@@ -37,8 +37,7 @@ func makePNG(
   let decoder = PNGDecoder()
 
   @Test func decodesEveryBundledPicture() throws {
-    let directory = URL(fileURLWithPath: CatalogResources.imagePath(named: "Cherries"))
-      .deletingLastPathComponent()
+    let directory = URL(fileURLWithPath: resourcesFolder + "/Images")
     let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
       .filter { $0.hasSuffix(".png") }
     #expect(files.count == 10)

@@ -11,8 +11,7 @@ extension CatalogMain {
   /// `catalog import FILE`: adds and updates products from a JSON or CSV file, all or nothing,
   /// with a progress bar on a terminal.
   static func importProducts(_ path: String, paths: AppPaths, report: Reporter) throws -> Int32 {
-    let store = CatalogStore(
-      directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath)
+    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
     let progress = isatty(2) == 1 ? ImportProgress() : nil
     var file = ProductFile(path: path)
     if let progress {
@@ -38,9 +37,7 @@ extension CatalogMain {
 
   /// `catalog export [FILE]`: writes the catalog as JSON, to standard output by default.
   static func exportProducts(_ path: String?, paths: AppPaths, report: Reporter) throws -> Int32 {
-    let loaded = try CatalogStore(
-      directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
-    ).loadForReading()
+    let loaded = try CatalogStore.bundled(directoryPath: paths.dataDirectory).loadForReading()
     for warning in loaded.warnings { report.warning(warning) }
     if let path, path != "-" {
       let count = try ProductExport.write(loaded.catalog, toFile: path)

@@ -82,9 +82,7 @@ package enum CatalogMain {
   private static func search(
     _ query: String, json: Bool, limit: Int, paths: AppPaths, report: Reporter
   ) throws -> Int32 {
-    let loaded = try CatalogStore(
-      directoryPath: paths.dataDirectory, seedPath: CatalogResources.catalogPath
-    ).loadForReading()
+    let loaded = try CatalogStore.bundled(directoryPath: paths.dataDirectory).loadForReading()
     for warning in loaded.warnings { report.warning(warning) }
     var history: [UserActivityRecord] = []
     do {

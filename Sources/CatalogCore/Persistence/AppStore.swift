@@ -87,8 +87,7 @@ package final class AppStore {
   private static func restore(
     _ options: LaunchOptions, directory: StateDirectory, restarting: Bool, warnings: inout [String]
   ) throws -> (AppStore, AppState) {
-    let catalogStore = CatalogStore(
-      directoryPath: options.paths.dataDirectory, seedPath: CatalogResources.catalogPath)
+    let catalogStore = CatalogStore.bundled(directoryPath: options.paths.dataDirectory)
     let loaded = try catalogStore.load()
     warnings += loaded.warnings
     let environment = LiveEnvironment(

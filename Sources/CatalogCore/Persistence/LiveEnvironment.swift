@@ -150,15 +150,15 @@ package final class LiveEnvironment: AppEnvironment {
 
   package func photoDescription(of product: Product) -> String {
     guard !product.imageName.isEmpty else { return "no picture" }
-    let path = CatalogResources.imagePath(named: product.imageName)
+    let name = "Images/\(product.imageName).png"
+    guard let bytes = CatalogResources.imageData(named: product.imageName) else {
+      return "\(name) (not a bundled picture)"
+    }
     do {
-      guard let head = try DurableFile.read(path, limit: 64 << 20) else {
-        return "\(path) (missing)"
-      }
-      let info = try PNGInfo(head)
-      return "\(path), \(info.width)×\(info.height) pixels"
+      let info = try PNGInfo(bytes)
+      return "\(name), \(info.width)×\(info.height) pixels"
     } catch {
-      return "\(path) (\(error.localizedDescription))"
+      return "\(name) (\(error.localizedDescription))"
     }
   }
 
@@ -168,9 +168,7 @@ package final class LiveEnvironment: AppEnvironment {
     let key = "\(product.imageName)|\(depth)|\(presentation.pictureColumns)"
     if let cached = pictures[key] { return cached }
     let decoder = PNGDecoder()
-    guard
-      let bytes = try? DurableFile.read(
-        CatalogResources.imagePath(named: product.imageName), limit: decoder.maximumFileSize),
+    guard let bytes = CatalogResources.imageData(named: product.imageName),
       let image = try? decoder.decode(Array(bytes))
     else { return nil }
     let lines = HalfBlockRenderer(depth: depth, maximumColumns: presentation.pictureColumns)
