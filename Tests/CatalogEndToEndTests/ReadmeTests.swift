@@ -138,3 +138,40 @@ import Testing
     #expect(text.contains("Images/Cherries.png, 64×64 pixels"), "\(text)")
   }
 }
+
+/// `catalog --generate-completion-script bash`, sourced by bash, completes subcommands,
+/// options, their values and the scene names of the state directory.
+@Suite struct CompletionScriptTests {
+  @Test func bashCompletesSubcommandsOptionsValuesAndScenes() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\nscene new side mango\n")
+    let script = try sandbox.run(["--generate-completion-script", "bash"]).output
+    let file = sandbox.root + "/completion.bash"
+    try Data(script.utf8).write(to: URL(fileURLWithPath: file))
+    func complete(_ words: [String]) throws -> [String] {
+      let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/bash")
+      process.arguments = [
+        "-c",
+        "source '\(file)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _catalog; printf '%s\\n' \"${COMPREPLY[@]}\"",
+      ]
+      let output = Pipe()
+      process.standardOutput = output
+      try process.run()
+      let data = output.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+    #expect(try complete(["catalog", "s"]) == ["search", "state"])
+    #expect(try complete(["catalog", "--co"]) == ["--color"])
+    #expect(try complete(["catalog", "--color", "a"]) == ["auto", "always"])
+    #expect(
+      try complete(["catalog", "--state-dir", sandbox.stateDirectory, "--scene", ""]).sorted()
+        == ["main", "side"])
+    for shell in ["zsh", "fish"] {
+      let result = try sandbox.run(["--generate-completion-script", shell])
+      #expect(result.status == 0 && result.output.contains("catalog"))
+    }
+  }
+}

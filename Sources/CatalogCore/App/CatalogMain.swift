@@ -49,6 +49,9 @@ package enum CatalogMain {
       case .help:
         output.line(CommandLineOptions.usage)
         return ExitStatus.success
+      case .completionScript(let shell):
+        output.write(CompletionScripts.script(for: shell) ?? "")
+        return ExitStatus.success
       case .version:
         output.line("catalog \(version)")
         return ExitStatus.success

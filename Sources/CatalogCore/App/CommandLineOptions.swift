@@ -16,6 +16,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     case importFile(String)
     /// `export [FILE]`: write the catalog as JSON, to standard output by default.
     case export(String?)
+    /// `--generate-completion-script SHELL`: print a shell completion script.
+    case completionScript(String)
     /// `--help`.
     case help
     /// `--version`.
@@ -41,6 +43,7 @@ package struct CommandLineOptions: Sendable, Hashable {
            catalog state [--json]
            catalog import FILE
            catalog export [FILE]
+           catalog --generate-completion-script bash|zsh|fish
            catalog --help | --version
 
     A product catalog in a REPL that comes back exactly where you left it.
@@ -53,6 +56,8 @@ package struct CommandLineOptions: Sendable, Hashable {
       --color WHEN      auto (default), always or never
       --json            with 'state' and 'search': print JSON
       --limit N         with 'search': at most N results (default 10)
+      --generate-completion-script SHELL
+                        print completions for bash, zsh or fish (see the README)
       -h, --help        show this help
       --version         show the version
 
@@ -97,6 +102,14 @@ package struct CommandLineOptions: Sendable, Hashable {
       switch name {
       case "-h", "--help": action = .help; return
       case "--version": action = .version; return
+      case "--generate-completion-script":
+        let shell = try value()
+        guard CompletionScripts.shells.contains(shell) else {
+          throw CommandLineError(
+            "'--generate-completion-script' takes bash, zsh or fish, not '\(shell)'")
+        }
+        action = .completionScript(shell)
+        return
       case "--scene":
         let text = try value()
         guard let scene = SceneName(text) else {
