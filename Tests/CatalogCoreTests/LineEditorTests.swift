@@ -180,11 +180,12 @@ let down = "\u{1B}[B"
     #expect(terminal.text == "s")
   }
 
-  @Test func aPasteNeverRunsAndKeepsItsText() {
+  /// A one-line paste is text to edit: it does not run, and its control characters go.
+  @Test func aOneLinePasteDoesNotRunAndKeepsItsText() {
     var terminal = FakeTerminal()
-    terminal.type("\u{1B}[200~select cher\r\nselect mango\ttab\u{1B}[201~")
+    terminal.type("\u{1B}[200~select mango\ttab\u{1B}[201~")
     #expect(terminal.result == nil)
-    #expect(terminal.text == "select cher select mangotab")
+    #expect(terminal.text == "select mangotab")
   }
 
   @Test func endsLinesOnControlKeys() {
@@ -420,5 +421,26 @@ extension CompletionTests {
     #expect(terminal.text == "")
     terminal.type("\u{1F}")  // nothing left to undo
     #expect(terminal.text == "")
+  }
+}
+
+@Suite struct PasteTests {
+  /// A paste of several lines runs them one by one, as in a shell; the last, unfinished line
+  /// stays in the editor.
+  @Test func pastedLinesRunOneByOne() {
+    var terminal = FakeTerminal()
+    terminal.type("\u{1B}[200~select mango\r\nlist\ntab ph\u{1B}[201~")
+    #expect(terminal.result == .line("select mango"))
+    var next = LineSession(
+      prompt: "main › ", plainPrompt: "main › ", history: [], columns: 80,
+      complete: { _, _ in Completion.Result(start: 0, candidates: []) })
+    let (_, second) = next.start(after: terminal.session.carry)
+    #expect(second == .line("list"))
+    var last = LineSession(
+      prompt: "main › ", plainPrompt: "main › ", history: [], columns: 80,
+      complete: { _, _ in Completion.Result(start: 0, candidates: []) })
+    let (_, none) = last.start(after: next.carry)
+    #expect(none == nil)
+    #expect(last.editorState.text == "tab ph")
   }
 }

@@ -107,8 +107,8 @@ package struct LineEditor: Sendable {
     case .text(let text):
       insert(text)
     case .paste(let text):
-      // A paste never runs anything: its line breaks become spaces and other control
-      // characters are dropped, so the whole paste lands in the line to be checked first.
+      // The session splits a paste of several lines into lines that run one by one; what
+      // reaches here is one line's text, whose control characters are dropped.
       let flattened = text.replacingLineBreaks()
       insert(
         String(

@@ -114,7 +114,23 @@ package struct LineSession {
       cursor: editor.cursor)
   }
 
+  /// Keys with each paste of several lines split at its line breaks: as in a shell, every
+  /// pasted line but the last runs as if typed, one at a time; the last stays to be edited.
+  private static func splittingPastedLines(_ keys: [Key]) -> [Key] {
+    keys.flatMap { key -> [Key] in
+      guard case .paste(let text) = key, text.contains(where: \.isNewline) else { return [key] }
+      let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+      var split: [Key] = []
+      for (index, line) in lines.enumerated() {
+        if !line.isEmpty { split.append(.paste(String(line))) }
+        if index < lines.count - 1 { split.append(.enter) }
+      }
+      return split
+    }
+  }
+
   private mutating func apply(_ keys: [Key]) -> (String, LineReader.Result?) {
+    let keys = Self.splittingPastedLines(keys)
     var output = ""
     for (index, key) in keys.enumerated() {
       leftover = Array(keys[(index + 1)...])
