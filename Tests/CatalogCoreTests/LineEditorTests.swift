@@ -147,8 +147,13 @@ let down = "\u{1B}[B"
     #expect(terminal.text == "select cherries")
     terminal.type("\u{12}")  // no older match: stays
     #expect(terminal.text == "select cherries")
+    let before = terminal.output.count
     terminal.type("\r")
     #expect(terminal.result == .line("select cherries"))
+    // What stays on the screen is the prompt and the accepted line, not the search.
+    let accepted = String(terminal.output.dropFirst(before))
+    #expect(accepted.contains("main › select cherries"), "\(accepted.debugDescription)")
+    #expect(!accepted.contains("reverse-i-search"))
 
     var cancelled = FakeTerminal(history: ["tab photo"])
     cancelled.type("draft\u{12}tab\u{07}")  // Ctrl-G cancels

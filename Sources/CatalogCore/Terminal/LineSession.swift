@@ -136,6 +136,7 @@ package struct LineSession {
       leftover = Array(keys[(index + 1)...])
       let wasTab = lastWasTab
       lastWasTab = key == .tab
+      let wasSearching = editor.search != nil
       switch editor.handle(key) {
       case .redraw:
         output += redraw()
@@ -161,6 +162,9 @@ package struct LineSession {
           output += "\u{07}"
         }
       case .submit(let line):
+        // A line accepted from a reverse search stays in the scrollback behind the prompt, as
+        // bash and fish leave it, not behind the search.
+        if wasSearching { output += redraw() }
         output += screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
         guard line.utf8.count <= LineReader.lineLimit else {
           return (
