@@ -449,3 +449,20 @@ extension CompletionTests {
     #expect(last.editorState.text == "tab ph")
   }
 }
+
+@Suite struct SuspendTests {
+  /// Ctrl-Z asks to suspend; the keys typed after it wait, and the line comes back whole when
+  /// the program continues.
+  @Test func ctrlZSuspendsAndTheLineComesBack() {
+    var terminal = FakeTerminal()
+    terminal.type("select ch\u{1A}er")
+    #expect(terminal.session.wantsSuspend)
+    #expect(terminal.text == "select ch")
+    _ = terminal.session.suspend()
+    #expect(!terminal.session.wantsSuspend)
+    let (drawn, result) = terminal.session.resume()
+    #expect(result == nil)
+    #expect(drawn.contains("main › select ch"))
+    #expect(terminal.session.editorState.text == "select cher")
+  }
+}

@@ -157,6 +157,7 @@ package enum Help {
         ],
         ["Alt-D · Ctrl-T · Ctrl-_", "cut the next word · swap two characters · undo"],
         ["Ctrl-L · Ctrl-C · Ctrl-D", "clear the screen · abandon the line · quit"],
+        ["Ctrl-Z", "suspend, as any shell program ('fg' brings the line back)"],
       ]
       let keyWidth = min(width / 2 - 2, keyRows.map { DisplayWidth.of($0[0]) }.max() ?? 0)
       let keys = keyRows.map { twoColumns($0[0], $0[1], firstWidth: keyWidth, width: width) }

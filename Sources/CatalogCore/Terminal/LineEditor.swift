@@ -17,6 +17,8 @@ package struct LineEditor: Sendable {
     case clearScreen
     /// Tab: complete the word before the cursor.
     case complete
+    /// Ctrl-Z: suspend the program, as a shell's job control does.
+    case suspend
     /// Nothing to do (and perhaps a bell).
     case none
   }
@@ -176,6 +178,8 @@ package struct LineEditor: Sendable {
       search = Search(original: buffer, originalCursor: cursor)
     case .control("l"):
       return .clearScreen
+    case .control("z"):
+      return .suspend
     case .control("c"):
       return .interrupt
     default:

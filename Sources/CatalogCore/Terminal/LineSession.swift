@@ -9,6 +9,8 @@ package struct LineSession {
   private var decoder = KeyDecoder()
   /// Keys that arrived after the line ended, for the next line.
   private var leftover: [Key] = []
+  /// Whether Ctrl-Z asked to suspend; the keys after it wait in `leftover` for ``resume()``.
+  package private(set) var wantsSuspend = false
   private var screen: EditorScreen
   private var lastWasTab = false
 
@@ -95,6 +97,27 @@ package struct LineSession {
   }
 
   /// Leaves the line as it is (end of input or a signal) and moves below it.
+  /// Ends the drawing before the program stops (Ctrl-Z), leaving the line on the screen.
+  ///
+  /// - Returns: What to draw.
+  package mutating func suspend() -> String {
+    wantsSuspend = false
+    return screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
+  }
+
+  /// Draws the line again after the program continues, then handles the keys typed after
+  /// Ctrl-Z.
+  ///
+  /// - Returns: What to draw, and the line's end when it ended.
+  package mutating func resume() -> (String, LineReader.Result?) {
+    screen.forget()
+    let drawn = redraw()
+    let keys = leftover
+    leftover = []
+    let (more, result) = apply(keys)
+    return (drawn + more, result)
+  }
+
   package mutating func abandon() -> String {
     screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
   }
@@ -142,6 +165,9 @@ package struct LineSession {
         output += redraw()
       case .none:
         break
+      case .suspend:
+        wantsSuspend = true
+        return (output, nil)
       case .clearScreen:
         output += "\u{1B}[H\u{1B}[2J"
         screen.forget()

@@ -110,11 +110,26 @@ package final class TerminalLineEditor {
           write(session.abandon())
           return .end
         }
-        let (text, result) = session.feed(chunk[..<count])
+        var (text, result) = session.feed(chunk[..<count])
         write(text)
+        if session.wantsSuspend {
+          (text, result) = suspend(&session)
+          write(text)
+        }
         if let result { return finish(result) }
       }
     }
+  }
+
+  /// Ctrl-Z: gives the terminal back, stops as any shell program does (SIGTSTP), and on
+  /// SIGCONT takes the terminal again and draws the line as it was.
+  private func suspend(_ session: inout LineSession) -> (String, LineReader.Result?) {
+    write(session.suspend())
+    if let saved { leaveRawMode(saved) }
+    saved = nil
+    raise(SIGTSTP)
+    saved = enterRawMode()
+    return session.resume()
   }
 
   private var killed = ""
