@@ -238,3 +238,46 @@ extension TerminalTests {
     #expect(pty.quit(process) == 0)
   }
 }
+
+/// The line editor's keys on a real pseudo-terminal: a paste of several lines, Alt-D,
+/// Ctrl-T and Ctrl-_, Ctrl-Z and SIGCONT.
+@Suite(.serialized) struct TerminalKeyTests {
+  @Test func aPasteOfSeveralLinesRunsThemOneByOne() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox)
+    pty.read(until: " › ")
+    pty.type("\u{1B}[200~select mango\nselect cher\ntab ph\u{1B}[201~")
+    pty.read(until: "Cherries")
+    pty.type("oto\r")
+    let shown = pty.read(until: "[photo]")
+    #expect(shown.contains("Tabs"))
+    #expect(pty.quit(process) == 0)
+    let history = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
+    #expect(history["lines"] as? [String] == ["select mango", "select cher", "tab photo"])
+  }
+
+  @Test func editingKeysAndSuspend() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox)
+    pty.read(until: " › ")
+    // "select cherries now": Ctrl-A, Alt-F, Alt-D cuts " cherries"... then Ctrl-_ undoes it.
+    pty.type("select cherries now\u{01}\u{1B}f\u{1B}d\u{1F}")
+    // Alt-U does nothing; Ctrl-E, Ctrl-W cuts "now".
+    pty.type("\u{1B}u\u{05}\u{17}")
+    pty.type("\u{1A}")  // Ctrl-Z
+    // Stopped (or, in an orphaned process group, carrying on): either way SIGCONT goes on.
+    Thread.sleep(forTimeInterval: 0.3)
+    kill(process.processIdentifier, SIGCONT)
+    pty.read(until: "select cherries")
+    pty.type("\r")
+    let shown = pty.read(until: "Keywords")
+    #expect(shown.contains("Cherries"))
+    #expect(pty.quit(process) == 0)
+    let history = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
+    #expect(history["lines"] as? [String] == ["select cherries"])
+  }
+}
