@@ -40,11 +40,14 @@ let package = Package(
       exclude: ["README.md", "products.json", "Images"],
       sources: ["CatalogResources.swift", "EmbeddedResources.swift"]
     ),
+    // A line editor for terminals: keys, display widths, history, completion hooks, signals.
+    .target(name: "LineEditing"),
     // The app's core: commands, scenes' state, launch and persistence, rendering to text.
     .target(
       name: "CatalogCore",
       dependencies: [
         "StateRestoration", "CatalogModel", "CatalogResources", "Imaging", "SearchIndex",
+        "LineEditing",
       ]
     ),
     // The thin executable: parses the command line and runs the loop.
@@ -64,7 +67,8 @@ let package = Package(
       name: "CatalogModelTests", dependencies: ["CatalogModel", "SQLite", "TestSupport"]),
     .testTarget(
       name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
-    .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore", "TestSupport"]),
+    .testTarget(name: "LineEditingTests", dependencies: ["LineEditing"]),
+    .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore", "LineEditing", "TestSupport"]),
     .testTarget(
       name: "CatalogEndToEndTests",
       dependencies: ["catalog", "SQLite", "StateRestoration", "TestSupport"]),

@@ -35,10 +35,6 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case sceneOwned(String, pid: Int32?)
   /// Back further than the path goes.
   case cannotGoBack(requested: Int, depth: Int)
-  /// An input line longer than the limit.
-  case lineTooLong(bytes: Int, limit: Int)
-  /// An input line that is not UTF-8.
-  case invalidUTF8
   /// An input line with a control character.
   case controlCharacter(UInt32)
   /// A deep link that is malformed or unknown; `problem` names the bad part.
@@ -101,10 +97,6 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       depth == 0
         ? "already at the product list; nothing to go back to"
         : "cannot go back \(requested); the path has \(depth) element\(depth == 1 ? "" : "s")"
-    case .lineTooLong(let bytes, let limit):
-      "the line is too long (\(bytes) bytes; the limit is \(limit)); type a shorter command"
-    case .invalidUTF8:
-      "the line is not valid UTF-8; check the terminal's or the script's encoding"
     case .controlCharacter(let value):
       "the line contains the control character U+\(String(format: "%04X", value)); remove it and try again"
     case .invalidLink(let link, let problem):

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import CatalogCore
+@testable import LineEditing
 
 /// A fake terminal: bytes in, the line session's drawing out.
 struct FakeTerminal {

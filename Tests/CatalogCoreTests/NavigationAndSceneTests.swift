@@ -4,6 +4,7 @@ import StateRestoration
 import Testing
 
 @testable import CatalogCore
+@testable import LineEditing
 
 @Suite struct NavigationAndSceneTests {
   @Test func selectSetsAOneElementPathAndMirrorsTheProduct() throws {
@@ -179,5 +180,12 @@ import Testing
     #expect(throws: CatalogCoreError.missingArgument(usage: "name TEXT")) {
       try CommandParser.parse("name \"\"")
     }
+  }
+}
+
+@Suite struct TableTests {
+  @Test func tablesAlignByDisplayWidth() {
+    let table = Table.render(rows: [["樱桃", "x"], ["Mango", "y"]])
+    #expect(table == "樱桃   x\nMango  y")
   }
 }

@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogResources
 import Foundation
+import LineEditing
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogResources
 import Foundation
+import LineEditing
 import StateRestoration
 
 /// The program: parses the command line, then runs the REPL or prints the state. The one place

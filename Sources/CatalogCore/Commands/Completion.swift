@@ -1,38 +1,13 @@
 import CatalogModel
 import Foundation
+import LineEditing
 import StateRestoration
 
 /// Tab completion by context: command words, `scene` actions, product names (spaces and all),
 /// scene names, tabs, and `catalog://` link forms.
 package enum Completion {
-  /// What can replace the text before the cursor.
-  package struct Result: Sendable, Hashable {
-    /// Where the replaced word starts, as an index into the line's characters.
-    package var start: Int
-    /// The candidates, in the order to show them.
-    package var candidates: [String]
-    /// Whether a single candidate ends the argument (a space follows it).
-    package var isFinal = true
-
-    /// What to put in place of the word: the one candidate (with a space after a final
-    /// argument), or the candidates' longest common prefix.
-    package var replacement: String? {
-      guard let first = candidates.first else { return nil }
-      if candidates.count == 1 { return first + (isFinal ? " " : "") }
-      var prefix = Array(first)
-      for candidate in candidates.dropFirst() {
-        let other = Array(candidate)
-        var length = 0
-        while length < min(prefix.count, other.count)
-          && prefix[length].lowercased() == other[length].lowercased()
-        {
-          length += 1
-        }
-        prefix = Array(prefix.prefix(length))
-      }
-      return String(prefix)
-    }
-  }
+  /// The candidates for the word before the cursor, and where it starts.
+  package typealias Result = LineCompletion
 
   /// The completions for the text before the cursor.
   ///

@@ -1,3 +1,5 @@
+import LineEditing
+
 /// The REPL's help: commands grouped by task, and each command's usage with an example.
 package enum Help {
   private struct Entry {

@@ -1,3 +1,4 @@
+import LineEditing
 import StateRestoration
 
 /// `history`: the REPL's lines, oldest first, shared by every `catalog` process.
@@ -23,9 +24,7 @@ package struct HistoryFile: VersionedFormat, Hashable {
   ///   - lines: The history so far, oldest first.
   /// - Returns: The new history.
   package static func adding(_ line: String, to lines: [String]) -> [String] {
-    let line = String(line.reversed().drop(while: \.isWhitespace).reversed())
-    guard !line.isEmpty, lines.last != line else { return lines }
-    return Array((lines + [line]).suffix(capacity))
+    LineHistoryRule.adding(line, to: lines, capacity: capacity)
   }
 
   /// Reads the history; a file that cannot be read gives an empty history.

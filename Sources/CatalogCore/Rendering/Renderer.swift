@@ -1,5 +1,6 @@
 import CatalogModel
 import Foundation
+import LineEditing
 import StateRestoration
 
 /// Turns state into the text the REPL prints. Pure: the same state gives the same text.

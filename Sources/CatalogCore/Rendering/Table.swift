@@ -1,4 +1,5 @@
 import CatalogModel
+import LineEditing
 
 /// Plain-text tables: columns padded to the widest cell, by display width, so that Chinese and
 /// Japanese text lines up.

@@ -72,7 +72,7 @@ package final class TerminalLineEditor {
   ///   (Ctrl-C, or a signal the caller takes from ``Signals``).
   package func readLine(
     prompt: String, plainPrompt: String,
-    complete: @escaping ([Character], Int) -> Completion.Result
+    complete: @escaping ([Character], Int) -> LineCompletion
   ) -> LineReader.Result {
     if saved == nil { saved = enterRawMode() }
     guard saved != nil else {
@@ -155,7 +155,7 @@ package final class TerminalLineEditor {
   private func finish(_ result: LineReader.Result) -> LineReader.Result {
     // As in shells, a line starting with a space stays out of the history.
     if case .line(let line) = result, !line.hasPrefix(" ") {
-      lines = history.add(line) ?? HistoryFile.adding(line, to: lines)
+      lines = history.add(line) ?? LineHistoryRule.adding(line, to: lines, capacity: 1000)
     }
     return result
   }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CatalogCore
+@testable import LineEditing
 
 @Suite struct DisplayWidthTests {
   @Test(arguments: [
@@ -28,8 +28,4 @@ import Testing
     #expect(DisplayWidth.of(text) == columns)
   }
 
-  @Test func tablesAlignByDisplayWidth() {
-    let table = Table.render(rows: [["樱桃", "x"], ["Mango", "y"]])
-    #expect(table == "樱桃   x\nMango  y")
-  }
 }

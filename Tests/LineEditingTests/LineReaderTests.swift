@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CatalogCore
+@testable import LineEditing
 
 @Suite struct LineReaderTests {
   /// A pipe's two ends, closed when the value is destroyed.

@@ -10,9 +10,8 @@ private let wakeReader = Atomic<Int32>(-1)
 /// Whether the terminal window changed size since the line editor last looked.
 private let windowChanged = Atomic<Bool>(false)
 
-/// Signal handling for the REPL: SIGTERM, SIGHUP and SIGINT wake the loop, which then sends
-/// every scene to the background phase and exits cleanly; SIGWINCH tells the line editor to
-/// redraw for the new width.
+/// Signal handling for a program reading lines: SIGTERM, SIGHUP and SIGINT wake its loop,
+/// which can then end cleanly; SIGWINCH tells the line editor to redraw for the new width.
 ///
 /// The handler records the signal and writes a byte to a pipe (the self-pipe trick); the line
 /// reader polls that pipe beside its input, so a signal that arrives just before it starts

@@ -8,7 +8,7 @@ package final class LineReader {
     /// A complete line, without its newline.
     case line(String)
     /// A line that cannot be used; the error says why. Its bytes were consumed.
-    case invalid(CatalogCoreError)
+    case invalid(LineReaderError)
     /// The end of the input.
     case end
     /// Reading was interrupted by a signal.

@@ -4,7 +4,7 @@
 package struct LineSession {
   private let prompt: String
   private let plainPrompt: String
-  private let complete: ([Character], Int) -> Completion.Result
+  private let complete: ([Character], Int) -> LineCompletion
   private var editor: LineEditor
   private var decoder = KeyDecoder()
   /// Keys that arrived after the line ended, for the next line.
@@ -30,7 +30,7 @@ package struct LineSession {
   ///   - complete: The completions for a line and a cursor.
   package init(
     prompt: String, plainPrompt: String, history: [String], columns: Int,
-    complete: @escaping ([Character], Int) -> Completion.Result
+    complete: @escaping ([Character], Int) -> LineCompletion
   ) {
     self.prompt = prompt
     self.plainPrompt = plainPrompt
