@@ -149,3 +149,15 @@ import Testing
     #expect(throws: (any Error).self) { try run(["add \(name)"]) }
   }
 }
+
+@Suite struct BidiNameTests {
+  /// Bidirectional controls reorder what a terminal shows: refused in names like other control
+  /// characters.
+  @Test(arguments: ["\u{202A}", "\u{202E}", "\u{2066}", "\u{2069}"])
+  func bidirectionalControlsAreRefusedInNames(_ control: String) {
+    #expect(throws: (any Error).self) {
+      try run(["select cher", "edit", "name Cher\(control)ries", "done"])
+    }
+    #expect(throws: (any Error).self) { try run(["add Ki\(control)wi"]) }
+  }
+}

@@ -242,6 +242,22 @@ extension TerminalTests {
 /// The line editor's keys on a real pseudo-terminal: a paste of several lines, Alt-D,
 /// Ctrl-T and Ctrl-_, Ctrl-Z and SIGCONT.
 @Suite(.serialized) struct TerminalKeyTests {
+  /// A first launch on a terminal, with nothing restored, says how to get help; a launch
+  /// that restored a scene does not.
+  @Test func aFirstLaunchOnATerminalHintsAtHelp() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox)
+    pty.read(until: "Type 'help' for commands.")
+    pty.type("select cher\r")
+    pty.read(until: "Keywords")
+    #expect(pty.quit(process) == 0)
+    let again = try pty.start(sandbox)
+    let shown = pty.read(until: "Cherries")
+    #expect(!shown.contains("Type 'help'"))
+    #expect(pty.quit(again) == 0)
+  }
+
   @Test func aPasteOfSeveralLinesRunsThemOneByOne() throws {
     let sandbox = CatalogSandbox()
     let pty = try PseudoTerminal()
