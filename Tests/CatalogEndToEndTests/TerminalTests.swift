@@ -54,8 +54,15 @@ final class PseudoTerminal {
   /// Quits with Ctrl-D, as a person would, and waits for the exit.
   ///
   /// - Returns: The exit status.
-  func quit(_ process: Process) -> Int32 {
+  func quit(_ process: Process, sourceLocation: SourceLocation = #_sourceLocation) -> Int32 {
     type("\u{04}")
+    // Never hang the suite: a process that does not end in 20 s is killed, and the test fails.
+    let deadline = Date().addingTimeInterval(20)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+      Issue.record("catalog did not quit on Ctrl-D", sourceLocation: sourceLocation)
+      kill(process.processIdentifier, SIGKILL)
+    }
     process.waitUntilExit()
     return process.terminationStatus
   }
@@ -252,10 +259,12 @@ extension TerminalTests {
     pty.type("select cher\r")
     pty.read(until: "Keywords")
     #expect(pty.quit(process) == 0)
-    let again = try pty.start(sandbox)
-    let shown = pty.read(until: "Cherries")
+    // A terminal of its own, so that nothing the first process drew is read as the second's.
+    let second = try PseudoTerminal()
+    let again = try second.start(sandbox)
+    let shown = second.read(until: "Cherries")
     #expect(!shown.contains("Type 'help'"))
-    #expect(pty.quit(again) == 0)
+    #expect(second.quit(again) == 0)
   }
 
   @Test func aPasteOfSeveralLinesRunsThemOneByOne() throws {
@@ -285,7 +294,14 @@ extension TerminalTests {
     pty.type("\u{1B}u\u{05}\u{17}")
     pty.type("\u{1A}")  // Ctrl-Z
     // Stopped (or, in an orphaned process group, carrying on): either way SIGCONT goes on.
-    Thread.sleep(forTimeInterval: 0.3)
+    let deadline = Date().addingTimeInterval(2)
+    while Date() < deadline {
+      let stat =
+        (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8))
+        ?? ""
+      if stat.split(separator: ")").last?.split(separator: " ").first == "T" { break }
+      usleep(20_000)
+    }
     kill(process.processIdentifier, SIGCONT)
     pty.read(until: "select cherries")
     pty.type("\r")
