@@ -117,8 +117,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Throws: ``CatalogDatabaseError`` or a file-system error.
   public static func create(at path: String) throws {
     let directory = (path as NSString).deletingLastPathComponent
-    let temporary =
-      "\(directory)/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let temporary = DurableFile.temporaryPath(for: path)
     do {
       do {
         let database = try Database(path: temporary, mode: .create)

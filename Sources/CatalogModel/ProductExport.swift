@@ -78,8 +78,8 @@ public enum ProductExport {
   public static func write(_ catalog: Catalog, toFile path: String) throws -> Int {
     let directory = (path as NSString).deletingLastPathComponent
     let folder = directory.isEmpty ? "." : directory
-    let temporary =
-      "\(folder)/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let temporary = DurableFile.temporaryPath(
+      for: folder + "/" + (path as NSString).lastPathComponent)
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard descriptor >= 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))

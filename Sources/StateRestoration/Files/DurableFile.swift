@@ -45,9 +45,7 @@ public enum DurableFile {
   public static func prepare(_ data: Data, for path: String, permissions: mode_t = 0o600) throws
     -> PreparedWrite
   {
-    let directory = parentDirectory(of: path)
-    let temporary =
-      "\(directory)/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let temporary = temporaryPath(for: path)
     let descriptor = retryingOnInterrupt {
       open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, permissions)
     }
@@ -66,6 +64,16 @@ public enum DurableFile {
     }
     isComplete = true
     return PreparedWrite(temporaryPath: temporary, path: path)
+  }
+
+  /// A fresh temporary file's path beside a destination, named so that one a killed writer
+  /// left behind is recognised and removed at the next launch
+  /// (``removeAbandonedTemporaryFiles(in:)``): `.NAME.PID.RANDOM.tmp`.
+  ///
+  /// - Parameter path: The destination.
+  /// - Returns: The temporary path, in the destination's directory.
+  public static func temporaryPath(for path: String) -> String {
+    "\(parentDirectory(of: path))/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
   }
 
   /// Reads a whole file, refusing one larger than a limit before reading it.
