@@ -133,17 +133,21 @@ import Testing
     let dead = deadProcessIdentifier()
     let names = [
       ".main.json.\(dead).12345.tmp",  // a dead writer's: removed
+      ".catalog.sqlite.\(dead).9.tmp-wal",  // its temporary database's log: removed
+      ".catalog.sqlite.\(dead).9.tmp-shm",  // and the log's index: removed
       ".main.json.\(getpid()).777.tmp",  // this live process's: kept
+      ".catalog.sqlite.\(getpid()).8.tmp-wal",  // kept
       ".notes.tmp",  // not named by a writer: kept
+      ".x.\(dead).1.tmp-other",  // not a SQLite companion: kept
       "main.json",
     ]
     for name in names {
       try DurableFile.write(Data("x".utf8), to: directory.path(of: name))
     }
-    #expect(directory.removeAbandonedTemporaryFiles() == 1)
+    #expect(directory.removeAbandonedTemporaryFiles() == 3)
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: temporary.path).sorted()
-        == names.dropFirst().sorted())
+        == names.dropFirst(3).sorted())
   }
 
   @Test func aPreparedWriteChangesNothingUntilCommitted() throws {

@@ -85,8 +85,13 @@ extension DurableFile {
     return removed
   }
 
-  /// The process that made a temporary file named `.NAME.PID.RANDOM.tmp`, if the name is one.
+  /// The process that made a temporary file named `.NAME.PID.RANDOM.tmp`, if the name is one;
+  /// also for the `-wal`, `-shm` and `-journal` files SQLite keeps beside a temporary database.
   static func temporaryFileOwner(_ name: String) -> pid_t? {
+    var name = Substring(name)
+    for companion in ["-wal", "-shm", "-journal"] where name.hasSuffix(".tmp" + companion) {
+      name = name.dropLast(companion.count)
+    }
     guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
     let parts = name.dropFirst().dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count >= 3, UInt32(parts[parts.count - 1]) != nil,
