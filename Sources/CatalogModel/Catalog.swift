@@ -5,14 +5,12 @@ import Foundation
 /// Every query asks for what it shows — one product, one page — so that a catalog reads the
 /// same at a million products as at ten. List numbers run from 1 to ``count`` in the catalog's
 /// order. Reads do not throw: a source that fails to read answers as if the product were not
-/// there and keeps the reason in ``readFailure`` for the app to report.
+/// there, and keeps the reason for the app to report (``CatalogDatabase/takeReadFailure()``).
 public protocol CatalogSource: AnyObject, Sendable {
   /// A number that changes whenever the products change.
   var generation: Int { get }
   /// The number of products.
   var count: Int { get }
-  /// Why the last read failed, if one did.
-  var readFailure: String? { get }
   /// The product with a list number.
   func product(number: Int) -> Product?
   /// The product with an identifier.
@@ -200,8 +198,6 @@ public final class ProductList: CatalogSource {
   public var generation: Int { 0 }
   /// The number of products.
   public var count: Int { products.count }
-  /// Why the last read failed, if one did.
-  public var readFailure: String? { nil }
 
   /// The product with a list number.
   public func product(number: Int) -> Product? {

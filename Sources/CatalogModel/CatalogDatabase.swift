@@ -170,8 +170,16 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public var generation: Int { stateLock.withLock { cached.generation } }
   /// The number of products.
   public var count: Int { stateLock.withLock { cached.count } }
-  /// Why the last read failed, if one did.
-  public var readFailure: String? { stateLock.withLock { cached.readFailure } }
+  /// SQLite's message for a read that failed since the last call, which it clears: reads answer
+  /// as if a product were missing, so the app asks after each command and says so.
+  ///
+  /// - Returns: The message, or nil when every read succeeded.
+  public func takeReadFailure() -> String? {
+    stateLock.withLock {
+      defer { cached.readFailure = nil }
+      return cached.readFailure
+    }
+  }
 
   /// The product with a list number.
   public func product(number: Int) -> Product? {

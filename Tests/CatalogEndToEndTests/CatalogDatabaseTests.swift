@@ -256,6 +256,36 @@ import Testing
     #expect(all.output.split(separator: "\n").count == 30_012)
   }
 
+  /// The database is damaged while the REPL runs: the next command that reads it says so in
+  /// one line, and edits are refused from then on; nothing crashes.
+  @Test func damageWhileRunningIsReportedAndEditsRefused() throws {
+    let sandbox = CatalogSandbox()
+    let file = try writeFile(sandbox, "many.json", Self.productsJSON(3_000))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let process = sandbox.start()
+    process.send("select 1")
+    process.readOutput(until: "Keywords")
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: sandbox.databasePath))
+    let size = try handle.seekToEnd()
+    try handle.seek(toOffset: 4096)
+    try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 4096))
+    try handle.close()
+    process.send("list 140")
+    process.send("select 1\nedit\nprice 1\ndone")
+    try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
+    _ = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+    let errors = String(
+      decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1, "\(errors)")
+    let warnings = errors.split(separator: "\n").filter {
+      $0.hasPrefix("warning: cannot read the catalog")
+    }
+    #expect(warnings.count == 1, "\(errors)")
+    #expect(errors.contains("error: edits are refused"), "\(errors)")
+  }
+
   @Test(arguments: ["truncated", "newer"])
   func aDamagedDatabaseIsNeverWrittenAndEditsAreRefused(_ damage: String) throws {
     let sandbox = CatalogSandbox()

@@ -244,3 +244,32 @@ import Testing
     }
   }
 }
+
+@Suite struct CatalogReadFailureTests {
+  /// A database damaged while it is open: reads answer as if products were missing, and the
+  /// failure is kept, once, for the app to report.
+  @Test func aReadFailureIsKeptForTheAppToReport() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: bundledCatalogPath)
+    let database = try #require(try store.load().database)
+    let products = (1...3_000).map { number in
+      Product(
+        identifier: UUID(), name: "Product \(number)", imageName: "", year: 2000,
+        price: Price(cents: number))
+    }
+    _ = try database.importProducts(products)
+    // A connection open before the damage, which has read none of the products' pages.
+    let reader = try CatalogDatabase(path: store.databasePath)
+    #expect(reader.takeReadFailure() == nil)
+    // Another program writes over every page but the first while the app runs.
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: store.databasePath))
+    let size = try handle.seekToEnd()
+    try handle.seek(toOffset: 4096)
+    try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 4096))
+    try handle.close()
+    #expect(reader.product(number: 2_500) == nil)
+    let failure = try #require(reader.takeReadFailure())
+    #expect(failure.contains("malformed") || failure.contains("not a database"), "\(failure)")
+    #expect(reader.takeReadFailure() == nil)
+  }
+}

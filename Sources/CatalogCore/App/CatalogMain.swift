@@ -94,7 +94,7 @@ package enum CatalogMain {
       let saved = ActivityHistory(directory: directory)
       history = ActivityHistoryMerge.merged(
         in: directory, with: try saved.records(limit: ActivitySearch.historyLimit),
-        lastKnown: { (try? saved.lastKnownDate(historyKey: $0)) ?? nil })
+        history: saved)
     } catch {
       report.warning("\(error.localizedDescription); searching the products alone")
     }
@@ -236,6 +236,7 @@ package enum CatalogMain {
         report.error(error.localizedDescription)
         failed = true
       }
+      if let failure = store.environment.takeCatalogReadFailure() { report.warning(failure) }
     }
     // Leaving sends every scene to the background phase; each command's changes are already
     // on disk, so there is nothing left to save but the activity history's last write.

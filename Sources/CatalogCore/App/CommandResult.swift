@@ -26,13 +26,6 @@ package struct CommandResult: Sendable {
     self.catalogChanges = catalogChanges
     self.continuation = continuation
   }
-
-  /// The whole output, for tests and short outputs.
-  package var fullOutput: String {
-    var text = output
-    continuation?.produce { text += $0 }
-    return text
-  }
 }
 
 /// Text produced in parts: `produce` calls its argument with each part, in order.

@@ -177,6 +177,20 @@ package final class LiveEnvironment: AppEnvironment {
     return lines
   }
 
+  /// A warning when the catalog database failed a read during the last command (a file damaged
+  /// or cut short while the app runs): what it showed may be incomplete, so edits are refused
+  /// from then on.
+  ///
+  /// - Returns: The warning, once.
+  package func takeCatalogReadFailure() -> String? {
+    guard let database, let reason = database.takeReadFailure() else { return nil }
+    let first = catalogReadOnlyReason == nil
+    catalogReadOnlyReason = catalogReadOnlyReason ?? reason
+    return first
+      ? "cannot read the catalog '\(catalogStore.databasePath)' (\(reason)); what it shows may be incomplete, and edits are refused until the file is fixed and the app restarted"
+      : nil
+  }
+
   /// The catalog as another process may have changed it since it was last read.
   ///
   /// - Parameter catalog: The catalog in memory.
@@ -186,7 +200,7 @@ package final class LiveEnvironment: AppEnvironment {
     do {
       try database.refresh()
     } catch {
-      catalogReadOnlyReason = error.localizedDescription
+      // Recorded by the database; the REPL reports it after the command.
       return catalog
     }
     return database.generation == catalog.generation && catalog.source === database
