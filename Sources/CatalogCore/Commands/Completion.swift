@@ -108,10 +108,10 @@ package enum Completion {
   /// Names whose folded form starts with the folded text (`che` and `CHÉ` find Cherries), in
   /// list order: an indexed query, at most ``nameLimit`` of them.
   private static func matchingNames(_ text: String, in catalog: Catalog) -> [String] {
+    // Each number is looked up once, not at every comparison of the sort.
     catalog.source.products(foldedName: text.folded, exact: false, limit: nameLimit)
-      .sorted {
-        (catalog.number(of: $0.identifier) ?? 0) < (catalog.number(of: $1.identifier) ?? 0)
-      }
+      .map { (number: catalog.number(of: $0.identifier) ?? 0, name: $0.name) }
+      .sorted { $0.number < $1.number }
       .map(\.name)
   }
 }

@@ -15,10 +15,15 @@ package enum ActivityHistoryMerge {
   package static func newer(_ activities: [UserActivityRecord], than records: [UserActivityRecord])
     -> [UserActivityRecord]
   {
-    let known = Dictionary(
+    let known = latestDates(records)
+    return newer(activities, than: { known[$0] })
+  }
+
+  /// The latest `lastActiveDate` of each history key among records.
+  private static func latestDates(_ records: [UserActivityRecord]) -> [String: Date] {
+    Dictionary(
       records.map { ($0.historyKey, $0.lastActiveDate ?? .distantPast) },
       uniquingKeysWith: { first, second in max(first, second) })
-    return newer(activities, than: { known[$0] })
   }
 
   /// The dated activities, eligible for search, newer than the history's entry with the same
@@ -50,30 +55,25 @@ package enum ActivityHistoryMerge {
   /// - Parameters:
   ///   - directory: The state directory.
   ///   - records: The history's entries.
-  ///   - lastKnown: When the history last knew a key, deletions included (a forgotten activity
-  ///     stays forgotten).
+  ///   - history: The history's database, asked when it last knew each scene activity's key,
+  ///     deletions included (a forgotten activity stays forgotten).
   /// - Returns: The entries, newer scene activities replacing older entries.
   package static func merged(
     in directory: StateDirectory, with records: [UserActivityRecord],
-    lastKnown: (String) -> Date? = { _ in nil }
+    history: ActivityHistory? = nil
   ) -> [UserActivityRecord] {
     let names =
       (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
     let activities = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap {
       (try? directory.load(SceneFile.self, from: "scenes/" + $0))??.activity
     }
-    let known = Dictionary(
-      records.map { ($0.historyKey, $0.lastActiveDate ?? .distantPast) },
-      uniquingKeysWith: { first, second in max(first, second) })
-    let newer = newer(
-      activities,
-      than: { key in
-        switch (known[key], lastKnown(key)) {
-        case (let saved?, let deleted?): max(saved, deleted)
-        case (let saved?, nil): saved
-        case (nil, let deleted): deleted
-        }
-      })
+    // What the database knew of these keys, deletions included: a forgotten activity stays
+    // forgotten. One read for all of them.
+    var known = latestDates(records)
+    let keys = activities.map(\.historyKey)
+    let lastKnown = ((try? history?.lastKnownDates(historyKeys: keys)) ?? nil) ?? [:]
+    known.merge(lastKnown, uniquingKeysWith: max)
+    let newer = newer(activities, than: { known[$0] })
     let replaced = Set(newer.map(\.historyKey))
     return newer + records.filter { !replaced.contains($0.historyKey) }
   }

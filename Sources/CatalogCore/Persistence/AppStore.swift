@@ -136,10 +136,11 @@ package final class AppStore {
       }
     }
     if let history {
+      // One read of the history for every restored scene's activity.
+      let known =
+        (try? history.lastKnownDates(historyKeys: savedActivities.map(\.historyKey))) ?? [:]
       store.recover(
-        ActivityHistoryMerge.newer(
-          savedActivities,
-          than: { (try? history.lastKnownDate(historyKey: $0)) ?? nil }),
+        ActivityHistoryMerge.newer(savedActivities, than: { known[$0] }),
         warnings: &warnings)
     }
     guard !scenes.isEmpty else {

@@ -119,13 +119,7 @@ public struct ActivityHistory: Sendable, Hashable {
   /// - Returns: The activity.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
   public func record(historyKey key: String) throws -> UserActivityRecord? {
-    try readDatabase { database in
-      let statement = try database.statement(
-        "SELECT record FROM activities WHERE history_key = ?")
-      defer { statement.reset() }
-      try statement.bind([.text(key)])
-      return try statement.step() ? try decode(statement.text(0)) : nil
-    } ?? nil
+    try readDatabase { try record(historyKey: key, in: $0) } ?? nil
   }
 
   /// When an activity of a history key was last known: its entry's `lastActiveDate`, or when
@@ -136,22 +130,39 @@ public struct ActivityHistory: Sendable, Hashable {
   /// - Returns: The time, or nil when the key was never saved nor deleted.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
   public func lastKnownDate(historyKey key: String) throws -> Date? {
-    try readDatabase { database -> Date? in
-      let saved = try record(historyKey: key, in: database)?.lastActiveDate
-      let statement = try database.statement(
-        "SELECT max(coalesce((SELECT deleted FROM forgotten WHERE history_key = ?), -1e300), coalesce((SELECT value FROM history_info WHERE key = 'all_deleted'), -1e300))"
-      )
-      defer { statement.reset() }
-      try statement.bind([.text(key)])
-      let deletedTime = try statement.step() ? statement.double(0) : -1e300
-      let deleted =
-        deletedTime > -1e299 ? Date(timeIntervalSinceReferenceDate: deletedTime) : nil
-      switch (saved, deleted) {
-      case (let saved?, let deleted?): return max(saved, deleted)
-      case (let saved?, nil): return saved
-      default: return deleted
+    try lastKnownDates(historyKeys: [key])[key]
+  }
+
+  /// ``lastKnownDate(historyKey:)`` for several keys, reading the database once: what a
+  /// launch asks for every scene it restores.
+  ///
+  /// - Parameter keys: The ``UserActivityRecord/historyKey``s.
+  /// - Returns: The time of each key that has one.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func lastKnownDates(historyKeys keys: some Sequence<String>) throws -> [String: Date] {
+    try readDatabase { database -> [String: Date] in
+      var dates: [String: Date] = [:]
+      for key in Set(keys) {
+        dates[key] = try lastKnownDate(historyKey: key, in: database)
       }
-    } ?? nil
+      return dates
+    } ?? [:]
+  }
+
+  private func lastKnownDate(historyKey key: String, in database: Database) throws -> Date? {
+    let saved = try record(historyKey: key, in: database)?.lastActiveDate
+    let statement = try database.statement(
+      "SELECT max(coalesce((SELECT deleted FROM forgotten WHERE history_key = ?), -1e300), coalesce((SELECT value FROM history_info WHERE key = 'all_deleted'), -1e300))"
+    )
+    defer { statement.reset() }
+    try statement.bind([.text(key)])
+    let deletedTime = try statement.step() ? statement.double(0) : -1e300
+    let deleted = deletedTime > -1e299 ? Date(timeIntervalSinceReferenceDate: deletedTime) : nil
+    switch (saved, deleted) {
+    case (let saved?, let deleted?): return max(saved, deleted)
+    case (let saved?, nil): return saved
+    default: return deleted
+    }
   }
 
   private func record(historyKey key: String, in database: Database) throws -> UserActivityRecord? {
