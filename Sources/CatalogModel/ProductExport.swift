@@ -15,16 +15,10 @@ public enum ProductExport {
   /// - Parameter product: The product.
   /// - Returns: The JSON object, without a trailing newline.
   public static func json(_ product: Product) -> String {
-    var text = "{\"identifier\": \"\(product.identifier.uuidString)\", \"name\": "
-    appendString(product.name, to: &text)
-    text += ", \"imageName\": "
-    appendString(product.imageName, to: &text)
-    text += ", \"year\": \(product.year), \"price\": \(product.price.plainText), \"keywords\": ["
-    for (index, keyword) in product.keywords.enumerated() {
-      if index > 0 { text += ", " }
-      appendString(keyword, to: &text)
-    }
-    return text + "]}"
+    "{\"identifier\": \"\(product.identifier.uuidString)\", \"name\": \(product.name.jsonQuoted), "
+      + "\"imageName\": \(product.imageName.jsonQuoted), \"year\": \(product.year), "
+      + "\"price\": \(product.price.plainText), \"keywords\": ["
+      + product.keywords.map(\.jsonQuoted).joined(separator: ", ") + "]}"
   }
 
   /// Writes a catalog to a file descriptor.
@@ -99,23 +93,5 @@ public enum ProductExport {
     isComplete = true
     try DurableFile.synchronizeDirectory(folder)
     return count
-  }
-
-  private static func appendString(_ string: String, to text: inout String) {
-    text += "\""
-    for scalar in string.unicodeScalars {
-      switch scalar {
-      case "\"": text += "\\\""
-      case "\\": text += "\\\\"
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      case _ where scalar.value < 0x20 || scalar.isTerminalControl:
-        let hex = String(scalar.value, radix: 16)
-        text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: text.unicodeScalars.append(scalar)
-      }
-    }
-    text += "\""
   }
 }

@@ -52,3 +52,26 @@ extension String {
     return result
   }
 }
+
+extension String {
+  /// The string as a JSON string literal, quotes included: quotes, backslashes and line breaks
+  /// escaped, and every character a terminal could act on written as `\u001b`, so that JSON
+  /// output stays inert when printed.
+  package var jsonQuoted: String {
+    var result = "\""
+    for scalar in unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case _ where scalar.isTerminalControl:
+        let hex = String(scalar.value, radix: 16)
+        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+}

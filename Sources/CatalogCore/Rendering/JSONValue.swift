@@ -30,7 +30,7 @@ package enum JSONValue: Sendable, Hashable {
     case .bool(let value): return value ? "true" : "false"
     case .int(let value): return String(value)
     case .double(let value): return value.isFinite ? String(value) : "null"
-    case .string(let value): return Self.quoted(value)
+    case .string(let value): return value.jsonQuoted
     case .raw(let text): return text
     case .array(let items):
       guard !items.isEmpty else { return "[]" }
@@ -39,27 +39,9 @@ package enum JSONValue: Sendable, Hashable {
     case .object(let members):
       guard !members.isEmpty else { return "{}" }
       return "{\n"
-        + members.map { pad + Self.quoted($0.0) + ": " + $0.1.rendered(indent: indent + 1) }.joined(
+        + members.map { pad + $0.0.jsonQuoted + ": " + $0.1.rendered(indent: indent + 1) }.joined(
           separator: ",\n")
         + "\n\(closing)}"
     }
-  }
-
-  private static func quoted(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case _ where scalar.isTerminalControl:
-        let hex = String(scalar.value, radix: 16)
-        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
   }
 }
