@@ -170,6 +170,23 @@ import Testing
     #expect(result.output.contains("10 products."))
   }
 
+  /// Another process's long transaction makes an edit wait (SQLite's busy timeout), not fail.
+  @Test func anEditWaitsForAnImportInAnotherProcess() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let file = try writeFile(sandbox, "large.json", Self.productsJSON(60_000))
+    let importing = sandbox.start(["import", file])
+    Thread.sleep(forTimeInterval: 0.3)
+    let edit = try sandbox.run(input: "select cher\nedit\nprice 3.00\ndone\n")
+    importing.waitUntilExit()
+    #expect(importing.terminationStatus == 0)
+    #expect(edit.status == 0, "\(edit.errors)")
+    #expect(edit.output.contains("Saved Cherries."))
+    let list = try sandbox.run(input: "select cher\nlist\n")
+    #expect(list.output.contains("$3.00"))
+    #expect(list.output.contains("of 60,010 products"))
+  }
+
   @Test func anUnfinishedAddSurvivesKill9() throws {
     let sandbox = CatalogSandbox()
     let process = sandbox.start()
