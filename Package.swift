@@ -10,7 +10,7 @@ let package = Package(
     .executable(name: "catalog", targets: ["catalog"]),
   ],
   targets: [
-    // zlib, part of every Swift installation on Linux; used to write and read PNG images.
+    // zlib, part of every Swift installation on Linux: PNG images, and the search index's CRC-32.
     .systemLibrary(
       name: "CZlib",
       pkgConfig: "zlib",
@@ -29,7 +29,7 @@ let package = Package(
     // PNG encoding and decoding for the product pictures.
     .target(name: "Imaging", dependencies: ["CZlib"]),
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
-    .target(name: "SearchIndex"),
+    .target(name: "SearchIndex", dependencies: ["CZlib"]),
     // Products, prices and the durable catalog store.
     .target(name: "CatalogModel", dependencies: ["StateRestoration", "SQLite"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
@@ -75,7 +75,7 @@ let package = Package(
     .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
     .target(name: "TestSupport", dependencies: ["CatalogModel"], path: "Tests/TestSupport"),
     .testTarget(name: "StateRestorationTests", dependencies: ["StateRestoration", "TestSupport"]),
-    .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex"]),
+    .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
     .testTarget(
       name: "CatalogModelTests", dependencies: ["CatalogModel", "SQLite", "TestSupport"]),
     .testTarget(

@@ -36,44 +36,53 @@ extension SearchIndex {
   ///   - boosts: Extra score for some documents, each in `0..<1`, so that a boost reorders
   ///     results with equal scores only.
   /// - Returns: The results, best first.
+  /// - Throws: ``SearchIndexError/damaged(path:reason:)`` when the index was read from a file
+  ///   and the search meets a part of it that is damaged; an index built in memory never throws.
   /// - Complexity: At worst O(*m*) in the total length of the matching terms' postings; for
   ///   common words, far less.
-  public func search(_ query: SearchQuery, limit: Int, boosts: [Int: Double] = [:]) -> [SearchHit] {
+  public func search(
+    _ query: SearchQuery, limit: Int, boosts: [Int: Double] = [:]
+  ) throws(SearchIndexError) -> [SearchHit] {
     guard limit > 0 else { return [] }
     let scoredByText = Set(boosts.keys).union(overlay.keys)
     var found: [(document: Int, score: Double)] = []
     for document in scoredByText where document < count {
-      guard let matches = query.matches(self.document(document)) else { continue }
+      guard let matches = query.matches(try self.document(document)) else { continue }
       found.append((document, Double(matches.map(\.weight).reduce(0, +)) + (boosts[document] ?? 0)))
     }
-    found += postingMatches(query, limit: limit, skipping: scoredByText).map {
+    found += try postingMatches(query, limit: limit, skipping: scoredByText).map {
       ($0.document, Double($0.score))
     }
     found.sort { $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document }
-    return found.prefix(limit).compactMap { document, score in
-      guard let matches = query.matches(self.document(document)) else { return nil }
-      return SearchHit(
-        document: document, score: score,
-        matches: zip(query.terms, matches).map { term, match in
-          SearchHit.Match(term: term.text, field: match.field, kind: match.kind, word: match.token)
-        })
+    var hits: [SearchHit] = []
+    for (document, score) in found.prefix(limit) {
+      guard let matches = query.matches(try self.document(document)) else { continue }
+      hits.append(
+        SearchHit(
+          document: document, score: score,
+          matches: zip(query.terms, matches).map { term, match in
+            SearchHit.Match(
+              term: term.text, field: match.field, kind: match.kind, word: match.token)
+          }))
     }
+    return hits
   }
 
   /// The best `limit` documents in the postings, with their scores.
-  private func postingMatches(_ query: SearchQuery, limit: Int, skipping: Set<Int>) -> [(
-    document: Int, score: Int
-  )] {
+  private func postingMatches(
+    _ query: SearchQuery, limit: Int, skipping: Set<Int>
+  ) throws(SearchIndexError) -> [(document: Int, score: Int)] {
     var cursors: [TermCursor] = []
     for term in query.terms {
-      let cursor = termCursor(for: term)
+      let cursor = try termCursor(for: term)
       guard !cursor.classes.isEmpty else { return [] }
       cursors.append(cursor)
     }
     let best = cursors.map { $0.classes.map(\.weight).max() ?? 0 }.reduce(0, +)
     let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
     var top = TopDocuments(limit: limit)
-    return postings.withUnsafeBufferPointer { postings in
+    let postings = storage.postings.buffer
+    do {
       var candidate: UInt32 = 0
       var agreeing = 0
       var index = 0
@@ -90,7 +99,9 @@ extension SearchIndex {
         }
         if agreeing == cursors.count {
           let number = Int(candidate)
-          if !skipping.contains(number), !verify || query.matches(self.document(number)) != nil {
+          var verified = !skipping.contains(number)
+          if verified && verify { verified = query.matches(try self.document(number)) != nil }
+          if verified {
             top.insert(number, score: score)
             if top.isFull && top.lowestScore == best { break }
           }
@@ -107,14 +118,14 @@ extension SearchIndex {
   }
 
   /// The classes of documents a term matches: each field's exact, prefix and typo matches.
-  private func termCursor(for term: SearchQuery.Term) -> TermCursor {
+  private func termCursor(for term: SearchQuery.Term) throws(SearchIndexError) -> TermCursor {
     let bytes = Array(term.text.utf8)
     var exact: [Int] = []
     var prefixed: [Int] = []
     var typos: Set<Int> = []
-    if let position = position(of: bytes) { exact = [position] }
+    if let position = try position(of: bytes) { exact = [position] }
     if term.matchesPrefix {
-      prefixed = positions(withPrefix: bytes).filter { $0 != exact.first }
+      prefixed = try positions(withPrefix: bytes).filter { $0 != exact.first }
     }
     if term.allowsTypo, Typos.isCandidate(bytes) {
       // About as many variants as edits: deletions, swaps, substitutions and insertions.
@@ -122,14 +133,16 @@ extension SearchIndex {
       if termCount <= 8 * variantCount {
         // A small dictionary is quicker to scan than to look every variant up in.
         for position in 0..<termCount
-        where Typos.matches(bytes, Array(self.term(at: position)), prefixMode: term.matchesPrefix) {
+        where Typos.matches(
+          bytes, Array(try self.term(at: position)), prefixMode: term.matchesPrefix)
+        {
           typos.insert(position)
         }
       } else {
         for variant in Typos.variants(of: bytes, prefixMode: term.matchesPrefix) {
           if term.matchesPrefix {
-            typos.formUnion(positions(withPrefix: variant))
-          } else if let position = position(of: variant) {
+            typos.formUnion(try positions(withPrefix: variant))
+          } else if let position = try position(of: variant) {
             typos.insert(position)
           }
         }
@@ -138,10 +151,15 @@ extension SearchIndex {
     var classes: [ClassCursor] = []
     for (terms, kind) in [(exact, MatchKind.exact), (prefixed, .prefix), (typos.sorted(), .typo)] {
       for field in [SearchField.title, .keywords] {
-        let ranges = terms.map { postingRange(term: $0, field: field) }.filter { !$0.isEmpty }
+        var ranges: [Range<Int>] = []
+        for term in terms {
+          let range = try postingRange(term: term, field: field)
+          if !range.isEmpty { ranges.append(range) }
+        }
         guard !ranges.isEmpty else { continue }
         let weight = TermMatch(field: field, kind: kind, token: "").weight
-        classes.append(ClassCursor(ranges: ranges, weight: weight, postings: postings))
+        classes.append(
+          ClassCursor(ranges: ranges, weight: weight, postings: storage.postings.buffer))
       }
     }
     return TermCursor(classes: classes)
@@ -179,12 +197,12 @@ private struct ClassCursor {
   private let merged: [UInt32]?
   private var mergedPosition = 0
 
-  init(ranges: [Range<Int>], weight: Int, postings: [UInt32]) {
+  init(ranges: [Range<Int>], weight: Int, postings: UnsafeBufferPointer<UInt32>) {
     self.weight = weight
     if ranges.count > 8 {
       var all: [UInt32] = []
       all.reserveCapacity(ranges.reduce(0) { $0 + $1.count })
-      for range in ranges { all.append(contentsOf: postings[range]) }
+      for range in ranges { all.append(contentsOf: UnsafeBufferPointer(rebasing: postings[range])) }
       all.sort()
       var unique: [UInt32] = []
       unique.reserveCapacity(all.count)

@@ -33,19 +33,13 @@ public struct SearchDocument: Sendable, Hashable {
 public struct SearchIndex: Sendable {
   /// The number of documents indexed when the index was built.
   let baseCount: Int
-  /// The terms, sorted by their UTF-8 bytes, back to back.
-  let termBytes: [UInt8]
-  /// Where each term starts in `termBytes`, with the end as the last entry.
-  let termOffsets: [UInt32]
-  /// Document numbers: for each term, its title list and then its keyword list.
-  let postings: [UInt32]
-  /// Where each term's lists start in `postings`: entry `2t` the title list, `2t + 1` the
-  /// keyword list, `2t + 2` the end.
-  let postingOffsets: [UInt32]
-  /// Every document's folded text (see `FoldedDocument.stored`), back to back.
-  let textBytes: [UInt8]
-  /// Where each document's text starts, with the end as the last entry.
-  let textOffsets: [UInt32]
+  /// The terms, sorted by their UTF-8 bytes, back to back (`termBytes`), where each starts with
+  /// the end as the last entry (`termOffsets`); document numbers, for each term its title list
+  /// and then its keyword list (`postings`), where each term's lists start: entry `2t` the
+  /// title list, `2t + 1` the keyword list, `2t + 2` the end (`postingOffsets`); every
+  /// document's folded text (see `FoldedDocument.stored`) back to back (`textBytes`) and where
+  /// each starts, with the end as the last entry (`textOffsets`). In memory or mapped.
+  let storage: IndexStorage
   /// Documents changed, added or removed since the index was built.
   var overlay: [Int: FoldedDocument] = [:]
 
@@ -87,12 +81,16 @@ public struct SearchIndex: Sendable {
     }
     let built = builder.finish()
     baseCount = documents.count
-    termBytes = built.termBytes
-    termOffsets = built.termOffsets
-    postings = built.postings
-    postingOffsets = built.postingOffsets
-    textBytes = builder.textBytes
-    textOffsets = builder.textOffsets
+    storage = IndexStorage(
+      documentCount: documents.count, termBytes: built.termBytes, termOffsets: built.termOffsets,
+      postings: built.postings, postingOffsets: built.postingOffsets,
+      textBytes: builder.textBytes, textOffsets: builder.textOffsets)
+  }
+
+  /// An index read from a file.
+  init(storage: IndexStorage) throws(SearchIndexError) {
+    self.storage = storage
+    baseCount = storage.documentCount
   }
 
   /// Collects terms, postings and text document by document.
@@ -210,14 +208,16 @@ public struct SearchIndex: Sendable {
   }
 
   /// The number of distinct terms indexed when it was built.
-  public var termCount: Int { termOffsets.count - 1 }
+  public var termCount: Int { storage.termOffsets.count - 1 }
 
-  /// The memory the index holds, in bytes: its arrays and the overlay's text.
+  /// The memory the index holds, in bytes: its arrays when built in memory (a mapped file's
+  /// pages belong to the page cache) and the overlay's text.
   public var memoryFootprint: Int {
-    termBytes.capacity + 4 * (termOffsets.capacity + postings.capacity + postingOffsets.capacity)
-      + textBytes.capacity + 4 * textOffsets.capacity
-      + overlay.values.reduce(0) { $0 + $1.stored.utf8.count + 64 }
+    storage.allocatedBytes + overlay.values.reduce(0) { $0 + $1.stored.utf8.count + 64 }
   }
+
+  /// The number of documents changed, added or removed since the index was built.
+  public var overlayCount: Int { overlay.count }
 
   /// Replaces a document, or adds one at the end, so that searches see it at once.
   ///
@@ -240,62 +240,66 @@ public struct SearchIndex: Sendable {
   }
 
   /// A document's folded text.
-  func document(_ number: Int) -> FoldedDocument {
+  func document(_ number: Int) throws(SearchIndexError) -> FoldedDocument {
     if let changed = overlay[number] { return changed }
-    let start = Int(textOffsets[number])
-    let end = Int(textOffsets[number + 1])
-    return FoldedDocument(stored: Substring(decoding: textBytes[start..<end], as: UTF8.self))
+    let range = try storage.range(storage.textOffsets, number, within: storage.textBytes.count)
+    try storage.check(storage.textBytes, range)
+    let bytes = UnsafeBufferPointer(rebasing: storage.textBytes.buffer[range])
+    return FoldedDocument(stored: Substring(decoding: bytes, as: UTF8.self))
   }
 
   // MARK: - The dictionary
 
   /// The position of the first term not less than `key`, by bytes.
-  func lowerBound(_ key: [UInt8]) -> Int {
+  func lowerBound(_ key: [UInt8]) throws(SearchIndexError) -> Int {
     var low = 0
     var high = termCount
-    termBytes.withUnsafeBufferPointer { bytes in
-      key.withUnsafeBufferPointer { key in
-        while low < high {
-          let middle = (low + high) / 2
-          let start = Int(termOffsets[middle])
-          let term = UnsafeBufferPointer(rebasing: bytes[start..<Int(termOffsets[middle + 1])])
-          if term.lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
-        }
+    while low < high {
+      let middle = (low + high) / 2
+      if try term(at: middle).lexicographicallyPrecedes(key) {
+        low = middle + 1
+      } else {
+        high = middle
       }
     }
     return low
   }
 
   /// The term bytes at a position.
-  func term(at position: Int) -> ArraySlice<UInt8> {
-    termBytes[Int(termOffsets[position])..<Int(termOffsets[position + 1])]
+  func term(at position: Int) throws(SearchIndexError) -> UnsafeBufferPointer<UInt8> {
+    let range = try storage.range(storage.termOffsets, position, within: storage.termBytes.count)
+    try storage.check(storage.termBytes, range)
+    return UnsafeBufferPointer(rebasing: storage.termBytes.buffer[range])
   }
 
   /// The position of a term, if indexed.
-  func position(of term: [UInt8]) -> Int? {
-    let position = lowerBound(term)
-    return position < termCount && self.term(at: position).elementsEqual(term) ? position : nil
+  func position(of term: [UInt8]) throws(SearchIndexError) -> Int? {
+    let position = try lowerBound(term)
+    guard position < termCount else { return nil }
+    return try self.term(at: position).elementsEqual(term) ? position : nil
   }
 
   /// The positions of the terms starting with a prefix.
-  func positions(withPrefix prefix: [UInt8]) -> Range<Int> {
-    let start = lowerBound(prefix)
+  func positions(withPrefix prefix: [UInt8]) throws(SearchIndexError) -> Range<Int> {
+    let start = try lowerBound(prefix)
     var end = start
     // Past the prefix: the smallest key greater than every extension of it.
     var upper = prefix
     while let last = upper.last, last == 0xFF { upper.removeLast() }
     if let last = upper.last {
       upper[upper.count - 1] = last + 1
-      end = lowerBound(upper)
+      end = try lowerBound(upper)
     } else {
       end = termCount
     }
     return start..<max(start, end)
   }
 
-  /// A term's postings for a field.
-  func postingRange(term position: Int, field: SearchField) -> Range<Int> {
+  /// A term's postings for a field, checked.
+  func postingRange(term position: Int, field: SearchField) throws(SearchIndexError) -> Range<Int> {
     let index = 2 * position + (field == .title ? 0 : 1)
-    return Int(postingOffsets[index])..<Int(postingOffsets[index + 1])
+    let range = try storage.range(storage.postingOffsets, index, within: storage.postings.count)
+    try storage.check(storage.postings, range)
+    return range
   }
 }

@@ -19,7 +19,7 @@ let products: [SearchDocument] = [
 let index = SearchIndex(products)
 
 func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throws -> [String] {
-  index.search(try SearchQuery(query), limit: limit, boosts: boosts).map {
+  try index.search(try SearchQuery(query), limit: limit, boosts: boosts).map {
     products[$0.document].title
   }
 }
@@ -106,11 +106,11 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
   }
 
   @Test func explainsWhyEachResultMatched() throws {
-    let hit = try #require(index.search(try SearchQuery("cher"), limit: 1).first)
+    let hit = try #require(try index.search(try SearchQuery("cher"), limit: 1).first)
     #expect(hit.matches == [.init(term: "cher", field: .title, kind: .prefix, word: "cherries")])
-    let typo = try #require(index.search(try SearchQuery("chery"), limit: 1).first)
+    let typo = try #require(try index.search(try SearchQuery("chery"), limit: 1).first)
     #expect(typo.matches.first?.kind == .typo)
-    let keyword = try #require(index.search(try SearchQuery("cerises"), limit: 1).first)
+    let keyword = try #require(try index.search(try SearchQuery("cerises"), limit: 1).first)
     #expect(keyword.matches.first?.field == .keywords && keyword.matches.first?.kind == .exact)
     #expect(hit.score > typo.score)
   }
@@ -124,7 +124,7 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
       SearchDocument(title: "Mangp"),
     ]
     let index = SearchIndex(documents)
-    let order = index.search(try SearchQuery("mango"), limit: 10).map {
+    let order = try index.search(try SearchQuery("mango"), limit: 10).map {
       documents[$0.document].title
     }
     #expect(order == ["Mango", "Mangoes", "Plain", "Other", "Mangp"])
@@ -142,7 +142,7 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
     var index = index
     index.update(SearchDocument(title: "Morello", keywords: ["樱桃", "fruit"]), at: 8)
     let search = { (text: String) throws -> [Int] in
-      index.search(try SearchQuery(text), limit: 10).map(\.document)
+      try index.search(try SearchQuery(text), limit: 10).map(\.document)
     }
     #expect(try search("cherries").isEmpty)
     #expect(try search("morello") == [8])

@@ -110,7 +110,7 @@ package struct ActivitySearch: Sendable {
     for (rank, entry) in order.enumerated() {
       boosts[entry.key] = 0.95 - 0.9 * Double(rank) / Double(order.count)
     }
-    return index.search(query, limit: limit, boosts: boosts).compactMap { hit in
+    return try index.search(query, limit: limit, boosts: boosts).compactMap { hit in
       guard products.indices.contains(hit.document) else { return nil }
       let product = products[hit.document]
       var activity = ProductActivity.show(product)

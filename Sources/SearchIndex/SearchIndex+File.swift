@@ -1,0 +1,382 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What went wrong with an index file. A file in any of these states is never used: build the
+/// index again and write it over the file.
+public enum SearchIndexError: Error, Sendable, Hashable {
+  /// The file does not exist.
+  case missing(path: String)
+  /// The file cannot be read or mapped.
+  case cannotRead(path: String, reason: String)
+  /// The file does not start as a search index does.
+  case notAnIndex(path: String)
+  /// The file is shorter than its header says, or empty.
+  case truncated(path: String, size: Int, expected: Int)
+  /// The file is in a format version this program does not read.
+  case unsupportedVersion(path: String, found: Int, supported: Int)
+  /// A checksum does not match, or the contents contradict themselves.
+  case damaged(path: String, reason: String)
+  /// The file cannot be written; the file that was there, if any, is unchanged.
+  case cannotWrite(path: String, reason: String)
+}
+
+extension SearchIndexError: CustomStringConvertible {
+  /// What is wrong, in a line.
+  public var description: String {
+    switch self {
+    case .missing(let path): "the search index '\(path)' does not exist"
+    case .cannotRead(let path, let reason): "cannot read the search index '\(path)': \(reason)"
+    case .notAnIndex(let path): "'\(path)' is not a search index"
+    case .truncated(let path, let size, let expected):
+      size == 0
+        ? "the search index '\(path)' is empty"
+        : "the search index '\(path)' is truncated (\(size) bytes of \(expected))"
+    case .unsupportedVersion(let path, let found, let supported):
+      "the search index '\(path)' is in format \(found); this program reads format \(supported)"
+    case .damaged(let path, let reason): "the search index '\(path)' is damaged: \(reason)"
+    case .cannotWrite(let path, let reason): "cannot write the search index '\(path)': \(reason)"
+    }
+  }
+}
+
+extension SearchIndex {
+  /// What an index file was built from: the identity of its source (a catalog, say) and the
+  /// source's generation then. Whoever opens the file compares it with the source now.
+  public struct Origin: Sendable, Hashable {
+    /// A number that identifies the source, such as a random one made with it.
+    public var source: UInt64
+    /// The source's generation, a number that grows with every change.
+    public var generation: UInt64
+
+    /// Creates an origin.
+    public init(source: UInt64, generation: UInt64) {
+      self.source = source
+      self.generation = generation
+    }
+  }
+
+  /// The current file format version.
+  public static let fileFormatVersion = 1
+
+  /// Where the index was read from, if it was: the file's origin.
+  public var origin: Origin? { storage.file?.header.origin }
+
+  /// Writes the index to a file, atomically and durably: into a temporary file beside it
+  /// (`.NAME.PID.RANDOM.tmp`), which is synchronized, renamed over the file, and the directory
+  /// synchronized. A failure leaves the file as it was.
+  ///
+  /// Documents changed since the index was built (``update(_:at:)``) are not written: write an
+  /// index built anew.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - origin: What the index was built from, kept in the file's header.
+  /// - Throws: ``SearchIndexError/cannotWrite(path:reason:)``.
+  public func write(to path: String, origin: Origin) throws(SearchIndexError) {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    let temporary =
+      "\(directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    func failure(_ what: String) -> SearchIndexError {
+      .cannotWrite(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
+    }
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw failure("cannot create a temporary file") }
+    var written = false
+    defer {
+      if !written { unlink(temporary) }
+    }
+    do {
+      defer { close(descriptor) }
+      let header = IndexHeader(
+        documentCount: baseCount, origin: origin, sectionLengths: storage.sections.map(\.count))
+      var crcs = [UInt32](repeating: 0, count: header.blockCount)
+      // The data first, after room for the header, with each block's checksum.
+      var position = header.dataStart
+      var block = 0
+      var blockFill = 0
+      var crc: UInt32 = 0
+      let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 8, alignment: 8)
+      zeros.initializeMemory(as: UInt8.self, repeating: 0)
+      defer { zeros.deallocate() }
+      func put(_ bytes: UnsafeRawBufferPointer) throws(SearchIndexError) {
+        var rest = bytes
+        while !rest.isEmpty {
+          let count = min(rest.count, IndexHeader.blockSize - blockFill)
+          let piece = UnsafeRawBufferPointer(rebasing: rest[..<count])
+          crc = checksum(piece, continuing: crc)
+          blockFill += count
+          if blockFill == IndexHeader.blockSize {
+            crcs[block] = crc
+            (block, blockFill, crc) = (block + 1, 0, 0)
+          }
+          rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+        }
+        try writeAll(descriptor, bytes, at: position, failure)
+        position += bytes.count
+      }
+      for (section, bytes) in zip(header.sections, storage.sections) {
+        let padding = section.lowerBound - position
+        if padding > 0 { try put(UnsafeRawBufferPointer(rebasing: zeros[..<padding])) }
+        try put(bytes)
+      }
+      if blockFill > 0 { crcs[block] = crc }
+      let headerBytes = header.encoded(blockChecksums: crcs)
+      let headerWritten = headerBytes.withUnsafeBytes { bytes in
+        (try? writeAll(descriptor, bytes, at: 0, failure)) != nil
+      }
+      guard headerWritten else { throw failure("cannot write") }
+      guard ftruncate(descriptor, off_t(header.fileLength)) == 0 else {
+        throw failure("cannot size the file")
+      }
+      guard fsync(descriptor) == 0 else { throw failure("cannot synchronize the file") }
+    }
+    guard rename(temporary, path) == 0 else { throw failure("cannot rename the new file") }
+    written = true
+    let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard directoryDescriptor >= 0 else { throw failure("cannot open its directory") }
+    defer { close(directoryDescriptor) }
+    guard fsync(directoryDescriptor) == 0 else { throw failure("cannot synchronize its directory") }
+  }
+
+  /// Opens an index file by mapping it into memory: opening costs the same for any size.
+  ///
+  /// The header (a magic number, the format version, the ``origin``, the sections and a
+  /// checksum of each 4 KiB block) is checked now, with its own checksum; small files are
+  /// checked whole. In larger ones each block is checked the first time a search reads from it,
+  /// and a search that meets a damaged block throws ``SearchIndexError/damaged(path:reason:)``;
+  /// ``verify()`` checks them all. The file must not be changed in place while it is open;
+  /// ``write(to:origin:)`` replaces it with a new file instead.
+  ///
+  /// - Parameter path: The file.
+  /// - Throws: ``SearchIndexError``.
+  public init(contentsOf path: String) throws(SearchIndexError) {
+    try self.init(contentsOf: path, checkingWholeUpTo: MappedIndexFile.checkedWholeUpTo)
+  }
+
+  /// Opens an index file, checking it whole when it is no larger than a size.
+  init(contentsOf path: String, checkingWholeUpTo limit: Int) throws(SearchIndexError) {
+    let file = try MappedIndexFile(path: path)
+    if file.bytes.count <= limit {
+      try file.verify(bytes: file.header.dataStart..<file.header.fileLength)
+    }
+    let storage = IndexStorage(file: file)
+    try self.init(storage: storage)
+  }
+
+  /// Checks every block of a mapped index against its checksum; an index built in memory has
+  /// nothing to check.
+  ///
+  /// - Throws: ``SearchIndexError/damaged(path:reason:)``.
+  public func verify() throws(SearchIndexError) {
+    guard let file = storage.file else { return }
+    try file.verify(bytes: file.header.dataStart..<file.header.fileLength)
+  }
+}
+
+/// Writes all of some bytes at an offset.
+private func writeAll(
+  _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int,
+  _ failure: (String) -> SearchIndexError
+) throws(SearchIndexError) {
+  var done = 0
+  while done < bytes.count {
+    let count = pwrite(
+      descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+    if count < 0 && errno == EINTR { continue }
+    guard count > 0 else { throw failure("cannot write") }
+    done += count
+  }
+}
+
+/// An index file's header: the magic number, the format version, the origin, where the six
+/// sections are, and a CRC-32 of every 4 KiB block after it, all little-endian; then a CRC-32
+/// of the header itself.
+struct IndexHeader {
+  static let magic: [UInt8] = [0x89, 0x53, 0x49, 0x44, 0x58, 0x0D, 0x0A, 0x1A]  // \x89SIDX\r\n\x1A
+  static let blockSize = 4096
+  static let sectionCount = 6
+  /// The fixed part, before the block checksums.
+  static let fixedLength = 176
+
+  var documentCount: Int
+  var origin: SearchIndex.Origin
+  var sections: [Range<Int>]
+  var dataStart: Int
+  var fileLength: Int
+  var blockChecksums: [UInt32] = []
+
+  var blockCount: Int { (fileLength - dataStart + Self.blockSize - 1) / Self.blockSize }
+  var length: Int { Self.fixedLength + 4 * blockCount + 4 }
+
+  /// The header of a new file with sections of these lengths.
+  init(documentCount: Int, origin: SearchIndex.Origin, sectionLengths: [Int]) {
+    self.documentCount = documentCount
+    self.origin = origin
+    let dataLength = SectionLayout(lengths: sectionLengths, start: 0).end
+    let blocks = (dataLength + Self.blockSize - 1) / Self.blockSize
+    dataStart = (Self.fixedLength + 4 * blocks + 4 + Self.blockSize - 1) & ~(Self.blockSize - 1)
+    let layout = SectionLayout(lengths: sectionLengths, start: dataStart)
+    sections = layout.ranges
+    fileLength = layout.end
+  }
+
+  func encoded(blockChecksums: [UInt32]) -> [UInt8] {
+    var bytes = Self.magic
+    func append<T: FixedWidthInteger>(_ value: T) {
+      withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    append(UInt32(SearchIndex.fileFormatVersion))
+    append(UInt32(Self.blockSize))
+    append(UInt64(length))
+    append(UInt64(fileLength))
+    append(UInt64(documentCount))
+    append(origin.source)
+    append(origin.generation)
+    append(UInt32(Self.sectionCount))
+    append(UInt32(0))
+    for section in sections {
+      append(UInt64(section.lowerBound))
+      append(UInt64(section.count))
+    }
+    append(UInt64(dataStart))
+    append(UInt64(blockChecksums.count))
+    for crc in blockChecksums { append(crc) }
+    append(bytes.withUnsafeBytes { checksum($0) })
+    return bytes
+  }
+
+  /// Reads and checks a header from the start of a file of `size` bytes.
+  init(_ bytes: UnsafeRawBufferPointer, size: Int, path: String) throws(SearchIndexError) {
+    func integer<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
+      T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+    guard size >= Self.magic.count, bytes.prefix(Self.magic.count).elementsEqual(Self.magic)
+    else {
+      // A start of the magic number alone is a file cut short.
+      if size < Self.magic.count, bytes.elementsEqual(Self.magic.prefix(size)) {
+        throw .truncated(path: path, size: size, expected: Self.fixedLength)
+      }
+      throw .notAnIndex(path: path)
+    }
+    guard size >= 12 else { throw .truncated(path: path, size: size, expected: Self.fixedLength) }
+    let version = Int(integer(8, UInt32.self))
+    guard version == SearchIndex.fileFormatVersion else {
+      throw .unsupportedVersion(
+        path: path, found: version, supported: SearchIndex.fileFormatVersion)
+    }
+    guard size >= Self.fixedLength + 4 else {
+      throw .truncated(path: path, size: size, expected: Self.fixedLength + 4)
+    }
+    func damaged(_ reason: String) -> SearchIndexError { .damaged(path: path, reason: reason) }
+    let declaredLength = integer(16, UInt64.self)
+    let declaredFileLength = integer(24, UInt64.self)
+    let blockCount = integer(168, UInt64.self)
+    guard integer(12, UInt32.self) == UInt32(Self.blockSize),
+      declaredLength == UInt64(Self.fixedLength) + 4 * blockCount + 4,
+      declaredFileLength < UInt64(Int.max), declaredLength <= declaredFileLength
+    else { throw damaged("its header does not add up") }
+    let length = Int(declaredLength)
+    fileLength = Int(declaredFileLength)
+    guard size >= length, size >= fileLength else {
+      throw .truncated(path: path, size: size, expected: max(length, fileLength))
+    }
+    let stored = integer(length - 4, UInt32.self)
+    guard checksum(UnsafeRawBufferPointer(rebasing: bytes[..<(length - 4)])) == stored else {
+      throw damaged("its header's checksum does not match")
+    }
+    guard size == fileLength else { throw damaged("it has bytes past its end") }
+    documentCount = Int(truncatingIfNeeded: integer(32, UInt64.self))
+    origin = SearchIndex.Origin(
+      source: integer(40, UInt64.self), generation: integer(48, UInt64.self))
+    dataStart = Int(truncatingIfNeeded: integer(160, UInt64.self))
+    sections = (0..<Self.sectionCount).map { index in
+      let start = Int(truncatingIfNeeded: integer(64 + 16 * index, UInt64.self))
+      let count = Int(truncatingIfNeeded: integer(72 + 16 * index, UInt64.self))
+      return start..<(start &+ max(0, count))
+    }
+    blockChecksums = (0..<Int(blockCount)).map { integer(Self.fixedLength + 4 * $0, UInt32.self) }
+    // A checksum proves the header is as written; these prove it was written by this format.
+    var previousEnd = dataStart
+    for (index, section) in sections.enumerated() {
+      let wordSized = index != 0 && index != 4
+      guard section.lowerBound >= previousEnd, section.upperBound <= fileLength,
+        section.lowerBound % 8 == 0, !wordSized || section.count % 4 == 0
+      else { throw damaged("its section table does not add up") }
+      previousEnd = section.upperBound
+    }
+    guard integer(56, UInt32.self) == UInt32(Self.sectionCount), dataStart >= length,
+      dataStart % Self.blockSize == 0, blockCount == UInt64(self.blockCount),
+      documentCount >= 0, sections[5].count == 4 * (documentCount + 1),
+      sections[1].count >= 4, sections[3].count == 2 * sections[1].count - 4
+    else { throw damaged("its section table does not add up") }
+  }
+}
+
+/// A file mapped read-only, with its header checked and its blocks checked as they are read.
+final class MappedIndexFile: @unchecked Sendable {
+  /// Files up to this size are checked whole when opened.
+  static let checkedWholeUpTo = 1 << 20
+
+  let path: String
+  let bytes: UnsafeRawBufferPointer
+  let header: IndexHeader
+  private let verified: VerifiedBlocks
+
+  init(path: String) throws(SearchIndexError) {
+    self.path = path
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    guard descriptor >= 0 else {
+      if errno == ENOENT { throw .missing(path: path) }
+      throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
+    }
+    guard (status.st_mode & S_IFMT) == S_IFREG else {
+      throw .cannotRead(path: path, reason: "it is not a regular file")
+    }
+    let size = Int(status.st_size)
+    guard size > 0 else { throw .truncated(path: path, size: 0, expected: IndexHeader.fixedLength) }
+    guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0),
+      address != MAP_FAILED
+    else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
+    let bytes = UnsafeRawBufferPointer(start: address, count: size)
+    do {
+      header = try IndexHeader(bytes, size: size, path: path)
+    } catch {
+      munmap(address, size)
+      throw error
+    }
+    self.bytes = bytes
+    verified = VerifiedBlocks(blocks: header.blockCount)
+  }
+
+  deinit {
+    munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+  }
+
+  /// Checks the blocks holding a range of the file's bytes, each once.
+  @inline(__always)
+  func verify(bytes range: Range<Int>) throws(SearchIndexError) {
+    let first = (range.lowerBound - header.dataStart) / IndexHeader.blockSize
+    let last = (range.upperBound - 1 - header.dataStart) / IndexHeader.blockSize
+    for block in first...last where !verified.contains(block) {
+      let start = header.dataStart + block * IndexHeader.blockSize
+      let end = min(start + IndexHeader.blockSize, header.fileLength)
+      guard
+        checksum(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+          == header.blockChecksums[block]
+      else {
+        throw .damaged(path: path, reason: "block \(block) does not match its checksum")
+      }
+      verified.insert(block)
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SearchIndex
+
+/// An index file is trusted only when all of it is as it was written.
+@Suite struct SearchIndexFileTests {
+  static let origin = SearchIndex.Origin(source: 0xC0FFEE, generation: 42)
+
+  /// A directory with a written index of 2,000 documents in it, kept while the test runs.
+  let directory = TemporaryDirectory()
+
+  /// The index file and its bytes.
+  func writtenIndex() throws -> (directory: TemporaryDirectory, path: String, bytes: [UInt8]) {
+    var generator = Generator(state: 11)
+    let documents = (0..<2000).map { _ in SearchIndexPropertyTests.document(&generator) }
+    let path = directory.path + "/search.index"
+    try SearchIndex(documents).write(to: path, origin: Self.origin)
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    return (directory, path, bytes)
+  }
+
+  static func replace(_ path: String, with bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+  }
+
+  /// Whether the file is refused: when opened, or, opened with blocks checked as read, by a
+  /// full check.
+  static func isRefused(_ path: String) -> Bool {
+    do {
+      _ = try SearchIndex(contentsOf: path)
+    } catch {
+      return true
+    }
+    do {
+      try SearchIndex(contentsOf: path, checkingWholeUpTo: 0).verify()
+    } catch {
+      return true
+    }
+    return false
+  }
+
+  @Test func aWrittenIndexReadsBackWithItsOrigin() throws {
+    let (directory, path, bytes) = try writtenIndex()
+    let index = try SearchIndex(contentsOf: path)
+    #expect(index.origin == Self.origin)
+    #expect(index.count == 2000)
+    #expect(index.memoryFootprint == 0)
+    try index.verify()
+    // The file is replaced by a rename: no temporary file is left beside it.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["search.index"])
+    let header = try bytes.withUnsafeBytes { raw throws(SearchIndexError) in
+      try IndexHeader(raw, size: bytes.count, path: path)
+    }
+    #expect(header.fileLength == bytes.count)
+    #expect(header.dataStart % 4096 == 0)
+  }
+
+  @Test(arguments: [0, 1, 7, 8, 11, 100, 175, 179, 4096, 5000, -1])
+  func aTruncatedFileIsRefused(length: Int) throws {
+    let (_, path, bytes) = try writtenIndex()
+    let kept = length < 0 ? bytes.count + length : length
+    try Self.replace(path, with: Array(bytes.prefix(kept)))
+    #expect(throws: SearchIndexError.self) { try SearchIndex(contentsOf: path) }
+    if kept < 8 || kept > 180 {
+      let error = try #require(throws: SearchIndexError.self) { try SearchIndex(contentsOf: path) }
+      guard case .truncated = error else {
+        Issue.record("\(error)")
+        return
+      }
+    }
+  }
+
+  /// A flipped byte in the header, the block checksums, or any section is found.
+  @Test func aFlippedByteAnywhereIsFound() throws {
+    let (_, path, bytes) = try writtenIndex()
+    let header = try bytes.withUnsafeBytes { raw throws(SearchIndexError) in
+      try IndexHeader(raw, size: bytes.count, path: path)
+    }
+    var offsets = [20, 40, 48, 70, IndexHeader.fixedLength + 2, header.length - 2]
+    for section in header.sections where !section.isEmpty {
+      offsets += [
+        section.lowerBound, section.lowerBound + section.count / 2, section.upperBound - 1,
+      ]
+    }
+    for offset in offsets {
+      var damaged = bytes
+      damaged[offset] ^= 0x10
+      try Self.replace(path, with: damaged)
+      #expect(Self.isRefused(path), "a flipped byte at \(offset)")
+    }
+    try Self.replace(path, with: bytes)
+    #expect(!Self.isRefused(path))
+  }
+
+  @Test func aSearchThatReadsADamagedBlockThrows() throws {
+    let (_, path, bytes) = try writtenIndex()
+    let header = try bytes.withUnsafeBytes { raw throws(SearchIndexError) in
+      try IndexHeader(raw, size: bytes.count, path: path)
+    }
+    var damaged = bytes
+    // The text of the first documents: a search reads it to check its results.
+    damaged[header.sections[4].lowerBound + 3] ^= 0x01
+    try Self.replace(path, with: damaged)
+    let index = try SearchIndex(contentsOf: path, checkingWholeUpTo: 0)
+    #expect(throws: SearchIndexError.self) {
+      for word in SearchIndexPropertyTests.words {
+        _ = try index.search(SearchQuery(word), limit: 2000)
+      }
+    }
+  }
+
+  @Test func otherFilesAreRefusedByName() throws {
+    let (_, path, bytes) = try writtenIndex()
+    try Self.replace(path, with: [])
+    #expect(throws: SearchIndexError.truncated(path: path, size: 0, expected: 176)) {
+      try SearchIndex(contentsOf: path)
+    }
+    try Self.replace(path, with: Array("SQLite format 3\u{0}".utf8) + bytes.dropFirst(16))
+    #expect(throws: SearchIndexError.notAnIndex(path: path)) { try SearchIndex(contentsOf: path) }
+    var older = bytes
+    older[8] = 0
+    try Self.replace(path, with: older)
+    #expect(throws: SearchIndexError.unsupportedVersion(path: path, found: 0, supported: 1)) {
+      try SearchIndex(contentsOf: path)
+    }
+    try FileManager.default.removeItem(atPath: path)
+    #expect(throws: SearchIndexError.missing(path: path)) { try SearchIndex(contentsOf: path) }
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    #expect(throws: SearchIndexError.self) { try SearchIndex(contentsOf: path) }
+  }
+
+  /// A file whose checksums all match but whose contents are wrong (made on purpose, or by a
+  /// bug) is never a crash: each search throws or answers.
+  @Test func aConsistentButWrongFileNeverCrashes() throws {
+    let (_, path, bytes) = try writtenIndex()
+    var header = try bytes.withUnsafeBytes { raw throws(SearchIndexError) in
+      try IndexHeader(raw, size: bytes.count, path: path)
+    }
+    var generator = Generator(state: 3)
+    for round in 0..<40 {
+      var damaged = bytes
+      for _ in 0..<(1 + round % 4) {
+        let section = header.sections[Int.random(in: 0..<6, using: &generator)]
+        guard !section.isEmpty else { continue }
+        let offset = Int.random(in: section, using: &generator)
+        damaged[offset] = UInt8.random(in: 0...255, using: &generator)
+      }
+      // Checksums that match the damage.
+      header.blockChecksums = (0..<header.blockCount).map { block in
+        let start = header.dataStart + block * IndexHeader.blockSize
+        let end = min(start + IndexHeader.blockSize, damaged.count)
+        return damaged[start..<end].withUnsafeBytes { checksum($0) }
+      }
+      let encoded = header.encoded(blockChecksums: header.blockChecksums)
+      damaged.replaceSubrange(0..<encoded.count, with: encoded)
+      try Self.replace(path, with: damaged)
+      guard let index = try? SearchIndex(contentsOf: path) else { continue }
+      for _ in 0..<20 {
+        guard let query = try? SearchQuery(SearchIndexPropertyTests.query(&generator)) else {
+          continue
+        }
+        _ = try? index.search(query, limit: 10)
+      }
+    }
+  }
+
+  @Test func aFailedWriteLeavesTheFileAsItWas() throws {
+    let (directory, path, bytes) = try writtenIndex()
+    let index = SearchIndex([SearchDocument(title: "Quince")])
+    // A directory where the file should go cannot be renamed over.
+    let blocked = directory.path + "/blocked"
+    try FileManager.default.createDirectory(
+      atPath: blocked + "/inside", withIntermediateDirectories: true)
+    #expect(throws: SearchIndexError.self) {
+      try index.write(to: blocked, origin: Self.origin)
+    }
+    #expect(throws: SearchIndexError.self) {
+      try index.write(to: directory.path + "/missing/search.index", origin: Self.origin)
+    }
+    #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        == ["blocked", "search.index"])
+  }
+}
