@@ -26,8 +26,9 @@ final class IndexStorage: @unchecked Sendable {
   let textOffsets: Section<UInt32>
   /// The file checked, or nil for an index built in memory, which is trusted.
   let file: MappedIndexFile?
-  /// Memory allocated for a built index, freed with it.
-  private let allocation: UnsafeMutableRawBufferPointer?
+  /// Memory allocated for a built index, freed with it, and its size.
+  private let allocation: UnsafeMutableRawPointer?
+  private let allocationSize: Int
 
   /// An index's arrays copied into one allocation, laid out as in a file.
   init(
@@ -39,13 +40,13 @@ final class IndexStorage: @unchecked Sendable {
         termBytes.count, 4 * termOffsets.count, 4 * postings.count, 4 * postingOffsets.count,
         textBytes.count, 4 * textOffsets.count,
       ], start: 0)
-    let memory = UnsafeMutableRawBufferPointer.allocate(
-      byteCount: max(layout.end, 8), alignment: 8)
-    memory.initializeMemory(as: UInt8.self, repeating: 0)
+    let memory = UnsafeMutableRawPointer.allocate(byteCount: max(layout.end, 8), alignment: 8)
+    memory.initializeMemory(as: UInt8.self, repeating: 0, count: max(layout.end, 8))
     func copy<T>(_ array: [T], _ section: Int) {
       array.withUnsafeBytes { bytes in
-        UnsafeMutableRawBufferPointer(rebasing: memory[layout.ranges[section]])
-          .copyMemory(from: bytes)
+        UnsafeMutableRawBufferPointer(
+          start: memory + layout.ranges[section].lowerBound, count: bytes.count
+        ).copyMemory(from: bytes)
       }
     }
     copy(termBytes, 0)
@@ -55,9 +56,10 @@ final class IndexStorage: @unchecked Sendable {
     copy(textBytes, 4)
     copy(textOffsets, 5)
     allocation = memory
+    allocationSize = max(layout.end, 8)
     file = nil
     self.documentCount = documentCount
-    let base = UnsafeRawBufferPointer(memory)
+    let base = UnsafeRawPointer(memory)
     self.termBytes = Section(base, layout.ranges[0], fileOffset: 0)
     self.termOffsets = Section(base, layout.ranges[1], fileOffset: 0)
     self.postings = Section(base, layout.ranges[2], fileOffset: 0)
@@ -70,9 +72,10 @@ final class IndexStorage: @unchecked Sendable {
   init(file: MappedIndexFile) {
     self.file = file
     allocation = nil
+    allocationSize = 0
     documentCount = file.header.documentCount
     let ranges = file.header.sections
-    let bytes = file.bytes
+    let bytes = file.address
     termBytes = Section(bytes, ranges[0], fileOffset: ranges[0].lowerBound)
     termOffsets = Section(bytes, ranges[1], fileOffset: ranges[1].lowerBound)
     postings = Section(bytes, ranges[2], fileOffset: ranges[2].lowerBound)
@@ -95,7 +98,7 @@ final class IndexStorage: @unchecked Sendable {
 
   /// The bytes the index holds in memory: all of them when built, none when mapped (the page
   /// cache holds those).
-  var allocatedBytes: Int { allocation?.count ?? 0 }
+  var allocatedBytes: Int { allocationSize }
 
   /// Checks that elements of a section may be read: their blocks' checksums, once each.
   @inline(__always)
@@ -142,8 +145,8 @@ struct Section<Element>: @unchecked Sendable {
   /// Where the section starts in its file.
   let fileOffset: Int
 
-  init(_ base: UnsafeRawBufferPointer, _ range: Range<Int>, fileOffset: Int) {
-    pointer = (base.baseAddress! + range.lowerBound).assumingMemoryBound(to: Element.self)
+  init(_ base: UnsafeRawPointer, _ range: Range<Int>, fileOffset: Int) {
+    pointer = (base + range.lowerBound).assumingMemoryBound(to: Element.self)
     count = range.count / MemoryLayout<Element>.stride
     self.fileOffset = fileOffset
   }

@@ -183,10 +183,10 @@ private func writeAll(
   _ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int,
   _ failure: (String) -> SearchIndexError
 ) throws(SearchIndexError) {
+  guard let base = bytes.baseAddress else { return }
   var done = 0
   while done < bytes.count {
-    let count = pwrite(
-      descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+    let count = pwrite(descriptor, base + done, bytes.count - done, off_t(offset + done))
     if count < 0 && errno == EINTR { continue }
     guard count > 0 else { throw failure("cannot write") }
     done += count
@@ -323,6 +323,8 @@ final class MappedIndexFile: @unchecked Sendable {
   static let checkedWholeUpTo = 1 << 20
 
   let path: String
+  /// Where the file is mapped.
+  let address: UnsafeRawPointer
   let bytes: UnsafeRawBufferPointer
   let header: IndexHeader
   private let verified: VerifiedBlocks
@@ -354,12 +356,13 @@ final class MappedIndexFile: @unchecked Sendable {
       munmap(address, size)
       throw error
     }
+    self.address = UnsafeRawPointer(address)
     self.bytes = bytes
     verified = VerifiedBlocks(blocks: header.blockCount)
   }
 
   deinit {
-    munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+    munmap(UnsafeMutableRawPointer(mutating: address), bytes.count)
   }
 
   /// Checks the blocks holding a range of the file's bytes, each once.

@@ -69,7 +69,7 @@ struct Generator: RandomNumberGenerator {
     var generator = Generator(state: seed)
     let documents = (0..<400).map { _ in Self.document(&generator) }
     var index = SearchIndex(documents)
-    let directory = try TemporaryDirectory()
+    let directory = TemporaryDirectory()
     if mapped {
       let path = directory.path + "/search.index"
       try index.write(to: path, origin: .init(source: seed, generation: 7))
@@ -125,7 +125,7 @@ extension SearchIndexPropertyTests {
     }
     let built = SearchIndex(documents)
     // Mapped, with each block checked as a lookup reads it.
-    let directory = try TemporaryDirectory()
+    let directory = TemporaryDirectory()
     try built.write(to: directory.path + "/search.index", origin: .init(source: 1, generation: 1))
     let index = try SearchIndex(contentsOf: directory.path + "/search.index", checkingWholeUpTo: 0)
     #expect(index.termCount > 5000)
