@@ -54,6 +54,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   /// A state file could not be read, nor moved to quarantine; it is left as it is, unread
   /// and never overwritten.
   case cannotSetAside(problem: String, reason: String)
+  /// `catalog reindex` with no usable catalog database to index.
+  case noCatalogDatabase(path: String)
 
   package var errorDescription: String? {
     switch self {
@@ -117,6 +119,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
     case .cannotSetAside(let problem, let reason):
       "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
+    case .noCatalogDatabase(let path):
+      "the catalog database '\(path)' cannot be used (see the warning above), so there is no index to build"
     }
   }
 }

@@ -11,8 +11,10 @@ import StateRestoration
 ///
 /// Safe to share between threads: the connection and the cached counts are each behind a lock.
 public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
-  /// The schema version this program reads and writes (`PRAGMA user_version`).
-  public static let schemaVersion = 1
+  /// The schema version this program reads and writes (`PRAGMA user_version`). Version 1
+  /// lacked the deletion log, the index of changes and the identity; they are added when a
+  /// version-1 database is opened for writing.
+  public static let schemaVersion = 2
 
   /// The database file's path.
   public let path: String
@@ -24,6 +26,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   private struct State {
     var generation = 0
     var count = 0
+    var identity: UInt64?
     var readFailure: String?
   }
 
@@ -42,18 +45,31 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     \(createIndexes)
     CREATE TABLE catalog_info(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
     INSERT INTO catalog_info VALUES ('generation', 0), ('seeded', 0), ('migrated', 0);
-    PRAGMA user_version = \(schemaVersion);
+    \(versionTwo)
     """
+
+  /// What version 2 added: a log of deletions (the position each had, and the generation that
+  /// removed it), an index of rows by the generation that last changed them, and a random
+  /// identity, so that a search index built from the catalog can follow its changes.
+  static var versionTwo: String {
+    """
+    CREATE TABLE deletions(generation INTEGER NOT NULL, position INTEGER NOT NULL);
+    CREATE INDEX IF NOT EXISTS products_changed ON products(changed);
+    INSERT INTO catalog_info VALUES ('identity', \(Int64.random(in: 1...Int64.max)));
+    PRAGMA user_version = 2;
+    """
+  }
 
   static let createIndexes = """
     CREATE UNIQUE INDEX products_identifier ON products(identifier);
     CREATE INDEX products_position ON products(position);
     CREATE INDEX products_folded_name ON products(folded_name);
     CREATE INDEX products_year ON products(year, position);
+    CREATE INDEX products_changed ON products(changed);
     """
   static let dropIndexes = """
     DROP INDEX products_identifier; DROP INDEX products_position;
-    DROP INDEX products_folded_name; DROP INDEX products_year;
+    DROP INDEX products_folded_name; DROP INDEX products_year; DROP INDEX products_changed;
     """
 
   private static let columns =
@@ -76,7 +92,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       if version > Self.schemaVersion {
         throw CatalogDatabaseError.newerSchema(found: version, supported: Self.schemaVersion)
       }
-      guard version == Self.schemaVersion,
+      guard version >= 1,
         try database.integer(
           "SELECT count(*) FROM sqlite_schema WHERE name IN ('products', 'catalog_info')") == 2
       else {
@@ -92,6 +108,14 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = 4194304"
         )
         database.keepWriteAheadLog()
+        if version < Self.schemaVersion {
+          try database.writeTransaction {
+            // Checked again inside the write lock: another process may have upgraded it.
+            if try database.integer("PRAGMA user_version") == 1 {
+              try database.execute(Self.versionTwo)
+            }
+          }
+        }
       }
     } catch let error as SQLiteError {
       throw CatalogDatabaseError.damaged(error.description)
@@ -146,14 +170,18 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when they cannot be read.
   @discardableResult
   public func refresh() throws -> Bool {
-    let (generation, count) = try reading { database in
+    let (generation, count, identity) = try reading { database in
       (
         try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0,
-        try database.integer("SELECT max(position) FROM products") ?? 0
+        try database.integer("SELECT max(position) FROM products") ?? 0,
+        try database.integer("SELECT value FROM catalog_info WHERE key = 'identity'")
       )
     }
     return stateLock.withLock {
-      defer { (cached.generation, cached.count) = (generation, count) }
+      defer {
+        (cached.generation, cached.count) = (generation, count)
+        cached.identity = identity.map { UInt64(bitPattern: Int64($0)) }
+      }
       return cached.generation != generation || cached.count != count
     }
   }
@@ -168,6 +196,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// A number that changes whenever the products change.
   public var generation: Int { stateLock.withLock { cached.generation } }
+  /// A random number made with the database, which tells it from another catalog; nil in a
+  /// version-1 database opened for reading only.
+  public var identity: UInt64? { stateLock.withLock { cached.identity } }
   /// The number of products.
   public var count: Int { stateLock.withLock { cached.count } }
   /// SQLite's message for a read that failed since the last call, which it clears: reads answer
@@ -263,6 +294,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     // transaction: what another process saves meanwhile does not shift the pages.
     let began = (try? reading { try $0.execute("BEGIN") }) != nil
     defer { if began { _ = try? reading { try $0.execute("COMMIT") } } }
+    try forEachPage(body)
+  }
+
+  /// Calls a body with every product, a page of 1,000 at a time, in the current transaction.
+  private func forEachPage(_ body: (Product) throws -> Void) rethrows {
     var next = 1
     while true {
       let page = products(numbers: next...(next + 999))
@@ -270,6 +306,85 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       for product in page { try body(product) }
       next += 1000
     }
+  }
+
+  // MARK: - Changes
+
+  /// What changed in the catalog after a generation, read in one snapshot.
+  public struct Changes: Sendable {
+    /// The generation the snapshot shows.
+    public var generation: Int
+    /// The number of products then.
+    public var count: Int
+    /// The positions of the products deleted, each as it was when it was deleted, in order.
+    public var deletedPositions: [Int]
+    /// The products added or edited, with their positions now, in position order.
+    public var changed: [(position: Int, product: Product)]
+  }
+
+  /// What changed after a generation: the deletion log and the rows whose `changed` generation
+  /// is later, each found through an index.
+  ///
+  /// - Parameters:
+  ///   - generation: The generation to start after.
+  ///   - limit: The most changes worth reading.
+  /// - Returns: The changes, or nil when there are more than `limit`.
+  /// - Throws: ``CatalogDatabaseError/damaged(_:)``.
+  public func changes(after generation: Int, limit: Int) throws -> Changes? {
+    try reading { database in
+      try database.execute("BEGIN")
+      defer { try? database.execute("COMMIT") }
+      let now = try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
+      let count = try database.integer("SELECT max(position) FROM products") ?? 0
+      let deleted =
+        try database.integer(
+          "SELECT count(*) FROM deletions WHERE generation > ?", .integer(generation)) ?? 0
+      let edited =
+        try database.integer(
+          "SELECT count(*) FROM (SELECT 1 FROM products WHERE changed > ? LIMIT ?)",
+          .integer(generation), .integer(limit + 1)) ?? 0
+      guard deleted + edited <= limit else { return nil }
+      var changes = Changes(generation: now, count: count, deletedPositions: [], changed: [])
+      let deletions = try database.statement(
+        "SELECT position FROM deletions WHERE generation > ? ORDER BY rowid")
+      defer { deletions.reset() }
+      try deletions.bind([.integer(generation)])
+      while try deletions.step() { changes.deletedPositions.append(deletions.integer(0)) }
+      // Sorted here: ORDER BY position would make SQLite walk the position index, every row.
+      let rows = try database.statement(
+        "SELECT \(Self.columns), position FROM products WHERE changed > ?")
+      defer { rows.reset() }
+      try rows.bind([.integer(generation)])
+      while try rows.step() {
+        if let product = Self.product(rows) {
+          changes.changed.append((rows.integer(6), product))
+        }
+      }
+      changes.changed.sort { $0.position < $1.position }
+      return changes
+    }
+  }
+
+  /// Calls a body with every product in order, all from one snapshot, whose generation it is
+  /// given first.
+  ///
+  /// - Parameters:
+  ///   - start: Called once before the products, with the snapshot's generation and count.
+  ///   - body: Called with each product.
+  /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the closures throw.
+  public func forEachProduct(
+    start: (_ generation: Int, _ count: Int) throws -> Void, _ body: (Product) throws -> Void
+  ) throws {
+    try reading { try $0.execute("BEGIN") }
+    defer { _ = try? reading { try $0.execute("COMMIT") } }
+    let (generation, count) = try reading { database in
+      (
+        try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0,
+        try database.integer("SELECT max(position) FROM products") ?? 0
+      )
+    }
+    try start(generation, count)
+    try forEachPage(body)
   }
 
   // MARK: - Writing
@@ -304,6 +419,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           else { throw CatalogError.productRemoved(name: name) }
           try database.run(
             "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+          try database.run(
+            "INSERT INTO deletions VALUES (?, ?)", .integer(generation), .integer(position))
           // OR ROLLBACK: SQLite keeps no journal to undo this one statement, which at a million
           // rows held every page it changed in memory; a failure ends the transaction anyway.
           try database.run(

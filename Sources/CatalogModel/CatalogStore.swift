@@ -45,6 +45,8 @@ public struct CatalogStore: Sendable {
 
   /// The user's catalog database's path.
   public var databasePath: String { directoryPath + "/" + Self.databaseName }
+  /// The search index of the catalog database, beside it.
+  public var searchIndexPath: String { directoryPath + "/search.index" }
   private var legacyPath: String { directoryPath + "/" + Self.legacyName }
 
   /// Creates a store.

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -23,7 +25,10 @@ public enum SearchIndexError: Error, Sendable, Hashable {
   case cannotWrite(path: String, reason: String)
 }
 
-extension SearchIndexError: CustomStringConvertible {
+extension SearchIndexError: CustomStringConvertible, LocalizedError {
+  /// What is wrong, in a line.
+  public var errorDescription: String? { description }
+
   /// What is wrong, in a line.
   public var description: String {
     switch self {

@@ -239,6 +239,11 @@ public struct SearchIndex: Sendable {
     overlay[number] = FoldedDocument(stored: "")
   }
 
+  /// Forgets every change made since the index was built.
+  public mutating func removeOverlay() {
+    overlay = [:]
+  }
+
   /// A document's folded text.
   func document(_ number: Int) throws(SearchIndexError) -> FoldedDocument {
     if let changed = overlay[number] { return changed }

@@ -104,7 +104,7 @@ import Testing
     #expect(allProducts(loaded.catalog) == bundledProducts)
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     if damage == "newer" {
-      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 1")
+      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 2")
     }
   }
 
@@ -219,6 +219,31 @@ import Testing
     #expect(Set(seen).count == 2_510)
     try reader.refresh()
     #expect(reader.count == 2_509)
+  }
+
+  /// Version 1 lacked the deletion log, the index of changes and the identity: opening for
+  /// writing adds them, and opening for reading only leaves the file alone.
+  @Test func aVersionOneDatabaseIsUpgradedWhenOpenedForWriting() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    _ = try store.load()
+    do {
+      let database = try Database(path: store.databasePath, mode: .readWrite)
+      try database.execute(
+        "DROP TABLE deletions; DROP INDEX products_changed; DELETE FROM catalog_info WHERE key = 'identity'; PRAGMA user_version = 1"
+      )
+    }
+    let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
+    #expect(reader.identity == nil)
+    #expect(reader.count == 10)
+    let writer = try CatalogDatabase(path: store.databasePath)
+    let identity = try #require(writer.identity)
+    let ginger = try #require(writer.product(number: 1))
+    try writer.apply([.delete(ginger.identifier, name: ginger.name)])
+    let changes = try #require(try writer.changes(after: 0, limit: 100))
+    #expect(changes.deletedPositions == [1])
+    #expect(changes.count == 9)
+    #expect(try CatalogDatabase(path: store.databasePath).identity == identity)
   }
 
   @Test func addingAndDeletingKeepListNumbersDense() throws {

@@ -25,9 +25,8 @@ package struct SearchResult: Sendable, Hashable {
 package struct ActivitySearch: Sendable {
   /// The catalog indexed.
   package private(set) var catalog: Catalog
-  /// The products indexed, by document number.
-  private var products: [Product] = []
-  private var index: SearchIndex
+  /// The index, by document number.
+  package private(set) var index: CatalogSearchIndex
 
   /// The most recent saved activities a search reads to rank viewed products higher.
   package static let historyLimit = 10_000
@@ -35,41 +34,60 @@ package struct ActivitySearch: Sendable {
   /// The most results a search returns unless told otherwise.
   package static let defaultLimit = 10
 
-  /// Indexes a catalog.
+  /// Indexes a catalog in memory.
   ///
   /// - Parameter catalog: The catalog.
   package init(catalog: Catalog) {
+    self.init(catalog: catalog, index: CatalogSearchIndex(building: catalog))
+  }
+
+  /// Searches a catalog with an index of it.
+  ///
+  /// - Parameters:
+  ///   - catalog: The catalog.
+  ///   - index: Its index, up to date with it.
+  package init(catalog: Catalog, index: CatalogSearchIndex) {
     self.catalog = catalog
-    var products: [Product] = []
-    products.reserveCapacity(catalog.count)
-    catalog.forEachProduct { products.append($0) }
-    self.products = products
-    index = SearchIndex(products.map(Self.document))
+    self.index = index
   }
 
-  private static func document(_ product: Product) -> SearchDocument {
-    SearchDocument(title: product.name, keywords: product.keywords)
+  /// Calls a body with the search of a catalog: the catalog database's index file with the
+  /// changes since it was built laid over it, or an index in memory for a catalog not in the
+  /// database. When the body finds the file damaged, the index is built again and the body
+  /// called again.
+  ///
+  /// - Parameters:
+  ///   - catalog: The catalog.
+  ///   - indexPath: The index file of the catalog database.
+  ///   - note: Shows a line about building the index, which takes long.
+  ///   - body: What to do with the search.
+  /// - Returns: What the body returns.
+  /// - Throws: What the body throws, or ``CatalogDatabaseError`` when the catalog cannot be
+  ///   read to build the index.
+  package static func opening<Result>(
+    _ catalog: Catalog, indexPath: String, note: (String) -> Void,
+    _ body: (ActivitySearch) throws -> Result
+  ) throws -> Result {
+    guard let database = catalog.source as? CatalogDatabase else {
+      return try body(ActivitySearch(catalog: catalog))
+    }
+    do {
+      let index = try CatalogSearchIndex.open(indexPath, database: database, note: note)
+      return try body(ActivitySearch(catalog: catalog, index: index))
+    } catch let damage as SearchIndexError {
+      note("\(damage.description); building it again")
+      let index = try CatalogSearchIndex.build(indexPath, database: database)
+      return try body(ActivitySearch(catalog: catalog, index: index))
+    }
   }
 
-  /// Brings the index up to date with a catalog: edited products are re-indexed at once; a
-  /// catalog with other products or another order is indexed anew.
+  /// Brings an index built in memory up to date with a catalog: a catalog with other products is
+  /// indexed anew.
   ///
   /// - Parameter catalog: The catalog now.
   package mutating func update(to catalog: Catalog) {
     guard catalog != self.catalog else { return }
-    var new: [Product] = []
-    new.reserveCapacity(catalog.count)
-    catalog.forEachProduct { new.append($0) }
-    let old = products
-    if old.count == new.count && zip(old, new).allSatisfy({ $0.identifier == $1.identifier }) {
-      for position in new.indices where old[position] != new[position] {
-        index.update(Self.document(new[position]), at: position)
-      }
-    } else {
-      index = SearchIndex(new.map(Self.document))
-    }
-    products = new
-    self.catalog = catalog
+    self = ActivitySearch(catalog: catalog)
   }
 
   /// Searches.
@@ -98,9 +116,10 @@ package struct ActivitySearch: Sendable {
       ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
     }) {
       guard let identifier = record.targetContentIdentifier.flatMap(UUID.init(uuidString:)),
-        let number = catalog.number(of: identifier), viewed[number - 1] == nil
+        let number = catalog.number(of: identifier)
       else { continue }
-      viewed[number - 1] = record
+      let document = index.document(ofNumber: number)
+      if viewed[document] == nil { viewed[document] = record }
     }
     // Newest first: boosts fall from 0.95 towards 0.05, all below one match's weight.
     let order = viewed.sorted {
@@ -110,9 +129,10 @@ package struct ActivitySearch: Sendable {
     for (rank, entry) in order.enumerated() {
       boosts[entry.key] = 0.95 - 0.9 * Double(rank) / Double(order.count)
     }
-    return try index.search(query, limit: limit, boosts: boosts).compactMap { hit in
-      guard products.indices.contains(hit.document) else { return nil }
-      let product = products[hit.document]
+    return try index.index.search(query, limit: limit, boosts: boosts).compactMap { hit in
+      guard let number = index.number(ofDocument: hit.document),
+        let product = catalog.product(number: number)
+      else { return nil }
       var activity = ProductActivity.show(product)
       activity.lastActiveDate = viewed[hit.document]?.lastActiveDate
       return SearchResult(

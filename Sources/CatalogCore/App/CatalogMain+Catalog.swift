@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogResources
 import Foundation
 import LineEditing
+import StateRestoration
 import Synchronization
 
 #if canImport(Glibc)
@@ -34,6 +35,53 @@ extension CatalogMain {
       "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
         + " in \(String(format: "%.1f", seconds)) s.")
     return ExitStatus.success
+  }
+
+  /// `catalog reindex`: builds the search index file again from the catalog database.
+  static func reindex(paths: AppPaths, report: Reporter) throws -> Int32 {
+    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    // As a launch does: creates the database if there is none, and upgrades an earlier one.
+    let loaded = try store.load()
+    for warning in loaded.warnings { report.warning(warning) }
+    guard let database = loaded.database, loaded.readOnlyReason == nil else {
+      throw CatalogCoreError.noCatalogDatabase(path: store.databasePath)
+    }
+    let started = Date()
+    let index = try CatalogSearchIndex.build(
+      store.searchIndexPath, database: database, writing: .always)
+    let seconds = Date().timeIntervalSince(started)
+    TextOutput.standardOutput.line(
+      "Indexed \(index.index.count.grouped) product\(index.index.count == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s: '\(store.searchIndexPath)'."
+    )
+    return ExitStatus.success
+  }
+
+  /// Starts `catalog reindex` in a process of its own, in the background, which outlives this
+  /// one: a search from the shell found the index far enough behind the catalog.
+  static func startReindexing(_ paths: AppPaths) {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return }
+    let executable = String(
+      decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let arguments = [executable, "--data-dir", paths.dataDirectory, "reindex"]
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for descriptor: Int32 in 0...2 {
+      posix_spawn_file_actions_addopen(
+        &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    // A process group of its own: a ^C at the terminal does not stop it.
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    posix_spawnattr_setpgroup(&attributes, 0)
+    var pid = pid_t()
+    var argv = arguments.map { strdup($0) } + [nil]
+    defer { for argument in argv { free(argument) } }
+    _ = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
   }
 
   /// `catalog export [FILE]`: writes the catalog as JSON, to standard output by default.

@@ -65,6 +65,8 @@ package enum CatalogMain {
         return try importProducts(file, paths: paths, report: report)
       case .export(let file):
         return try exportProducts(file, paths: paths, report: report)
+      case .reindex:
+        return try reindex(paths: paths, report: report)
       case .search(let query, let json, let limit):
         return try search(query, json: json, limit: limit, paths: paths, report: report)
       case .open(let link):
@@ -86,7 +88,8 @@ package enum CatalogMain {
   private static func search(
     _ query: String, json: Bool, limit: Int, paths: AppPaths, report: Reporter
   ) throws -> Int32 {
-    let loaded = try CatalogStore.bundled(directoryPath: paths.dataDirectory).loadForReading()
+    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    let loaded = try store.loadForReading()
     for warning in loaded.warnings { report.warning(warning) }
     var history: [UserActivityRecord] = []
     do {
@@ -98,8 +101,12 @@ package enum CatalogMain {
     } catch {
       report.warning("\(error.localizedDescription); searching the products alone")
     }
-    let results = try ActivitySearch(catalog: loaded.catalog).results(
-      for: query, history: history, now: Date(), limit: limit)
+    let results = try ActivitySearch.opening(
+      loaded.catalog, indexPath: store.searchIndexPath, note: report.note
+    ) { search in
+      if search.index.needsRebuild { startReindexing(paths) }
+      return try search.results(for: query, history: history, now: Date(), limit: limit)
+    }
     if json {
       let array = JSONValue.array(
         results.map { result in
@@ -259,6 +266,13 @@ package struct Reporter: Sendable {
     TextOutput.standardError.line(
       Presentation.paint("error:", "1;31", enabled: colors) + " "
         + message.escapingControlCharacters)
+  }
+
+  /// Reports a note, on a terminal only: one line, `note: ` then the message.
+  package func note(_ message: String) {
+    guard isatty(STDERR_FILENO) == 1 else { return }
+    TextOutput.standardError.line(
+      Presentation.paint("note:", "1", enabled: colors) + " " + message.escapingControlCharacters)
   }
 
   /// Reports a warning: one line, `warning: ` then the message, escaped as errors are.

@@ -16,6 +16,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     case importFile(String)
     /// `export [FILE]`: write the catalog as JSON, to standard output by default.
     case export(String?)
+    /// `reindex`: build the search index file again.
+    case reindex
     /// `--generate-completion-script SHELL`: print a shell completion script.
     case completionScript(String)
     /// `--help`.
@@ -43,6 +45,7 @@ package struct CommandLineOptions: Sendable, Hashable {
            catalog state [--json]
            catalog import FILE
            catalog export [FILE]
+           catalog reindex
            catalog --generate-completion-script bash|zsh|fish
            catalog --help | --version
 
@@ -69,6 +72,10 @@ package struct CommandLineOptions: Sendable, Hashable {
     keywords separated by ';'). It imports every record or none: new identifiers
     are added, existing ones updated. 'catalog export' writes the catalog as JSON
     that imports back to the same catalog.
+
+    Search reads an index kept beside the catalog (search.index), which follows
+    edits as they are saved and is built again, in the background, when many
+    have piled up. 'catalog reindex' builds it again now.
 
     Type 'help' in the REPL for its commands.
     """
@@ -148,7 +155,7 @@ package struct CommandLineOptions: Sendable, Hashable {
           continue
         }
         guard subcommand == nil else { throw CommandLineError("unexpected argument '\(argument)'") }
-        guard ["state", "open", "search", "import", "export"].contains(argument) else {
+        guard ["state", "open", "search", "import", "export", "reindex"].contains(argument) else {
           throw CommandLineError("unknown command '\(argument)'")
         }
         subcommand = argument
@@ -172,9 +179,12 @@ package struct CommandLineOptions: Sendable, Hashable {
       guard let file else { throw CommandLineError("'import' needs a file (JSON or CSV)") }
       action = .importFile(file)
     case "export": action = .export(file)
+    case "reindex": action = .reindex
     default: break
     }
-    if (scene != nil || isFresh) && [.importFile(file ?? ""), .export(file)].contains(action) {
+    if (scene != nil || isFresh)
+      && [.importFile(file ?? ""), .export(file), .reindex].contains(action)
+    {
       throw CommandLineError("'--scene' and '--fresh' do not go with '\(subcommand ?? "")'")
     }
   }

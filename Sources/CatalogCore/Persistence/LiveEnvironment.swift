@@ -3,6 +3,8 @@ import CatalogResources
 import Dispatch
 import Foundation
 import Imaging
+import LineEditing
+import SearchIndex
 import StateRestoration
 import Synchronization
 
@@ -21,6 +23,7 @@ package final class LiveEnvironment: AppEnvironment {
   package let history: ActivityHistory
   private var locks: [SceneName: FileLock] = [:]
   private var searchIndex: ActivitySearch?
+  private let backgroundRebuild = BackgroundRebuild()
   private let pendingHistory = DispatchGroup()
   private let historyWarning = WarningBox()
   /// How output looks; pictures are drawn when it says so.
@@ -63,18 +66,75 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
-    if searchIndex == nil {
-      searchIndex = ActivitySearch(catalog: catalog)
-    } else {
-      searchIndex?.update(to: catalog)
-    }
     // This process's last write is waited for; what a crashed one left in its scene files was
     // merged at launch. An unreadable history was set aside then; if it went bad since, search
     // the products alone.
     pendingHistory.wait()
     // The most recent entries rank results; older ones would add boosts near zero.
     let records = (try? history.records(limit: ActivitySearch.historyLimit)) ?? []
-    return try searchIndex?.results(for: text, history: records, now: now) ?? []
+    do {
+      return try search(for: catalog).results(for: text, history: records, now: now)
+    } catch let damage as SearchIndexError {
+      // A block of the file failed its checksum as the search read it: build it again.
+      searchIndex = nil
+      Self.note("\(damage.description); building it again")
+      return try search(for: catalog, rebuilding: true).results(
+        for: text, history: records, now: now)
+    }
+  }
+
+  /// The search for a catalog: the catalog database's index file, with the changes since it was
+  /// built laid over it, or an index in memory for a catalog that is not in the database.
+  private func search(for catalog: Catalog, rebuilding: Bool = false) throws -> ActivitySearch {
+    guard let database = catalog.source as? CatalogDatabase else {
+      if searchIndex == nil {
+        searchIndex = ActivitySearch(catalog: catalog)
+      } else {
+        searchIndex?.update(to: catalog)
+      }
+      return searchIndex ?? ActivitySearch(catalog: catalog)
+    }
+    let path = catalogStore.searchIndexPath
+    // A file built in the background since is opened in place of the one in use.
+    if backgroundRebuild.finished.exchange(false, ordering: .acquiringAndReleasing) {
+      searchIndex = nil
+    }
+    if rebuilding {
+      searchIndex = ActivitySearch(
+        catalog: catalog, index: try CatalogSearchIndex.build(path, database: database))
+    } else if var current = searchIndex, current.catalog.source === database {
+      if current.catalog != catalog {
+        var index = current.index
+        if try index.update(from: database) {
+          current = ActivitySearch(catalog: catalog, index: index)
+        } else {
+          current = ActivitySearch(
+            catalog: catalog,
+            index: try CatalogSearchIndex.open(path, database: database, note: Self.note))
+        }
+        searchIndex = current
+      }
+    } else {
+      searchIndex = ActivitySearch(
+        catalog: catalog,
+        index: try CatalogSearchIndex.open(path, database: database, note: Self.note))
+    }
+    guard let search = searchIndex else { return ActivitySearch(catalog: catalog) }
+    if search.index.needsRebuild,
+      !backgroundRebuild.running.exchange(true, ordering: .acquiringAndReleasing)
+    {
+      let state = backgroundRebuild
+      CatalogSearchIndex.rebuildInBackground(path, databasePath: database.path) {
+        state.running.store(false, ordering: .releasing)
+        state.finished.store(true, ordering: .releasing)
+      }
+    }
+    return search
+  }
+
+  /// Shows a note about the search index on standard error, when it is a terminal.
+  private static func note(_ message: String) {
+    if isatty(STDERR_FILENO) == 1 { TextOutput.standardError.line("note: " + message) }
   }
 
   /// Makes an activity current and saves it in the history, in the background: the caller has
@@ -211,4 +271,11 @@ package final class LiveEnvironment: AppEnvironment {
 /// A warning a background task leaves for the main thread.
 private final class WarningBox: Sendable {
   let message = Mutex<String?>(nil)
+}
+
+/// Whether the search index is being built again in the background, and whether a build
+/// finished since the index in use was opened.
+private final class BackgroundRebuild: Sendable {
+  let running = Atomic(false)
+  let finished = Atomic(false)
 }

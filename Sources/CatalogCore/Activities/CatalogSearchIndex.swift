@@ -1,0 +1,256 @@
+import CatalogModel
+import Dispatch
+import Foundation
+import SearchIndex
+import StateRestoration
+
+/// The catalog's search index: the file `search.index` beside the catalog database, mapped,
+/// with what changed in the catalog since it was built laid over it; or, for a catalog in
+/// memory, an index built in memory.
+///
+/// Documents are numbered as the products were when the file was built. Since then, products
+/// may have been edited (searched from the overlay under their old numbers), deleted (removed
+/// from the results; later products moved up one place in the list) or added (at the end, so
+/// numbered after every document of the file). ``number(ofDocument:)`` and
+/// ``document(ofNumber:)`` translate between documents and list numbers.
+package struct CatalogSearchIndex: Sendable {
+  /// An overlay with more documents than this is worth a new file, built in the background:
+  /// each search scores the overlay's documents one by one (about a microsecond each).
+  package static let rebuildThreshold = 1_000
+  /// An overlay with more documents than this is slower to read than the file is to build
+  /// again, which is done at once.
+  package static let overlayLimit = 50_000
+
+  /// The index, with the overlay.
+  package private(set) var index: SearchIndex
+  /// The catalog generation the index and its overlay show.
+  package private(set) var generation: Int
+  /// The file's documents that were deleted since, in increasing order.
+  private var deleted: [Int] = []
+
+  /// How many documents the index's file (or build) has.
+  private let baseCount: Int
+  /// The catalog generation the file (or build) was made from.
+  private let baseGeneration: Int
+
+  /// The number of documents changed since the index was built.
+  package var overlayCount: Int { index.overlayCount }
+
+  /// Whether the overlay is large enough that the file should be built again.
+  package var needsRebuild: Bool { overlayCount > Self.rebuildThreshold }
+
+  private init(index: SearchIndex, generation: Int) {
+    self.index = index
+    self.generation = generation
+    baseCount = index.count
+    baseGeneration = generation
+  }
+
+  /// Builds an index in memory from every product of a catalog.
+  ///
+  /// - Parameter catalog: The catalog.
+  package init(building catalog: Catalog) {
+    var documents: [SearchDocument] = []
+    documents.reserveCapacity(catalog.count)
+    catalog.forEachProduct { documents.append(Self.document($0)) }
+    self.init(index: SearchIndex(documents), generation: catalog.generation)
+  }
+
+  static func document(_ product: Product) -> SearchDocument {
+    SearchDocument(title: product.name, keywords: product.keywords)
+  }
+
+  // MARK: - Numbers
+
+  /// The list number of a document, or nil for a deleted one.
+  package func number(ofDocument document: Int) -> Int? {
+    let base = baseCount
+    if document >= base { return base - deleted.count + (document - base) + 1 }
+    let before = deleted.partitioningIndex { $0 >= document }
+    if before < deleted.count, deleted[before] == document { return nil }
+    return document - before + 1
+  }
+
+  /// The document that holds a list number's product.
+  package func document(ofNumber number: Int) -> Int {
+    let survivors = baseCount - deleted.count
+    if number > survivors { return baseCount + (number - survivors - 1) }
+    // The number-th document the deletions left, counting from 1.
+    var document = number - 1
+    for removed in deleted {
+      if removed <= document { document += 1 } else { break }
+    }
+    return document
+  }
+
+  // MARK: - The file
+
+  /// Opens the index file of a catalog database and lays the changes made since it was built
+  /// over it; builds and writes it again when it is missing, damaged, from another catalog,
+  /// newer than the catalog, or further behind than ``overlayLimit``.
+  ///
+  /// - Parameters:
+  ///   - path: The index file.
+  ///   - database: The catalog database.
+  ///   - note: Called with a line to show when the index is built at once, which takes long.
+  /// - Returns: The index.
+  /// - Throws: ``CatalogDatabaseError`` when the catalog cannot be read.
+  package static func open(
+    _ path: String, database: CatalogDatabase, note: (String) -> Void
+  ) throws -> CatalogSearchIndex {
+    let reason: String?
+    do {
+      let file = try SearchIndex(contentsOf: path)
+      guard let origin = file.origin, let identity = database.identity, origin.source == identity
+      else { throw SearchIndexStale.otherCatalog }
+      guard let changes = try database.changes(after: Int(origin.generation), limit: overlayLimit)
+      else { throw SearchIndexStale.tooFarBehind }
+      guard changes.generation >= origin.generation else { throw SearchIndexStale.newer }
+      var index = CatalogSearchIndex(index: file, generation: Int(origin.generation))
+      try index.apply(changes)
+      return index
+    } catch SearchIndexError.missing {
+      reason = nil
+    } catch let error as SearchIndexError {
+      reason = error.description
+    } catch let stale as SearchIndexStale {
+      reason = "the search index '\(path)' \(stale.rawValue)"
+    }
+    if database.count >= 10_000 {
+      note(
+        (reason.map { $0 + "; " } ?? "")
+          + "building the search index for \(database.count.formatted()) products…")
+    }
+    return try build(path, database: database)
+  }
+
+  /// How a build writes its file.
+  package enum Writing: Sendable {
+    /// Unless another process is writing it now; a file that cannot be written is left out
+    /// (it is a cache: search works from memory).
+    case ifFree
+    /// Waiting for another process writing it, and failing when it cannot be written.
+    case always
+  }
+
+  /// Builds the index from one snapshot of the catalog and writes it to its file.
+  ///
+  /// - Parameters:
+  ///   - path: The index file.
+  ///   - database: The catalog database.
+  ///   - writing: Whether a file that cannot be written is an error.
+  /// - Returns: The index, as built.
+  /// - Throws: ``CatalogDatabaseError`` when the catalog cannot be read; with `.always`,
+  ///   ``SearchIndexError`` or ``StateRestorationError`` when the file cannot be written.
+  @discardableResult
+  package static func build(
+    _ path: String, database: CatalogDatabase, writing: Writing = .ifFree
+  ) throws -> CatalogSearchIndex {
+    // Taken first, so that a process waiting for it then builds from a later snapshot.
+    let lock: FileLock?
+    switch writing {
+    case .always: lock = try FileLock.acquireWaiting(path + ".lock")
+    case .ifFree: lock = try? FileLock.acquire(path + ".lock")
+    }
+    var documents: [SearchDocument] = []
+    var generation = 0
+    try database.forEachProduct(start: { now, count in
+      generation = now
+      documents.reserveCapacity(count)
+    }) { documents.append(document($0)) }
+    let index = SearchIndex(documents)
+    if let identity = database.identity, lock != nil {
+      let origin = SearchIndex.Origin(source: identity, generation: UInt64(generation))
+      if writing == .always {
+        try index.write(to: path, origin: origin)
+      } else {
+        try? index.write(to: path, origin: origin)
+      }
+    }
+    withExtendedLifetime(lock) {}
+    return CatalogSearchIndex(index: index, generation: generation)
+  }
+
+  /// Builds the index file again in the background, from a connection of its own, unless
+  /// another process is already doing so. Until the new file is in place, the old one stays.
+  ///
+  /// - Parameters:
+  ///   - path: The index file.
+  ///   - databasePath: The catalog database.
+  ///   - done: Called on the background thread when the file is written, or the build gave up.
+  package static func rebuildInBackground(
+    _ path: String, databasePath: String, done: @escaping @Sendable () -> Void
+  ) {
+    DispatchQueue.global(qos: .utility).async {
+      defer { done() }
+      guard let database = try? CatalogDatabase(path: databasePath, readOnly: true) else {
+        return
+      }
+      _ = try? build(path, database: database)
+    }
+  }
+
+  /// Brings the overlay up to date with a catalog database.
+  ///
+  /// - Returns: false when the index is too far behind to follow and must be opened again.
+  package mutating func update(from database: CatalogDatabase) throws -> Bool {
+    guard database.generation != generation else { return true }
+    guard let changes = try database.changes(after: baseGeneration, limit: Self.overlayLimit)
+    else { return false }
+    var file = index
+    file.removeOverlay()
+    var updated = CatalogSearchIndex(index: file, generation: baseGeneration)
+    do {
+      try updated.apply(changes)
+    } catch {
+      return false
+    }
+    self = updated
+    return true
+  }
+
+  /// Lays changes over the file's index: deletions in the order they were made, then every
+  /// product added or edited at its place now.
+  private mutating func apply(_ changes: CatalogDatabase.Changes) throws {
+    let base = baseCount
+    for position in changes.deletedPositions {
+      // A product added since the file was built and deleted again leaves the file's alone.
+      guard position >= 1, position <= base - deleted.count else { continue }
+      let document = document(ofNumber: position)
+      deleted.insert(document, at: deleted.partitioningIndex { $0 >= document })
+      index.remove(at: document)
+    }
+    let survivors = base - deleted.count
+    guard changes.count >= survivors else { throw SearchIndexStale.tooFarBehind }
+    for (position, product) in changes.changed {
+      let document = document(ofNumber: position)
+      guard document <= index.count else { throw SearchIndexStale.tooFarBehind }
+      index.update(Self.document(product), at: document)
+    }
+    guard index.count == base + changes.count - survivors else {
+      throw SearchIndexStale.tooFarBehind
+    }
+    generation = changes.generation
+  }
+}
+
+/// Why an index file that is intact is not used.
+enum SearchIndexStale: String, Error {
+  case otherCatalog = "was built from another catalog"
+  case newer = "is newer than the catalog"
+  case tooFarBehind = "is too far behind the catalog"
+}
+
+extension Array {
+  /// The index of the first element for which a predicate, false and then true along the
+  /// array, is true.
+  func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = (low + high) / 2
+      if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+    }
+    return low
+  }
+}
