@@ -86,7 +86,7 @@ let package = Package(
     // link it, as the executable's static linking would not fit a test bundle.
     .testTarget(
       name: "CatalogEndToEndTests",
-      dependencies: ["SQLite", "StateRestoration", "TestSupport"]),
+      dependencies: ["SQLite", "SearchIndex", "StateRestoration", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

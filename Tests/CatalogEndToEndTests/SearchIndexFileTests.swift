@@ -1,0 +1,163 @@
+import Foundation
+import SearchIndex
+import Testing
+
+/// `search.index` beside the catalog: opened by every search, followed by edits, never trusted
+/// when it is bad, built again in the background without leaving no index.
+@Suite struct SearchIndexFileEndToEndTests {
+  static func indexPath(_ sandbox: CatalogSandbox) -> String {
+    sandbox.dataDirectory + "/search.index"
+  }
+
+  static func indexBytes(_ sandbox: CatalogSandbox) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: indexPath(sandbox)))
+  }
+
+  static func writeFile(_ sandbox: CatalogSandbox, _ name: String, _ text: String) throws -> String
+  {
+    let path = sandbox.root + "/" + name
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// A sandbox whose catalog has been searched once, so that its index file exists.
+  static func indexedSandbox() throws -> CatalogSandbox {
+    let sandbox = CatalogSandbox()
+    // The first launch creates the catalog database; a search from the shell changes nothing
+    // before there is one.
+    _ = try sandbox.run(input: "list\n")
+    let first = try sandbox.run(["search", "cherries", "--json"])
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(FileManager.default.fileExists(atPath: indexPath(sandbox)))
+    return sandbox
+  }
+
+  @Test func editsInOneProcessAreFoundByASearchInAnotherWithoutARebuild() throws {
+    let sandbox = try Self.indexedSandbox()
+    let built = try Self.indexBytes(sandbox)
+    let editor = sandbox.start(["--scene", "editor"])
+    editor.send("select cherries")
+    editor.send("edit")
+    editor.send("name Morello")
+    editor.send("done")
+    editor.readOutput(until: "Saved Morello.")
+    editor.send("add Quince")
+    editor.send("done")
+    editor.readOutput(until: "Added Quince.")
+    editor.send("delete ginger")
+    editor.readOutput(until: "Deleted Ginger.")
+    let morello = try sandbox.run(["search", "morello", "--json"])
+    #expect(morello.output.contains("\"product\": \"Morello\""), "\(morello.output)")
+    #expect(!(try sandbox.run(["search", "cherries"]).output.contains("Cherries")))
+    #expect(try sandbox.run(["search", "quince"]).output.contains("Quince"))
+    #expect(!(try sandbox.run(["search", "ginger"]).output.contains("Ginger")))
+    // Every product after Ginger moved up one place; the results say so.
+    let mango = try sandbox.run(["search", "mango", "--json"])
+    #expect(mango.output.contains("\"product\": \"Mango\""), "\(mango.output)")
+    // A REPL that searched before the edits sees them too.
+    let other = try sandbox.run(["--scene", "other"], input: "search quince\nsearch morello\n")
+    #expect(other.output.contains("Quince"), "\(other.output)")
+    #expect(other.output.contains("Morello"), "\(other.output)")
+    try? (editor.standardInput as? Pipe)?.fileHandleForWriting.close()
+    editor.waitUntilExit()
+    #expect(try Self.indexBytes(sandbox) == built, "the index file was built again")
+  }
+
+  /// Each kind of bad file: the search answers from the catalog, and a new file replaces it.
+  @Test(arguments: [
+    "empty", "truncated", "header byte", "section byte", "older version", "not an index",
+    "another catalog",
+  ])
+  func aBadIndexFileIsBuiltAgainNeverTrusted(_ damage: String) throws {
+    let sandbox = try Self.indexedSandbox()
+    var bytes = [UInt8](try Self.indexBytes(sandbox))
+    switch damage {
+    case "empty": bytes = []
+    case "truncated": bytes = Array(bytes.prefix(bytes.count / 2))
+    case "header byte": bytes[44] ^= 0x01
+    case "section byte": bytes[bytes.count - 10] ^= 0x40
+    case "older version": bytes[8] = 0
+    case "not an index": bytes = Array("SQLite format 3\u{0}".utf8) + bytes.dropFirst(16)
+    default:
+      // The index of a catalog with one more product, Zucchini.
+      let other = CatalogSandbox()
+      _ = try other.run(input: "list\n")
+      let file = try Self.writeFile(
+        other, "more.json",
+        "[{\"name\": \"Zucchini\", \"imageName\": \"Mango\", \"year\": 2020, \"price\": 1.5}]")
+      #expect(try other.run(["import", file]).status == 0)
+      #expect(try other.run(["search", "zucchini"]).output.contains("Zucchini"))
+      bytes = [UInt8](try Self.indexBytes(other))
+    }
+    try Data(bytes).write(to: URL(fileURLWithPath: Self.indexPath(sandbox)))
+    let result = try sandbox.run(["search", "cherries", "--json"])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errors.isEmpty, "\(result.errors)")
+    #expect(result.output.contains("\"product\": \"Cherries\""), "\(result.output)")
+    #expect(!(try sandbox.run(["search", "zucchini"]).output.contains("Zucchini")))
+    // Replaced by a good file of this catalog.
+    let index = try SearchIndex(contentsOf: Self.indexPath(sandbox))
+    try index.verify()
+    #expect(index.count == 10)
+  }
+
+  @Test func aSearchOnATerminalNotesABuildOfALargeCatalog() throws {
+    let sandbox = CatalogSandbox()
+    let file = try Self.writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(12_000))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    // `script` gives the search a terminal; the note is for people, not for scripts.
+    let command =
+      "\(CatalogSandbox.executable.path) --data-dir \(sandbox.dataDirectory) --state-dir \(sandbox.stateDirectory) search product"
+    let terminal = Process()
+    terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    terminal.arguments = ["-qec", command, "/dev/null"]
+    let output = Pipe()
+    terminal.standardOutput = output
+    terminal.standardInput = FileHandle.nullDevice
+    try terminal.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    terminal.waitUntilExit()
+    #expect(text.contains("note: building the search index for 12,010 products…"), "\(text)")
+    let quiet = try sandbox.run(["search", "product"])
+    #expect(quiet.errors.isEmpty, "\(quiet.errors)")
+  }
+
+  /// Past the threshold, the REPL builds the file again in the background; `kill -9` in the
+  /// middle leaves the old file, which still answers with the changes laid over it.
+  @Test func killingABackgroundRebuildLeavesAWorkingSearch() throws {
+    let sandbox = CatalogSandbox()
+    let products = CatalogDatabaseTests.productsJSON(60_000)
+    let file = try Self.writeFile(sandbox, "large.json", products)
+    #expect(try sandbox.run(["import", file]).status == 0)
+    #expect(try sandbox.run(["search", "product"]).status == 0)
+    let origin = try #require(try SearchIndex(contentsOf: Self.indexPath(sandbox)).origin)
+    // 1,500 products renamed: more than the overlay keeps before a rebuild.
+    let renamed = try Self.writeFile(
+      sandbox, "renamed.json",
+      CatalogDatabaseTests.productsJSON(1_500).replacingOccurrences(
+        of: "Product ", with: "Renamed "))
+    #expect(try sandbox.run(["import", renamed]).status == 0)
+    let repl = sandbox.start()
+    repl.send("search renamed 001499")
+    repl.readOutput(until: "Renamed 001499")
+    repl.killHard()
+    let after = try sandbox.run(["search", "renamed", "001499", "--json"])
+    #expect(after.status == 0, "\(after.errors)")
+    #expect(after.output.contains("Renamed 001499"), "\(after.output)")
+    #expect(!(try sandbox.run(["search", "product", "001499"]).output.contains("Product 001499")))
+    // The old file, or a complete new one: never none, never a torn one.
+    try SearchIndex(contentsOf: Self.indexPath(sandbox)).verify()
+    // The search from the shell started `catalog reindex` in the background, which replaces
+    // the file.
+    var rebuilt = false
+    for _ in 0..<100 where !rebuilt {
+      let now = try? SearchIndex(contentsOf: Self.indexPath(sandbox)).origin
+      rebuilt = now.map { $0.generation > origin.generation } ?? false
+      if !rebuilt { Thread.sleep(forTimeInterval: 0.2) }
+    }
+    #expect(rebuilt, "no background rebuild replaced the file")
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.dataDirectory)
+      .filter { $0.hasSuffix(".tmp") }
+    #expect(leftovers.count <= 1, "\(leftovers)")
+  }
+}
