@@ -7,17 +7,9 @@ import SearchIndex
 /// standard query set, printing the same JSON shape as `fts5_baseline.py`, plus the index's
 /// memory.
 func searchBenchmark() throws {
-  let arguments = CommandLine.arguments
-  func value(_ name: String) -> String? {
-    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-  }
-  guard let catalogPath = value("--catalog") else {
+  guard let catalogPath = stringOption("--catalog") else {
     throw CatalogBenchError("search needs --catalog FILE (make one with synth_catalog.py)")
   }
-  let queriesPath =
-    value("--queries")
-    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../../shared/bench/queries.txt").standardized.path
   let repeats = option("--repeat", default: 50)
   let limit = option("--limit", default: 20)
 
@@ -40,20 +32,7 @@ func searchBenchmark() throws {
   }
   let buildSeconds = median(buildTimes)
 
-  guard let queryText = try? String(contentsOfFile: queriesPath, encoding: .utf8) else {
-    throw CatalogBenchError("cannot read '\(queriesPath)'")
-  }
-  var classes: [(name: String, queries: [String])] = []
-  for line in queryText.split(separator: "\n") where !line.hasPrefix("#") {
-    let parts = line.split(separator: "\t", maxSplits: 1)
-    guard parts.count == 2 else { continue }
-    let name = String(parts[0])
-    if let position = classes.firstIndex(where: { $0.name == name }) {
-      classes[position].queries.append(String(parts[1]))
-    } else {
-      classes.append((name, [String(parts[1])]))
-    }
-  }
+  let classes = try standardQueries()
 
   var report: [String] = []
   for (name, queries) in classes {

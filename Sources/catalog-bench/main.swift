@@ -196,6 +196,7 @@ do {
   case "commit": try commit()
   case "search": try searchBenchmark()
   case "catalog": try catalogBenchmark()
+  case "cold-search": try coldSearchBenchmark()
   default:
     FileHandle.standardError.write(
       Data(
@@ -203,6 +204,7 @@ do {
         usage: catalog-bench startup [--runs N] [--scenes N] | commit [--runs N]
                catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
                catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
+               catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N]
 
         """.utf8))
     exit(64)
