@@ -74,7 +74,8 @@ let package = Package(
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
     .target(name: "TestSupport", dependencies: ["CatalogModel"], path: "Tests/TestSupport"),
-    .testTarget(name: "StateRestorationTests", dependencies: ["StateRestoration", "TestSupport"]),
+    .testTarget(
+      name: "StateRestorationTests", dependencies: ["SQLite", "StateRestoration", "TestSupport"]),
     .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
     .testTarget(
       name: "CatalogModelTests", dependencies: ["CatalogModel", "SQLite", "TestSupport"]),

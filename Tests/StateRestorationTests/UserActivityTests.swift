@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import StateRestoration
 import Synchronization
 import TestSupport
@@ -283,6 +284,54 @@ extension UserActivityTests {
 }
 
 extension UserActivityTests {
+  /// A history at its capacity of a million: saving one drops the oldest; finding, listing and
+  /// deleting by identifier each touch a few rows.
+  @Test func aMillionSavedActivities() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    let history = ActivityHistory(directory: state)
+    #expect(history.capacity == 1_000_000)
+    var first = UserActivityRecord(activityType: Self.type)
+    first.persistentIdentifier = "P0"
+    first.lastActiveDate = Date(timeIntervalSinceReferenceDate: 0)
+    try history.save(first)
+    // 999,999 more, written into the table in one statement, as a million saves leave it.
+    var template = first
+    template.persistentIdentifier = "@ID@"
+    template.lastActiveDate = Date(timeIntervalSinceReferenceDate: 12_345)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let text = String(decoding: try encoder.encode(template), as: UTF8.self)
+    #expect(text.components(separatedBy: "12345").count == 2, "\(text)")
+    do {
+      let database = try Database(path: state.path(of: "activities.sqlite"), mode: .readWrite)
+      try database.execute(
+        """
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 999999)
+        INSERT INTO activities SELECT 'P' || i, 'P' || i, i,
+          replace(replace('\(text.replacingOccurrences(of: "'", with: "''"))', '@ID@', 'P' || i),
+            '12345', i)
+        FROM n;
+        UPDATE history_info SET value = 1000000 WHERE key = 'count';
+        """)
+    }
+    #expect(try history.count() == 1_000_000)
+    var newest = first
+    newest.persistentIdentifier = "new"
+    newest.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2_000_000)
+    try history.save(newest)
+    #expect(try history.count() == 1_000_000)
+    #expect(try history.record(historyKey: "P0") == nil)
+    #expect(
+      try history.record(historyKey: "P500000")?.lastActiveDate
+        == Date(timeIntervalSinceReferenceDate: 500_000))
+    #expect(try history.records(limit: 2).compactMap(\.persistentIdentifier) == ["new", "P999999"])
+    try history.delete(persistentIdentifiers: ["P999999", "P1"])
+    #expect(try history.count() == 999_998)
+    #expect(try history.record(historyKey: "P1") == nil)
+    #expect(try history.records(limit: 2).compactMap(\.persistentIdentifier) == ["new", "P999998"])
+  }
+
   @Test func anEarlierJSONHistoryIsImportedOnceAndKept() throws {
     let directory = TemporaryDirectory()
     let state = try StateDirectory(creating: directory.path)
