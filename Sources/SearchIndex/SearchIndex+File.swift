@@ -213,6 +213,8 @@ struct IndexHeader {
   var sections: [Range<Int>]
   var dataStart: Int
   var fileLength: Int
+  /// Each block's CRC-32, when writing; a file read keeps them where they are, after the fixed
+  /// part of its header.
   var blockChecksums: [UInt32] = []
 
   var blockCount: Int { (fileLength - dataStart + Self.blockSize - 1) / Self.blockSize }
@@ -304,7 +306,6 @@ struct IndexHeader {
       let count = Int(truncatingIfNeeded: integer(72 + 16 * index, UInt64.self))
       return start..<(start &+ max(0, count))
     }
-    blockChecksums = (0..<Int(blockCount)).map { integer(Self.fixedLength + 4 * $0, UInt32.self) }
     // A checksum proves the header is as written; these prove it was written by this format.
     var previousEnd = dataStart
     for (index, section) in sections.enumerated() {
@@ -378,10 +379,10 @@ final class MappedIndexFile: @unchecked Sendable {
     for block in first...last where !verified.contains(block) {
       let start = header.dataStart + block * IndexHeader.blockSize
       let end = min(start + IndexHeader.blockSize, header.fileLength)
-      guard
-        checksum(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
-          == header.blockChecksums[block]
-      else {
+      let stored = UInt32(
+        littleEndian: bytes.loadUnaligned(
+          fromByteOffset: IndexHeader.fixedLength + 4 * block, as: UInt32.self))
+      guard checksum(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) == stored else {
         throw .damaged(path: path, reason: "block \(block) does not match its checksum")
       }
       verified.insert(block)

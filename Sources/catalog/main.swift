@@ -1,8 +1,23 @@
 // The `catalog` executable: everything else lives in CatalogCore, where tests reach it.
 import CatalogCore
-import Foundation
 
-exit(
-  CatalogMain.run(
-    arguments: Array(CommandLine.arguments.dropFirst()),
-    environment: ProcessInfo.processInfo.environment))
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The environment, read from `environ`: Foundation's `ProcessInfo` builds more than this needs,
+/// and a search from the shell is mostly start-up.
+func environment() -> [String: String] {
+  var variables: [String: String] = [:]
+  var entry = environ
+  while let pointer = entry.pointee {
+    let text = String(cString: pointer)
+    if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+      variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+    }
+    entry += 1
+  }
+  return variables
+}
+
+exit(CatalogMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment()))
