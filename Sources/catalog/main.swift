@@ -20,4 +20,5 @@ func environment() -> [String: String] {
   return variables
 }
 
-exit(CatalogMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment()))
+exit(
+  CatalogMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment()))
