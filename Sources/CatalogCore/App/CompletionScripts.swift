@@ -5,7 +5,7 @@ package enum CompletionScripts {
   /// The shells a script is written for.
   package static let shells = ["bash", "zsh", "fish"]
 
-  static let subcommands = ["open", "search", "state", "import", "export"]
+  static let subcommands = ["open", "search", "state", "import", "export", "reindex"]
   static let options = [
     "--scene", "--state-dir", "--data-dir", "--fresh", "--color", "--json", "--limit", "--help",
     "--version", "--generate-completion-script",
