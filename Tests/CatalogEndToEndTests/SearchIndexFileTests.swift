@@ -122,6 +122,38 @@ import Testing
     #expect(quiet.errors.isEmpty, "\(quiet.errors)")
   }
 
+  @Test func theREPLBuildsTheIndexAgainInTheBackgroundPastTheThreshold() throws {
+    let sandbox = CatalogSandbox()
+    let file = try Self.writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(5_000))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    #expect(try sandbox.run(["search", "product"]).status == 0)
+    let origin = try #require(try SearchIndex(contentsOf: Self.indexPath(sandbox)).origin)
+    let renamed = try Self.writeFile(
+      sandbox, "renamed.json",
+      CatalogDatabaseTests.productsJSON(1_200).replacingOccurrences(
+        of: "Product ", with: "Renamed "))
+    #expect(try sandbox.run(["import", renamed]).status == 0)
+    let repl = sandbox.start()
+    repl.send("search renamed 001199")
+    repl.readOutput(until: "Renamed 001199")
+    var rebuilt = false
+    for _ in 0..<100 where !rebuilt {
+      let now = try? SearchIndex(contentsOf: Self.indexPath(sandbox)).origin
+      rebuilt = now.map { $0.generation > origin.generation } ?? false
+      if !rebuilt { Thread.sleep(forTimeInterval: 0.1) }
+    }
+    #expect(rebuilt, "the REPL did not build the index again")
+    // It searches the new file from then on, with the same answers.
+    repl.send("search renamed 000007")
+    repl.readOutput(until: "Renamed 000007")
+    try? (repl.standardInput as? Pipe)?.fileHandleForWriting.close()
+    repl.waitUntilExit()
+    #expect(repl.terminationStatus == 0)
+    let index = try SearchIndex(contentsOf: Self.indexPath(sandbox))
+    try index.verify()
+    #expect(index.count == 5_010)
+  }
+
   /// Past the threshold, the REPL builds the file again in the background; `kill -9` in the
   /// middle leaves the old file, which still answers with the changes laid over it.
   @Test func killingABackgroundRebuildLeavesAWorkingSearch() throws {

@@ -116,10 +116,11 @@ package struct CatalogSearchIndex: Sendable {
     } catch let stale as SearchIndexStale {
       reason = "the search index '\(path)' \(stale.rawValue)"
     }
-    if database.count >= 10_000 {
-      note(
-        (reason.map { $0 + "; " } ?? "")
-          + "building the search index for \(database.count.formatted()) products…")
+    // A bad file is always worth a word; a first build only when it takes a while.
+    if let reason {
+      note("\(reason); building it again")
+    } else if database.count >= 10_000 {
+      note("building the search index for \(database.count.formatted()) products…")
     }
     return try build(path, database: database)
   }
