@@ -32,6 +32,37 @@ import Testing
     return sandbox
   }
 
+  /// A sandbox with `count` products, indexed, then with the first `renamed` renamed by an
+  /// import (the index's overlay), and the index's origin before the renames.
+  static func renamedSandbox(count: Int, renamed: Int) throws -> (
+    CatalogSandbox, SearchIndex.Origin
+  ) {
+    let sandbox = CatalogSandbox()
+    let file = try writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(count))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    #expect(try sandbox.run(["search", "product"]).status == 0)
+    let origin = try #require(try SearchIndex(contentsOf: indexPath(sandbox)).origin)
+    let renames = try writeFile(
+      sandbox, "renamed.json",
+      CatalogDatabaseTests.productsJSON(renamed).replacingOccurrences(
+        of: "Product ", with: "Renamed "))
+    #expect(try sandbox.run(["import", renames]).status == 0)
+    return (sandbox, origin)
+  }
+
+  /// Whether the index file is replaced by one built after `origin`, within ten seconds.
+  static func isRebuilt(_ sandbox: CatalogSandbox, after origin: SearchIndex.Origin) -> Bool {
+    for _ in 0..<100 {
+      if let now = try? SearchIndex(contentsOf: indexPath(sandbox)).origin,
+        now.generation > origin.generation
+      {
+        return true
+      }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    return false
+  }
+
   @Test func editsInOneProcessAreFoundByASearchInAnotherWithoutARebuild() throws {
     let sandbox = try Self.indexedSandbox()
     let built = try Self.indexBytes(sandbox)
@@ -123,26 +154,11 @@ import Testing
   }
 
   @Test func theREPLBuildsTheIndexAgainInTheBackgroundPastTheThreshold() throws {
-    let sandbox = CatalogSandbox()
-    let file = try Self.writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(5_000))
-    #expect(try sandbox.run(["import", file]).status == 0)
-    #expect(try sandbox.run(["search", "product"]).status == 0)
-    let origin = try #require(try SearchIndex(contentsOf: Self.indexPath(sandbox)).origin)
-    let renamed = try Self.writeFile(
-      sandbox, "renamed.json",
-      CatalogDatabaseTests.productsJSON(1_200).replacingOccurrences(
-        of: "Product ", with: "Renamed "))
-    #expect(try sandbox.run(["import", renamed]).status == 0)
+    let (sandbox, origin) = try Self.renamedSandbox(count: 5_000, renamed: 1_200)
     let repl = sandbox.start()
     repl.send("search renamed 001199")
     repl.readOutput(until: "Renamed 001199")
-    var rebuilt = false
-    for _ in 0..<100 where !rebuilt {
-      let now = try? SearchIndex(contentsOf: Self.indexPath(sandbox)).origin
-      rebuilt = now.map { $0.generation > origin.generation } ?? false
-      if !rebuilt { Thread.sleep(forTimeInterval: 0.1) }
-    }
-    #expect(rebuilt, "the REPL did not build the index again")
+    #expect(Self.isRebuilt(sandbox, after: origin), "the REPL did not build the index again")
     // It searches the new file from then on, with the same answers.
     repl.send("search renamed 000007")
     repl.readOutput(until: "Renamed 000007")
@@ -157,18 +173,8 @@ import Testing
   /// Past the threshold, the REPL builds the file again in the background; `kill -9` in the
   /// middle leaves the old file, which still answers with the changes laid over it.
   @Test func killingABackgroundRebuildLeavesAWorkingSearch() throws {
-    let sandbox = CatalogSandbox()
-    let products = CatalogDatabaseTests.productsJSON(60_000)
-    let file = try Self.writeFile(sandbox, "large.json", products)
-    #expect(try sandbox.run(["import", file]).status == 0)
-    #expect(try sandbox.run(["search", "product"]).status == 0)
-    let origin = try #require(try SearchIndex(contentsOf: Self.indexPath(sandbox)).origin)
     // 1,500 products renamed: more than the overlay keeps before a rebuild.
-    let renamed = try Self.writeFile(
-      sandbox, "renamed.json",
-      CatalogDatabaseTests.productsJSON(1_500).replacingOccurrences(
-        of: "Product ", with: "Renamed "))
-    #expect(try sandbox.run(["import", renamed]).status == 0)
+    let (sandbox, origin) = try Self.renamedSandbox(count: 60_000, renamed: 1_500)
     let repl = sandbox.start()
     repl.send("search renamed 001499")
     repl.readOutput(until: "Renamed 001499")
@@ -181,13 +187,7 @@ import Testing
     try SearchIndex(contentsOf: Self.indexPath(sandbox)).verify()
     // The search from the shell started `catalog reindex` in the background, which replaces
     // the file.
-    var rebuilt = false
-    for _ in 0..<100 where !rebuilt {
-      let now = try? SearchIndex(contentsOf: Self.indexPath(sandbox)).origin
-      rebuilt = now.map { $0.generation > origin.generation } ?? false
-      if !rebuilt { Thread.sleep(forTimeInterval: 0.2) }
-    }
-    #expect(rebuilt, "no background rebuild replaced the file")
+    #expect(Self.isRebuilt(sandbox, after: origin), "no background rebuild replaced the file")
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.dataDirectory)
       .filter { $0.hasSuffix(".tmp") }
     #expect(leftovers.count <= 1, "\(leftovers)")
