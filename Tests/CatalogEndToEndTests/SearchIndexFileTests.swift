@@ -132,6 +132,25 @@ import Testing
     #expect(index.count == 10)
   }
 
+  /// The file is a cache: when it cannot be written, the search answers from memory.
+  @Test func anIndexThatCannotBeWrittenIsNoError() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    try FileManager.default.createDirectory(
+      atPath: Self.indexPath(sandbox) + "/in-the-way", withIntermediateDirectories: true)
+    let result = try sandbox.run(["search", "cherries", "--json"])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errors.isEmpty, "\(result.errors)")
+    #expect(result.output.contains("\"product\": \"Cherries\""), "\(result.output)")
+    let repl = try sandbox.run(input: "search mango\n")
+    #expect(repl.status == 0, "\(repl.errors)")
+    #expect(repl.output.contains("Show Mango product"), "\(repl.output)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: sandbox.dataDirectory).filter {
+        $0.hasSuffix(".tmp")
+      }.isEmpty)
+  }
+
   @Test func aSearchOnATerminalNotesABuildOfALargeCatalog() throws {
     let sandbox = CatalogSandbox()
     let file = try Self.writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(12_000))

@@ -134,6 +134,22 @@ package struct CatalogSearchIndex: Sendable {
     case always
   }
 
+  /// The lock a process holds while it builds and writes the index file.
+  private static func lockPath(_ path: String) -> String { path + ".lock" }
+
+  /// Whether another process is building the index file now.
+  package static func isBeingBuilt(_ path: String) -> Bool {
+    guard FileManager.default.fileExists(atPath: lockPath(path)) else { return false }
+    do {
+      _ = try FileLock.acquire(lockPath(path))
+      return false
+    } catch StateRestorationError.locked {
+      return true
+    } catch {
+      return false
+    }
+  }
+
   /// Builds the index from one snapshot of the catalog and writes it to its file.
   ///
   /// - Parameters:
@@ -148,11 +164,21 @@ package struct CatalogSearchIndex: Sendable {
     _ path: String, database: CatalogDatabase, writing: Writing = .ifFree
   ) throws -> CatalogSearchIndex {
     // Taken first, so that a process waiting for it then builds from a later snapshot.
-    let lock: FileLock?
     switch writing {
-    case .always: lock = try FileLock.acquireWaiting(path + ".lock")
-    case .ifFree: lock = try? FileLock.acquire(path + ".lock")
+    case .always:
+      return try build(
+        path, database: database, holding: FileLock.acquireWaiting(lockPath(path)), strict: true)
+    case .ifFree:
+      return try build(
+        path, database: database, holding: try? FileLock.acquire(lockPath(path)), strict: false)
     }
+  }
+
+  /// Builds the index, and writes it when this process holds the file's lock; a failure to
+  /// write is thrown only when `strict`.
+  private static func build(
+    _ path: String, database: CatalogDatabase, holding lock: FileLock?, strict: Bool
+  ) throws -> CatalogSearchIndex {
     var documents: [SearchDocument] = []
     var generation = 0
     try database.forEachProduct(start: { now, count in
@@ -160,20 +186,21 @@ package struct CatalogSearchIndex: Sendable {
       documents.reserveCapacity(count)
     }) { documents.append(document($0)) }
     let index = SearchIndex(documents)
-    if let identity = database.identity, lock != nil {
+    if let lock, let identity = database.identity {
       let origin = SearchIndex.Origin(source: identity, generation: UInt64(generation))
-      if writing == .always {
+      if strict {
         try index.write(to: path, origin: origin)
       } else {
         try? index.write(to: path, origin: origin)
       }
+      withExtendedLifetime(lock) {}
     }
-    withExtendedLifetime(lock) {}
     return CatalogSearchIndex(index: index, generation: generation)
   }
 
   /// Builds the index file again in the background, from a connection of its own, unless
-  /// another process is already doing so. Until the new file is in place, the old one stays.
+  /// another process is already doing so (which leaves a new file too). Until the new file is
+  /// in place, the old one stays.
   ///
   /// - Parameters:
   ///   - path: The index file.
@@ -184,10 +211,10 @@ package struct CatalogSearchIndex: Sendable {
   ) {
     DispatchQueue.global(qos: .utility).async {
       defer { done() }
-      guard let database = try? CatalogDatabase(path: databasePath, readOnly: true) else {
-        return
-      }
-      _ = try? build(path, database: database)
+      guard let lock = try? FileLock.acquire(lockPath(path)),
+        let database = try? CatalogDatabase(path: databasePath, readOnly: true)
+      else { return }
+      _ = try? build(path, database: database, holding: lock, strict: false)
     }
   }
 

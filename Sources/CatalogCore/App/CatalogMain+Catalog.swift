@@ -59,6 +59,9 @@ extension CatalogMain {
   /// Starts `catalog reindex` in a process of its own, in the background, which outlives this
   /// one: a search from the shell found the index far enough behind the catalog.
   static func startReindexing(_ paths: AppPaths) {
+    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    // One is enough: a rebuild under way leaves a new file.
+    guard !CatalogSearchIndex.isBeingBuilt(store.searchIndexPath) else { return }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard length > 0 else { return }
