@@ -46,6 +46,7 @@ extension SearchIndex {
     guard limit > 0 else { return [] }
     let scoredByText = Set(boosts.keys).union(overlay.keys)
     var found: [(document: Int, score: Double)] = []
+    let count = self.count
     for document in scoredByText where document < count {
       guard let matches = query.matches(try self.document(document)) else { continue }
       found.append((document, Double(matches.map(\.weight).reduce(0, +)) + (boosts[document] ?? 0)))

@@ -42,6 +42,8 @@ public struct SearchIndex: Sendable {
   let storage: IndexStorage
   /// Documents changed, added or removed since the index was built.
   var overlay: [Int: FoldedDocument] = [:]
+  /// One past the highest document number in the overlay.
+  private var overlayEnd = 0
 
   /// Builds an index.
   ///
@@ -203,9 +205,7 @@ public struct SearchIndex: Sendable {
   }
 
   /// The number of documents, including those added since the index was built.
-  public var count: Int {
-    max(baseCount, (overlay.keys.max() ?? -1) + 1)
-  }
+  public var count: Int { max(baseCount, overlayEnd) }
 
   /// The number of distinct terms indexed when it was built.
   public var termCount: Int { storage.termOffsets.count - 1 }
@@ -229,6 +229,7 @@ public struct SearchIndex: Sendable {
     precondition((0...count).contains(number), "document \(number) is out of range")
     var folder = TextFolder()
     overlay[number] = FoldedDocument(document, folder: &folder)
+    overlayEnd = max(overlayEnd, number + 1)
   }
 
   /// Removes a document from the results; its number is not reused.
@@ -242,6 +243,7 @@ public struct SearchIndex: Sendable {
   /// Forgets every change made since the index was built.
   public mutating func removeOverlay() {
     overlay = [:]
+    overlayEnd = 0
   }
 
   /// A document's folded text.

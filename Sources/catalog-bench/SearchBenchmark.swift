@@ -2,10 +2,10 @@ import CatalogModel
 import Foundation
 import SearchIndex
 
-/// `catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K] [--builds N]`:
-/// builds the index from a catalog's decoded products (the median of N builds) and answers the
-/// standard query set, printing the same JSON shape as `fts5_baseline.py`, plus the index's
-/// memory.
+/// `catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K] [--builds N]
+/// [--overlay N]`: builds the index from a catalog's decoded products (the median of N builds),
+/// changes N documents after the build if asked, and answers the standard query set, printing
+/// the same JSON shape as `fts5_baseline.py`, plus the index's memory.
 func searchBenchmark() throws {
   guard let catalogPath = stringOption("--catalog") else {
     throw CatalogBenchError("search needs --catalog FILE (make one with synth_catalog.py)")
@@ -21,8 +21,13 @@ func searchBenchmark() throws {
   let residentBefore = residentBytes()
   let clock = ContinuousClock()
   var start = clock.now
-  let index = SearchIndex(documents)
+  var index = SearchIndex(documents)
   var buildTimes = [milliseconds(clock.now - start) / 1000]
+  // `--overlay N`: N documents changed since the build, searched by their text.
+  for step in 0..<min(option("--overlay", default: 0), documents.count) {
+    let number = (step * 7919) % documents.count
+    index.update(documents[(number + 1) % documents.count], at: number)
+  }
   let residentAfter = residentBytes()
   // The machine is shared: the build time is the median of a few builds.
   for _ in 1..<option("--builds", default: 3) {
