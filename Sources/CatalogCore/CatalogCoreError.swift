@@ -31,8 +31,12 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case sceneAlreadyOpen(String)
   /// No open scene has that name.
   case noSuchScene(String, open: [String])
-  /// Another live process owns the scene.
-  case sceneOwned(String, pid: Int32?)
+  /// Another live process owns the scene: where it lives (`pid 14739, /dev/pts/3`).
+  case sceneOwned(String, pid: Int32?, terminal: String? = nil)
+  /// `scene switch NAME` for a scene another process has open.
+  case sceneElsewhere(String, owner: String)
+  /// `--scene NAME` names a scene another live process owns.
+  case sceneOwnedAtLaunch(String, owner: String)
   /// Back further than the path goes.
   case cannotGoBack(requested: Int, depth: Int)
   /// An input line with a control character.
@@ -92,9 +96,14 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "no open scene named '\(name.abbreviated)'"
         + (Suggestion.closest(to: name, in: open).map { "; did you mean '\($0)'?" }
           ?? "; open scenes: \(open.joined(separator: ", "))")
-    case .sceneOwned(let name, let pid):
-      "scene '\(name)' is open in another catalog process" + (pid.map { " (pid \($0))" } ?? "")
+    case .sceneOwned(let name, let pid, let terminal):
+      "scene '\(name)' is open in another catalog process"
+        + (pid.map { " (pid \($0)" + (terminal.map { ", \($0)" } ?? "") + ")" } ?? "")
         + "; quit it there first, or choose another scene"
+    case .sceneElsewhere(let name, let owner):
+      "scene '\(name)' is open in another terminal (\(owner)); go to that terminal, or open a scene here with 'scene new NAME'"
+    case .sceneOwnedAtLaunch(let name, let owner):
+      "scene '\(name)' is open in another catalog process (\(owner)); quit it there first, or run 'catalog' without --scene, which opens a free scene"
     case .cannotGoBack(let requested, let depth):
       depth == 0
         ? "already at the product list; nothing to go back to"

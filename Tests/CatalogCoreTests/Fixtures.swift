@@ -21,6 +21,10 @@ final class FakeEnvironment: AppEnvironment {
   var drawsPictures = false
   var now = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
+  var others: [OtherScene] = []
+
+  func otherScenes(in catalog: Catalog) -> [OtherScene] { others }
+
   func claimScene(_ name: SceneName) throws {
     if ownedElsewhere.contains(name) { throw CatalogCoreError.sceneOwned(name.rawValue, pid: 42) }
     claimed.append(name)

@@ -130,7 +130,7 @@ import Testing
     #expect(refused.status == 1)
     #expect(
       refused.errorLines == [
-        "error: scene 'main' is open in another catalog process (pid \(owner.processIdentifier)); quit it there first, or choose another scene"
+        "error: scene 'main' is open in another catalog process (pid \(owner.processIdentifier)); quit it there first, or run 'catalog' without --scene, which opens a free scene"
       ])
     // Refused launches are not crashes: three of them do not set the state aside.
     for _ in 0..<3 {

@@ -4,11 +4,34 @@ import StateRestoration
 
 /// The effects a command may need beyond changing the state, behind a protocol so that the
 /// core runs on plain values in tests.
+/// A scene of the session that another process has open, or no process.
+package struct OtherScene: Sendable, Hashable {
+  /// The scene.
+  package var name: SceneName
+  /// Who has it open; nil when no running process has.
+  package var owner: SceneOwner?
+  /// What it shows, as `Describe.place` says it.
+  package var place: [String]
+
+  package init(name: SceneName, owner: SceneOwner?, place: [String]) {
+    self.name = name
+    self.owner = owner
+    self.place = place
+  }
+}
+
 package protocol AppEnvironment {
+  /// The scenes of the session this process does not have open: other terminals' windows, and
+  /// scenes no running process has open, with what each shows as last saved.
+  ///
+  /// - Parameter catalog: The catalog, to name what the scenes show.
+  /// - Returns: The scenes, in the session's order.
+  func otherScenes(in catalog: Catalog) -> [OtherScene]
+
   /// Takes ownership of a scene for this process, before it is opened.
   ///
   /// - Parameter name: The scene.
-  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when another live process owns it.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another live process owns it.
   func claimScene(_ name: SceneName) throws
 
   /// The description of a product's picture: its path and pixel size.

@@ -134,7 +134,9 @@ extension AppState {
             ?? render.location(of: scene, in: state.catalog)))
 
     case .scenes:
-      return CommandResult(state: state, output: render.sceneList(state))
+      return CommandResult(
+        state: state,
+        output: render.sceneList(state, others: environment.otherScenes(in: state.catalog)))
 
     case .newScene(let name, let reference):
       guard state.scene(named: name.rawValue) == nil else {
@@ -153,6 +155,11 @@ extension AppState {
 
     case .switchScene(let name):
       guard let target = state.scene(named: name) else {
+        if let owner = environment.otherScenes(in: catalog).first(where: {
+          $0.name.rawValue == name
+        })?.owner {
+          throw CatalogCoreError.sceneElsewhere(name, owner: owner.place)
+        }
         throw CatalogCoreError.noSuchScene(name, open: state.scenes.map(\.name.rawValue))
       }
       state.activeSceneName = target.name
@@ -197,7 +204,7 @@ extension AppState {
   /// - Parameters:
   ///   - name: The scene.
   ///   - environment: Where the scene is claimed.
-  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when another process owns it.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process owns it.
   mutating func openScene(_ name: SceneName, environment: some AppEnvironment) throws {
     try environment.claimScene(name)
     scenes.append(Scene(name: name))

@@ -157,6 +157,7 @@ package enum CatalogMain {
     let (store, initialState, warnings) = try AppStore.launch(options)
     store.environment.presentation = presentation
     for warning in warnings { report.warning(warning) }
+    for notice in store.notices { output.line(notice) }
     let isInteractive = isatty(0) == 1
     let reader = LineReader()
     let historyDirectory = store.environment.directory

@@ -8,21 +8,27 @@ import StateRestoration
 package final class AppStore {
   /// The effects commands use.
   package let environment: LiveEnvironment
+  /// Lines for the user about the launch that are not warnings: which scenes other terminals
+  /// have open, a new scene opened because every one was.
+  package private(set) var notices: [String] = []
   private var directory: StateDirectory { environment.directory }
 
   private init(environment: LiveEnvironment) {
     self.environment = environment
   }
 
-  /// Restores the app: the catalog, the session and every open scene this process can own.
+  /// Restores the app: the catalog, the session and every scene of it that no other running
+  /// process has open — another terminal's windows stay there. When every one is open
+  /// elsewhere, this process opens a new scene of a free name (`main-2`) and says so in
+  /// ``notices``.
   ///
   /// Files that cannot be read are quarantined with a warning, and their scenes start fresh.
   ///
   /// - Parameter options: How the app was launched.
   /// - Returns: The store, the restored state, and one-line warnings for the user.
-  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:)`` when the requested scene, or every
-  ///   scene of the session, is owned by another live process; a `StateRestorationError` when
-  ///   the state directory cannot be used.
+  /// - Throws: ``CatalogCoreError/sceneOwnedAtLaunch(_:owner:)`` when `--scene` names a scene
+  ///   another running process has open; a `StateRestorationError` when the state directory
+  ///   cannot be used.
   package static func launch(_ options: LaunchOptions) throws -> (
     store: AppStore, state: AppState, warnings: [String]
   ) {
@@ -116,14 +122,18 @@ package final class AppStore {
 
     var scenes: [Scene] = []
     var savedActivities: [UserActivityRecord] = []
-    var refused: CatalogCoreError?
+    var elsewhere: [SceneName] = []
     for name in names {
       do {
         try environment.claimScene(name)
+      } catch CatalogCoreError.sceneOwned(_, let pid, let terminal) where options.scene != nil {
+        throw CatalogCoreError.sceneOwnedAtLaunch(
+          name.rawValue,
+          owner: "pid \(pid.map(String.init) ?? "unknown")" + (terminal.map { ", \($0)" } ?? ""))
       } catch let error as CatalogCoreError {
-        if options.scene != nil || options.isFresh { throw error }
-        refused = refused ?? error
-        warnings.append("\(error.localizedDescription) (it stays open there)")
+        if options.isFresh { throw error }
+        // Another terminal's window: it stays there, and this terminal gets the others.
+        elsewhere.append(name)
         continue
       }
       if options.isFresh {
@@ -143,18 +153,48 @@ package final class AppStore {
         ActivityHistoryMerge.newer(savedActivities, than: { known[$0] }),
         warnings: &warnings)
     }
-    guard !scenes.isEmpty else {
-      throw refused ?? CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil)
+    if scenes.isEmpty {
+      // Every scene is open in another terminal: this one gets a new scene of a free name.
+      let name = try store.claimFreeScene(after: session.scenes)
+      scenes.append(Scene(name: name))
+      store.notices.append(
+        "Every scene of the session is open in another terminal; opened a new scene '\(name)'. Type 'scenes' to see them all."
+      )
+    } else if !elsewhere.isEmpty {
+      let quoted = elsewhere.map { "'\($0)'" }
+      store.notices.append(
+        (quoted.count == 1
+          ? "Scene \(quoted[0]) is" : "Scenes \(quoted.joined(separator: ", ")) are")
+          + " open in another terminal; type 'scenes' to see them all.")
     }
     if setAside > 0 {
       warnings.append(
         "--fresh set \(setAside) scene file\(setAside == 1 ? "" : "s") aside in '\(directory.path(of: StateDirectory.quarantineFolder))'"
       )
     }
-    let active = options.scene ?? session.activeScene ?? scenes[0].name
+    let active =
+      options.scene
+      ?? session.activeScene.flatMap { name in scenes.contains { $0.name == name } ? name : nil }
+      ?? scenes[0].name
     let state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: active)
     try store.saveSession(state, released: released)
+    environment.bringToFront(active)
     return (store, state)
+  }
+
+  /// Claims a scene for this process under a name no scene of the session has: `main-2`,
+  /// `main-3`, and so on.
+  ///
+  /// - Parameter taken: The session's scenes.
+  /// - Returns: The name claimed.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` in the unlikely case that
+  ///   ten thousand names are taken.
+  private func claimFreeScene(after taken: [SceneName]) throws -> SceneName {
+    for number in 2...10_000 {
+      guard let name = SceneName("main-\(number)"), !taken.contains(name) else { continue }
+      if (try? environment.claimScene(name)) != nil { return name }
+    }
+    throw CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil)
   }
 
   /// Moves a scene's file to quarantine for `--fresh`.
@@ -259,6 +299,7 @@ package final class AppStore {
       environment.releaseScene(name)
     }
     if let current { environment.makeCurrentInBackground(current) }
+    environment.bringToFront(new.activeSceneName)
     return notes
   }
 

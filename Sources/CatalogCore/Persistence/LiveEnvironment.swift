@@ -22,6 +22,8 @@ package final class LiveEnvironment: AppEnvironment {
   /// The saved activity history, `activities.sqlite`.
   package let history: ActivityHistory
   private var locks: [SceneName: FileLock] = [:]
+  /// The scene in front, as recorded in the lock files.
+  private var frontScene: SceneName?
   private var searchIndex: ActivitySearch?
   private let backgroundRebuild = BackgroundRebuild()
   private let pendingHistory = DispatchGroup()
@@ -175,9 +177,54 @@ package final class LiveEnvironment: AppEnvironment {
   package func claimScene(_ name: SceneName) throws {
     guard locks[name] == nil else { return }
     do {
-      locks[name] = try directory.lock(LockFiles.scene(name))
-    } catch StateRestorationError.locked(_, let owner) {
-      throw CatalogCoreError.sceneOwned(name.rawValue, pid: owner)
+      let lock = try directory.lock(LockFiles.scene(name))
+      lock.record(
+        note: SceneOwner(
+          process: .current, terminal: SceneOwner.currentTerminal, isFront: name == frontScene
+        ).note)
+      locks[name] = lock
+    } catch StateRestorationError.locked(_, let pid) {
+      let owner = self.owner(of: name)
+      throw CatalogCoreError.sceneOwned(
+        name.rawValue, pid: owner?.process.pid ?? pid, terminal: owner?.terminal)
+    }
+  }
+
+  /// The process that has a scene open, if a running one has.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The owner, this process included.
+  package func owner(of name: SceneName) -> SceneOwner? {
+    SceneOwner(lockFile: directory.path(of: LockFiles.scene(name)))
+  }
+
+  /// Records which of this process's scenes is in front, in their lock files, for other
+  /// processes' `scenes` and `state`.
+  ///
+  /// - Parameter name: The active scene.
+  package func bringToFront(_ name: SceneName) {
+    guard name != frontScene else { return }
+    frontScene = name
+    for (scene, lock) in locks {
+      lock.record(
+        note: SceneOwner(
+          process: .current, terminal: SceneOwner.currentTerminal, isFront: scene == name
+        ).note)
+    }
+  }
+
+  /// The scenes of the session that this process does not have open, with who has them open,
+  /// if anyone, and what each shows, as its file last saved it.
+  ///
+  /// - Parameter catalog: The catalog, to name what the scenes show.
+  /// - Returns: The scenes, in the session's order.
+  package func otherScenes(in catalog: Catalog) -> [OtherScene] {
+    guard let session = try? SessionFile.read(in: directory) else { return [] }
+    return session.scenes.filter { locks[$0] == nil }.map { name in
+      let file = try? SceneFile.read(name, in: directory)
+      let scene = file.map { Scene(name: name, storage: $0.storage) } ?? Scene(name: name)
+      return OtherScene(
+        name: name, owner: owner(of: name), place: Describe.place(of: scene, in: catalog))
     }
   }
 

@@ -11,6 +11,8 @@ package struct StateSnapshot: Sendable {
   package var state: AppState
   /// One-line warnings about files that could not be read.
   package var warnings: [String]
+  /// Who has each scene open now; a scene no running process has is missing.
+  package var owners: [SceneName: SceneOwner] = [:]
 
   /// Reads the saved state.
   ///
@@ -29,24 +31,39 @@ package struct StateSnapshot: Sendable {
       session = SessionFile.rebuilt(in: directory)
     }
     let names = session.scenes.isEmpty ? [SceneName.main] : session.scenes
+    var owners: [SceneName: SceneOwner] = [:]
     let scenes = names.map { name -> Scene in
+      // The true phase: in front in the process that has it open, behind another scene there,
+      // or in the background when no running process has it (its process quit or died).
+      let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(name)))
+      owners[name] = owner
+      let phase: ScenePhase = owner.map { $0.isFront ? .active : .inactive } ?? .background
       do {
         guard let file = try SceneFile.read(name, in: directory) else {
-          return Scene(name: name)
+          return Scene(name: name, phase: phase)
         }
-        var scene = Scene(name: name, storage: file.storage)
+        var scene = Scene(name: name, storage: file.storage, phase: phase)
         if let note = scene.validate(against: loaded.catalog) {
           warnings.append("scene '\(name)': \(note)")
         }
         scene.userActivity = scene.advertisedActivity(in: loaded.catalog)
+        // The restoration activity's date is the one its file keeps.
+        if var saved = file.activity {
+          let date = saved.lastActiveDate
+          saved.lastActiveDate = nil
+          if saved == scene.userActivity { scene.userActivity?.lastActiveDate = date }
+        }
         return scene
       } catch {
         warnings.append(error.localizedDescription)
-        return Scene(name: name)
+        return Scene(name: name, phase: phase)
       }
     }
+    self.owners = owners
     state = AppState(
       catalog: loaded.catalog, scenes: scenes, activeSceneName: session.activeScene ?? names[0])
+    // AppState gives the active scene its phase; here each scene keeps the phase it has now.
+    for index in state.scenes.indices { state.scenes[index].phase = scenes[index].phase }
     self.warnings = warnings
   }
 
@@ -62,6 +79,16 @@ package struct StateSnapshot: Sendable {
             .object([
               ("name", .string(scene.name.rawValue)),
               ("phase", .string(scene.phase.rawValue)),
+              (
+                "owner",
+                owners[scene.name].map { owner in
+                  .object([
+                    ("pid", .int(Int(owner.process.pid))),
+                    ("terminal", owner.terminal.map(JSONValue.string) ?? .null),
+                    ("front", .bool(owner.isFront)),
+                  ])
+                } ?? .null
+              ),
               (
                 "storage",
                 .object(

@@ -180,15 +180,24 @@ package struct Renderer<Environment: AppEnvironment> {
       + "\n\(total.grouped) saved activit\(total == 1 ? "y" : "ies")\(more); 'forget N' deletes one."
   }
 
-  /// The open scenes, the active one marked with `*`.
+  /// The open scenes, the active one marked with `*`, then the session's scenes other
+  /// processes have open (with the process and its terminal) or none has.
   ///
-  /// - Parameter state: The state.
+  /// - Parameters:
+  ///   - state: The state.
+  ///   - others: The session's other scenes.
   /// - Returns: One scene a line, with where it is.
-  package func sceneList(_ state: AppState) -> String {
-    let rows = state.scenes.map { scene in
+  package func sceneList(_ state: AppState, others: [OtherScene] = []) -> String {
+    var rows = state.scenes.map { scene in
       [
         scene.name == state.activeSceneName ? "*" : " ", scene.name.rawValue,
         Describe.place(of: scene, in: state.catalog).joined(separator: " › "),
+      ] + (others.isEmpty ? [] : ["here"])
+    }
+    rows += others.map { other in
+      [
+        " ", other.name.rawValue, other.place.joined(separator: " › "),
+        other.owner.map { $0.place + ($0.isFront ? ", in front" : "") } ?? "not open",
       ]
     }
     return Table.render(rows: rows)

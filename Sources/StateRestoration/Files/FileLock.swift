@@ -8,8 +8,9 @@
 ///
 /// The lock is a `flock(2)` lock on a file that is never renamed, so the kernel releases it when
 /// its holder dies, even by `kill -9`. A symbolic link or anything but a regular file in its
-/// place is refused, so a lock never writes outside its directory. The holder writes its process identifier in the file, so
-/// that a process refused the lock can say who holds it.
+/// place is refused, so a lock never writes outside its directory. The holder writes its
+/// identity in the file (`PID STARTTIME`) and, if it likes, a note on the line after it, so
+/// that others can say who holds it (``holder(of:)``) without touching the lock.
 public final class FileLock: Sendable {
   /// The lock file's path.
   public let path: String
@@ -68,10 +69,49 @@ public final class FileLock: Sendable {
       }
       throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(code))
     }
-    let pid = Array("\(getpid())\n".utf8)
-    _ = ftruncate(descriptor, 0)
-    _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-    return FileLock(path: path, descriptor: descriptor)
+    let lock = FileLock(path: path, descriptor: descriptor)
+    lock.record(note: nil)
+    return lock
+  }
+
+  /// Writes the holder's identity in the lock file, and a note after it: what others read with
+  /// ``holder(of:)``, such as which terminal holds a scene and whether it is in front there.
+  ///
+  /// - Parameter note: One line, or nil for none.
+  public func record(note: String?) {
+    let identity = ProcessIdentity.current
+    var text = "\(identity.pid) \(identity.startTime.map(String.init) ?? "-")\n"
+    if let note { text += note.filter { $0 != "\n" } + "\n" }
+    let bytes = Array(text.utf8)
+    // Written over the old text, then cut: a reader sees the identity at every instant.
+    _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    _ = ftruncate(descriptor, off_t(bytes.count))
+  }
+
+  /// Who holds a lock file, by what its holder wrote in it: the process, if it is still
+  /// running, and its note. The lock itself is not touched, so asking never disturbs a process
+  /// taking it.
+  ///
+  /// - Parameter path: The lock file.
+  /// - Returns: The holder's identity and note, or nil when no running process wrote it.
+  public static func holder(of path: String) -> (process: ProcessIdentity, note: String?)? {
+    let descriptor = retryingOnInterrupt {
+      open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    }
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var buffer = [UInt8](repeating: 0, count: 512)
+    let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+    guard count > 0 else { return nil }
+    let lines = String(decoding: buffer[..<count], as: UTF8.self).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    let fields = lines[0].split(separator: " ")
+    guard let pid = fields.first.flatMap({ Int32($0) }) else { return nil }
+    let identity = ProcessIdentity(
+      pid: pid, startTime: fields.count > 1 ? UInt64(fields[1]) : nil)
+    guard identity.isRunning else { return nil }
+    let note = lines.count > 1 && !lines[1].isEmpty ? String(lines[1]) : nil
+    return (identity, note)
   }
 
   private static func readOwner(_ descriptor: Int32) -> Int32? {

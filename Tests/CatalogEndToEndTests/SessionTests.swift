@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// Every terminal a window: a plain `catalog` in another terminal opens the scenes no process
+/// has open, or a new one; every process sees every scene and who has it.
+@Suite(.serialized) struct SessionTests {
+  /// The scenes `state --json` lists: name, phase and owner's pid.
+  static func scenes(_ sandbox: CatalogSandbox) throws -> [(String, String, Int?)] {
+    let state = try sandbox.stateJSON()
+    return ((state["scenes"] as? [[String: Any]]) ?? []).map { scene in
+      (
+        scene["name"] as? String ?? "", scene["phase"] as? String ?? "",
+        (scene["owner"] as? [String: Any])?["pid"] as? Int
+      )
+    }
+  }
+
+  /// The line of a `scenes` listing for a scene, its words separated by single spaces.
+  static func row(_ name: String, in output: String) -> String {
+    output.split(separator: "\n").map {
+      $0.split(separator: " ").joined(separator: " ")
+    }.first { $0.hasPrefix(name + " ") || $0.hasPrefix("* " + name + " ") } ?? ""
+  }
+
+  static func close(_ process: Process) {
+    try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
+    process.waitUntilExit()
+  }
+
+  @Test func aSecondTerminalOpensANewSceneAndSaysSo() throws {
+    let sandbox = CatalogSandbox()
+    let first = sandbox.start()
+    first.send("select cher")
+    first.readOutput(until: "Keywords")
+    let second = try sandbox.run(input: "scenes\nscene switch main\n")
+    #expect(
+      second.output.contains(
+        "Every scene of the session is open in another terminal; opened a new scene 'main-2'."),
+      "\(second.output)")
+    #expect(Self.row("main-2", in: second.output) == "* main-2 here", "\(second.output)")
+    #expect(
+      Self.row("main", in: second.output)
+        == "main Cherries pid \(first.processIdentifier), in front", "\(second.output)")
+    #expect(
+      second.errorLines == [
+        "error: scene 'main' is open in another terminal (pid \(first.processIdentifier)); go to that terminal, or open a scene here with 'scene new NAME'"
+      ])
+    // The first one sees the second's scene, which its process no longer has open.
+    first.send("scenes")
+    let listing = first.readOutput(until: "not open")
+    #expect(listing.contains("main-2") && listing.contains("not open"), "\(listing)")
+    Self.close(first)
+  }
+
+  @Test func aPlainLaunchRestoresTheScenesNoRunningProcessHasOpen() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\nscene new side mango\n")
+    let first = sandbox.start(["--scene", "side"])
+    first.send("tab photo")
+    first.readOutput(until: "photo")
+    let second = try sandbox.run(input: "scenes\n")
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(
+      second.output.contains(
+        "Scene 'side' is open in another terminal; type 'scenes' to see them all."),
+      "\(second.output)")
+    #expect(Self.row("main", in: second.output) == "* main Cherries here", "\(second.output)")
+    #expect(
+      Self.row("side", in: second.output)
+        == "side Mango [photo] pid \(first.processIdentifier), in front", "\(second.output)")
+    Self.close(first)
+  }
+
+  @Test func stateShowsOwnersAndTruePhasesAcrossProcesses() throws {
+    let sandbox = CatalogSandbox()
+    let first = sandbox.start()
+    first.send("select cher")
+    first.send("scene new side mango")
+    first.readOutput(until: "Opened scene 'side'")
+    let second = sandbox.start()
+    second.send("scenes")
+    second.readOutput(until: "main-2")
+    let third = sandbox.start()
+    third.send("scenes")
+    let listing = third.readOutput(until: "pid \(second.processIdentifier)")
+    #expect(Self.row("main-3", in: listing) == "* main-3 here", "\(listing)")
+    #expect(
+      Self.row("main", in: listing) == "main Cherries pid \(first.processIdentifier)",
+      "\(listing)")
+    #expect(
+      Self.row("side", in: listing) == "side Mango pid \(first.processIdentifier), in front",
+      "\(listing)")
+    #expect(
+      Self.row("main-2", in: listing) == "main-2 pid \(second.processIdentifier), in front",
+      "\(listing)")
+    var scenes = try Self.scenes(sandbox)
+    #expect(scenes.map(\.0) == ["main", "side", "main-2", "main-3"])
+    #expect(scenes.map(\.1) == ["inactive", "active", "active", "active"])
+    #expect(
+      scenes.map(\.2) == [
+        Int(first.processIdentifier), Int(first.processIdentifier),
+        Int(second.processIdentifier), Int(third.processIdentifier),
+      ])
+    // A scene whose process died is in the background, with no owner; its activity keeps the
+    // date its file holds.
+    first.killHard()
+    scenes = try Self.scenes(sandbox)
+    #expect(scenes.map(\.1) == ["background", "background", "active", "active"])
+    #expect(scenes[0].2 == nil)
+    let state = try sandbox.stateJSON()
+    let main = try #require((state["scenes"] as? [[String: Any]])?.first)
+    let activity = try #require(main["activity"] as? [String: Any])
+    #expect(activity["lastActiveDate"] as? String != nil, "\(activity)")
+    Self.close(second)
+    Self.close(third)
+  }
+
+  @Test func eightProcessesStartedAtOnceEachGetAScene() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let processes = (0..<8).map { _ in sandbox.start() }
+    for process in processes { process.send("scenes") }
+    for process in processes { process.readOutput(until: "*  main") }
+    let scenes = try Self.scenes(sandbox)
+    #expect(scenes.count == 8, "\(scenes)")
+    #expect(Set(scenes.compactMap(\.2)) == Set(processes.map { Int($0.processIdentifier) }))
+    #expect(Set(scenes.map(\.0)).count == 8)
+    for process in processes { Self.close(process) }
+    for process in processes { #expect(process.terminationStatus == 0) }
+  }
+}
