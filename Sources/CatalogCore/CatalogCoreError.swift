@@ -35,6 +35,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case sceneOwned(String, pid: Int32?, terminal: String? = nil)
   /// `scene switch NAME` for a scene another process has open.
   case sceneElsewhere(String, owner: String)
+  /// Another process could not be reached, or could not do what it was sent.
+  case deliveryFailed(String)
   /// `--scene NAME` names a scene another live process owns.
   case sceneOwnedAtLaunch(String, owner: String)
   /// Back further than the path goes.
@@ -102,6 +104,7 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
         + "; quit it there first, or choose another scene"
     case .sceneElsewhere(let name, let owner):
       "scene '\(name)' is open in another terminal (\(owner)); go to that terminal, or open a scene here with 'scene new NAME'"
+    case .deliveryFailed(let reason): reason
     case .sceneOwnedAtLaunch(let name, let owner):
       "scene '\(name)' is open in another catalog process (\(owner)); quit it there first, or run 'catalog' without --scene, which opens a free scene"
     case .cannotGoBack(let requested, let depth):

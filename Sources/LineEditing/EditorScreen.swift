@@ -81,6 +81,12 @@ package struct EditorScreen: Sendable {
     return (down > 0 ? "\u{1B}[\(down)B" : "") + "\r\n"
   }
 
+  /// The bytes that erase the line as drawn, leaving the cursor where its first row began.
+  package mutating func clear() -> String {
+    defer { cursorRow = 0 }
+    return (cursorRow > 0 ? "\u{1B}[\(cursorRow)A" : "") + "\r\u{1B}[J"
+  }
+
   /// Forgets the rows drawn, after something else was written below the line.
   package mutating func forget() {
     cursorRow = 0

@@ -89,6 +89,7 @@ package final class LineReader {
       if woken {
         // A window resize only concerns the line editor; keep waiting.
         if wakeOverride == nil, Signals.pending == nil, Signals.takeWindowChange() { continue }
+        if wakeOverride == nil { _ = Signals.takeWake() }
         return false
       }
       if descriptors[0].revents != 0 { return true }

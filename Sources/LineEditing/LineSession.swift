@@ -2,8 +2,8 @@
 /// the line, completes words and draws, and never touches a descriptor, so tests drive it with
 /// byte sequences as a fake terminal.
 package struct LineSession {
-  private let prompt: String
-  private let plainPrompt: String
+  private var prompt: String
+  private var plainPrompt: String
   private let complete: ([Character], Int) -> LineCompletion
   private var editor: LineEditor
   private var decoder = KeyDecoder()
@@ -116,6 +116,27 @@ package struct LineSession {
     leftover = []
     let (more, result) = apply(keys)
     return (drawn + more, result)
+  }
+
+  /// Takes the line off the screen, keeping it, so that a message can be printed where it
+  /// was; ``resume(prompt:plainPrompt:)`` draws it again below the message.
+  ///
+  /// - Returns: What to write.
+  package mutating func setAside() -> String {
+    screen.clear()
+  }
+
+  /// Draws the line again after ``setAside()``, with the prompt as it is now, the text and the
+  /// cursor as they were.
+  ///
+  /// - Parameters:
+  ///   - prompt: The prompt as written, possibly with colour.
+  ///   - plainPrompt: The prompt's visible text.
+  /// - Returns: What to write.
+  package mutating func resume(prompt: String, plainPrompt: String) -> String {
+    self.prompt = prompt
+    self.plainPrompt = plainPrompt
+    return redraw()
   }
 
   package mutating func abandon() -> String {

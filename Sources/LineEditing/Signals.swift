@@ -9,6 +9,8 @@ private let wakeWriter = Atomic<Int32>(-1)
 private let wakeReader = Atomic<Int32>(-1)
 /// Whether the terminal window changed size since the line editor last looked.
 private let windowChanged = Atomic<Bool>(false)
+/// Whether ``Signals/wake()`` was called since the reader last looked.
+private let woken = Atomic<Bool>(false)
 
 /// Signal handling for a program reading lines: SIGTERM, SIGHUP and SIGINT wake its loop,
 /// which can then end cleanly; SIGWINCH tells the line editor to redraw for the new width.
@@ -69,6 +71,23 @@ package enum Signals {
     if reader >= 0 {
       while buffer.withUnsafeMutableBytes({ read(reader, $0.baseAddress, $0.count) }) > 0 {}
     }
+  }
+
+  /// Wakes the line reader from another thread, as a signal would but for no signal: for
+  /// something that arrived for the program (a link another process delivers). The reader
+  /// returns ``LineReader/Result/interrupted``; the line editor first takes the line being
+  /// typed off the screen, and draws it again, as it was, at the next read.
+  package static func wake() {
+    woken.store(true, ordering: .sequentiallyConsistent)
+    var byte: UInt8 = 0
+    _ = write(wakeWriter.load(ordering: .sequentiallyConsistent), &byte, 1)
+  }
+
+  /// Whether ``wake()`` was called since the last call; clears it.
+  package static func takeWake() -> Bool {
+    let wasWoken = woken.exchange(false, ordering: .sequentiallyConsistent)
+    if wasWoken { drain() }
+    return wasWoken
   }
 
   /// The descriptor that becomes readable when a signal arrives, or -1 before `install()`.

@@ -79,23 +79,40 @@ package final class TerminalLineEditor {
       write(prompt)
       return fallback.next()
     }
-    var session = LineSession(
-      prompt: prompt, plainPrompt: plainPrompt, history: lines,
-      columns: Self.columns(of: output), complete: complete)
-    session.kill = killed
+    var session: LineSession
+    if var setAside {
+      // The line taken off the screen when the program was woken comes back as it was.
+      self.setAside = nil
+      write(setAside.resume(prompt: prompt, plainPrompt: plainPrompt))
+      session = setAside
+    } else {
+      session = LineSession(
+        prompt: prompt, plainPrompt: plainPrompt, history: lines,
+        columns: Self.columns(of: output), complete: complete)
+      session.kill = killed
+      let (first, typedAhead) = session.start(after: carry)
+      write(first)
+      if let typedAhead {
+        killed = session.kill
+        carry = session.carry
+        return finish(typedAhead)
+      }
+    }
     defer {
       killed = session.kill
       carry = session.carry
     }
-    let (first, typedAhead) = session.start(after: carry)
-    write(first)
-    if let typedAhead { return finish(typedAhead) }
     while true {
       switch waitForInput(timeout: session.hasPendingEscape ? 50 : -1) {
       case .signal:
         if Signals.takeWindowChange() { write(session.resize(columns: Self.columns(of: output))) }
         if Signals.pending != nil {
           write(session.abandon())
+          return .interrupted
+        }
+        if Signals.takeWake() {
+          write(session.setAside())
+          setAside = session
           return .interrupted
         }
       case .timeout:
@@ -133,6 +150,8 @@ package final class TerminalLineEditor {
   }
 
   private var killed = ""
+  /// The line taken off the screen by ``Signals/wake()``, drawn again at the next read.
+  private var setAside: LineSession?
   /// Keys typed ahead of the next prompt.
   private var carry = LineSession.Carry()
   /// The terminal's own settings while it is in raw mode; nil otherwise.

@@ -25,6 +25,17 @@ final class FakeEnvironment: AppEnvironment {
 
   func otherScenes(in catalog: Catalog) -> [OtherScene] { others }
 
+  /// Activities handed off to scenes other processes have open.
+  var handedOff: [(UserActivityRecord, SceneName)] = []
+
+  func handOff(_ activity: UserActivityRecord, from source: SceneName, to scene: SceneName)
+    throws -> String?
+  {
+    guard ownedElsewhere.contains(scene) else { return nil }
+    handedOff.append((activity, scene))
+    return "Continued '\(activity.title ?? "")' in scene '\(scene)' (pid 42)."
+  }
+
   func claimScene(_ name: SceneName) throws {
     if ownedElsewhere.contains(name) { throw CatalogCoreError.sceneOwned(name.rawValue, pid: 42) }
     claimed.append(name)

@@ -28,6 +28,20 @@ package protocol AppEnvironment {
   /// - Returns: The scenes, in the session's order.
   func otherScenes(in catalog: Catalog) -> [OtherScene]
 
+  /// Continues an activity in a scene another running process has open, as Handoff moves an
+  /// activity to another device: delivers it there and waits until that process has made it
+  /// durable.
+  ///
+  /// - Parameters:
+  ///   - activity: The activity.
+  ///   - source: The scene it comes from, for the receiver's note.
+  ///   - scene: The scene to continue it in.
+  /// - Returns: What the receiver did, in a sentence; nil when no other process has the scene
+  ///   open.
+  /// - Throws: ``CatalogCoreError/deliveryFailed(_:)``.
+  func handOff(_ activity: UserActivityRecord, from source: SceneName, to scene: SceneName)
+    throws -> String?
+
   /// Takes ownership of a scene for this process, before it is opened.
   ///
   /// - Parameter name: The scene.

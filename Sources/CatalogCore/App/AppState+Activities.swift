@@ -82,6 +82,12 @@ extension AppState {
         throw CatalogCoreError.invalidArgument(name, expected: "another scene")
       }
       try state.scene(named: name)?.refuseWhileEditing("handoff")
+      // Another terminal's scene: the activity goes there, as Handoff sends it to a device.
+      if state.scene(named: name) == nil,
+        let done = try environment.handOff(activity, from: activeSceneName, to: target)
+      {
+        return CommandResult(state: state, output: done)
+      }
       var messages: [String] = []
       if state.scene(named: name) == nil {
         try state.openScene(target, environment: environment)

@@ -133,6 +133,14 @@ package enum CatalogMain {
     if let linked = parsed.scene, let option = options.scene, linked != option {
       throw CatalogCoreError.linkSceneMismatch(link: linked.rawValue, option: option.rawValue)
     }
+    // A running catalog that has the scene open gets the link, as a running app does.
+    if let owner = linkReceiver(for: parsed, scene: options.scene, paths: options.paths),
+      let status = try deliverLink(
+        link, scene: parsed.scene ?? options.scene, to: owner, paths: options.paths,
+        report: report)
+    {
+      return status
+    }
     let (store, state, warnings) = try AppStore.launch(options)
     for warning in warnings + store.markReady() { report.warning(warning) }
     let result = try state.applying(.open(link), environment: store.environment)
@@ -171,6 +179,10 @@ package enum CatalogMain {
     Signals.install()
     defer { editor?.restoreTerminal() }
     var state = initialState
+    // Links and handoffs from other processes: they wake the loop, which applies them between
+    // commands. Without a socket (a path too long for one), the REPL works alone.
+    let channel = try? DeliveryChannel(in: store.environment.directory) { Signals.wake() }
+    defer { channel?.close() }
     var failed = false
     var exitSignal: Int32?
     for warning in store.markReady() { report.warning(warning) }
@@ -180,6 +192,9 @@ package enum CatalogMain {
     }
 
     loop: while true {
+      if let channel {
+        applyDeliveries(from: channel, to: &state, store: store, report: report)
+      }
       let result: LineReader.Result
       if let editor {
         let current = state

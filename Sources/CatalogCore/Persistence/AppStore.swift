@@ -41,6 +41,7 @@ package final class AppStore {
     directory.removeAbandonedTemporaryFiles(
       subfolders: ["scenes", StateDirectory.quarantineFolder])
     DurableFile.removeAbandonedTemporaryFiles(in: options.paths.dataDirectory)
+    DeliveryChannel.removeStaleSockets(in: directory)
     let restarting = try LaunchTracker.begin(in: directory, warnings: &warnings)
     do {
       let (store, state) = try restore(

@@ -198,6 +198,30 @@ package final class LiveEnvironment: AppEnvironment {
     SceneOwner(lockFile: directory.path(of: LockFiles.scene(name)))
   }
 
+  package func handOff(
+    _ activity: UserActivityRecord, from source: SceneName, to scene: SceneName
+  ) throws -> String? {
+    guard locks[scene] == nil, let owner = owner(of: scene), !owner.isThisProcess else {
+      return nil
+    }
+    let message = DeliveryChannel.Message(
+      kind: .continueActivity, activity: activity, scene: scene,
+      sender: "scene \(source), pid \(getpid())"
+        + (SceneOwner.currentTerminal.map { ", \($0)" } ?? ""))
+    let reply: DeliveryChannel.Reply
+    do {
+      reply = try DeliveryChannel.deliver(message, to: owner.process.pid, in: directory)
+    } catch {
+      throw CatalogCoreError.deliveryFailed(
+        "cannot hand off to scene '\(scene)' (\(owner.place)): \(error)")
+    }
+    guard reply.ok else {
+      throw CatalogCoreError.deliveryFailed(
+        "scene '\(scene)' (\(owner.place)) could not continue it: \(reply.text)")
+    }
+    return reply.text
+  }
+
   /// Records which of this process's scenes is in front, in their lock files, for other
   /// processes' `scenes` and `state`.
   ///

@@ -1,0 +1,379 @@
+import Dispatch
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A running program's mailbox: a Unix domain socket in the state directory, `PID.socket`,
+/// through which other processes of the same user deliver links and activities — a Linux
+/// stand-in for the system delivering `onOpenURL` and `onContinueUserActivity` to an app that
+/// is already running.
+///
+/// The socket is 0600 in the 0700 state directory, and a peer of another user is refused by its
+/// credentials (`SO_PEERCRED`) before anything is read. A message is one line of JSON, at most
+/// ``maximumMessageSize`` bytes, read within five seconds and parsed as untrusted input; a
+/// message that breaks any rule is answered with an error and dropped. A good one waits in
+/// ``takePending()`` until the program has applied it and made it durable, and only then is it
+/// answered (``Delivery/reply(_:)``): a sender never hears "done" for a change a crash lost.
+public final class DeliveryChannel: @unchecked Sendable {
+  // The listening descriptor and path are set once; the queue is behind a mutex.
+
+  /// What one process asks of another.
+  public struct Message: Codable, Sendable, Hashable {
+    /// What to do.
+    public enum Kind: String, Codable, Sendable, Hashable {
+      /// Open a link, as if it were typed.
+      case openURL = "open"
+      /// Continue an activity in a scene, as Handoff does.
+      case continueActivity = "continue"
+    }
+
+    /// What to do.
+    public var kind: Kind
+    /// The link, for ``Kind/openURL``.
+    public var url: String?
+    /// The activity, for ``Kind/continueActivity``.
+    public var activity: UserActivityRecord?
+    /// The scene it is for, if one is named.
+    public var scene: SceneName?
+    /// Who sends it, for the receiver's note: `scene main, pid 14739`.
+    public var sender: String
+
+    /// Creates a message.
+    public init(
+      kind: Kind, url: String? = nil, activity: UserActivityRecord? = nil, scene: SceneName? = nil,
+      sender: String
+    ) {
+      self.kind = kind
+      self.url = url
+      self.activity = activity
+      self.scene = scene
+      self.sender = sender
+    }
+  }
+
+  /// The receiver's answer: whether it did what was asked, and what it did or why not.
+  public struct Reply: Codable, Sendable, Hashable {
+    /// Whether the message was applied and made durable.
+    public var ok: Bool
+    /// What happened, for the sender to show.
+    public var text: String
+
+    /// Creates a reply.
+    public init(ok: Bool, text: String) {
+      self.ok = ok
+      self.text = text
+    }
+  }
+
+  /// A message received and not yet answered.
+  public final class Delivery: @unchecked Sendable {
+    // The descriptor is answered once, under the lock.
+
+    /// The message.
+    public let message: Message
+    private let connection: Mutex<Int32>
+
+    init(message: Message, connection: Int32) {
+      self.message = message
+      self.connection = Mutex(connection)
+    }
+
+    /// Answers the sender and closes the connection; later calls do nothing.
+    ///
+    /// - Parameter reply: The answer.
+    public func reply(_ reply: Reply) {
+      connection.withLock { descriptor in
+        guard descriptor >= 0 else { return }
+        DeliveryChannel.send(reply, on: descriptor)
+        Glibc.close(descriptor)
+        descriptor = -1
+      }
+    }
+
+    deinit {
+      // Never answered (the program is leaving): the sender learns it was not applied.
+      connection.withLock { descriptor in
+        if descriptor >= 0 { Glibc.close(descriptor) }
+      }
+    }
+  }
+
+  /// The largest message accepted, in bytes.
+  public static let maximumMessageSize = 65_536
+
+  /// The socket's path.
+  public let path: String
+  private let listener: Int32
+  private let pending = Mutex<[Delivery]>([])
+  private let onArrival: @Sendable () -> Void
+
+  /// The socket file of a process in a state directory.
+  ///
+  /// - Parameters:
+  ///   - pid: The process.
+  ///   - directory: The state directory.
+  /// - Returns: The path.
+  public static func socketPath(of pid: Int32, in directory: StateDirectory) -> String {
+    directory.path(of: "\(pid).socket")
+  }
+
+  /// Opens this process's channel: removes the sockets of processes no longer running, binds
+  /// `PID.socket`, and answers connections on a thread of its own.
+  ///
+  /// - Parameters:
+  ///   - directory: The state directory.
+  ///   - onArrival: Called on that thread when a message is waiting in ``takePending()``.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)`` when the socket cannot be
+  ///   made (its path too long, say).
+  public init(in directory: StateDirectory, onArrival: @escaping @Sendable () -> Void) throws {
+    Self.removeStaleSockets(in: directory)
+    path = Self.socketPath(of: getpid(), in: directory)
+    self.onArrival = onArrival
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(errno))
+    }
+    unlink(path)
+    // Created 0600 from the start, not made so after a moment of being open to others.
+    let mask = umask(0o177)
+    let bound = Self.withAddress(path) { bind(descriptor, $0, $1) }
+    umask(mask)
+    guard bound == 0, listen(descriptor, 16) == 0 else {
+      let reason = bound == -2 ? "the path is too long for a socket" : systemErrorDescription(errno)
+      Glibc.close(descriptor)
+      unlink(path)
+      throw StateRestorationError.cannotWrite(path: path, reason: reason)
+    }
+    listener = descriptor
+    DispatchQueue(label: "DeliveryChannel \(path)").async { [self] in acceptLoop() }
+  }
+
+  /// Closes the channel and removes its socket; messages not yet answered are dropped, and
+  /// their senders learn so.
+  public func close() {
+    unlink(path)
+    shutdown(listener, Int32(SHUT_RDWR))
+    pending.withLock { $0.removeAll() }
+  }
+
+  deinit {
+    close()
+  }
+
+  /// The messages received since the last call, oldest first. Each must be answered.
+  public func takePending() -> [Delivery] {
+    pending.withLock { deliveries in
+      defer { deliveries.removeAll() }
+      return deliveries
+    }
+  }
+
+  private func acceptLoop() {
+    while true {
+      let connection = accept(listener, nil, nil)
+      if connection < 0 {
+        if errno == EINTR || errno == ECONNABORTED { continue }
+        Glibc.close(listener)  // shut down by `close()`
+        return
+      }
+      _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+      receive(on: connection)
+    }
+  }
+
+  /// Reads one message from a connection: from a peer of this user, bounded, well-formed.
+  private func receive(on connection: Int32) {
+    var credentials = PeerCredentials()
+    var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+    guard getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+      credentials.uid == getuid()
+    else {
+      Self.send(Reply(ok: false, text: "refused: another user"), on: connection)
+      Glibc.close(connection)
+      return
+    }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(
+      connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let message: Message
+    switch Self.readLine(from: connection, limit: Self.maximumMessageSize) {
+    case .line(let bytes):
+      guard let decoded = try? JSONDecoder().decode(Message.self, from: Data(bytes)),
+        Self.isWellFormed(decoded)
+      else {
+        Self.send(Reply(ok: false, text: "refused: not a valid message"), on: connection)
+        Glibc.close(connection)
+        return
+      }
+      message = decoded
+    case .tooLong:
+      Self.send(
+        Reply(ok: false, text: "refused: longer than \(Self.maximumMessageSize) bytes"),
+        on: connection)
+      Glibc.close(connection)
+      return
+    case .failed:
+      Glibc.close(connection)
+      return
+    }
+    pending.withLock { $0.append(Delivery(message: message, connection: connection)) }
+    onArrival()
+  }
+
+  /// Whether a message carries what its kind needs, and no more than a person could mean.
+  static func isWellFormed(_ message: Message) -> Bool {
+    guard message.sender.count <= 200 else { return false }
+    switch message.kind {
+    case .openURL: return message.url.map { !$0.isEmpty && $0.utf8.count <= 4096 } ?? false
+    case .continueActivity: return message.activity != nil && message.scene != nil
+    }
+  }
+
+  // MARK: - Sending
+
+  /// Sends a message to a running process and waits for its answer, which comes once the
+  /// receiver has applied the message and made it durable.
+  ///
+  /// - Parameters:
+  ///   - message: The message.
+  ///   - pid: The receiving process.
+  ///   - directory: The state directory the two share.
+  ///   - timeout: How long to wait for the answer, in seconds.
+  /// - Returns: The receiver's answer.
+  /// - Throws: ``DeliveryError``.
+  public static func deliver(
+    _ message: Message, to pid: Int32, in directory: StateDirectory, timeout: Int = 30
+  ) throws(DeliveryError) -> Reply {
+    let path = socketPath(of: pid, in: directory)
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { throw .notListening(pid: pid) }
+    defer { Glibc.close(descriptor) }
+    guard withAddress(path, { connect(descriptor, $0, $1) }) == 0 else {
+      throw .notListening(pid: pid)
+    }
+    var limit = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    let encoder = JSONEncoder()
+    guard let data = try? encoder.encode(message), data.count < maximumMessageSize else {
+      throw .tooLarge
+    }
+    guard writeAll(Array(data) + [0x0A], to: descriptor) else { throw .ended(pid: pid) }
+    shutdown(descriptor, Int32(SHUT_WR))
+    switch readLine(from: descriptor, limit: maximumMessageSize) {
+    case .line(let bytes):
+      guard let reply = try? JSONDecoder().decode(Reply.self, from: Data(bytes)) else {
+        throw .ended(pid: pid)
+      }
+      return reply
+    case .tooLong, .failed:
+      throw .ended(pid: pid)
+    }
+  }
+
+  /// Removes the sockets of processes that are no longer running; a socket is never trusted for
+  /// its name alone.
+  ///
+  /// - Parameter directory: The state directory.
+  public static func removeStaleSockets(in directory: StateDirectory) {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    for entry in entries where entry.hasSuffix(".socket") {
+      guard let pid = Int32(entry.dropLast(".socket".count)), pid != getpid() else { continue }
+      if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory.path(of: entry)) }
+    }
+  }
+
+  // MARK: - Bytes
+
+  private enum Read { case line([UInt8]), tooLong, failed }
+
+  /// Reads up to a newline or the end, refusing more than `limit` bytes.
+  private static func readLine(from descriptor: Int32, limit: Int) -> Read {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else { return .failed }
+      if count == 0 { return bytes.isEmpty ? .failed : .line(bytes) }
+      bytes += chunk[..<count]
+      if let newline = bytes.firstIndex(of: 0x0A) { return .line(Array(bytes[..<newline])) }
+      if bytes.count > limit { return .tooLong }
+    }
+  }
+
+  fileprivate static func send(_ reply: Reply, on descriptor: Int32) {
+    guard let data = try? JSONEncoder().encode(reply) else { return }
+    _ = writeAll(Array(data) + [0x0A], to: descriptor)
+  }
+
+  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let count = bytes[offset...].withUnsafeBytes {
+        Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return false }
+      offset += count
+    }
+    return true
+  }
+
+  /// Calls a body with a socket address for a path; -2 when the path does not fit in one.
+  private static func withAddress(
+    _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32
+  ) -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard bytes.count < capacity else { return -2 }
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      buffer.copyBytes(from: bytes)
+      buffer[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+  }
+}
+
+/// Why a message could not be delivered.
+public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// No process listens at the socket (it quit, or died and left the file).
+  case notListening(pid: Int32)
+  /// The receiver closed the connection, or did not answer in time, before confirming.
+  case ended(pid: Int32)
+  /// The message is larger than ``DeliveryChannel/maximumMessageSize``.
+  case tooLarge
+
+  /// What went wrong, in a line.
+  public var description: String {
+    switch self {
+    case .notListening(let pid): "the catalog process \(pid) is not listening"
+    case .ended(let pid):
+      "the catalog process \(pid) ended the delivery before confirming it; it may or may not have been applied there"
+    case .tooLarge: "the message is too large to deliver"
+    }
+  }
+}
+
+/// `struct ucred` of `<sys/socket.h>`, which Swift's Glibc module leaves out: what
+/// `SO_PEERCRED` reports of the process at the other end of a Unix socket.
+private struct PeerCredentials {
+  var pid: pid_t = 0
+  var uid: uid_t = 0
+  var gid: gid_t = 0
+}

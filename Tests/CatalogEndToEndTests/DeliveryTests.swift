@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+/// Links and handoffs delivered to the running catalog through its socket.
+@Suite(.serialized) struct DeliveryTests {
+  static func mainScene(_ sandbox: CatalogSandbox) throws -> [String: Any] {
+    let state = try sandbox.stateJSON()
+    return try #require(
+      (state["scenes"] as? [[String: Any]])?.first { $0["name"] as? String == "main" })
+  }
+
+  static func socketPath(_ sandbox: CatalogSandbox, _ process: Process) -> String {
+    sandbox.stateDirectory + "/\(process.processIdentifier).socket"
+  }
+
+  @Test func aLinkFromTheShellReachesTheRunningCatalogAndIsDurableWhenAcknowledged() throws {
+    let sandbox = CatalogSandbox()
+    let repl = sandbox.start()
+    repl.send("select mango")
+    repl.readOutput(until: "Keywords")
+    let link = "catalog://product/Cherries?tab=photo"
+    let result = try sandbox.run(["open", link])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(
+      result.output
+        == "Opened '\(link)' in scene 'main' (pid \(repl.processIdentifier)).\n",
+      "\(result.output)")
+    // Acknowledged only once saved: the state on disk already shows it.
+    let main = try Self.mainScene(sandbox)
+    #expect((main["path"] as? [[String: Any]])?.first?["name"] as? String == "Cherries")
+    #expect((main["storage"] as? [String: Any])?["DetailView.selectedTab"] as? String == "photo")
+    let received = repl.readOutput(until: "from pid")
+    #expect(received.contains("Opened '\(link)' from pid"), "\(received)")
+    // The REPL goes on from there.
+    repl.send("path")
+    repl.readOutput(until: "Cherries")
+    try? (repl.standardInput as? Pipe)?.fileHandleForWriting.close()
+    repl.waitUntilExit()
+    #expect(repl.terminationStatus == 0)
+    #expect(!FileManager.default.fileExists(atPath: Self.socketPath(sandbox, repl)))
+  }
+
+  @Test func theLineBeingTypedSurvivesADelivery() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox)
+    pty.read(until: "main")
+    pty.type("select art")
+    pty.read(until: "select art")
+    let result = try sandbox.run(["open", "catalog://product/Mango"])
+    #expect(result.status == 0, "\(result.errors)")
+    var shown = pty.read(until: "from pid")
+    #expect(shown.contains("Opened 'catalog://product/Mango' from pid"), "\(shown)")
+    // The line comes back, under the prompt of the scene as it is now.
+    let after = { (text: String) in
+      String(text[(text.range(of: "from pid")?.upperBound ?? text.endIndex)...])
+    }
+    if !after(shown).contains("select art") { shown += pty.read(until: "select art") }
+    #expect(after(shown).contains("Mango"), "\(shown.debugDescription)")
+    #expect(after(shown).contains("select art"), "\(shown.debugDescription)")
+    // What was typed is still there, the cursor at its end.
+    pty.type("ichoke\r")
+    pty.read(until: "Artichoke")
+    #expect(pty.quit(process) == 0)
+  }
+
+  @Test func aHandoffGoesToTheProcessThatHasTheScene() throws {
+    let sandbox = CatalogSandbox()
+    let first = sandbox.start()
+    first.send("select mango")
+    first.readOutput(until: "Keywords")
+    let second = try sandbox.run(input: "select cherries\nhandoff main\nscenes\n")
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(
+      second.output.contains(
+        "Continued 'Show Cherries product' in scene 'main' (pid \(first.processIdentifier))."),
+      "\(second.output)")
+    let received = first.readOutput(until: "from scene main-2")
+    #expect(received.contains("Continued 'Show Cherries product' from scene main-2, pid"))
+    let main = try Self.mainScene(sandbox)
+    #expect((main["path"] as? [[String: Any]])?.first?["name"] as? String == "Cherries")
+    try? (first.standardInput as? Pipe)?.fileHandleForWriting.close()
+    first.waitUntilExit()
+  }
+
+  /// A receiver that dies before it confirms: the sender says so, and the state is old or new.
+  @Test func aReceiverKilledDuringADeliveryLeavesTheSenderWithAClearError() throws {
+    let sandbox = CatalogSandbox()
+    let repl = sandbox.start()
+    repl.send("select mango")
+    repl.readOutput(until: "Keywords")
+    // Stopped, it cannot answer; the link waits for it.
+    kill(repl.processIdentifier, SIGSTOP)
+    let sender = sandbox.start(["open", "catalog://product/Cherries"])
+    Thread.sleep(forTimeInterval: 0.5)
+    repl.killHard()
+    sender.waitUntilExit()
+    let errors = String(
+      decoding: (sender.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    #expect(sender.terminationStatus == 1)
+    #expect(
+      errors.contains(
+        "ended the delivery before confirming it; it may or may not have been applied there"),
+      "\(errors)")
+    let name = (try Self.mainScene(sandbox)["path"] as? [[String: Any]])?.first?["name"]
+    #expect(["Mango", "Cherries"].contains(name as? String))
+    // Its socket is stale now: the next link is opened here, as with no catalog running.
+    let next = try sandbox.run(["open", "catalog://product/Ginger"])
+    #expect(next.status == 0, "\(next.errors)")
+    #expect(next.output.contains("Ginger"), "\(next.output)")
+    #expect(!FileManager.default.fileExists(atPath: Self.socketPath(sandbox, repl)))
+  }
+
+  /// What reaches the socket is untrusted: too long, not JSON, missing fields.
+  @Test func badMessagesAreRefusedAndTheCatalogGoesOn() throws {
+    let sandbox = CatalogSandbox()
+    let repl = sandbox.start()
+    repl.send("select mango")
+    repl.readOutput(until: "Keywords")
+    let path = Self.socketPath(sandbox, repl)
+    for (message, reason) in [
+      (String(repeating: "x", count: 70_000), "longer than"),
+      ("not json", "not a valid message"),
+      ("{\"kind\": \"open\", \"sender\": \"x\"}", "not a valid message"),
+      ("{\"kind\": \"launch\", \"sender\": \"x\", \"url\": \"catalog://products\"}", "not a valid"),
+    ] {
+      let reply = try Self.exchange(message + "\n", at: path)
+      #expect(reply.contains("\"ok\":false") && reply.contains(reason), "\(reply)")
+    }
+    // A link the catalog cannot open is refused with its reason, and nothing changes.
+    let bad = try sandbox.run(["open", "catalog://year/1800"])
+    #expect(bad.status != 0)
+    repl.send("path")
+    let path2 = repl.readOutput(until: "Mango")
+    #expect(path2.contains("Mango"))
+    try? (repl.standardInput as? Pipe)?.fileHandleForWriting.close()
+    repl.waitUntilExit()
+    #expect(repl.terminationStatus == 0)
+  }
+
+  /// Sends raw bytes to a socket and returns what comes back.
+  static func exchange(_ text: String, at path: String) throws -> String {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      let bytes = Array(path.utf8)
+      buffer.copyBytes(from: bytes)
+      buffer[bytes.count] = 0
+    }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    try #require(connected == 0)
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let count = bytes[offset...].withUnsafeBytes {
+        send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      if count <= 0 { break }
+      offset += count
+    }
+    shutdown(descriptor, Int32(SHUT_WR))
+    var reply: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      if count <= 0 { break }
+      reply += chunk[..<count]
+    }
+    return String(decoding: reply, as: UTF8.self)
+  }
+}
