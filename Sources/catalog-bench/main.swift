@@ -197,6 +197,7 @@ do {
   case "search": try searchBenchmark()
   case "catalog": try catalogBenchmark()
   case "cold-search": try coldSearchBenchmark()
+  case "deliver": try deliveryBenchmark()
   default:
     FileHandle.standardError.write(
       Data(
@@ -205,6 +206,7 @@ do {
                catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K] [--overlay N]
                catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
                catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N]
+               catalog-bench deliver [--runs N]
 
         """.utf8))
     exit(64)
