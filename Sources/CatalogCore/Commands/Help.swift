@@ -100,7 +100,8 @@ package enum Help {
           example: "forget 1"),
         Entry(
           words: ["handoff"], usage: "handoff SCENE",
-          summary: "continue this scene's activity in another scene (opened if needed)",
+          summary:
+            "continue this scene's activity in another scene (opened if needed), also one another terminal has open",
           example: "handoff side"),
       ]
     ),
@@ -109,7 +110,9 @@ package enum Help {
       [
         Entry(
           words: ["scenes"], usage: "scenes",
-          summary: "list the open scenes; * marks the active one", example: "scenes"),
+          summary:
+            "list the scenes: this terminal's (* marks the active one), then other terminals' with their process and terminal",
+          example: "scenes"),
         Entry(
           words: ["scene"],
           usage: "scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]",
