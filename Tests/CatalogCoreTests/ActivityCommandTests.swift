@@ -103,6 +103,29 @@ import Testing
     }
   }
 
+  /// To a scene another terminal has open, the activity goes there: nothing changes here.
+  @Test func handoffAndContinueToAnotherTerminalsSceneDeliverTheActivityThere() throws {
+    let environment = FakeEnvironment()
+    environment.ownedElsewhere = [SceneName("side")!]
+    let (state, output) = try run(["select mango", "handoff side"], environment: environment)
+    #expect(output == "Continued 'Show Mango product' in scene 'side' (pid 42).")
+    #expect(environment.handedOff.map(\.1.rawValue) == ["side"])
+    #expect(environment.handedOff.first?.0.title == "Show Mango product")
+    #expect(state.scenes.map(\.name.rawValue) == ["main"])
+    let (searched, _) = try run(["search cherries"], environment: environment)
+    let (continued, text) = try run(
+      ["continue 1 --scene side"], from: searched, environment: environment)
+    #expect(text == "Continued 'Show Cherries product' in scene 'side' (pid 42).")
+    #expect(continued.scenes.map(\.name.rawValue) == ["main"])
+    // A scene no process has open is opened here, and takes it.
+    let (opened, shown) = try run(["continue 1 --scene spare"], from: searched)
+    #expect(shown.hasPrefix("Opened scene 'spare'."))
+    #expect(opened.activeScene.path.routes == [.product(cherries)])
+    #expect(throws: CatalogCoreError.self) { try CommandParser.parse("continue 1 --scene") }
+    #expect(throws: CatalogCoreError.self) { try CommandParser.parse("continue 1 2") }
+    #expect(throws: CatalogCoreError.self) { try CommandParser.parse("continue 1 --scene ../x") }
+  }
+
   @Test func aNewSceneWithAProductContinuesADroppedActivity() throws {
     let (state, _) = try run(["scene new side cher"])
     #expect(state.activeScene.path.routes == [.product(cherries)])

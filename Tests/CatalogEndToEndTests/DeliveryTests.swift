@@ -79,6 +79,14 @@ import Testing
     #expect(received.contains("Continued 'Show Cherries product' from scene main-2, pid"))
     let main = try Self.mainScene(sandbox)
     #expect((main["path"] as? [[String: Any]])?.first?["name"] as? String == "Cherries")
+    // A search result continued in the other terminal's scene goes there too.
+    let third = try sandbox.run(input: "search artichoke\ncontinue 1 --scene main\n")
+    #expect(third.status == 0, "\(third.errors)")
+    #expect(
+      third.output.contains(
+        "Continued 'Show Artichoke product' in scene 'main' (pid \(first.processIdentifier))."),
+      "\(third.output)")
+    first.readOutput(until: "Continued 'Show Artichoke product'")
     try? (first.standardInput as? Pipe)?.fileHandleForWriting.close()
     first.waitUntilExit()
   }

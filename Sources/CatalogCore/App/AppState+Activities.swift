@@ -64,15 +64,27 @@ extension AppState {
           state: state, output: "Forgot the saved activities of \(product.name).")
       }
 
-    case .continueResult(let number):
+    case .continueResult(let number, let sceneName):
       guard lastSearch.indices.contains(number - 1) else {
         throw CatalogCoreError.noSearchResult(number, count: lastSearch.count)
       }
-      try activeScene.refuseWhileEditing("continue")
-      try state.continueActivity(
-        lastSearch[number - 1].activity, in: activeSceneName, environment: environment)
-      return CommandResult(
-        state: state, output: render.location(of: state.activeScene, in: catalog))
+      let activity = lastSearch[number - 1].activity
+      let target = sceneName.flatMap(SceneName.init) ?? activeSceneName
+      try state.scene(named: target.rawValue)?.refuseWhileEditing("continue")
+      var messages: [String] = []
+      if state.scene(named: target.rawValue) == nil {
+        // Another terminal's scene gets it there; a scene no process has open, here.
+        if let done = try environment.handOff(activity, from: activeSceneName, to: target) {
+          return CommandResult(state: state, output: done)
+        }
+        try state.openScene(target, environment: environment)
+        messages.append("Opened scene '\(target)'.")
+      }
+      try state.continueActivity(activity, in: target, environment: environment)
+      state.activeSceneName = target
+      state.updatePhases()
+      messages.append(render.location(of: state.activeScene, in: catalog))
+      return CommandResult(state: state, output: messages.joined(separator: "\n"))
 
     case .handoff(let name):
       guard let activity = activeScene.userActivity, activity.isEligibleForHandoff else {

@@ -34,7 +34,7 @@ package enum Command: Sendable, Hashable {
   /// `search QUERY`: search the activities and products.
   case search(String)
   /// `continue N`: continue search result N in the active scene.
-  case continueResult(Int)
+  case continueResult(Int, scene: String? = nil)
   /// `handoff SCENE`: continue the active scene's activity in another scene.
   case handoff(String)
   /// `scenes`: list the open scenes.

@@ -80,11 +80,27 @@ package enum CommandParser {
     case "delete": return .delete(try required(rest, usage: "delete PRODUCT"))
     case "search": return .search(try required(rest, usage: "search QUERY"))
     case "continue":
-      let text = try required(rest, usage: "continue N")
+      var words = try required(rest, usage: "continue N [--scene NAME]").split(separator: " ")
+        .map(String.init)
+      var scene: String?
+      if let option = words.firstIndex(of: "--scene") {
+        guard option + 1 < words.count else {
+          throw CatalogCoreError.missingArgument(usage: "continue N [--scene NAME]")
+        }
+        scene = words[option + 1]
+        guard SceneName(words[option + 1]) != nil else {
+          throw CatalogCoreError.invalidSceneName(words[option + 1])
+        }
+        words.removeSubrange(option...(option + 1))
+      }
+      guard words.count == 1, let text = words.first else {
+        throw CatalogCoreError.unexpectedArgument(
+          words.dropFirst().first ?? "", usage: "continue N [--scene NAME]")
+      }
       guard let number = Int(text), number > 0, text.allSatisfy(\.isASCII) else {
         throw CatalogCoreError.invalidArgument(text, expected: "a result number from 'search'")
       }
-      return .continueResult(number)
+      return .continueResult(number, scene: scene)
     case "handoff":
       let name = try required(rest, usage: "handoff SCENE")
       guard SceneName(name) != nil else { throw CatalogCoreError.invalidSceneName(name) }

@@ -88,8 +88,10 @@ package enum Help {
           summary: "find products and viewed activities: prefixes, \"phrases\", 樱桃, one typo",
           example: "search cher"),
         Entry(
-          words: ["continue"], usage: "continue N",
-          summary: "continue search result N in this scene", example: "continue 1"),
+          words: ["continue"], usage: "continue N [--scene NAME]",
+          summary:
+            "continue search result N in this scene, or in scene NAME (another terminal's too)",
+          example: "continue 1"),
         Entry(
           words: ["activities"], usage: "activities [PAGE]",
           summary: "the saved activity history, newest first: title, product, when",
