@@ -103,7 +103,7 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
         + (pid.map { " (pid \($0)" + (terminal.map { ", \($0)" } ?? "") + ")" } ?? "")
         + "; quit it there first, or choose another scene"
     case .sceneElsewhere(let name, let owner):
-      "scene '\(name)' is open in another terminal (\(owner)); go to that terminal, or open a scene here with 'scene new NAME'"
+      "scene '\(name)' is open in another terminal (\(owner)); go to that terminal, or type 'handoff \(name)' to continue this scene's activity there"
     case .deliveryFailed(let reason): reason
     case .sceneOwnedAtLaunch(let name, let owner):
       "scene '\(name)' is open in another catalog process (\(owner)); quit it there first, or run 'catalog' without --scene, which opens a free scene"

@@ -43,7 +43,7 @@ import Testing
         == "main Cherries pid \(first.processIdentifier), in front", "\(second.output)")
     #expect(
       second.errorLines == [
-        "error: scene 'main' is open in another terminal (pid \(first.processIdentifier)); go to that terminal, or open a scene here with 'scene new NAME'"
+        "error: scene 'main' is open in another terminal (pid \(first.processIdentifier)); go to that terminal, or type 'handoff main' to continue this scene's activity there"
       ])
     // The first one sees the second's scene, which its process no longer has open.
     first.send("scenes")
@@ -111,6 +111,11 @@ import Testing
     let main = try #require((state["scenes"] as? [[String: Any]])?.first)
     let activity = try #require(main["activity"] as? [String: Any])
     #expect(activity["lastActiveDate"] as? String != nil, "\(activity)")
+    let text = try sandbox.run(["state"]).output
+    #expect(text.contains("scene main (background, not open): Cherries"), "\(text)")
+    #expect(
+      text.contains("scene main-2 (active, open in pid \(second.processIdentifier)): product list"),
+      "\(text)")
     Self.close(second)
     Self.close(third)
   }

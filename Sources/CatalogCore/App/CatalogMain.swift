@@ -59,7 +59,10 @@ package enum CatalogMain {
       case .state(let json):
         let snapshot = try StateSnapshot(paths: paths)
         for warning in snapshot.warnings { report.warning(warning) }
-        output.line(json ? snapshot.json.rendered() : StateText.render(snapshot.state))
+        output.line(
+          json
+            ? snapshot.json.rendered()
+            : StateText.render(snapshot.state, owners: snapshot.owners))
         return ExitStatus.success
       case .importFile(let file):
         return try importProducts(file, paths: paths, report: report)

@@ -1,15 +1,20 @@
+import StateRestoration
+
 /// The saved state as text, for `catalog state` without `--json`.
 package enum StateText {
-  /// Renders every scene with its place, storage and the activity it advertises.
+  /// Renders every scene with its place, its phase and who has it open, its storage and the
+  /// activity it advertises.
   ///
-  /// - Parameter state: The state.
+  /// - Parameters:
+  ///   - state: The state.
+  ///   - owners: Who has each scene open now; a scene missing has no running process.
   /// - Returns: The text.
-  package static func render(_ state: AppState) -> String {
+  package static func render(_ state: AppState, owners: [SceneName: SceneOwner] = [:]) -> String {
     state.scenes.map { scene in
-      let marker = scene.name == state.activeSceneName ? " (active)" : ""
       let place = Describe.place(of: scene, in: state.catalog)
+      let where_ = owners[scene.name].map { "open in \($0.place)" } ?? "not open"
       let header =
-        "scene \(scene.name)\(marker): "
+        "scene \(scene.name) (\(scene.phase.rawValue), \(where_)): "
         + (place.isEmpty ? "product list" : place.joined(separator: " › "))
       var rows = scene.storage.keys.compactMap { key in
         scene.storage.entries[key].map { [key, $0.typeName, Describe.describe($0)] }
