@@ -120,6 +120,38 @@ import Testing
     Self.close(third)
   }
 
+  /// Two terminals: each lists the other's scene with its terminal.
+  @Test func twoTerminalsSeeEachOthersScenesAndTerminals() throws {
+    let sandbox = CatalogSandbox()
+    let firstTerminal = try PseudoTerminal()
+    let first = try firstTerminal.start(sandbox)
+    firstTerminal.read(until: "main")
+    firstTerminal.type("select cher\r")
+    firstTerminal.read(until: "Keywords")
+    let secondTerminal = try PseudoTerminal()
+    let second = try secondTerminal.start(sandbox)
+    let opened = secondTerminal.read(until: "main-2")
+    #expect(opened.contains("opened a new scene 'main-2'"), "\(opened)")
+    secondTerminal.type("scenes\r")
+    let listing = secondTerminal.read(until: "in front")
+    let firstName = Self.ptsname(firstTerminal)
+    #expect(
+      listing.contains("pid \(first.processIdentifier), \(firstName), in front"), "\(listing)")
+    firstTerminal.type("scenes\r")
+    let back = firstTerminal.read(until: "main-2")
+    #expect(back.contains("main-2"), "\(back)")
+    #expect(secondTerminal.quit(second) == 0)
+    #expect(firstTerminal.quit(first) == 0)
+  }
+
+  /// The name of a pseudo-terminal's terminal side, as `ttyname` gives it to the process on it.
+  static func ptsname(_ terminal: PseudoTerminal) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    _ = ttyname_r(terminal.terminal, &buffer, buffer.count)
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
   @Test func eightProcessesStartedAtOnceEachGetAScene() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "list\n")
