@@ -22,12 +22,29 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
+    // libpng and libjpeg-turbo, part of the base image: product pictures.
+    .systemLibrary(
+      name: "CPNG",
+      pkgConfig: "libpng",
+      providers: [.apt(["libpng-dev"])]
+    ),
+    .systemLibrary(
+      name: "CJPEG",
+      pkgConfig: "libjpeg",
+      providers: [.apt(["libjpeg62-turbo-dev"])]
+    ),
+    // The calls into libpng and libjpeg, in C: both report errors by longjmp, which must land
+    // in a C frame that called setjmp. Every error comes out as a return code and a message.
+    .target(
+      name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"],
+      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
     // A small Swift layer over SQLite: connections, statements, transactions.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
     .target(name: "StateRestoration", dependencies: ["SQLite"]),
-    // PNG encoding and decoding for the product pictures.
-    .target(name: "Imaging", dependencies: ["CZlib"]),
+    // Product pictures: PNG and JPEG decoded through libpng and libjpeg-turbo, PNG written
+    // through zlib, and drawn for terminals.
+    .target(name: "Imaging", dependencies: ["CZlib", "CImageCodecs"]),
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
     .target(name: "SearchIndex", dependencies: ["CZlib"]),
     // Products, prices and the durable catalog store.
@@ -80,7 +97,8 @@ let package = Package(
     .testTarget(
       name: "CatalogModelTests", dependencies: ["CatalogModel", "SQLite", "TestSupport"]),
     .testTarget(
-      name: "ImagingTests", dependencies: ["Imaging", "CatalogResources", "CatalogModel"]),
+      name: "ImagingTests",
+      dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel"]),
     .testTarget(name: "LineEditingTests", dependencies: ["LineEditing"]),
     .testTarget(name: "CatalogCoreTests", dependencies: ["CatalogCore", "LineEditing", "TestSupport"]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not

@@ -4,8 +4,16 @@ import Foundation
 public enum ImagingError: Error, Sendable, Equatable, LocalizedError {
   /// The data is not a PNG file or is damaged; the detail says where.
   case invalidPNG(String)
-  /// The image uses a PNG feature this decoder does not support.
+  /// The data is not a JPEG file or is damaged, truncated or corrupt.
+  case invalidJPEG(String)
+  /// The data is neither PNG nor JPEG.
+  case unknownFormat
+  /// The image is of a kind that is not shown, such as a CMYK JPEG image.
   case unsupported(String)
+  /// The file is larger than the limit, in bytes.
+  case fileTooLarge(bytes: Int, limit: Int)
+  /// The file cannot be read.
+  case cannotRead(path: String, reason: String)
   /// The image is larger than the limits allow.
   case tooLarge(width: Int, height: Int)
   /// zlib failed.
@@ -15,7 +23,12 @@ public enum ImagingError: Error, Sendable, Equatable, LocalizedError {
   public var errorDescription: String? {
     switch self {
     case .invalidPNG(let detail): "not a valid PNG image: \(detail)"
-    case .unsupported(let detail): "unsupported PNG image: \(detail)"
+    case .invalidJPEG(let detail): "not a valid JPEG image: \(detail)"
+    case .unknownFormat: "not a PNG or JPEG image"
+    case .unsupported(let detail): "unsupported image: \(detail)"
+    case .fileTooLarge(let bytes, let limit):
+      "the file is too large (\(bytes) bytes; the limit is \(limit))"
+    case .cannotRead(let path, let reason): "cannot read '\(path)': \(reason)"
     case .tooLarge(let width, let height): "the image is too large (\(width)×\(height) pixels)"
     case .compression(let code): "zlib failed with code \(code)"
     }

@@ -33,26 +33,17 @@ let resourcesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
     #expect(products.count == 10)
     for product in products {
       let bytes = try #require(CatalogResources.imageData(named: product.imageName))
-      let info = try PNGInfo(bytes)
-      #expect(info.width == 64 && info.height == 64, "\(product.imageName)")
-      #expect(info.bitDepth == 8 && info.colorType == 6 && !info.isInterlaced)
+      let image = try ImageDecoder().decode(Array(bytes))
+      #expect(image.width == 64 && image.height == 64, "\(product.imageName)")
+      // What the encoder writes is what the decoder reads.
+      #expect(try ImageDecoder().decode(PNGEncoder.encode(image)) == image)
     }
   }
 
-  @Test func theEncoderWritesAValidHeader() throws {
-    let png = try PNGEncoder.encode(RGBAImage(width: 3, height: 2, fill: (255, 0, 0, 255)))
-    let info = try PNGInfo(png)
-    #expect(info.width == 3 && info.height == 2)
+  @Test func theEncoderWritesAValidFile() throws {
+    let image = RGBAImage(width: 3, height: 2, fill: (255, 0, 0, 255))
+    let png = try PNGEncoder.encode(image)
+    #expect(try ImageDecoder().decode(png) == image)
     #expect(Array(png.suffix(12)) == [0, 0, 0, 0, 73, 69, 78, 68, 0xAE, 0x42, 0x60, 0x82])  // IEND
-  }
-
-  @Test func aDamagedHeaderIsReportedNotTrusted() throws {
-    var png = try PNGEncoder.encode(RGBAImage(width: 3, height: 2))
-    #expect(throws: ImagingError.invalidPNG("wrong signature")) {
-      try PNGInfo(Array("GIF89a".utf8))
-    }
-    #expect(throws: ImagingError.invalidPNG("truncated header")) { try PNGInfo(png.prefix(20)) }
-    png[18] ^= 0xFF  // corrupt the width
-    #expect(throws: ImagingError.invalidPNG("bad CRC in IHDR")) { try PNGInfo(png) }
   }
 }

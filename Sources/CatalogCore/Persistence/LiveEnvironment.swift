@@ -286,8 +286,8 @@ package final class LiveEnvironment: AppEnvironment {
       return "\(name) (not a bundled picture)"
     }
     do {
-      let info = try PNGInfo(bytes)
-      return "\(name), \(info.width)×\(info.height) pixels"
+      let image = try ImageDecoder().decode(Array(bytes))
+      return "\(name), \(image.width)×\(image.height) pixels"
     } catch {
       return "\(name) (\(error.localizedDescription))"
     }
@@ -298,7 +298,7 @@ package final class LiveEnvironment: AppEnvironment {
     guard let depth = presentation.pictureDepth else { return nil }
     let key = "\(product.imageName)|\(depth)|\(presentation.pictureColumns)"
     if let cached = pictures[key] { return cached }
-    let decoder = PNGDecoder()
+    let decoder = ImageDecoder()
     guard let bytes = CatalogResources.imageData(named: product.imageName),
       let image = try? decoder.decode(Array(bytes))
     else { return nil }

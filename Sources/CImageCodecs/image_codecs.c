@@ -1,0 +1,354 @@
+#include "image_codecs.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <png.h>
+
+void codec_free(void *pointer) { free(pointer); }
+
+// MARK: - PNG
+
+typedef struct {
+  const unsigned char *data;
+  size_t size;
+  size_t offset;
+} png_source;
+
+static void png_fail(png_structp png, png_const_charp text) {
+  codec_image *image = png_get_error_ptr(png);
+  if (image) snprintf(image->message, sizeof image->message, "%s", text);
+  png_longjmp(png, 1);
+}
+
+static void png_quiet(png_structp png, png_const_charp text) {
+  (void)png;
+  (void)text;
+}
+
+static void png_read_memory(png_structp png, png_bytep into, png_size_t length) {
+  png_source *source = png_get_io_ptr(png);
+  if (source->size - source->offset < length) png_error(png, "the file is truncated");
+  memcpy(into, source->data + source->offset, length);
+  source->offset += length;
+}
+
+int codec_png_decode(const unsigned char *data, size_t size, long long max_pixels,
+                     codec_image *out) {
+  memset(out, 0, sizeof *out);
+  out->orientation = 1;
+  if (size < 8 || png_sig_cmp(data, 0, 8) != 0) {
+    snprintf(out->message, sizeof out->message, "it does not start as a PNG file does");
+    return CODEC_INVALID;
+  }
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, out, png_fail, png_quiet);
+  if (!png) return CODEC_INVALID;
+  png_infop info = png_create_info_struct(png);
+  png_source source = {data, size, 0};
+  unsigned char *volatile pixels = NULL;
+  png_bytep *volatile rows = NULL;
+  volatile int result = CODEC_INVALID;
+  if (setjmp(png_jmpbuf(png))) {
+    free(pixels);
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    return result;
+  }
+  if (!info) png_error(png, "out of memory");
+  png_set_read_fn(png, &source, png_read_memory);
+  // Chunks with bad checksums are errors, ancillary ones too: a damaged file is never shown.
+  png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+  png_read_info(png, info);
+  png_uint_32 width = png_get_image_width(png, info);
+  png_uint_32 height = png_get_image_height(png, info);
+  if ((long long)width * (long long)height > max_pixels) {
+    out->width = (int)width;
+    out->height = (int)height;
+    snprintf(out->message, sizeof out->message, "too large");
+    result = CODEC_TOO_LARGE;
+    png_longjmp(png, 1);
+  }
+  // Every colour type and depth to 8-bit RGBA: palettes and low depths expanded, tRNS as
+  // alpha, 16 bits scaled, grey made colour, an opaque alpha added where there is none.
+  png_set_expand(png);
+  png_set_scale_16(png);
+  png_set_gray_to_rgb(png);
+  png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  if (png_get_rowbytes(png, info) != (size_t)width * 4) png_error(png, "unexpected row size");
+  pixels = malloc((size_t)width * height * 4);
+  rows = malloc(sizeof(png_bytep) * height);
+  if (!pixels || !rows) png_error(png, "out of memory");
+  for (png_uint_32 row = 0; row < height; row++) rows[row] = pixels + (size_t)row * width * 4;
+  png_read_image(png, rows);
+  png_read_end(png, NULL);
+  free(rows);
+  png_destroy_read_struct(&png, &info, NULL);
+  out->width = (int)width;
+  out->height = (int)height;
+  out->pixels = pixels;
+  return CODEC_OK;
+}
+
+typedef struct {
+  unsigned char *data;
+  size_t size;
+  size_t capacity;
+} png_sink;
+
+static void png_write_memory(png_structp png, png_bytep bytes, png_size_t length) {
+  png_sink *sink = png_get_io_ptr(png);
+  if (sink->size + length > sink->capacity) {
+    size_t capacity = (sink->capacity + length) * 2;
+    unsigned char *grown = realloc(sink->data, capacity);
+    if (!grown) png_error(png, "out of memory");
+    sink->data = grown;
+    sink->capacity = capacity;
+  }
+  memcpy(sink->data + sink->size, bytes, length);
+  sink->size += length;
+}
+
+static void png_flush_memory(png_structp png) { (void)png; }
+
+int codec_png_encode(const unsigned char *samples, int width, int height, int color_type,
+                     int bit_depth, int interlaced, const unsigned char *palette,
+                     int palette_count, const unsigned char *trans, int trans_count,
+                     unsigned char **out, size_t *out_size, char *message) {
+  codec_image errors;
+  memset(&errors, 0, sizeof errors);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &errors, png_fail, png_quiet);
+  if (!png) return CODEC_INVALID;
+  png_infop info = png_create_info_struct(png);
+  png_sink sink = {NULL, 0, 0};
+  png_bytep *volatile rows = NULL;
+  if (setjmp(png_jmpbuf(png))) {
+    free(rows);
+    free(sink.data);
+    png_destroy_write_struct(&png, &info);
+    snprintf(message, 256, "%s", errors.message);
+    return CODEC_INVALID;
+  }
+  if (!info) png_error(png, "out of memory");
+  png_set_write_fn(png, &sink, png_write_memory, png_flush_memory);
+  png_set_IHDR(png, info, width, height, bit_depth, color_type,
+               interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  if (palette_count > 0) {
+    png_color colors[256];
+    for (int index = 0; index < palette_count && index < 256; index++) {
+      colors[index].red = palette[3 * index];
+      colors[index].green = palette[3 * index + 1];
+      colors[index].blue = palette[3 * index + 2];
+    }
+    png_set_PLTE(png, info, colors, palette_count);
+  }
+  if (trans_count > 0) {
+    if (color_type == PNG_COLOR_TYPE_PALETTE) {
+      png_set_tRNS(png, info, trans, trans_count, NULL);
+    } else {
+      png_color_16 color = {0};
+      color.gray = (png_uint_16)((trans[0] << 8) | trans[1]);
+      if (trans_count >= 6) {
+        color.red = (png_uint_16)((trans[0] << 8) | trans[1]);
+        color.green = (png_uint_16)((trans[2] << 8) | trans[3]);
+        color.blue = (png_uint_16)((trans[4] << 8) | trans[5]);
+      }
+      png_set_tRNS(png, info, NULL, 0, &color);
+    }
+  }
+  png_write_info(png, info);
+  size_t stride = png_get_rowbytes(png, info);
+  rows = malloc(sizeof(png_bytep) * height);
+  if (!rows) png_error(png, "out of memory");
+  for (int row = 0; row < height; row++) rows[row] = (png_bytep)samples + (size_t)row * stride;
+  png_write_image(png, rows);
+  png_write_end(png, NULL);
+  free(rows);
+  png_destroy_write_struct(&png, &info);
+  *out = sink.data;
+  *out_size = sink.size;
+  return CODEC_OK;
+}
+
+// MARK: - JPEG
+
+typedef struct {
+  struct jpeg_error_mgr manager;
+  jmp_buf jump;
+  char *message;
+  int warned;
+} jpeg_errors;
+
+static void jpeg_fail(j_common_ptr info) {
+  jpeg_errors *errors = (jpeg_errors *)info->err;
+  char text[JMSG_LENGTH_MAX];
+  (*info->err->format_message)(info, text);
+  snprintf(errors->message, 256, "%s", text);
+  longjmp(errors->jump, 1);
+}
+
+static void jpeg_note(j_common_ptr info, int level) {
+  jpeg_errors *errors = (jpeg_errors *)info->err;
+  // Level -1 is a warning: corrupt or truncated data, which libjpeg would paper over.
+  if (level < 0 && !errors->warned) {
+    errors->warned = 1;
+    char text[JMSG_LENGTH_MAX];
+    (*info->err->format_message)(info, text);
+    snprintf(errors->message, 256, "%s", text);
+  }
+}
+
+static unsigned read16(const unsigned char *bytes, int little) {
+  return little ? (unsigned)(bytes[0] | bytes[1] << 8) : (unsigned)(bytes[0] << 8 | bytes[1]);
+}
+
+static unsigned long read32(const unsigned char *bytes, int little) {
+  return little ? ((unsigned long)bytes[0] | (unsigned long)bytes[1] << 8 |
+                   (unsigned long)bytes[2] << 16 | (unsigned long)bytes[3] << 24)
+                : ((unsigned long)bytes[0] << 24 | (unsigned long)bytes[1] << 16 |
+                   (unsigned long)bytes[2] << 8 | (unsigned long)bytes[3]);
+}
+
+/// The Orientation tag (0x0112) of an APP1 Exif segment's first directory, or 1.
+static int exif_orientation(const unsigned char *data, unsigned length) {
+  if (length < 14 || memcmp(data, "Exif\0\0", 6) != 0) return 1;
+  const unsigned char *tiff = data + 6;
+  unsigned long size = length - 6;
+  int little;
+  if (memcmp(tiff, "II*\0", 4) == 0) {
+    little = 1;
+  } else if (memcmp(tiff, "MM\0*", 4) == 0) {
+    little = 0;
+  } else {
+    return 1;
+  }
+  unsigned long directory = read32(tiff + 4, little);
+  if (directory < 8 || directory + 2 > size) return 1;
+  unsigned count = read16(tiff + directory, little);
+  for (unsigned entry = 0; entry < count; entry++) {
+    unsigned long at = directory + 2 + 12 * (unsigned long)entry;
+    if (at + 12 > size) return 1;
+    if (read16(tiff + at, little) == 0x0112 && read16(tiff + at + 2, little) == 3) {
+      unsigned value = read16(tiff + at + 8, little);
+      return value >= 1 && value <= 8 ? (int)value : 1;
+    }
+  }
+  return 1;
+}
+
+int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
+                      codec_image *out) {
+  memset(out, 0, sizeof *out);
+  out->orientation = 1;
+  if (size < 3 || data[0] != 0xFF || data[1] != 0xD8 || data[2] != 0xFF) {
+    snprintf(out->message, sizeof out->message, "it does not start as a JPEG file does");
+    return CODEC_INVALID;
+  }
+  struct jpeg_decompress_struct info;
+  jpeg_errors errors;
+  memset(&errors, 0, sizeof errors);
+  info.err = jpeg_std_error(&errors.manager);
+  errors.manager.error_exit = jpeg_fail;
+  errors.manager.emit_message = jpeg_note;
+  errors.message = out->message;
+  unsigned char *volatile pixels = NULL;
+  volatile int result = CODEC_INVALID;
+  if (setjmp(errors.jump)) {
+    free(pixels);
+    jpeg_destroy_decompress(&info);
+    return result;
+  }
+  jpeg_create_decompress(&info);
+  jpeg_mem_src(&info, data, (unsigned long)size);
+  jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
+  jpeg_read_header(&info, TRUE);
+  if (info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK) {
+    snprintf(out->message, sizeof out->message,
+             "CMYK JPEG images are not shown; save it as RGB");
+    result = CODEC_UNSUPPORTED;
+    longjmp(errors.jump, 1);
+  }
+  if ((long long)info.image_width * (long long)info.image_height > max_pixels) {
+    out->width = (int)info.image_width;
+    out->height = (int)info.image_height;
+    snprintf(out->message, sizeof out->message, "too large");
+    result = CODEC_TOO_LARGE;
+    longjmp(errors.jump, 1);
+  }
+  for (jpeg_saved_marker_ptr marker = info.marker_list; marker; marker = marker->next) {
+    if (marker->marker == JPEG_APP0 + 1) {
+      out->orientation = exif_orientation(marker->data, marker->data_length);
+      break;
+    }
+  }
+  info.out_color_space = JCS_EXT_RGBA;
+  jpeg_start_decompress(&info);
+  size_t stride = (size_t)info.output_width * 4;
+  pixels = malloc(stride * info.output_height);
+  if (!pixels) {
+    snprintf(out->message, sizeof out->message, "out of memory");
+    longjmp(errors.jump, 1);
+  }
+  while (info.output_scanline < info.output_height) {
+    JSAMPROW row = pixels + stride * info.output_scanline;
+    jpeg_read_scanlines(&info, &row, 1);
+  }
+  jpeg_finish_decompress(&info);
+  if (errors.warned) longjmp(errors.jump, 1);
+  out->width = (int)info.output_width;
+  out->height = (int)info.output_height;
+  jpeg_destroy_decompress(&info);
+  out->pixels = pixels;
+  return CODEC_OK;
+}
+
+int codec_jpeg_encode(const unsigned char *samples, int width, int height, int components,
+                      int progressive, int quality, int orientation, unsigned char **out,
+                      size_t *out_size, char *message) {
+  struct jpeg_compress_struct info;
+  jpeg_errors errors;
+  memset(&errors, 0, sizeof errors);
+  errors.message = message;
+  info.err = jpeg_std_error(&errors.manager);
+  errors.manager.error_exit = jpeg_fail;
+  unsigned char *volatile buffer = NULL;
+  unsigned long size = 0;
+  if (setjmp(errors.jump)) {
+    jpeg_destroy_compress(&info);
+    free(buffer);
+    return CODEC_INVALID;
+  }
+  jpeg_create_compress(&info);
+  jpeg_mem_dest(&info, (unsigned char **)&buffer, &size);
+  info.image_width = (JDIMENSION)width;
+  info.image_height = (JDIMENSION)height;
+  info.input_components = components;
+  info.in_color_space = components == 1 ? JCS_GRAYSCALE : components == 4 ? JCS_CMYK : JCS_RGB;
+  jpeg_set_defaults(&info);
+  jpeg_set_quality(&info, quality, TRUE);
+  if (progressive) jpeg_simple_progression(&info);
+  jpeg_start_compress(&info, TRUE);
+  if (orientation >= 1 && orientation <= 8) {
+    // A little-endian TIFF directory with one entry: Orientation, a SHORT.
+    unsigned char exif[] = {'E', 'x', 'i', 'f', 0, 0, 'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0,
+                            0x12, 0x01, 3, 0, 1, 0, 0, 0, (unsigned char)orientation, 0, 0, 0,
+                            0, 0, 0, 0};
+    jpeg_write_marker(&info, JPEG_APP0 + 1, exif, sizeof exif);
+  }
+  size_t stride = (size_t)width * components;
+  while (info.next_scanline < info.image_height) {
+    JSAMPROW row = (JSAMPROW)samples + stride * info.next_scanline;
+    jpeg_write_scanlines(&info, &row, 1);
+  }
+  jpeg_finish_compress(&info);
+  jpeg_destroy_compress(&info);
+  *out = buffer;
+  *out_size = size;
+  return CODEC_OK;
+}

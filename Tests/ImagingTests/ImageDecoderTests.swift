@@ -1,0 +1,304 @@
+import CImageCodecs
+import Foundation
+import Testing
+
+@testable import Imaging
+
+/// A corpus made here, by encoding through libpng and libjpeg-turbo, decoded and compared with
+/// what was encoded.
+@Suite struct ImageDecoderTests {
+  let decoder = ImageDecoder()
+
+  /// A sample value for pixel (x, y) and channel c at `depth` bits.
+  static func sample(_ x: Int, _ y: Int, _ channel: Int, depth: Int) -> Int {
+    let levels = depth >= 8 ? 256 : 1 << depth
+    return (x * 7 + y * 13 + channel * 29 + x * y) % levels
+  }
+
+  /// Packs samples of `depth` bits into a PNG row (big-endian 16-bit samples).
+  static func pack(_ values: [Int], depth: Int) -> [UInt8] {
+    switch depth {
+    case 16: return values.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    case 8: return values.map(UInt8.init)
+    default:
+      var bytes: [UInt8] = []
+      var current = 0
+      var used = 0
+      for value in values {
+        current = current << depth | value
+        used += depth
+        if used == 8 {
+          bytes.append(UInt8(current))
+          (current, used) = (0, 0)
+        }
+      }
+      if used > 0 { bytes.append(UInt8(current << (8 - used))) }
+      return bytes
+    }
+  }
+
+  static func encodePNG(
+    width: Int, height: Int, colorType: Int, depth: Int, interlaced: Bool,
+    samples: [UInt8], palette: [UInt8] = [], trans: [UInt8] = []
+  ) throws -> [UInt8] {
+    var output: UnsafeMutablePointer<UInt8>?
+    var size = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let code = codec_png_encode(
+      samples, Int32(width), Int32(height), Int32(colorType), Int32(depth), interlaced ? 1 : 0,
+      palette, Int32(palette.count / 3), trans, Int32(trans.count), &output, &size, &message)
+    try #require(code == 0, "libpng: \(Self.text(message))")
+    defer { codec_free(output) }
+    return Array(UnsafeBufferPointer(start: output, count: size))
+  }
+
+  /// Every colour type at every bit depth it allows, interlaced and not, with tRNS where it
+  /// applies: decoded exactly to what was encoded.
+  @Test(
+    arguments: [
+      (0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (2, 8), (2, 16), (3, 1), (3, 2), (3, 4), (3, 8),
+      (4, 8), (4, 16), (6, 8), (6, 16),
+    ], [false, true])
+  func everyPNGKindDecodesExactly(kind: (colorType: Int, depth: Int), interlaced: Bool) throws {
+    let (width, height) = (11, 7)
+    let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][kind.colorType] ?? 1
+    let wide = kind.depth == 16
+    var samples: [UInt8] = []
+    var expected: [UInt8] = []
+    // Palette images use every index their depth allows; the first two partly transparent.
+    let entries = kind.colorType == 3 ? 1 << kind.depth : 0
+    var palette: [UInt8] = []
+    for entry in 0..<entries {
+      palette += [UInt8(entry * 40 % 256), UInt8(entry * 90 % 256), 200]
+    }
+    let paletteAlpha: [UInt8] = entries > 0 ? [0, 128] : []
+    // Grey 8-bit images get a tRNS grey that some pixels have.
+    let transparentGrey = 5
+    let grey8Trans = kind.colorType == 0 && kind.depth == 8
+    for y in 0..<height {
+      var row: [Int] = []
+      for x in 0..<width {
+        var values = (0..<channels).map { Self.sample(x, y, $0, depth: kind.depth) }
+        if grey8Trans && (x + y) % 5 == 0 { values[0] = transparentGrey }
+        row += wide ? values.map { $0 * 257 } : values
+        let scale = { (value: Int) -> UInt8 in
+          UInt8(kind.depth >= 8 ? value : value * 255 / ((1 << kind.depth) - 1))
+        }
+        switch kind.colorType {
+        case 0:
+          let grey = scale(values[0])
+          let alpha: UInt8 = grey8Trans && values[0] == transparentGrey ? 0 : 255
+          expected += [grey, grey, grey, alpha]
+        case 2: expected += values.map(scale) + [255]
+        case 3:
+          let index = values[0]
+          expected += Array(palette[(3 * index)..<(3 * index + 3)])
+          expected.append(index < paletteAlpha.count ? paletteAlpha[index] : 255)
+        case 4:
+          let grey = scale(values[0])
+          expected += [grey, grey, grey, scale(values[1])]
+        default: expected += values.map(scale)
+        }
+      }
+      samples += Self.pack(row, depth: kind.depth)
+    }
+    let png = try Self.encodePNG(
+      width: width, height: height, colorType: kind.colorType, depth: kind.depth,
+      interlaced: interlaced, samples: samples, palette: palette,
+      trans: kind.colorType == 3 ? paletteAlpha : grey8Trans ? [0, UInt8(transparentGrey)] : [])
+    let image = try decoder.decode(png)
+    #expect(image.width == width && image.height == height)
+    #expect(image.pixels == expected, "colour type \(kind.colorType), \(kind.depth)-bit")
+  }
+
+  /// Cut short anywhere, or with any byte changed, a PNG file is an error, never a crash and
+  /// never a picture.
+  @Test func aDamagedPNGIsAnErrorNeverAPicture() throws {
+    let samples = (0..<(16 * 16 * 4)).map { UInt8($0 % 251) }
+    let png = try Self.encodePNG(
+      width: 16, height: 16, colorType: 6, depth: 8, interlaced: false, samples: samples)
+    for length in [0, 4, 8, 20, 33, 40, png.count / 2, png.count - 13, png.count - 1] {
+      #expect(throws: ImagingError.self, "cut at \(length)") {
+        try decoder.decode(Array(png.prefix(length)))
+      }
+    }
+    for offset in stride(from: 8, to: png.count, by: 7) {
+      var damaged = png
+      damaged[offset] ^= 0x5A
+      #expect(throws: ImagingError.self, "byte \(offset) changed") { try decoder.decode(damaged) }
+    }
+  }
+
+  /// A header claiming 100,000 × 100,000 pixels is refused from the header, before the pixels'
+  /// 40 GB are asked for.
+  @Test func aHugeHeaderIsRefusedBeforeAnyAllocation() throws {
+    var png = try Self.encodePNG(
+      width: 1, height: 1, colorType: 0, depth: 8, interlaced: false, samples: [0])
+    let ihdr = Array(png[12..<29])
+    var patched = ihdr
+    for (offset, value) in [(4, 100_000), (8, 100_000)] {
+      for byte in 0..<4 {
+        patched[offset + byte] = UInt8(truncatingIfNeeded: value >> (24 - 8 * byte))
+      }
+    }
+    png.replaceSubrange(12..<29, with: patched)
+    let crc = PNGFormat.crc(Array(patched[0..<4]), Array(patched[4...]))
+    for byte in 0..<4 { png[29 + byte] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * UInt32(byte))) }
+    #expect(throws: ImagingError.tooLarge(width: 100_000, height: 100_000)) {
+      try decoder.decode(png)
+    }
+  }
+
+  // MARK: - JPEG
+
+  /// A smooth image whose red grows to the right and green downwards, so that every turn and
+  /// mirror shows, and that JPEG keeps close (no sharp edges for chroma subsampling to blur).
+  static func photo(width: Int, height: Int) -> RGBAImage {
+    var pixels: [UInt8] = []
+    for y in 0..<height {
+      for x in 0..<width {
+        pixels += [UInt8(x * 255 / (width - 1)), UInt8(y * 255 / (height - 1)), 128, 255]
+      }
+    }
+    return RGBAImage(width: width, height: height, pixels: pixels) ?? RGBAImage(width: 1, height: 1)
+  }
+
+  static func encodeJPEG(
+    _ image: RGBAImage, components: Int = 3, progressive: Bool = false, orientation: Int = 0
+  ) throws -> [UInt8] {
+    var samples: [UInt8] = []
+    for pixel in stride(from: 0, to: image.pixels.count, by: 4) {
+      let rgb = Array(image.pixels[pixel..<(pixel + 3)])
+      switch components {
+      case 1: samples.append(Self.grey(rgb[0], rgb[1], rgb[2]))
+      case 4: samples += rgb.map { 255 - $0 } + [0]
+      default: samples += rgb
+      }
+    }
+    var output: UnsafeMutablePointer<UInt8>?
+    var size = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let code = codec_jpeg_encode(
+      samples, Int32(image.width), Int32(image.height), Int32(components), progressive ? 1 : 0,
+      95, Int32(orientation), &output, &size, &message)
+    try #require(code == 0, "libjpeg: \(Self.text(message))")
+    defer { codec_free(output) }
+    return Array(UnsafeBufferPointer(start: output, count: size))
+  }
+
+  /// The luma of a colour, as libjpeg computes it.
+  static func grey(_ red: UInt8, _ green: UInt8, _ blue: UInt8) -> UInt8 {
+    let sum: Int = Int(red) * 299 + Int(green) * 587 + Int(blue) * 114
+    return UInt8(sum / 1000)
+  }
+
+  /// The text of a C message buffer.
+  static func text(_ message: [CChar]) -> String {
+    String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// The largest difference of any channel of any pixel, and the mean.
+  static func difference(_ a: RGBAImage, _ b: RGBAImage) -> (maximum: Int, mean: Double) {
+    guard a.width == b.width, a.height == b.height else { return (255, 255) }
+    let differences = zip(a.pixels, b.pixels).map { abs(Int($0) - Int($1)) }
+    return (differences.max() ?? 0, Double(differences.reduce(0, +)) / Double(differences.count))
+  }
+
+  /// Baseline, progressive and greyscale JPEG images come back within a stated tolerance of
+  /// what was encoded (quality 95): a mean error under 2 levels, no channel off by more than 16.
+  @Test(arguments: ["baseline", "progressive", "grey"])
+  func jpegImagesDecodeWithinTolerance(kind: String) throws {
+    var original = Self.photo(width: 48, height: 32)
+    if kind == "grey" {
+      for pixel in stride(from: 0, to: original.pixels.count, by: 4) {
+        let grey = Self.grey(
+          original.pixels[pixel], original.pixels[pixel + 1], original.pixels[pixel + 2])
+        original.pixels.replaceSubrange(pixel..<(pixel + 3), with: [grey, grey, grey])
+      }
+    }
+    let jpeg = try Self.encodeJPEG(
+      original, components: kind == "grey" ? 1 : 3, progressive: kind == "progressive")
+    let image = try decoder.decode(jpeg)
+    let (maximum, mean) = Self.difference(image, original)
+    #expect(mean < 2 && maximum <= 16, "\(kind): mean \(mean), maximum \(maximum)")
+  }
+
+  /// Each EXIF orientation is applied: the picture comes out upright.
+  @Test(arguments: 1...8)
+  func theEXIFOrientationIsApplied(orientation: Int) throws {
+    let upright = Self.photo(width: 32, height: 16)
+    // What a camera stores for this orientation: the upright picture turned the other way.
+    let stored = Self.stored(upright, orientation: orientation)
+    let jpeg = try Self.encodeJPEG(stored, orientation: orientation)
+    let image = try decoder.decode(jpeg)
+    let (maximum, mean) = Self.difference(image, upright)
+    #expect(image.width == 32 && image.height == 16, "orientation \(orientation)")
+    #expect(mean < 2 && maximum <= 16, "orientation \(orientation): mean \(mean), \(maximum)")
+  }
+
+  /// The inverse of `oriented(_:)`: turns an upright picture into how orientation `n` stores it.
+  static func stored(_ upright: RGBAImage, orientation: Int) -> RGBAImage {
+    let inverse = [1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6][orientation] ?? 1
+    return upright.oriented(inverse)
+  }
+
+  /// What each orientation means, pixel by pixel, on a 3×2 picture stored as
+  /// `a b c / d e f` (EXIF 2.3, tag 0x0112).
+  @Test func orientationsTurnAndMirrorAsEXIFDefines() throws {
+    let labels: [UInt8] = [1, 2, 3, 4, 5, 6]  // a…f
+    let stored = try #require(
+      RGBAImage(width: 3, height: 2, pixels: labels.flatMap { [$0, 0, 0, 255] }))
+    func shown(_ orientation: Int) -> [[UInt8]] {
+      let image = stored.oriented(orientation)
+      return (0..<image.height).map { y in
+        (0..<image.width).map { x in image.pixels[(y * image.width + x) * 4] }
+      }
+    }
+    #expect(shown(1) == [[1, 2, 3], [4, 5, 6]])
+    #expect(shown(2) == [[3, 2, 1], [6, 5, 4]])  // mirrored left to right
+    #expect(shown(3) == [[6, 5, 4], [3, 2, 1]])  // turned half way
+    #expect(shown(4) == [[4, 5, 6], [1, 2, 3]])  // flipped top to bottom
+    #expect(shown(5) == [[1, 4], [2, 5], [3, 6]])  // transposed
+    #expect(shown(6) == [[4, 1], [5, 2], [6, 3]])  // stored turned left: turn it right
+    #expect(shown(7) == [[6, 3], [5, 2], [4, 1]])  // transversed
+    #expect(shown(8) == [[3, 6], [2, 5], [1, 4]])  // stored turned right: turn it left
+  }
+
+  @Test func cmykIsRefusedClearly() throws {
+    let jpeg = try Self.encodeJPEG(Self.photo(width: 16, height: 16), components: 4)
+    #expect(throws: ImagingError.unsupported("CMYK JPEG images are not shown; save it as RGB")) {
+      try decoder.decode(jpeg)
+    }
+  }
+
+  /// Cut short, a JPEG file is an error (libjpeg would fill the rest with grey and warn); with
+  /// bytes changed, an error or a picture, never a crash.
+  @Test func aDamagedJPEGIsAnErrorOrAPictureNeverACrash() throws {
+    let jpeg = try Self.encodeJPEG(Self.photo(width: 64, height: 48), progressive: true)
+    for length in [0, 2, 3, 20, 200, jpeg.count / 2, jpeg.count - 2] {
+      #expect(throws: ImagingError.self, "cut at \(length)") {
+        try decoder.decode(Array(jpeg.prefix(length)))
+      }
+    }
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<200 {
+      var damaged = jpeg
+      for _ in 0..<3 {
+        damaged[Int.random(in: 2..<damaged.count, using: &generator)] = UInt8.random(
+          in: 0...255, using: &generator)
+      }
+      _ = try? decoder.decode(damaged)
+    }
+  }
+
+  @Test func otherFilesAreRefusedByName() throws {
+    #expect(throws: ImagingError.unknownFormat) { try decoder.decode(Array("GIF89a....".utf8)) }
+    var small = ImageDecoder()
+    small.maximumFileSize = 10
+    #expect(throws: ImagingError.fileTooLarge(bytes: 11, limit: 10)) {
+      try small.decode([UInt8](repeating: 0, count: 11))
+    }
+    #expect(throws: ImagingError.self) { try decoder.decode(contentsOf: "/") }
+    #expect(throws: ImagingError.self) { try decoder.decode(contentsOf: "/nonexistent/x.png") }
+  }
+}
