@@ -105,7 +105,9 @@ let package = Package(
     // link it, as the executable's static linking would not fit a test bundle.
     .testTarget(
       name: "CatalogEndToEndTests",
-      dependencies: ["SQLite", "SearchIndex", "StateRestoration", "TestSupport"]),
+      dependencies: [
+        "SQLite", "SearchIndex", "StateRestoration", "Imaging", "CImageCodecs", "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

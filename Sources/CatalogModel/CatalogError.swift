@@ -12,6 +12,8 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case invalidName(reason: String)
   /// The draft year is not valid.
   case invalidYear(String)
+  /// The draft picture is not valid: too long, or with a control character.
+  case invalidImage(reason: String)
   /// The draft price is not valid.
   case invalidPrice(String, reason: String)
   /// The user's catalog file could not be read, so edits are refused until it is fixed.
@@ -41,6 +43,7 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
         : "there is no product number \(number); the list has \(count) product\(count == 1 ? "" : "s")"
     case .invalidName(let reason):
       "the name \(reason)"
+    case .invalidImage(let reason): "\(reason); type 'image PATH' with an image file's path"
     case .invalidYear(let text):
       "the year '\(text.abbreviated)' is not a whole number from 1900 to 2100"
     case .invalidPrice(let text, let reason):

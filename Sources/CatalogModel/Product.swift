@@ -6,7 +6,8 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
   public let identifier: UUID
   /// The display name.
   public var name: String
-  /// The picture's name: `Resources/Images/<imageName>.png`.
+  /// The picture: the name of a bundled one (`Resources/Images/<imageName>.png`), or the path
+  /// of an image file, PNG or JPEG (see ``imagePath``).
   public var imageName: String
   /// The year the product was introduced.
   public var year: Int
@@ -55,5 +56,41 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     year = try container.decode(Int.self, forKey: .year)
     price = try container.decode(Price.self, forKey: .price)
     keywords = try container.decodeIfPresent([String].self, forKey: .keywords) ?? []
+  }
+}
+
+extension Product {
+  /// The image file the product's picture is, when ``imageName`` is a path rather than a
+  /// bundled picture's name: it holds a `/`, or ends as an image file does (`.png`, `.jpg`,
+  /// `.jpeg`). A relative path is relative to the current directory.
+  public var imagePath: String? { Self.isImagePath(imageName) ? imageName : nil }
+
+  /// Whether a picture name is a path to an image file rather than a bundled picture's name.
+  ///
+  /// - Parameter name: The picture name.
+  public static func isImagePath(_ name: String) -> Bool {
+    let lowercased = name.lowercased()
+    return name.contains("/") || lowercased.hasSuffix(".png") || lowercased.hasSuffix(".jpg")
+      || lowercased.hasSuffix(".jpeg")
+  }
+
+  /// A picture name with a relative path made absolute against a directory: what an import
+  /// keeps for a path given relative to the file it reads.
+  ///
+  /// - Parameters:
+  ///   - name: The picture name.
+  ///   - directory: The directory relative paths are relative to.
+  /// - Returns: The name, unchanged unless it is a relative path.
+  public static func resolvingImagePath(_ name: String, against directory: String) -> String {
+    guard isImagePath(name), !name.hasPrefix("/") else { return name }
+    var parts = directory.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    for part in name.split(separator: "/", omittingEmptySubsequences: true) {
+      switch part {
+      case ".": continue
+      case "..": if !parts.isEmpty { parts.removeLast() }
+      default: parts.append(String(part))
+      }
+    }
+    return "/" + parts.joined(separator: "/")
   }
 }

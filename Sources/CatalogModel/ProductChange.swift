@@ -8,6 +8,8 @@ public struct ProductFields: Sendable, Hashable, Codable {
   public var year: Int
   /// The price.
   public var price: Price
+  /// The picture; nil in fields saved by an earlier version, which did not edit it.
+  public var imageName: String?
 
   /// Creates the fields.
   ///
@@ -15,17 +17,20 @@ public struct ProductFields: Sendable, Hashable, Codable {
   ///   - name: The name.
   ///   - year: The year.
   ///   - price: The price.
-  public init(name: String, year: Int, price: Price) {
+  ///   - imageName: The picture.
+  public init(name: String, year: Int, price: Price, imageName: String? = nil) {
     self.name = name
     self.year = year
     self.price = price
+    self.imageName = imageName
   }
 
   /// A product's fields.
   ///
   /// - Parameter product: The product.
   public init(_ product: Product) {
-    self.init(name: product.name, year: product.year, price: product.price)
+    self.init(
+      name: product.name, year: product.year, price: product.price, imageName: product.imageName)
   }
 }
 
@@ -77,6 +82,12 @@ public struct ProductChange: Sendable, Hashable {
       "year", \.year, current: current, shown: { String($0) }, typed: { String($0) })
     product.price = try merged(
       "price", \.price, current: current, shown: \.formatted, typed: \.plainText)
+    if edited.imageName != nil {
+      product.imageName =
+        try merged(
+          "image", \.imageName, current: current, shown: { "'\($0 ?? "")'" },
+          typed: { $0 ?? "" }) ?? current.imageName
+    }
     return product
   }
 

@@ -8,6 +8,9 @@ public struct ProductEdit: Sendable, Hashable {
   public var year: String
   /// The draft price, as typed.
   public var price: String
+  /// The draft picture: a bundled picture's name or an image file's path; nil to keep the
+  /// product's.
+  public var image: String?
 
   /// The longest name allowed, in characters.
   public static let maximumNameLength = 100
@@ -20,10 +23,12 @@ public struct ProductEdit: Sendable, Hashable {
   ///   - name: The draft name.
   ///   - year: The draft year, as typed.
   ///   - price: The draft price, as typed.
-  public init(name: String, year: String, price: String) {
+  ///   - image: The draft picture, or nil to keep the product's.
+  public init(name: String, year: String, price: String, image: String? = nil) {
     self.name = name
     self.year = year
     self.price = price
+    self.image = image
   }
 
   /// A draft holding a product's current values, as the editor starts.
@@ -58,6 +63,12 @@ public struct ProductEdit: Sendable, Hashable {
     edited.name = trimmedName
     edited.year = year
     edited.price = price
+    if let image {
+      edited.imageName = image
+      if let reason = edited.ruleViolation, reason.hasPrefix("the picture") {
+        throw CatalogError.invalidImage(reason: reason)
+      }
+    }
     return edited
   }
 }

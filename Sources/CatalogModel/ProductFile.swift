@@ -57,6 +57,26 @@ public struct ProductFile: ProductSequence, Sendable {
   ///
   /// - Throws: ``ProductFileError``, or what the body throws.
   public func forEachProduct(_ body: (Product) throws -> Void) throws {
+    // A picture given as a relative path is relative to the file: kept absolute, it still
+    // names the same file wherever the app runs. Products in memory have no directory.
+    guard data == nil else { return try read(body) }
+    let directory = Self.absoluteDirectory(of: path)
+    try read { product in
+      var product = product
+      product.imageName = Product.resolvingImagePath(product.imageName, against: directory)
+      try body(product)
+    }
+  }
+
+  /// The absolute directory of a file's path.
+  static func absoluteDirectory(of path: String) -> String {
+    let absolute =
+      path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    guard let slash = absolute.lastIndex(of: "/") else { return "/" }
+    return slash == absolute.startIndex ? "/" : String(absolute[..<slash])
+  }
+
+  private func read(_ body: (Product) throws -> Void) throws {
     let reader = try data.map { ByteReader(bytes: Array($0), name: path) } ?? ByteReader(path: path)
     reader.onRead = onRead
     reader.skipByteOrderMark()

@@ -24,7 +24,8 @@ import Testing
     #expect(state.catalog[environment.saved[0].identifier]?.price == Price(cents: 1149))
     #expect(
       environment.saved[0].base
-        == ProductFields(name: "Cherries", year: 2015, price: Price(cents: 1099)))
+        == ProductFields(
+          name: "Cherries", year: 2015, price: Price(cents: 1099), imageName: "Cherries"))
     #expect(!state.activeScene.isEditing)
     #expect(state.activeScene.useSavedValues)
     #expect(state.activeScene.storage.entries["EditView.editTitle"] == nil)
@@ -159,5 +160,26 @@ import Testing
       try run(["select cher", "edit", "name Cher\(control)ries", "done"])
     }
     #expect(throws: (any Error).self) { try run(["add Ki\(control)wi"]) }
+  }
+}
+
+extension EditorTests {
+  /// `image PATH` changes the draft's picture: a relative path is made absolute against the
+  /// current directory, and `done` saves it with the other fields.
+  @Test func theImageCommandSetsTheDraftsPicture() throws {
+    let environment = FakeEnvironment()
+    let (state, output) = try run(
+      ["select 9", "edit", "image ../shots/cherries.jpg"], environment: environment)
+    #expect(output.contains("Image  /home/user/shots/cherries.jpg"), "\(output)")
+    #expect(state.activeScene.draft.image == "/home/user/shots/cherries.jpg")
+    let (saved, _) = try run(["done"], from: state, environment: environment)
+    #expect(environment.saved.last?.edited.imageName == "/home/user/shots/cherries.jpg")
+    #expect(
+      saved.catalog[environment.saved[0].identifier]?.imageName == "/home/user/shots/cherries.jpg")
+    #expect(throws: CatalogCoreError.editorNotOpen(command: "image")) {
+      try run(["select 9", "image /x.png"])
+    }
+    let long = "/" + String(repeating: "a", count: 5000) + ".png"
+    #expect(throws: CatalogError.self) { try run(["select 9", "edit", "image \(long)", "done"]) }
   }
 }

@@ -22,6 +22,7 @@ final class FakeEnvironment: AppEnvironment {
   var now = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
   var others: [OtherScene] = []
+  var currentDirectory = "/home/user/photos"
 
   func otherScenes(in catalog: Catalog) -> [OtherScene] { others }
 

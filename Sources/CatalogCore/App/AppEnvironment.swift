@@ -89,6 +89,9 @@ package protocol AppEnvironment {
   /// The current time, for activities' expiry.
   var now: Date { get }
 
+  /// The directory relative paths the user types are relative to.
+  var currentDirectory: String { get }
+
   /// Products a page of `list` shows: sized to the terminal, 20 in a script.
   var pageSize: Int { get }
 

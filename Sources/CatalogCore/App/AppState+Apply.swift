@@ -85,13 +85,16 @@ extension AppState {
       state.activeScene = scene
       return CommandResult(state: state, output: render.editor(scene.draft, of: product))
 
-    case .setName(let text), .year(let text), .setPrice(let text):
+    case .setName(let text), .year(let text), .setPrice(let text), .setImage(let text):
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: command.word) }
       let product = try shownProduct(for: command.word)
       var draft = scene.draft
       switch command {
       case .setName: draft.name = text
       case .year: draft.year = text
+      case .setImage:
+        // A relative path is relative to where the user is, kept absolute.
+        draft.image = Product.resolvingImagePath(text, against: environment.currentDirectory)
       default: draft.price = text
       }
       scene.draft = draft
@@ -259,6 +262,7 @@ extension Command {
     case .edit: "edit"
     case .setName: "name"
     case .setPrice: "price"
+    case .setImage: "image"
     case .done: "done"
     case .cancel: "cancel"
     case .scenes: "scenes"

@@ -26,6 +26,8 @@ package enum Command: Sendable, Hashable {
   case setName(String)
   /// `price X` in the editor.
   case setPrice(String)
+  /// `image PATH`: the draft's picture, an image file (or a bundled picture's name).
+  case setImage(String)
   /// `done [--force]`: validate and save the draft; with `--force`, over another process's
   /// change to the same field.
   case done(force: Bool)

@@ -61,6 +61,7 @@ package enum CommandParser {
     case "name": return .setName(try required(rest, usage: "name TEXT"))
     case "year": return .year(try required(rest, usage: "year YYYY"))
     case "price": return .setPrice(try required(rest, usage: "price X"))
+    case "image": return .setImage(try required(rest, usage: "image PATH"))
     case "done":
       guard rest.isEmpty || rest == "--force" else {
         throw CatalogCoreError.unexpectedArgument(rest, usage: "done [--force]")

@@ -63,6 +63,10 @@ package enum Help {
           summary: "in the editor: change the draft price (at most two decimals)",
           example: "price 11.49"),
         Entry(
+          words: ["image"], usage: "image PATH",
+          summary: "in the editor: the picture, a PNG or JPEG file (or a bundled picture's name)",
+          example: "image ~/photos/cherries.jpg"),
+        Entry(
           words: ["done"], usage: "done [--force]",
           summary:
             "in the editor: validate and save the fields the draft changed; --force saves them over another process's change",

@@ -45,6 +45,8 @@ package final class LiveEnvironment: AppEnvironment {
 
   package var now: Date { Date() }
 
+  package var currentDirectory: String { FileManager.default.currentDirectoryPath }
+
   package var pageSize: Int { presentation.pageSize }
 
   package var columns: Int { presentation.columns }
@@ -281,16 +283,23 @@ package final class LiveEnvironment: AppEnvironment {
 
   package func photoDescription(of product: Product) -> String {
     guard !product.imageName.isEmpty else { return "no picture" }
-    let name = "Images/\(product.imageName).png"
-    guard let bytes = CatalogResources.imageData(named: product.imageName) else {
-      return "\(name) (not a bundled picture)"
-    }
+    let name = product.imagePath ?? "Images/\(product.imageName).png"
     do {
-      let image = try ImageDecoder().decode(Array(bytes))
+      let image = try Self.image(of: product)
       return "\(name), \(image.width)×\(image.height) pixels"
     } catch {
       return "\(name) (\(error.localizedDescription))"
     }
+  }
+
+  /// A product's picture, decoded: a bundled one, or the image file its path names.
+  private static func image(of product: Product) throws -> RGBAImage {
+    if let path = product.imagePath { return try ImageDecoder().decode(contentsOf: path) }
+    guard let bytes = CatalogResources.imageData(named: product.imageName) else {
+      throw ImagingError.cannotRead(
+        path: "Images/\(product.imageName).png", reason: "it is not a bundled picture")
+    }
+    return try ImageDecoder().decode(Array(bytes))
   }
 
   package func picture(of product: Product) -> [String]? {
@@ -298,10 +307,7 @@ package final class LiveEnvironment: AppEnvironment {
     guard let depth = presentation.pictureDepth else { return nil }
     let key = "\(product.imageName)|\(depth)|\(presentation.pictureColumns)"
     if let cached = pictures[key] { return cached }
-    let decoder = ImageDecoder()
-    guard let bytes = CatalogResources.imageData(named: product.imageName),
-      let image = try? decoder.decode(Array(bytes))
-    else { return nil }
+    guard let image = try? Self.image(of: product) else { return nil }
     let lines = HalfBlockRenderer(depth: depth, maximumColumns: presentation.pictureColumns)
       .render(image)
     pictures[key] = lines

@@ -127,9 +127,11 @@ package struct Renderer<Environment: AppEnvironment> {
   ///   - product: The product being edited.
   /// - Returns: The editor's fields and what to do next.
   package func editor(_ draft: ProductEdit, of product: Product) -> String {
-    let rows = [["Name", draft.name], ["Year", draft.year], ["Price", draft.price]]
+    var rows = [["Name", draft.name], ["Year", draft.year], ["Price", draft.price]]
+    let image = draft.image ?? product.imageName
+    if !image.isEmpty { rows.append(["Image", image]) }
     return "Editing \(product.name)\n" + Table.render(rows: rows, indent: 2)
-      + "\nChange a field with 'name', 'year' or 'price'; 'done' saves, 'cancel' discards."
+      + "\nChange a field with 'name', 'year', 'price' or 'image'; 'done' saves, 'cancel' discards."
   }
 
   /// Where a scene is: its product's detail, or the product list.

@@ -31,12 +31,13 @@ extension Scene {
     get {
       ProductEdit(
         name: storage[SceneKeys.editTitle], year: storage[SceneKeys.editYear],
-        price: storage[SceneKeys.editPrice])
+        price: storage[SceneKeys.editPrice], image: storage[SceneKeys.editImage])
     }
     set {
       storage[SceneKeys.editTitle] = newValue.name
       storage[SceneKeys.editYear] = newValue.year
       storage[SceneKeys.editPrice] = newValue.price
+      storage[SceneKeys.editImage] = newValue.image
     }
   }
 
@@ -95,7 +96,7 @@ extension Scene {
     useSavedValues = true
     for key in [
       SceneKeys.editTitle.name, SceneKeys.editYear.name, SceneKeys.editPrice.name,
-      SceneKeys.editBase.name, SceneKeys.newProduct.name,
+      SceneKeys.editImage.name, SceneKeys.editBase.name, SceneKeys.newProduct.name,
     ] {
       storage.removeValue(forKey: key)
     }

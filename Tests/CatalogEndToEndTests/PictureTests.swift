@@ -1,0 +1,69 @@
+import CImageCodecs
+import Foundation
+import Imaging
+import Testing
+
+/// Products whose pictures are the user's own files, beside the file they were imported from.
+@Suite(.serialized) struct PictureTests {
+  /// A JPEG file of a smooth picture, encoded through libjpeg-turbo.
+  static func jpeg(width: Int, height: Int) throws -> [UInt8] {
+    var samples: [UInt8] = []
+    for y in 0..<height {
+      for x in 0..<width { samples += [UInt8(x * 255 / width), UInt8(y * 255 / height), 90] }
+    }
+    var output: UnsafeMutablePointer<UInt8>?
+    var size = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let code = codec_jpeg_encode(
+      samples, Int32(width), Int32(height), 3, 1, 90, 6, &output, &size, &message)
+    try #require(code == 0)
+    defer { codec_free(output) }
+    return Array(UnsafeBufferPointer(start: output, count: size))
+  }
+
+  @Test func importedPicturesBesideTheFileAreDrawnAndMissingOnesNoted() throws {
+    let sandbox = CatalogSandbox()
+    let folder = sandbox.root + "/shop"
+    try FileManager.default.createDirectory(
+      atPath: folder + "/pictures", withIntermediateDirectories: true)
+    let png = try PNGEncoder.encode(RGBAImage(width: 30, height: 20, fill: (200, 30, 60, 255)))
+    try Data(png).write(to: URL(fileURLWithPath: folder + "/pictures/plum.png"))
+    // Stored on its side, with EXIF orientation 6: shown 24 wide and 40 high.
+    try Data(try Self.jpeg(width: 40, height: 24)).write(
+      to: URL(fileURLWithPath: folder + "/pictures/fig.jpg"))
+    let file = folder + "/more.json"
+    try Data(
+      """
+      [{"name": "Plum", "imageName": "pictures/plum.png", "year": 2020, "price": 1.5},
+       {"name": "Fig", "imageName": "pictures/fig.jpg", "year": 2021, "price": 2.5},
+       {"name": "Quince", "imageName": "pictures/none.png", "year": 2022, "price": 3}]
+      """.utf8
+    ).write(to: URL(fileURLWithPath: file))
+    let imported = try sandbox.run(["import", file])
+    #expect(imported.status == 0, "\(imported.errors)")
+    // Without a terminal, the photo tab says what the picture is; a missing one is a note.
+    let script = try sandbox.run(
+      input: "select plum\ntab photo\nselect fig\nselect quince\n")
+    #expect(script.status == 0, "\(script.errors)")
+    #expect(script.output.contains("Photo  \(folder)/pictures/plum.png, 30×20 pixels"))
+    #expect(script.output.contains("Photo  \(folder)/pictures/fig.jpg, 24×40 pixels"))
+    #expect(
+      script.output.contains(
+        "Photo  \(folder)/pictures/none.png (cannot read '\(folder)/pictures/none.png': No such file or directory)"
+      ), "\(script.output)")
+    // The export keeps the paths, and imports back to the same pictures.
+    #expect(
+      try sandbox.run(["export"]).output.contains("\"imageName\": \"\(folder)/pictures/fig.jpg\""))
+    // On a terminal with colour, both are drawn.
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["COLORTERM": "truecolor"])
+    pty.read(until: "Quince")
+    pty.type("select plum\r")
+    let plum = pty.read(until: "Tabs")
+    #expect(plum.contains("▀"), "\(plum)")
+    pty.type("select fig\r")
+    let fig = pty.read(until: "Tabs")
+    #expect(fig.contains("▀"), "\(fig)")
+    #expect(pty.quit(process) == 0)
+  }
+}
