@@ -68,6 +68,7 @@ extension Product {
   /// Whether a picture name is a path to an image file rather than a bundled picture's name.
   ///
   /// - Parameter name: The picture name.
+  /// - Returns: Whether it holds a `/` or ends in `.png`, `.jpg` or `.jpeg`.
   public static func isImagePath(_ name: String) -> Bool {
     let lowercased = name.lowercased()
     return name.contains("/") || lowercased.hasSuffix(".png") || lowercased.hasSuffix(".jpg")
