@@ -38,16 +38,39 @@ public struct HalfBlockRenderer: Sendable {
     let scaled = Self.scale(image, width: columns, height: rows + rows % 2)
     var lines: [String] = []
     for row in stride(from: 0, to: scaled.height, by: 2) {
+      // A colour is written only when it changes from the cell before.
       var line = ""
+      var foreground: String?
+      var background: String?
+      func set(_ code: String, background isBackground: Bool) {
+        if isBackground {
+          if background != code { line += code }
+          background = code
+        } else {
+          if foreground != code { line += code }
+          foreground = code
+        }
+      }
+      let defaultBackground = "\u{1B}[49m"
       for column in 0..<columns {
         let upper = scaled.pixel(column, row)
         let lower = scaled.pixel(column, row + 1)
         switch (upper.3 >= 128, lower.3 >= 128) {
-        case (false, false): line += "\u{1B}[0m "
-        case (true, false): line += "\u{1B}[0m" + color(upper, background: false) + "▀"
-        case (false, true): line += "\u{1B}[0m" + color(lower, background: false) + "▄"
+        case (false, false):
+          set(defaultBackground, background: true)
+          line += " "
+        case (true, false):
+          set(defaultBackground, background: true)
+          set(color(upper, background: false), background: false)
+          line += "▀"
+        case (false, true):
+          set(defaultBackground, background: true)
+          set(color(lower, background: false), background: false)
+          line += "▄"
         case (true, true):
-          line += color(upper, background: false) + color(lower, background: true) + "▀"
+          set(color(upper, background: false), background: false)
+          set(color(lower, background: true), background: true)
+          line += "▀"
         }
       }
       lines.append(line + "\u{1B}[0m")

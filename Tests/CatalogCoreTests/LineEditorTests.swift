@@ -358,6 +358,31 @@ let down = "\u{1B}[B"
     #expect(palette.pictureDepth == .palette256 && palette.pictureColumns == 40)
   }
 
+  /// `--pictures`: kitty graphics in kitty, none in a script unless asked for, and what is
+  /// asked for otherwise.
+  @Test(arguments: [
+    (
+      CommandLineOptions.PictureMode.auto, ["TERM": "xterm-kitty"], true,
+      Presentation.PictureKind?.some(.kitty)
+    ),
+    (.auto, ["KITTY_WINDOW_ID": "3"], true, .kitty),
+    (.auto, [:], true, .blocks),
+    (.auto, ["TERM": "xterm-kitty"], false, nil),
+    (.none, [:], true, nil),
+    (.sixel, [:], true, .sixel),
+    (.kitty, [:], false, .kitty),
+    (.blocks, [:], true, .blocks),
+  ])
+  func decidesHowPicturesAreDrawn(
+    mode: CommandLineOptions.PictureMode, environment: [String: String], terminal: Bool,
+    kind: Presentation.PictureKind?
+  ) {
+    let presentation = Presentation.resolve(
+      .auto, pictures: mode, environment: environment, outputIsTerminal: terminal,
+      errorsIsTerminal: terminal, columns: 100)
+    #expect(presentation.pictureDepth.map { _ in presentation.pictureKind } == kind)
+  }
+
   @Test func drawsThePhotoTabWhenPicturesAreOn() throws {
     let environment = FakeEnvironment()
     environment.drawsPictures = true

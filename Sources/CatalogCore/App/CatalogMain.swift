@@ -38,7 +38,8 @@ package enum CatalogMain {
     // A script (the REPL reading a file or a pipe) gets no colour unless asked for.
     let isScript = options.action == .repl && isatty(0) != 1
     let presentation = Presentation.resolve(
-      options.color, environment: environment, outputIsTerminal: isatty(1) == 1 && !isScript,
+      options.color, pictures: options.pictures, environment: environment,
+      outputIsTerminal: isatty(1) == 1 && !isScript,
       errorsIsTerminal: isatty(2) == 1 && !isScript, columns: TerminalLineEditor.columns(of: 1),
       rows: TerminalLineEditor.rows(of: 1))
     let report = Reporter(colors: presentation.colorsErrors)

@@ -31,15 +31,32 @@ package struct CommandLineOptions: Sendable, Hashable {
     case auto, always, never
   }
 
+  /// How product pictures are drawn.
+  package enum PictureMode: String, Sendable, Hashable {
+    /// The best the terminal allows: kitty graphics in kitty, half blocks elsewhere, none in a
+    /// script.
+    case auto
+    /// Half blocks in 24-bit or 256 colours.
+    case blocks
+    /// The kitty graphics protocol.
+    case kitty
+    /// Sixel graphics.
+    case sixel
+    /// No pictures: their path and size.
+    case none
+  }
+
   package var action = Action.repl
   package var scene: SceneName?
   package var stateDirectory: String?
   package var dataDirectory: String?
   package var isFresh = false
   package var color = ColorMode.auto
+  package var pictures = PictureMode.auto
 
   package static let usage = """
     usage: catalog [--scene NAME] [--state-dir DIR] [--data-dir DIR] [--fresh] [--color WHEN]
+                   [--pictures KIND]
            catalog open URL [--scene NAME]
            catalog search QUERY [--json] [--limit N]
            catalog state [--json]
@@ -57,6 +74,7 @@ package struct CommandLineOptions: Sendable, Hashable {
       --data-dir DIR    keep the catalog in DIR (default $XDG_DATA_HOME/catalog)
       --fresh           start without restoring scene state, like after a force quit
       --color WHEN      auto (default), always or never
+      --pictures KIND   auto (default), blocks, kitty, sixel or none
       --json            with 'state' and 'search': print JSON
       --limit N         with 'search': at most N results (default 10)
       --generate-completion-script SHELL
@@ -140,6 +158,13 @@ package struct CommandLineOptions: Sendable, Hashable {
           throw CommandLineError("'--color' takes auto, always or never, not '\(text)'")
         }
         color = mode
+      case "--pictures":
+        let text = try value()
+        guard let mode = PictureMode(rawValue: text) else {
+          throw CommandLineError(
+            "'--pictures' takes auto, blocks, kitty, sixel or none, not '\(text)'")
+        }
+        pictures = mode
       default:
         if name.hasPrefix("-") { throw CommandLineError("unknown option '\(name)'") }
         if subcommand == "open", link == nil {

@@ -7,7 +7,8 @@ package enum CompletionScripts {
 
   static let subcommands = ["open", "search", "state", "import", "export", "reindex"]
   static let options = [
-    "--scene", "--state-dir", "--data-dir", "--fresh", "--color", "--json", "--limit", "--help",
+    "--scene", "--state-dir", "--data-dir", "--fresh", "--color", "--pictures", "--json", "--limit",
+    "--help",
     "--version", "--generate-completion-script",
   ]
 
@@ -46,6 +47,7 @@ package enum CompletionScripts {
         --scene) COMPREPLY=($(compgen -W "$(_catalog_scenes)" -- "$current")); return ;;
         --state-dir|--data-dir) COMPREPLY=($(compgen -d -- "$current")); return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$current")); return ;;
+        --pictures) COMPREPLY=($(compgen -W "auto blocks kitty sixel none" -- "$current")); return ;;
         --generate-completion-script) COMPREPLY=($(compgen -W "\(shells.joined(separator: " "))" -- "$current")); return ;;
         --limit) return ;;
         import|export) COMPREPLY=($(compgen -f -- "$current")); return ;;
@@ -68,6 +70,7 @@ package enum CompletionScripts {
       "-l data-dir -r -a '(__fish_complete_directories)' -d 'the catalog here'",
       "-l fresh -d 'start without restoring scene state'",
       "-l color -x -a 'auto always never' -d 'when to use colour'",
+      "-l pictures -x -a 'auto blocks kitty sixel none' -d 'how pictures are drawn'",
       "-l json -d 'print JSON (state, search)'",
       "-l limit -x -d 'the most search results'",
       "-s h -l help -d 'show the help'",

@@ -305,9 +305,22 @@ package final class LiveEnvironment: AppEnvironment {
   package func picture(of product: Product) -> [String]? {
     guard !product.imageName.isEmpty else { return nil }
     guard let depth = presentation.pictureDepth else { return nil }
-    let key = "\(product.imageName)|\(depth)|\(presentation.pictureColumns)"
+    let key =
+      "\(product.imageName)|\(depth)|\(presentation.pictureKind)|\(presentation.pictureColumns)"
     if let cached = pictures[key] { return cached }
     guard let image = try? Self.image(of: product) else { return nil }
+    switch presentation.pictureKind {
+    case .kitty:
+      let lines = try? KittyRenderer(columns: presentation.pictureColumns).render(image)
+      pictures[key] = lines
+      return lines
+    case .sixel:
+      // About ten pixels a column.
+      let lines = SixelRenderer(width: presentation.pictureColumns * 10).render(image)
+      pictures[key] = lines
+      return lines
+    case .blocks: break
+    }
     let lines = HalfBlockRenderer(depth: depth, maximumColumns: presentation.pictureColumns)
       .render(image)
     pictures[key] = lines

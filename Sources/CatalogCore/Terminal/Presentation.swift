@@ -8,6 +8,13 @@ package struct Presentation: Sendable, Hashable {
   package var colorsErrors = false
   /// How pictures are drawn; nil to describe them by path and size instead.
   package var pictureDepth: HalfBlockRenderer.ColorDepth?
+  /// How pictures are drawn when they are: half blocks, kitty graphics or sixels.
+  package var pictureKind = PictureKind.blocks
+
+  /// How pictures are drawn.
+  package enum PictureKind: Sendable, Hashable {
+    case blocks, kitty, sixel
+  }
   /// The most columns a picture takes.
   package var pictureColumns = 40
   /// Products a page of `list` shows: what fits on the terminal beside a heading, a footer
@@ -22,11 +29,15 @@ package struct Presentation: Sendable, Hashable {
   /// Decides from `--color`, the environment and the terminals.
   ///
   /// `auto` colours a stream only when it is a terminal, `NO_COLOR` is unset or empty and
-  /// `TERM` is not `dumb`. Pictures are drawn only on a terminal with colour on: in 24-bit
-  /// colour when `COLORTERM` is `truecolor` or `24bit`, in 256 colours otherwise.
+  /// `TERM` is not `dumb`. With `--pictures auto`, pictures are drawn only on a terminal with
+  /// colour on: with the kitty graphics protocol in kitty (`TERM=xterm-kitty` or
+  /// `KITTY_WINDOW_ID`), else with half blocks, in 24-bit colour when `COLORTERM` is
+  /// `truecolor` or `24bit` and in 256 colours otherwise; another `--pictures` is followed as
+  /// asked.
   ///
   /// - Parameters:
   ///   - mode: `--color`.
+  ///   - pictures: `--pictures`.
   ///   - environment: The process environment.
   ///   - outputIsTerminal: Whether standard output is a terminal.
   ///   - errorsIsTerminal: Whether standard error is a terminal.
@@ -34,7 +45,8 @@ package struct Presentation: Sendable, Hashable {
   ///   - rows: The terminal's height, when output is a terminal.
   /// - Returns: The presentation.
   package static func resolve(
-    _ mode: CommandLineOptions.ColorMode, environment: [String: String], outputIsTerminal: Bool,
+    _ mode: CommandLineOptions.ColorMode, pictures: CommandLineOptions.PictureMode = .auto,
+    environment: [String: String], outputIsTerminal: Bool,
     errorsIsTerminal: Bool, columns: Int, rows: Int? = nil
   ) -> Presentation {
     let allowed =
@@ -51,11 +63,26 @@ package struct Presentation: Sendable, Hashable {
     presentation.colorsErrors = colors(errorsIsTerminal)
     if outputIsTerminal, let rows { presentation.pageSize = max(5, rows - 5) }
     if outputIsTerminal { presentation.columns = max(40, columns) }
-    if outputIsTerminal && presentation.colorsOutput {
-      let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
-      presentation.pictureDepth =
-        colorTerm == "truecolor" || colorTerm == "24bit" ? .trueColor : .palette256
-      presentation.pictureColumns = max(1, min(40, columns))
+    let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
+    let depth: HalfBlockRenderer.ColorDepth =
+      colorTerm == "truecolor" || colorTerm == "24bit" ? .trueColor : .palette256
+    presentation.pictureColumns = max(1, min(40, outputIsTerminal ? columns : 80))
+    switch pictures {
+    case .auto:
+      // On a terminal with colour only: a script gets none.
+      guard outputIsTerminal && presentation.colorsOutput else { break }
+      presentation.pictureDepth = depth
+      let isKitty =
+        environment["TERM"] == "xterm-kitty" || !(environment["KITTY_WINDOW_ID"] ?? "").isEmpty
+      presentation.pictureKind = isKitty ? .kitty : .blocks
+    case .blocks: presentation.pictureDepth = depth
+    case .kitty:
+      presentation.pictureDepth = depth
+      presentation.pictureKind = .kitty
+    case .sixel:
+      presentation.pictureDepth = depth
+      presentation.pictureKind = .sixel
+    case .none: break
     }
     return presentation
   }
