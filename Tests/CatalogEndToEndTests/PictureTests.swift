@@ -66,4 +66,27 @@ import Testing
     #expect(fig.contains("▀"), "\(fig)")
     #expect(pty.quit(process) == 0)
   }
+
+  /// A terminal that answers the device-attributes query with sixel graphics (attribute 4)
+  /// gets sixels; `--pictures kitty` gets the kitty graphics protocol.
+  @Test func sixelsWhereTheTerminalSaysSoAndKittyWhenAsked() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cherries\ntab photo\n")
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["COLORTERM": "truecolor"])
+    pty.read(until: "\u{1B}[c")
+    pty.type("\u{1B}[?62;4;22c")
+    pty.read(until: "[photo]")
+    pty.type("tab photo\r")
+    let shown = pty.read(until: "Tabs")
+    #expect(shown.contains("\u{1B}Pq"), "\(shown.debugDescription)")
+    #expect(pty.quit(process) == 0)
+    let kittyTerminal = try PseudoTerminal()
+    let kitty = try kittyTerminal.start(sandbox, arguments: ["--pictures", "kitty"])
+    kittyTerminal.read(until: "[photo]")
+    kittyTerminal.type("tab photo\r")
+    let drawn = kittyTerminal.read(until: "Tabs")
+    #expect(drawn.contains("\u{1B}_Ga=T,f=100"), "\(drawn.debugDescription)")
+    #expect(kittyTerminal.quit(kitty) == 0)
+  }
 }

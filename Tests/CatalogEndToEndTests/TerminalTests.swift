@@ -68,14 +68,14 @@ final class PseudoTerminal {
   }
 
   /// Starts `catalog` on the terminal.
-  func start(_ sandbox: CatalogSandbox, environment extra: [String: String] = [:]) throws
-    -> Process
-  {
+  func start(
+    _ sandbox: CatalogSandbox, environment extra: [String: String] = [:],
+    arguments: [String] = []
+  ) throws -> Process {
     let process = Process()
     process.executableURL = CatalogSandbox.executable
-    process.arguments = [
-      "--state-dir", sandbox.stateDirectory, "--data-dir", sandbox.dataDirectory,
-    ]
+    process.arguments =
+      ["--state-dir", sandbox.stateDirectory, "--data-dir", sandbox.dataDirectory] + arguments
     var environment = ProcessInfo.processInfo.environment
     environment["TERM"] = "xterm-256color"
     environment["NO_COLOR"] = nil

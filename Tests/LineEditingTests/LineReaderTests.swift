@@ -99,3 +99,17 @@ import Testing
     #expect(reader.next() == .line("list"))
   }
 }
+
+@Suite struct TerminalQueryTests {
+  @Test(
+    arguments: [
+      ("\u{1B}[?62;4;6;22c", [62, 4, 6, 22]),
+      ("typed\u{1B}[?1;2c", [1, 2]),
+      ("\u{1B}[?c", nil),
+      ("no answer", nil),
+      ("\u{1B}[?62;4", nil),
+    ] as [(String, [Int]?)])
+  func readsTheDeviceAttributesAnswer(answer: String, attributes: [Int]?) {
+    #expect(TerminalQuery.parseAttributes(Array(answer.utf8)) == attributes)
+  }
+}

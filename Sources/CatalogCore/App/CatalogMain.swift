@@ -41,7 +41,9 @@ package enum CatalogMain {
       options.color, pictures: options.pictures, environment: environment,
       outputIsTerminal: isatty(1) == 1 && !isScript,
       errorsIsTerminal: isatty(2) == 1 && !isScript, columns: TerminalLineEditor.columns(of: 1),
-      rows: TerminalLineEditor.rows(of: 1))
+      rows: TerminalLineEditor.rows(of: 1),
+      // Only the REPL draws pictures, and only it may read the terminal's answer from stdin.
+      askTerminal: { options.action == .repl ? TerminalQuery.deviceAttributes() : nil })
     let report = Reporter(colors: presentation.colorsErrors)
     do {
       let paths = try AppPaths(

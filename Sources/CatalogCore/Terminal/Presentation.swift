@@ -38,6 +38,8 @@ package struct Presentation: Sendable, Hashable {
   /// - Parameters:
   ///   - mode: `--color`.
   ///   - pictures: `--pictures`.
+  ///   - askTerminal: Asks the terminal its device attributes (``TerminalQuery``), only when
+  ///     it matters.
   ///   - environment: The process environment.
   ///   - outputIsTerminal: Whether standard output is a terminal.
   ///   - errorsIsTerminal: Whether standard error is a terminal.
@@ -47,7 +49,8 @@ package struct Presentation: Sendable, Hashable {
   package static func resolve(
     _ mode: CommandLineOptions.ColorMode, pictures: CommandLineOptions.PictureMode = .auto,
     environment: [String: String], outputIsTerminal: Bool,
-    errorsIsTerminal: Bool, columns: Int, rows: Int? = nil
+    errorsIsTerminal: Bool, columns: Int, rows: Int? = nil,
+    askTerminal: () -> [Int]? = { nil }
   ) -> Presentation {
     let allowed =
       (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
@@ -74,7 +77,9 @@ package struct Presentation: Sendable, Hashable {
       presentation.pictureDepth = depth
       let isKitty =
         environment["TERM"] == "xterm-kitty" || !(environment["KITTY_WINDOW_ID"] ?? "").isEmpty
-      presentation.pictureKind = isKitty ? .kitty : .blocks
+      // A terminal that lists sixel graphics (attribute 4) among its device attributes.
+      presentation.pictureKind =
+        isKitty ? .kitty : askTerminal()?.dropFirst().contains(4) == true ? .sixel : .blocks
     case .blocks: presentation.pictureDepth = depth
     case .kitty:
       presentation.pictureDepth = depth
