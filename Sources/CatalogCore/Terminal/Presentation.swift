@@ -31,20 +31,20 @@ package struct Presentation: Sendable, Hashable {
   /// `auto` colours a stream only when it is a terminal, `NO_COLOR` is unset or empty and
   /// `TERM` is not `dumb`. With `--pictures auto`, pictures are drawn only on a terminal with
   /// colour on: with the kitty graphics protocol in kitty (`TERM=xterm-kitty` or
-  /// `KITTY_WINDOW_ID`), else with half blocks, in 24-bit colour when `COLORTERM` is
-  /// `truecolor` or `24bit` and in 256 colours otherwise; another `--pictures` is followed as
-  /// asked.
+  /// `KITTY_WINDOW_ID`), with sixels where the terminal lists them among its device
+  /// attributes, else with half blocks, in 24-bit colour when `COLORTERM` is `truecolor` or
+  /// `24bit` and in 256 colours otherwise; another `--pictures` is followed as asked.
   ///
   /// - Parameters:
   ///   - mode: `--color`.
   ///   - pictures: `--pictures`.
-  ///   - askTerminal: Asks the terminal its device attributes (``TerminalQuery``), only when
-  ///     it matters.
   ///   - environment: The process environment.
   ///   - outputIsTerminal: Whether standard output is a terminal.
   ///   - errorsIsTerminal: Whether standard error is a terminal.
   ///   - columns: The terminal's width.
   ///   - rows: The terminal's height, when output is a terminal.
+  ///   - askTerminal: Asks the terminal its device attributes (`TerminalQuery`), only when
+  ///     it matters.
   /// - Returns: The presentation.
   package static func resolve(
     _ mode: CommandLineOptions.ColorMode, pictures: CommandLineOptions.PictureMode = .auto,
