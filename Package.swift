@@ -85,7 +85,10 @@ let package = Package(
     // Measures start-up and durability in a release build: `swift run -c release catalog-bench`.
     .executableTarget(
       name: "catalog-bench",
-      dependencies: ["CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "SearchIndex"]),
+      dependencies: [
+        "CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "SearchIndex", "Imaging",
+        "CImageCodecs",
+      ]),
     // The start-up baseline that catalog-bench compares against.
     .executableTarget(name: "hello-foundation"),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.

@@ -198,6 +198,7 @@ do {
   case "catalog": try catalogBenchmark()
   case "cold-search": try coldSearchBenchmark()
   case "deliver": try deliveryBenchmark()
+  case "pictures": try pictureBenchmark()
   default:
     FileHandle.standardError.write(
       Data(
@@ -207,6 +208,7 @@ do {
                catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
                catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N]
                catalog-bench deliver [--runs N]
+               catalog-bench pictures [--runs N]
 
         """.utf8))
     exit(64)
