@@ -118,22 +118,8 @@ import Testing
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
     let sandbox = CatalogSandbox()
     let file = try writeFile(sandbox, "many.json", Self.productsJSON(60_000))
-    let command =
-      [
-        CatalogSandbox.executable.path, "import", file, "--state-dir", sandbox.stateDirectory,
-        "--data-dir", sandbox.dataDirectory,
-      ].map { "'\($0)'" }.joined(separator: " ")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    process.arguments = ["-qec", command, "/dev/null"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    #expect(process.terminationStatus == 0, "\(text)")
+    let (status, text) = try sandbox.runOnTerminal(["import", file])
+    #expect(status == 0, "\(text)")
     #expect(text.contains("] "), "\(text)")
     #expect(text.contains("records  "), "\(text)")
     #expect(text.contains("/s"), "\(text)")

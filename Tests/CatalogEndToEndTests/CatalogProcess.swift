@@ -99,6 +99,25 @@ final class CatalogSandbox {
     return process
   }
 
+  /// Runs `catalog` on a terminal of its own (`script` gives it one), standard input empty,
+  /// and returns its exit status and what it wrote there.
+  func runOnTerminal(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let command =
+      ([CatalogSandbox.executable.path] + arguments + [
+        "--state-dir", stateDirectory, "--data-dir", dataDirectory,
+      ]).map { "'\($0)'" }.joined(separator: " ")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-qec", command, "/dev/null"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
   /// `catalog state --json`, decoded.
   func stateJSON(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
     let result = try run(["state", "--json"])
@@ -210,6 +229,12 @@ extension Process {
     guard let handle = (standardOutput as? Pipe)?.fileHandleForReading else { return "" }
     return read(
       handle.fileDescriptor, until: text, timeout: timeout, sourceLocation: sourceLocation)
+  }
+
+  /// Ends the input, as Ctrl-D would, and waits for the process to end.
+  func finishInput() {
+    try? (standardInput as? Pipe)?.fileHandleForWriting.close()
+    waitUntilExit()
   }
 
   /// Sends SIGKILL and waits for the process to end.

@@ -34,8 +34,7 @@ import Testing
     // The REPL goes on from there.
     repl.send("path")
     repl.readOutput(until: "Cherries")
-    try? (repl.standardInput as? Pipe)?.fileHandleForWriting.close()
-    repl.waitUntilExit()
+    repl.finishInput()
     #expect(repl.terminationStatus == 0)
     #expect(!FileManager.default.fileExists(atPath: Self.socketPath(sandbox, repl)))
   }
@@ -87,8 +86,7 @@ import Testing
         "Continued 'Show Artichoke product' in scene 'main' (pid \(first.processIdentifier))."),
       "\(third.output)")
     first.readOutput(until: "Continued 'Show Artichoke product'")
-    try? (first.standardInput as? Pipe)?.fileHandleForWriting.close()
-    first.waitUntilExit()
+    first.finishInput()
   }
 
   /// A receiver that dies before it confirms: the sender says so, and the state is old or new.
@@ -142,8 +140,7 @@ import Testing
     repl.send("path")
     let path2 = repl.readOutput(until: "Mango")
     #expect(path2.contains("Mango"))
-    try? (repl.standardInput as? Pipe)?.fileHandleForWriting.close()
-    repl.waitUntilExit()
+    repl.finishInput()
     #expect(repl.terminationStatus == 0)
   }
 

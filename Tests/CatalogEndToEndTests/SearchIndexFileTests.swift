@@ -89,8 +89,7 @@ import Testing
     let other = try sandbox.run(["--scene", "other"], input: "search quince\nsearch morello\n")
     #expect(other.output.contains("Quince"), "\(other.output)")
     #expect(other.output.contains("Morello"), "\(other.output)")
-    try? (editor.standardInput as? Pipe)?.fileHandleForWriting.close()
-    editor.waitUntilExit()
+    editor.finishInput()
     #expect(try Self.indexBytes(sandbox) == built, "the index file was built again")
   }
 
@@ -156,17 +155,7 @@ import Testing
     let file = try Self.writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(12_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     // `script` gives the search a terminal; the note is for people, not for scripts.
-    let command =
-      "\(CatalogSandbox.executable.path) --data-dir \(sandbox.dataDirectory) --state-dir \(sandbox.stateDirectory) search product"
-    let terminal = Process()
-    terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    terminal.arguments = ["-qec", command, "/dev/null"]
-    let output = Pipe()
-    terminal.standardOutput = output
-    terminal.standardInput = FileHandle.nullDevice
-    try terminal.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    terminal.waitUntilExit()
+    let text = try sandbox.runOnTerminal(["search", "product"]).output
     #expect(text.contains("note: building the search index for 12,010 products…"), "\(text)")
     let quiet = try sandbox.run(["search", "product"])
     #expect(quiet.errors.isEmpty, "\(quiet.errors)")
@@ -181,8 +170,7 @@ import Testing
     // It searches the new file from then on, with the same answers.
     repl.send("search renamed 000007")
     repl.readOutput(until: "Renamed 000007")
-    try? (repl.standardInput as? Pipe)?.fileHandleForWriting.close()
-    repl.waitUntilExit()
+    repl.finishInput()
     #expect(repl.terminationStatus == 0)
     let index = try SearchIndex(contentsOf: Self.indexPath(sandbox))
     try index.verify()

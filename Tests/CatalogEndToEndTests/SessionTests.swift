@@ -23,8 +23,7 @@ import Testing
   }
 
   static func close(_ process: Process) {
-    try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
-    process.waitUntilExit()
+    process.finishInput()
   }
 
   @Test func aSecondTerminalOpensANewSceneAndSaysSo() throws {
@@ -49,7 +48,7 @@ import Testing
     first.send("scenes")
     let listing = first.readOutput(until: "not open")
     #expect(listing.contains("main-2") && listing.contains("not open"), "\(listing)")
-    Self.close(first)
+    first.finishInput()
   }
 
   @Test func aPlainLaunchRestoresTheScenesNoRunningProcessHasOpen() throws {
@@ -68,7 +67,7 @@ import Testing
     #expect(
       Self.row("side", in: second.output)
         == "side Mango [photo] pid \(first.processIdentifier), in front", "\(second.output)")
-    Self.close(first)
+    first.finishInput()
   }
 
   @Test func stateShowsOwnersAndTruePhasesAcrossProcesses() throws {
@@ -116,8 +115,8 @@ import Testing
     #expect(
       text.contains("scene main-2 (active, open in pid \(second.processIdentifier)): product list"),
       "\(text)")
-    Self.close(second)
-    Self.close(third)
+    second.finishInput()
+    third.finishInput()
   }
 
   /// Two terminals: each lists the other's scene with its terminal.
@@ -162,7 +161,7 @@ import Testing
     #expect(scenes.count == 8, "\(scenes)")
     #expect(Set(scenes.compactMap(\.2)) == Set(processes.map { Int($0.processIdentifier) }))
     #expect(Set(scenes.map(\.0)).count == 8)
-    for process in processes { Self.close(process) }
+    for process in processes { process.finishInput() }
     for process in processes { #expect(process.terminationStatus == 0) }
   }
 }
