@@ -42,11 +42,15 @@ import Testing
     #expect(try sandbox.run(["import", file]).status == 0)
     #expect(try sandbox.run(["search", "product"]).status == 0)
     let origin = try #require(try SearchIndex(contentsOf: indexPath(sandbox)).origin)
-    let renames = try writeFile(
-      sandbox, "renamed.json",
-      CatalogDatabaseTests.productsJSON(renamed).replacingOccurrences(
-        of: "Product ", with: "Renamed "))
-    #expect(try sandbox.run(["import", renames]).status == 0)
+    // In imports of at most 600, each too small to start a rebuild by itself.
+    for start in stride(from: 1, through: renamed, by: 600) {
+      let renames = try writeFile(
+        sandbox, "renamed-\(start).json",
+        CatalogDatabaseTests.productsJSON(min(600, renamed - start + 1), start: start)
+          .replacingOccurrences(of: "Product ", with: "Renamed "))
+      #expect(try sandbox.run(["import", renames]).status == 0)
+    }
+    #expect(try SearchIndex(contentsOf: indexPath(sandbox)).origin == origin)
     return (sandbox, origin)
   }
 
@@ -159,6 +163,17 @@ import Testing
     #expect(text.contains("note: building the search index for 12,010 products…"), "\(text)")
     let quiet = try sandbox.run(["search", "product"])
     #expect(quiet.errors.isEmpty, "\(quiet.errors)")
+  }
+
+  /// An import larger than the threshold starts the rebuild itself.
+  @Test func aLargeImportBuildsTheIndexAgainInTheBackground() throws {
+    let (sandbox, origin) = try Self.renamedSandbox(count: 3_000, renamed: 0)
+    let renames = try Self.writeFile(
+      sandbox, "renamed.json",
+      CatalogDatabaseTests.productsJSON(1_100).replacingOccurrences(
+        of: "Product ", with: "Renamed "))
+    #expect(try sandbox.run(["import", renames]).status == 0)
+    #expect(Self.isRebuilt(sandbox, after: origin), "the import did not start a rebuild")
   }
 
   @Test func theREPLBuildsTheIndexAgainInTheBackgroundPastTheThreshold() throws {

@@ -30,6 +30,13 @@ extension CatalogMain {
     }
     for warning in result.warnings { report.warning(warning) }
     let summary = result.summary
+    // More changes than the search index follows cheaply: it is built again in the background,
+    // so that the next search finds it ready.
+    if summary.inserted + summary.updated > CatalogSearchIndex.rebuildThreshold,
+      FileManager.default.fileExists(atPath: store.searchIndexPath)
+    {
+      startReindexing(paths)
+    }
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(
       "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
