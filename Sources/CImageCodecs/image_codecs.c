@@ -243,7 +243,7 @@ static int exif_orientation(const unsigned char *data, unsigned length) {
 }
 
 int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
-                      codec_image *out) {
+                      int min_side, codec_image *out) {
   memset(out, 0, sizeof *out);
   out->orientation = 1;
   if (size < 3 || data[0] != 0xFF || data[1] != 0xD8 || data[2] != 0xFF) {
@@ -288,6 +288,13 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
     }
   }
   info.out_color_space = JCS_EXT_RGBA;
+  if (min_side > 0) {
+    unsigned longer = info.image_width > info.image_height ? info.image_width : info.image_height;
+    unsigned denominator = 8;
+    while (denominator > 1 && longer / denominator < (unsigned)min_side) denominator /= 2;
+    info.scale_num = 1;
+    info.scale_denom = denominator;
+  }
   jpeg_start_decompress(&info);
   size_t stride = (size_t)info.output_width * 4;
   pixels = malloc(stride * info.output_height);

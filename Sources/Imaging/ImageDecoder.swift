@@ -26,10 +26,16 @@ public struct ImageDecoder: Sendable {
 
   /// Decodes an image file's bytes, PNG or JPEG, told apart by their first bytes.
   ///
-  /// - Parameter bytes: The bytes.
+  /// - Parameters:
+  ///   - bytes: The bytes.
+  ///   - minimumSide: For a picture to be drawn small: a JPEG image may be decoded at 1/2, 1/4
+  ///     or 1/8 of its size (libjpeg's scaled inverse DCT, which averages) while its longer side
+  ///     stays at least this; nil for full size.
   /// - Returns: The image, upright.
   /// - Throws: ``ImagingError``.
-  public func decode(_ bytes: [UInt8]) throws(ImagingError) -> RGBAImage {
+  public func decode(_ bytes: [UInt8], minimumSide: Int? = nil) throws(ImagingError)
+    -> RGBAImage
+  {
     guard bytes.count <= maximumFileSize else {
       throw .fileTooLarge(bytes: bytes.count, limit: maximumFileSize)
     }
@@ -40,7 +46,9 @@ public struct ImageDecoder: Sendable {
     let code = bytes.withUnsafeBufferPointer { buffer in
       isPNG
         ? codec_png_decode(buffer.baseAddress, buffer.count, Int64(maximumPixels), &result)
-        : codec_jpeg_decode(buffer.baseAddress, buffer.count, Int64(maximumPixels), &result)
+        : codec_jpeg_decode(
+          buffer.baseAddress, buffer.count, Int64(maximumPixels), Int32(minimumSide ?? 0),
+          &result)
     }
     let message = withUnsafeBytes(of: result.message) { raw in
       String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
@@ -66,11 +74,15 @@ public struct ImageDecoder: Sendable {
   /// Decodes an image file: a regular file (a link is not followed, a FIFO not waited on) no
   /// larger than the limit, read whole.
   ///
-  /// - Parameter path: The file.
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - minimumSide: As for ``decode(_:minimumSide:)``.
   /// - Returns: The image, upright.
   /// - Throws: ``ImagingError``.
-  public func decode(contentsOf path: String) throws(ImagingError) -> RGBAImage {
-    try decode(read(path))
+  public func decode(contentsOf path: String, minimumSide: Int? = nil) throws(ImagingError)
+    -> RGBAImage
+  {
+    try decode(read(path), minimumSide: minimumSide)
   }
 
   /// Reads an image file's bytes, within the limit.

@@ -264,6 +264,19 @@ import Testing
     #expect(shown(8) == [[3, 6], [2, 5], [1, 4]])  // stored turned right: turn it left
   }
 
+  /// A JPEG image to be drawn small is decoded at a fraction of its size, averaged, its
+  /// longer side kept at least the side asked for, and still upright.
+  @Test func aJPEGDecodesSmallerWhenAskedTo() throws {
+    let upright = Self.photo(width: 64, height: 48)
+    let jpeg = try Self.encodeJPEG(Self.stored(upright, orientation: 6), orientation: 6)
+    let small = try decoder.decode(jpeg, minimumSide: 16)
+    #expect(small.width == 16 && small.height == 12)
+    let expected = HalfBlockRenderer.scale(upright, width: 16, height: 12)
+    let (maximum, mean) = Self.difference(small, expected)
+    #expect(mean < 3 && maximum <= 24, "mean \(mean), maximum \(maximum)")
+    #expect(try decoder.decode(jpeg, minimumSide: 1000).width == 64)
+  }
+
   @Test func cmykIsRefusedClearly() throws {
     let jpeg = try Self.encodeJPEG(Self.photo(width: 16, height: 16), components: 4)
     #expect(throws: ImagingError.unsupported("CMYK JPEG images are not shown; save it as RGB")) {

@@ -40,8 +40,10 @@ int codec_png_decode(const unsigned char *data, size_t size, long long max_pixel
 
 /// Decodes a baseline or progressive JPEG image, greyscale or colour, to 8-bit RGBA, and reads
 /// its EXIF orientation. Data that libjpeg would warn about (truncated, corrupt) is an error.
+/// With `min_side` above 0, the image is decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's
+/// scaled inverse DCT, which averages) as long as its longer side stays at least `min_side`.
 int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
-                      codec_image *out);
+                      int min_side, codec_image *out);
 
 /// Encodes a PNG image from samples in the file's own layout (one row after another, each
 /// sample `bit_depth` bits, rows padded to whole bytes; 16-bit samples big-endian), for tests

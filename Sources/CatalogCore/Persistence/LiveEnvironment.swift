@@ -292,9 +292,13 @@ package final class LiveEnvironment: AppEnvironment {
     }
   }
 
-  /// A product's picture, decoded: a bundled one, or the image file its path names.
-  private static func image(of product: Product) throws -> RGBAImage {
-    if let path = product.imagePath { return try ImageDecoder().decode(contentsOf: path) }
+  /// A product's picture, decoded: a bundled one, or the image file its path names; a JPEG
+  /// image to be drawn small is decoded at a fraction of its size, its longer side kept at
+  /// least `minimumSide`.
+  private static func image(of product: Product, minimumSide: Int? = nil) throws -> RGBAImage {
+    if let path = product.imagePath {
+      return try ImageDecoder().decode(contentsOf: path, minimumSide: minimumSide)
+    }
     guard let bytes = CatalogResources.imageData(named: product.imageName) else {
       throw ImagingError.cannotRead(
         path: "Images/\(product.imageName).png", reason: "it is not a bundled picture")
@@ -308,7 +312,14 @@ package final class LiveEnvironment: AppEnvironment {
     let key =
       "\(product.imageName)|\(depth)|\(presentation.pictureKind)|\(presentation.pictureColumns)"
     if let cached = pictures[key] { return cached }
-    guard let image = try? Self.image(of: product) else { return nil }
+    // Enough pixels for the drawing to average several into each of its own.
+    let needed: Int
+    switch presentation.pictureKind {
+    case .kitty: needed = 800
+    case .sixel: needed = presentation.pictureColumns * 20
+    case .blocks: needed = presentation.pictureColumns * 8
+    }
+    guard let image = try? Self.image(of: product, minimumSide: needed) else { return nil }
     switch presentation.pictureKind {
     case .kitty:
       let lines = try? KittyRenderer(columns: presentation.pictureColumns).render(image)
