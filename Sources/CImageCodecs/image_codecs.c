@@ -36,6 +36,15 @@ static void png_read_memory(png_structp png, png_bytep into, png_size_t length) 
   source->offset += length;
 }
 
+/// Reads a PNG file's header from memory. Chunks with bad checksums are errors, ancillary
+/// ones too: a damaged file is never shown.
+static void png_start(png_structp png, png_infop info, png_source *source) {
+  png_set_read_fn(png, source, png_read_memory);
+  png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+  png_read_info(png, info);
+}
+
 int codec_png_decode(const unsigned char *data, size_t size, long long max_pixels,
                      codec_image *out) {
   memset(out, 0, sizeof *out);
@@ -58,11 +67,7 @@ int codec_png_decode(const unsigned char *data, size_t size, long long max_pixel
     return result;
   }
   if (!info) png_error(png, "out of memory");
-  png_set_read_fn(png, &source, png_read_memory);
-  // Chunks with bad checksums are errors, ancillary ones too: a damaged file is never shown.
-  png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
-  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
-  png_read_info(png, info);
+  png_start(png, info, &source);
   png_uint_32 width = png_get_image_width(png, info);
   png_uint_32 height = png_get_image_height(png, info);
   if ((long long)width * (long long)height > max_pixels) {
@@ -242,6 +247,23 @@ static int exif_orientation(const unsigned char *data, unsigned length) {
   return 1;
 }
 
+/// Sets up an error manager that longjmps on errors and counts warnings as errors.
+static void jpeg_errors_init(jpeg_errors *errors, j_common_ptr info, char *message) {
+  memset(errors, 0, sizeof *errors);
+  info->err = jpeg_std_error(&errors->manager);
+  errors->manager.error_exit = jpeg_fail;
+  errors->manager.emit_message = jpeg_note;
+  errors->message = message;
+}
+
+/// The EXIF orientation of the first APP1 segment `jpeg_save_markers` kept, or 1.
+static int saved_orientation(struct jpeg_decompress_struct *info) {
+  for (jpeg_saved_marker_ptr marker = info->marker_list; marker; marker = marker->next) {
+    if (marker->marker == JPEG_APP0 + 1) return exif_orientation(marker->data, marker->data_length);
+  }
+  return 1;
+}
+
 int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
                       int min_side, codec_image *out) {
   memset(out, 0, sizeof *out);
@@ -252,11 +274,7 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
   }
   struct jpeg_decompress_struct info;
   jpeg_errors errors;
-  memset(&errors, 0, sizeof errors);
-  info.err = jpeg_std_error(&errors.manager);
-  errors.manager.error_exit = jpeg_fail;
-  errors.manager.emit_message = jpeg_note;
-  errors.message = out->message;
+  jpeg_errors_init(&errors, (j_common_ptr)&info, out->message);
   unsigned char *volatile pixels = NULL;
   volatile int result = CODEC_INVALID;
   if (setjmp(errors.jump)) {
@@ -281,12 +299,7 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
     result = CODEC_TOO_LARGE;
     longjmp(errors.jump, 1);
   }
-  for (jpeg_saved_marker_ptr marker = info.marker_list; marker; marker = marker->next) {
-    if (marker->marker == JPEG_APP0 + 1) {
-      out->orientation = exif_orientation(marker->data, marker->data_length);
-      break;
-    }
-  }
+  out->orientation = saved_orientation(&info);
   info.out_color_space = JCS_EXT_RGBA;
   if (min_side > 0) {
     unsigned longer = info.image_width > info.image_height ? info.image_width : info.image_height;
@@ -312,6 +325,47 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
   out->height = (int)info.output_height;
   jpeg_destroy_decompress(&info);
   out->pixels = pixels;
+  return CODEC_OK;
+}
+
+int codec_read_size(const unsigned char *data, size_t size, codec_image *out) {
+  memset(out, 0, sizeof *out);
+  out->orientation = 1;
+  if (size >= 8 && png_sig_cmp(data, 0, 8) == 0) {
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, out, png_fail, png_quiet);
+    if (!png) return CODEC_INVALID;
+    png_infop info = png_create_info_struct(png);
+    png_source source = {data, size, 0};
+    if (setjmp(png_jmpbuf(png))) {
+      png_destroy_read_struct(&png, &info, NULL);
+      return CODEC_INVALID;
+    }
+    if (!info) png_error(png, "out of memory");
+    png_start(png, info, &source);
+    out->width = (int)png_get_image_width(png, info);
+    out->height = (int)png_get_image_height(png, info);
+    png_destroy_read_struct(&png, &info, NULL);
+    return CODEC_OK;
+  }
+  if (size < 3 || data[0] != 0xFF || data[1] != 0xD8 || data[2] != 0xFF) {
+    snprintf(out->message, sizeof out->message, "not a PNG or JPEG image");
+    return CODEC_INVALID;
+  }
+  struct jpeg_decompress_struct info;
+  jpeg_errors errors;
+  jpeg_errors_init(&errors, (j_common_ptr)&info, out->message);
+  if (setjmp(errors.jump)) {
+    jpeg_destroy_decompress(&info);
+    return CODEC_INVALID;
+  }
+  jpeg_create_decompress(&info);
+  jpeg_mem_src(&info, data, (unsigned long)size);
+  jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
+  jpeg_read_header(&info, TRUE);
+  out->width = (int)info.image_width;
+  out->height = (int)info.image_height;
+  out->orientation = saved_orientation(&info);
+  jpeg_destroy_decompress(&info);
   return CODEC_OK;
 }
 

@@ -71,6 +71,28 @@ public struct ImageDecoder: Sendable {
     return image.oriented(Int(result.orientation))
   }
 
+  /// An image file's size as it is shown (its EXIF orientation applied), read from its header
+  /// without decoding the pixels.
+  ///
+  /// - Parameter path: The file.
+  /// - Returns: The width and height in pixels.
+  /// - Throws: ``ImagingError``.
+  public func size(contentsOf path: String) throws(ImagingError) -> (width: Int, height: Int) {
+    let bytes = try read(path)
+    var result = codec_image()
+    let code = bytes.withUnsafeBufferPointer {
+      codec_read_size($0.baseAddress, $0.count, &result)
+    }
+    guard code == 0, result.width > 0, result.height > 0 else {
+      let message = withUnsafeBytes(of: result.message) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      throw bytes.starts(with: [0x89, 0x50]) ? .invalidPNG(message) : .invalidJPEG(message)
+    }
+    let (width, height) = (Int(result.width), Int(result.height))
+    return result.orientation >= 5 ? (height, width) : (width, height)
+  }
+
   /// Decodes an image file: a regular file (a link is not followed, a FIFO not waited on) no
   /// larger than the limit, read whole.
   ///

@@ -277,6 +277,23 @@ import Testing
     #expect(try decoder.decode(jpeg, minimumSide: 1000).width == 64)
   }
 
+  /// The size as shown, from the header alone: a JPEG turned by its EXIF orientation, a PNG.
+  @Test func theSizeComesFromTheHeader() throws {
+    let folder = NSTemporaryDirectory() + "image-size-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let jpeg = try Self.encodeJPEG(Self.photo(width: 40, height: 24), orientation: 6)
+    try Data(jpeg).write(to: URL(fileURLWithPath: folder + "/a.jpg"))
+    #expect(try decoder.size(contentsOf: folder + "/a.jpg") == (24, 40))
+    let png = try Self.encodePNG(
+      width: 5, height: 3, colorType: 0, depth: 8, interlaced: false,
+      samples: [UInt8](repeating: 9, count: 15))
+    try Data(png).write(to: URL(fileURLWithPath: folder + "/b.png"))
+    #expect(try decoder.size(contentsOf: folder + "/b.png") == (5, 3))
+    try Data(png.prefix(20)).write(to: URL(fileURLWithPath: folder + "/c.png"))
+    #expect(throws: ImagingError.self) { try decoder.size(contentsOf: folder + "/c.png") }
+  }
+
   @Test func cmykIsRefusedClearly() throws {
     let jpeg = try Self.encodeJPEG(Self.photo(width: 16, height: 16), components: 4)
     #expect(throws: ImagingError.unsupported("CMYK JPEG images are not shown; save it as RGB")) {

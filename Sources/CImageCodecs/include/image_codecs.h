@@ -45,6 +45,10 @@ int codec_png_decode(const unsigned char *data, size_t size, long long max_pixel
 int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
                       int min_side, codec_image *out);
 
+/// Reads a PNG or JPEG image's header only: its width, height and (JPEG) EXIF orientation in
+/// `out`, no pixels. Returns what the decode functions return for the header.
+int codec_read_size(const unsigned char *data, size_t size, codec_image *out);
+
 /// Encodes a PNG image from samples in the file's own layout (one row after another, each
 /// sample `bit_depth` bits, rows padded to whole bytes; 16-bit samples big-endian), for tests
 /// and tools. `palette` holds `palette_count` RGB triples; `trans` the tRNS bytes.

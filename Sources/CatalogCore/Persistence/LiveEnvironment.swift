@@ -285,8 +285,13 @@ package final class LiveEnvironment: AppEnvironment {
     guard !product.imageName.isEmpty else { return "no picture" }
     let name = product.imagePath ?? "Images/\(product.imageName).png"
     do {
-      let image = try Self.image(of: product)
-      return "\(name), \(image.width)×\(image.height) pixels"
+      // A file's size is in its header; a bundled picture is small.
+      let (width, height) =
+        try product.imagePath.map { try ImageDecoder().size(contentsOf: $0) }
+        ?? {
+          let image = try Self.image(of: product); return (image.width, image.height)
+        }()
+      return "\(name), \(width)×\(height) pixels"
     } catch {
       return "\(name) (\(error.localizedDescription))"
     }
