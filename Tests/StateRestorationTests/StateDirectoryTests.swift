@@ -172,6 +172,8 @@ import Testing
     let arrived = DispatchSemaphore(value: 0)
     let channel = try DeliveryChannel(in: state) { arrived.signal() }
     defer { channel.close() }
+    let mode = try FileManager.default.attributesOfItem(atPath: channel.path)[.posixPermissions]
+    #expect(mode as? Int == 0o600)
     let answer = Mutex<DeliveryChannel.Reply?>(nil)
     let sent = DispatchSemaphore(value: 0)
     DispatchQueue.global().async {

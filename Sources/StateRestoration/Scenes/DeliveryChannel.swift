@@ -144,10 +144,11 @@ public final class DeliveryChannel: @unchecked Sendable {
       throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(errno))
     }
     unlink(path)
-    // Created 0600 from the start, not made so after a moment of being open to others.
-    let mask = umask(0o177)
+    // Made 0600 right after it is bound. The process's umask is not narrowed for it: that
+    // would change the mode of whatever another thread creates meanwhile. In the moment
+    // between, the 0700 state directory keeps other users out, and `SO_PEERCRED` still would.
     let bound = Self.withAddress(path) { bind(descriptor, $0, $1) }
-    umask(mask)
+    if bound == 0 { chmod(path, 0o600) }
     guard bound == 0, listen(descriptor, 16) == 0 else {
       let reason = bound == -2 ? "the path is too long for a socket" : systemErrorDescription(errno)
       Glibc.close(descriptor)
