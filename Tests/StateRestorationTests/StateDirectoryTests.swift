@@ -176,7 +176,9 @@ import Testing
     #expect(mode as? Int == 0o600)
     let answer = Mutex<DeliveryChannel.Reply?>(nil)
     let sent = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    // A thread of its own, not Dispatch's: its few worker threads may all be busy with other
+    // tests, and the sender must run within the wait below.
+    Thread.detachNewThread {
       let reply = try? DeliveryChannel.deliver(Self.link, to: getpid(), in: state)
       answer.withLock { $0 = reply }
       sent.signal()

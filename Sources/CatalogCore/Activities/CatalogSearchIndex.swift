@@ -1,5 +1,4 @@
 import CatalogModel
-import Dispatch
 import Foundation
 import SearchIndex
 import StateRestoration
@@ -215,13 +214,16 @@ package struct CatalogSearchIndex: Sendable {
   package static func rebuildInBackground(
     _ path: String, databasePath: String, done: @escaping @Sendable () -> Void
   ) {
-    DispatchQueue.global(qos: .utility).async {
+    // A thread of its own: a build takes seconds at a million products, too long to hold one
+    // of Dispatch's few worker threads.
+    let started = detachThread {
       defer { done() }
       guard let lock = try? FileLock.acquire(lockPath(path)),
         let database = try? CatalogDatabase(path: databasePath, readOnly: true)
       else { return }
       _ = try? build(path, database: database, holding: lock, strict: false)
     }
+    if !started { done() }
   }
 
   /// Brings the overlay up to date with a catalog database.

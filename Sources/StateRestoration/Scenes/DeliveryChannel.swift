@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -156,7 +155,12 @@ public final class DeliveryChannel: @unchecked Sendable {
       throw StateRestorationError.cannotWrite(path: path, reason: reason)
     }
     listener = descriptor
-    DispatchQueue(label: "DeliveryChannel \(path)").async { [self] in acceptLoop() }
+    // A thread of its own: `accept` blocks for the life of the channel.
+    guard detachThread({ [self] in acceptLoop() }) else {
+      Glibc.close(descriptor)
+      unlink(path)
+      throw StateRestorationError.cannotWrite(path: path, reason: "cannot start a thread")
+    }
   }
 
   /// Closes the channel and removes its socket; messages not yet answered are dropped, and
