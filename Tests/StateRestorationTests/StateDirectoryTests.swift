@@ -199,6 +199,35 @@ import Testing
     }
   }
 
+  /// Closing a channel again — as its `deinit` does after `close()` — must not touch the
+  /// descriptor number it had, which by then may be another channel's.
+  @Test func closingTwiceLeavesANewerChannelAlone() throws {
+    for _ in 0..<20 {
+      let first = TemporaryDirectory()
+      let second = TemporaryDirectory()
+      let old = try DeliveryChannel(in: try StateDirectory(creating: first.path)) {}
+      old.close()
+      // Its accept loop closes the descriptor; the next socket is likely to get its number.
+      Thread.sleep(forTimeInterval: 0.01)
+      let state = try StateDirectory(creating: second.path)
+      let channel = try DeliveryChannel(in: state) {}
+      defer { channel.close() }
+      old.close()
+      let answering = Thread {
+        for _ in 0..<1_000 {
+          if let delivery = channel.takePending().first {
+            delivery.reply(.init(ok: true, text: "Opened."))
+            return
+          }
+          Thread.sleep(forTimeInterval: 0.005)
+        }
+      }
+      answering.start()
+      let reply = try DeliveryChannel.deliver(Self.link, to: getpid(), in: state)
+      #expect(reply == .init(ok: true, text: "Opened."))
+    }
+  }
+
   @Test func aStaleSocketOfADeadProcessIsRemoved() throws {
     let directory = TemporaryDirectory()
     let state = try StateDirectory(creating: directory.path)

@@ -113,6 +113,8 @@ public final class DeliveryChannel: @unchecked Sendable {
   /// The socket's path.
   public let path: String
   private let listener: Int32
+  /// Until ``close()``, or until the accept loop ends.
+  private let isOpen = Mutex(true)
   private let pending = Mutex<[Delivery]>([])
   private let onArrival: @Sendable () -> Void
 
@@ -166,8 +168,14 @@ public final class DeliveryChannel: @unchecked Sendable {
   /// Closes the channel and removes its socket; messages not yet answered are dropped, and
   /// their senders learn so.
   public func close() {
-    unlink(path)
-    shutdown(listener, Int32(SHUT_RDWR))
+    // Once only: the accept loop closes the descriptor after this, and its number may then be
+    // another file's, which a second `shutdown` would cut off.
+    isOpen.withLock { isOpen in
+      guard isOpen else { return }
+      isOpen = false
+      unlink(path)
+      shutdown(listener, Int32(SHUT_RDWR))
+    }
     pending.withLock { $0.removeAll() }
   }
 
@@ -188,7 +196,13 @@ public final class DeliveryChannel: @unchecked Sendable {
       let connection = accept(listener, nil, nil)
       if connection < 0 {
         if errno == EINTR || errno == ECONNABORTED { continue }
-        Glibc.close(listener)  // shut down by `close()`
+        // Shut down by `close()`, or failing for good: either way the socket goes.
+        let wasOpen = isOpen.withLock { isOpen in
+          defer { isOpen = false }
+          return isOpen
+        }
+        if wasOpen { unlink(path) }
+        Glibc.close(listener)
         return
       }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
