@@ -12,14 +12,18 @@ import StateRestoration
 /// Safe to share between threads: the connection and the cached counts are each behind a lock.
 public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// The schema version this program reads and writes (`PRAGMA user_version`). Version 1
-  /// lacked the deletion log, the index of changes and the identity; they are added when a
-  /// version-1 database is opened for writing.
-  public static let schemaVersion = 2
+  /// lacked the deletion log, the index of changes and the identity; version 2 the directory
+  /// a relative image path is relative to. What is missing is added when an older database is
+  /// opened for writing.
+  public static let schemaVersion = 3
 
   /// The database file's path.
   public let path: String
   private let connection: Database
   private let connectionLock = NSLock()
+  /// The columns a product is read from: an older database opened for reading only has no
+  /// `image_directory`.
+  private let columns: String
   private var cached = State()
   private let stateLock = NSLock()
 
@@ -46,6 +50,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     CREATE TABLE catalog_info(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
     INSERT INTO catalog_info VALUES ('generation', 0), ('seeded', 0), ('migrated', 0);
     \(versionTwo)
+    \(versionThree)
     """
 
   /// What version 2 added: a log of deletions (the position each had, and the generation that
@@ -60,6 +65,12 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     """
   }
 
+  /// What version 3 added: the directory a relative image path is relative to.
+  static let versionThree = """
+    ALTER TABLE products ADD COLUMN image_directory TEXT;
+    PRAGMA user_version = 3;
+    """
+
   static let createIndexes = """
     CREATE UNIQUE INDEX products_identifier ON products(identifier);
     CREATE INDEX products_position ON products(position);
@@ -72,8 +83,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     DROP INDEX products_folded_name; DROP INDEX products_year; DROP INDEX products_changed;
     """
 
-  private static let columns =
-    "identifier, name, image_name, year, price_cents, keywords"
+  /// The columns a product is read from, in the order ``product(_:)`` reads them.
+  private static let productColumns =
+    "identifier, name, image_name, year, price_cents, keywords, image_directory"
 
   /// Opens an existing catalog database.
   ///
@@ -85,6 +97,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public init(path: String, readOnly: Bool = false) throws {
     try DatabaseFileCheck.check(path)
     let database: Database
+    var hasImageDirectory = true
     do {
       database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
       // Checked by reading only, before any pragma could write to a file that is not ours.
@@ -98,6 +111,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       else {
         throw CatalogDatabaseError.damaged("it is not a catalog database")
       }
+      hasImageDirectory = !readOnly || version >= 3
       if !readOnly {
         // Statement journals stay in memory: on disk, an import of a million rows wrote each
         // row's pages a second time to a file in /var/tmp.
@@ -111,9 +125,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         if version < Self.schemaVersion {
           try database.writeTransaction {
             // Checked again inside the write lock: another process may have upgraded it.
-            if try database.integer("PRAGMA user_version") == 1 {
-              try database.execute(Self.versionTwo)
-            }
+            let found = try database.integer("PRAGMA user_version") ?? 0
+            if found == 1 { try database.execute(Self.versionTwo) }
+            if found <= 2 { try database.execute(Self.versionThree) }
           }
         }
       }
@@ -122,6 +136,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
     self.path = path
     connection = database
+    columns =
+      !hasImageDirectory
+      ? Self.productColumns.replacingOccurrences(of: "image_directory", with: "NULL")
+      : Self.productColumns
     do {
       try refresh()
     } catch CatalogDatabaseError.damaged(let reason) {
@@ -214,13 +232,13 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// The product with a list number.
   public func product(number: Int) -> Product? {
-    query("SELECT \(Self.columns) FROM products WHERE position = ?", [.integer(number)]).first
+    query("SELECT \(columns) FROM products WHERE position = ?", [.integer(number)]).first
   }
 
   /// The product with an identifier.
   public func product(identifier: UUID) -> Product? {
     query(
-      "SELECT \(Self.columns) FROM products WHERE identifier = ?", [.text(identifier.canonicalText)]
+      "SELECT \(columns) FROM products WHERE identifier = ?", [.text(identifier.canonicalText)]
     ).first
   }
 
@@ -235,7 +253,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// The products with list numbers in a range, in order.
   public func products(numbers: ClosedRange<Int>) -> [Product] {
     query(
-      "SELECT \(Self.columns) FROM products WHERE position BETWEEN ? AND ? ORDER BY position",
+      "SELECT \(columns) FROM products WHERE position BETWEEN ? AND ? ORDER BY position",
       [.integer(numbers.lowerBound), .integer(numbers.upperBound)])
   }
 
@@ -250,11 +268,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     var result: [(Int, Product)] = []
     _ = try? reading { database in
       let statement = try database.statement(
-        "SELECT \(Self.columns), position FROM products WHERE year = ? ORDER BY position LIMIT ? OFFSET ?"
+        "SELECT \(columns), position FROM products WHERE year = ? ORDER BY position LIMIT ? OFFSET ?"
       )
       try statement.bind([.integer(year), .integer(limit), .integer(offset)])
       while try statement.step() {
-        if let product = Self.product(statement) { result.append((statement.integer(6), product)) }
+        if let product = Self.product(statement) { result.append((statement.integer(7), product)) }
       }
     }
     return result
@@ -264,10 +282,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
     exact
       ? query(
-        "SELECT \(Self.columns) FROM products WHERE folded_name = ? ORDER BY folded_name LIMIT ?",
+        "SELECT \(columns) FROM products WHERE folded_name = ? ORDER BY folded_name LIMIT ?",
         [.text(key), .integer(limit)])
       : query(
-        "SELECT \(Self.columns) FROM products WHERE folded_name >= ? AND folded_name < ? ORDER BY folded_name, position LIMIT ?",
+        "SELECT \(columns) FROM products WHERE folded_name >= ? AND folded_name < ? ORDER BY folded_name, position LIMIT ?",
         [.text(key), .text(key + "\u{10FFFF}"), .integer(limit)])
   }
 
@@ -352,12 +370,12 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       while try deletions.step() { changes.deletedPositions.append(deletions.integer(0)) }
       // Sorted here: ORDER BY position would make SQLite walk the position index, every row.
       let rows = try database.statement(
-        "SELECT \(Self.columns), position FROM products WHERE changed > ?")
+        "SELECT \(columns), position FROM products WHERE changed > ?")
       defer { rows.reset() }
       try rows.bind([.integer(generation)])
       while try rows.step() {
         if let product = Self.product(rows) {
-          changes.changed.append((rows.integer(6), product))
+          changes.changed.append((rows.integer(7), product))
         }
       }
       changes.changed.sort { $0.position < $1.position }
@@ -496,7 +514,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       }
       var summary = ImportSummary()
       try database.run(
-        "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
+        "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
       )
       summary.updated = database.changes
       try database.run(
@@ -508,7 +526,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       let rebuildsIndexes = summary.inserted > existing
       if rebuildsIndexes { try database.execute(Self.dropIndexes) }
       try database.run(
-        "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed FROM temp.import_staging ORDER BY position",
+        "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM temp.import_staging ORDER BY position",
         .integer(existing))
       if rebuildsIndexes { try database.execute(Self.createIndexes) }
       if let seeding {
@@ -535,7 +553,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   private static func product(_ identifier: UUID, in database: Database) throws -> Product? {
     let statement = try database.statement(
-      "SELECT \(columns) FROM products WHERE identifier = ?")
+      "SELECT \(productColumns) FROM products WHERE identifier = ?")
     defer { statement.reset() }
     try statement.bind([.text(identifier.canonicalText)])
     return try statement.step() ? product(statement) : nil
@@ -547,10 +565,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     -> Bool
   {
     try database.run(
-      "UPDATE products SET name = ?, folded_name = ?, image_name = ?, year = ?, price_cents = ?, keywords = ?, changed = ? WHERE identifier = ?",
+      "UPDATE products SET name = ?, folded_name = ?, image_name = ?, year = ?, price_cents = ?, keywords = ?, changed = ?, image_directory = ? WHERE identifier = ?",
       .text(product.name), .text(product.name.folded), .text(product.imageName),
       .integer(product.year), .integer(product.price.cents),
       .text(product.keywords.joined(separator: keywordSeparator)), .integer(generation),
+      product.imageDirectory.map(SQLiteValue.text) ?? .null,
       .text(product.identifier.canonicalText))
     return database.changes > 0
   }
@@ -562,7 +581,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     // OR ROLLBACK: a failing row ends the whole transaction, which an import wants anyway, and
     // SQLite then keeps no journal to undo one statement (a copy of every page it changes).
     let statement = try database.statement(
-      "INSERT OR ROLLBACK INTO \(table)(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      "INSERT OR ROLLBACK INTO \(table)(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed, image_directory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     try bind(product, position: position, generation: generation, to: statement)
     defer { statement.reset() }
@@ -582,6 +601,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     try statement.bind(product.price.cents, at: 7)
     try statement.bind(product.keywords.joined(separator: keywordSeparator), at: 8)
     try statement.bind(generation, at: 9)
+    try statement.bind(product.imageDirectory, at: 10)
   }
 
   /// Keywords are stored joined by the unit separator, which a keyword cannot contain (it is a
@@ -598,7 +618,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       year: statement.integer(3), price: Price(cents: statement.integer(4)),
       keywords: keywords.isEmpty
         ? []
-        : keywords.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init))
+        : keywords.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
+      imageDirectory: statement.isNull(6) ? nil : statement.text(6))
   }
 
   private func query(_ sql: String, _ values: [SQLiteValue]) -> [Product] {

@@ -7,8 +7,12 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
   /// The display name.
   public var name: String
   /// The picture: the name of a bundled one (`Resources/Images/<imageName>.png`), or the path
-  /// of an image file, PNG or JPEG (see ``imagePath``).
+  /// of an image file, PNG or JPEG, as it was given (see ``imagePath``).
   public var imageName: String
+  /// The directory a relative path in ``imageName`` is relative to: the directory of the file
+  /// the product was imported from. Nil for a bundled picture, an absolute path, or a product
+  /// that was not imported from a file.
+  public var imageDirectory: String?
   /// The year the product was introduced.
   public var year: Int
   /// The price, exact to the cent.
@@ -28,23 +32,25 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
   ///   - year: The year introduced.
   ///   - price: The price.
   ///   - keywords: Words that find the product in search.
+  ///   - imageDirectory: The directory a relative image path is relative to.
   public init(
     identifier: UUID, name: String, imageName: String, year: Int, price: Price,
-    keywords: [String] = []
+    keywords: [String] = [], imageDirectory: String? = nil
   ) {
     self.identifier = identifier
     self.name = name
     self.imageName = imageName
+    self.imageDirectory = imageDirectory
     self.year = year
     self.price = price
     self.keywords = keywords
   }
 
   private enum CodingKeys: String, CodingKey {
-    case identifier, name, imageName, year, price, keywords
+    case identifier, name, imageName, year, price, keywords, imageDirectory
   }
 
-  /// Decodes a product; `keywords` may be absent.
+  /// Decodes a product; `keywords` and `imageDirectory` may be absent.
   ///
   /// - Parameter decoder: The decoder.
   /// - Throws: `DecodingError` when a field is missing or of the wrong type.
@@ -56,14 +62,30 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     year = try container.decode(Int.self, forKey: .year)
     price = try container.decode(Price.self, forKey: .price)
     keywords = try container.decodeIfPresent([String].self, forKey: .keywords) ?? []
+    imageDirectory = try container.decodeIfPresent(String.self, forKey: .imageDirectory)
   }
 }
 
 extension Product {
   /// The image file the product's picture is, when ``imageName`` is a path rather than a
   /// bundled picture's name: it holds a `/`, or ends as an image file does (`.png`, `.jpg`,
-  /// `.jpeg`). A relative path is relative to the current directory.
-  public var imagePath: String? { Self.isImagePath(imageName) ? imageName : nil }
+  /// `.jpeg`). A relative path is resolved against ``imageDirectory``, or else against the
+  /// current directory.
+  public var imagePath: String? {
+    guard Self.isImagePath(imageName) else { return nil }
+    guard let imageDirectory, !imageName.hasPrefix("/") else { return imageName }
+    return Self.resolvingImagePath(imageName, against: imageDirectory)
+  }
+
+  /// The picture's name for a file written in a directory, such as an export: as given when
+  /// it is relative to that directory, the absolute path when it is relative to another one.
+  ///
+  /// - Parameter directory: The absolute directory of the file being written.
+  /// - Returns: What the file's `imageName` should say.
+  public func imageName(relativeTo directory: String) -> String {
+    guard let imageDirectory, let imagePath, imagePath != imageName else { return imageName }
+    return imageDirectory == directory ? imageName : imagePath
+  }
 
   /// Whether a picture name is a path to an image file rather than a bundled picture's name.
   ///
@@ -75,16 +97,22 @@ extension Product {
       || lowercased.hasSuffix(".jpeg")
   }
 
-  /// A picture name with a relative path made absolute against a directory: what an import
-  /// keeps for a path given relative to the file it reads.
+  /// A picture name with a relative path made absolute against a directory: what the editor
+  /// keeps for a path typed relative to the current directory.
   ///
   /// - Parameters:
   ///   - name: The picture name.
   ///   - directory: The directory relative paths are relative to.
+  ///   - always: Whether any path is resolved, not only a picture's; an absolute one is then
+  ///     cleared of `.` and `..` too.
   /// - Returns: The name, unchanged unless it is a relative path.
-  public static func resolvingImagePath(_ name: String, against directory: String) -> String {
-    guard isImagePath(name), !name.hasPrefix("/") else { return name }
-    var parts = directory.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+  public static func resolvingImagePath(
+    _ name: String, against directory: String, always: Bool = false
+  ) -> String {
+    guard always || (isImagePath(name) && !name.hasPrefix("/")) else { return name }
+    var parts =
+      name.hasPrefix("/")
+      ? [] : directory.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     for part in name.split(separator: "/", omittingEmptySubsequences: true) {
       switch part {
       case ".": continue

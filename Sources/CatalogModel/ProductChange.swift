@@ -87,6 +87,8 @@ public struct ProductChange: Sendable, Hashable {
         try merged(
           "image", \.imageName, current: current, shown: { "'\($0 ?? "")'" },
           typed: { $0 ?? "" }) ?? current.imageName
+      // The editor's picture is a bundled name or an absolute path: relative to nothing.
+      if product.imageName != current.imageName { product.imageDirectory = nil }
     }
     return product
   }

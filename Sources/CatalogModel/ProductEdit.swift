@@ -63,8 +63,9 @@ public struct ProductEdit: Sendable, Hashable {
     edited.name = trimmedName
     edited.year = year
     edited.price = price
-    if let image {
+    if let image, image != edited.imageName {
       edited.imageName = image
+      edited.imageDirectory = nil
       if let reason = edited.ruleViolation, reason.hasPrefix("the picture") {
         throw CatalogError.invalidImage(reason: reason)
       }

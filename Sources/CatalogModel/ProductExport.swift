@@ -12,11 +12,17 @@ public enum ProductExport {
   /// One product as a line of JSON: identifier, name, imageName, year, price (an exact
   /// decimal), keywords.
   ///
-  /// - Parameter product: The product.
+  /// - Parameters:
+  ///   - product: The product.
+  ///   - directory: The absolute directory of the file written, which an import resolves a
+  ///     relative image path against: an image path relative to it stays as it was given, one
+  ///     relative to another directory is written absolute. Nil writes it as given.
   /// - Returns: The JSON object, without a trailing newline.
-  public static func json(_ product: Product) -> String {
-    "{\"identifier\": \"\(product.identifier.uuidString)\", \"name\": \(product.name.jsonQuoted), "
-      + "\"imageName\": \(product.imageName.jsonQuoted), \"year\": \(product.year), "
+  public static func json(_ product: Product, directory: String? = nil) -> String {
+    let imageName = directory.map { product.imageName(relativeTo: $0) } ?? product.imageName
+    return
+      "{\"identifier\": \"\(product.identifier.uuidString)\", \"name\": \(product.name.jsonQuoted), "
+      + "\"imageName\": \(imageName.jsonQuoted), \"year\": \(product.year), "
       + "\"price\": \(product.price.plainText), \"keywords\": ["
       + product.keywords.map(\.jsonQuoted).joined(separator: ", ") + "]}"
   }
@@ -27,10 +33,14 @@ public enum ProductExport {
   ///   - catalog: The catalog.
   ///   - descriptor: Where to write.
   ///   - path: The destination's name, for messages.
+  ///   - directory: The absolute directory relative image paths are written relative to (see
+  ///     ``json(_:directory:)``): the file's, or the current directory for standard output.
   /// - Returns: The number of products written.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   @discardableResult
-  public static func write(_ catalog: Catalog, to descriptor: Int32, path: String) throws -> Int {
+  public static func write(
+    _ catalog: Catalog, to descriptor: Int32, path: String, directory: String
+  ) throws -> Int {
     var buffer = "["
     var count = 0
     func flush() throws {
@@ -51,7 +61,7 @@ public enum ProductExport {
       }
     }
     try catalog.forEachProduct { product in
-      buffer += (count == 0 ? "\n  " : ",\n  ") + json(product)
+      buffer += (count == 0 ? "\n  " : ",\n  ") + json(product, directory: directory)
       count += 1
       if buffer.utf8.count > 1 << 16 { try flush() }
     }
@@ -83,7 +93,8 @@ public enum ProductExport {
       close(descriptor)
       if !isComplete { unlink(temporary) }
     }
-    let count = try write(catalog, to: descriptor, path: path)
+    let count = try write(
+      catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path))
     guard fsync(descriptor) == 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
     }

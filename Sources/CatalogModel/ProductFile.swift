@@ -57,21 +57,27 @@ public struct ProductFile: ProductSequence, Sendable {
   ///
   /// - Throws: ``ProductFileError``, or what the body throws.
   public func forEachProduct(_ body: (Product) throws -> Void) throws {
-    // A picture given as a relative path is relative to the file: kept absolute, it still
-    // names the same file wherever the app runs. Products in memory have no directory.
+    // A picture given as a relative path is relative to the file: kept as given, with the
+    // file's directory beside it, so that it names the same file wherever the app runs. Products
+    // in memory have no directory.
     guard data == nil else { return try read(body) }
     let directory = Self.absoluteDirectory(of: path)
     try read { product in
       var product = product
-      product.imageName = Product.resolvingImagePath(product.imageName, against: directory)
+      if Product.isImagePath(product.imageName) && !product.imageName.hasPrefix("/") {
+        product.imageDirectory = directory
+      }
       try body(product)
     }
   }
 
-  /// The absolute directory of a file's path.
-  static func absoluteDirectory(of path: String) -> String {
-    let absolute =
-      path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+  /// The absolute directory of a file's path, without `.` or `..` in it.
+  ///
+  /// - Parameter path: The file's path, absolute or relative to the current directory.
+  /// - Returns: The directory.
+  public static func absoluteDirectory(of path: String) -> String {
+    let absolute = Product.resolvingImagePath(
+      path, against: FileManager.default.currentDirectoryPath, always: true)
     guard let slash = absolute.lastIndex(of: "/") else { return "/" }
     return slash == absolute.startIndex ? "/" : String(absolute[..<slash])
   }

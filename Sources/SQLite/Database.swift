@@ -266,6 +266,20 @@ package final class Statement {
     guard status == SQLITE_OK else { throw database.lastError }
   }
 
+  /// Binds text, or NULL for nil, to a parameter.
+  ///
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - index: The parameter, from 1.
+  /// - Throws: ``SQLiteError``.
+  package func bind(_ value: String?, at index: Int32) throws {
+    guard let value else {
+      guard sqlite3_bind_null(handle, index) == SQLITE_OK else { throw database.lastError }
+      return
+    }
+    try bind(value, at: index)
+  }
+
   /// Steps to the next row.
   ///
   /// - Returns: true when a row is ready to read; false when the statement is done.

@@ -51,9 +51,28 @@ import Testing
       script.output.contains(
         "Photo  \(folder)/pictures/none.png (cannot read '\(folder)/pictures/none.png': No such file or directory)"
       ), "\(script.output)")
-    // The export keeps the paths, and imports back to the same pictures.
+    // The paths are kept as given: an export beside the imported file writes them so, one
+    // elsewhere (standard output, here not in that folder) writes them absolute; each imports
+    // back to the same pictures.
     #expect(
       try sandbox.run(["export"]).output.contains("\"imageName\": \"\(folder)/pictures/fig.jpg\""))
+    #expect(try sandbox.run(["export", folder + "/exported.json"]).status == 0)
+    let beside = try String(contentsOfFile: folder + "/exported.json", encoding: .utf8)
+    #expect(beside.contains("\"imageName\": \"pictures/fig.jpg\""), "\(beside)")
+    let other = CatalogSandbox()
+    #expect(try other.run(["import", folder + "/exported.json"]).status == 0)
+    let again = try other.run(input: "select fig\ntab photo\n")
+    #expect(again.output.contains("Photo  \(folder)/pictures/fig.jpg, 24×40 pixels"))
+    // Moved with its pictures, the catalog's folder keeps working: nothing stored names the
+    // old place.
+    let moved = sandbox.root + "/moved"
+    #expect(rename(folder, moved) == 0)
+    let fresh = CatalogSandbox()
+    #expect(try fresh.run(["import", moved + "/exported.json"]).status == 0)
+    #expect(
+      try fresh.run(input: "select fig\ntab photo\n").output.contains(
+        "Photo  \(moved)/pictures/fig.jpg, 24×40 pixels"))
+    #expect(rename(moved, folder) == 0)
     // On a terminal with colour, both are drawn.
     let pty = try PseudoTerminal()
     let process = try pty.start(sandbox, environment: ["COLORTERM": "truecolor"])

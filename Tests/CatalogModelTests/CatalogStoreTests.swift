@@ -104,7 +104,7 @@ import Testing
     #expect(allProducts(loaded.catalog) == bundledProducts)
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     if damage == "newer" {
-      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 2")
+      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 3")
     }
   }
 
@@ -230,7 +230,7 @@ import Testing
     do {
       let database = try Database(path: store.databasePath, mode: .readWrite)
       try database.execute(
-        "DROP TABLE deletions; DROP INDEX products_changed; DELETE FROM catalog_info WHERE key = 'identity'; PRAGMA user_version = 1"
+        "DROP TABLE deletions; DROP INDEX products_changed; DELETE FROM catalog_info WHERE key = 'identity'; ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 1"
       )
     }
     let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
@@ -244,6 +244,38 @@ import Testing
     #expect(changes.deletedPositions == [1])
     #expect(changes.count == 9)
     #expect(try CatalogDatabase(path: store.databasePath).identity == identity)
+  }
+
+  /// Version 2 lacked the directory of relative image paths: read as none when opened for
+  /// reading only, added when opened for writing, and then kept with each product.
+  @Test func aVersionTwoDatabaseGainsImageDirectories() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    _ = try store.load()
+    try Database(path: store.databasePath, mode: .readWrite).execute(
+      "ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 2")
+    let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
+    #expect(reader.count == 10)
+    #expect(reader.product(number: 1)?.imageDirectory == nil)
+    #expect(try #require(try reader.changes(after: 0, limit: 100)).changed.count == 10)
+    let writer = try CatalogDatabase(path: store.databasePath)
+    let plum = Product(
+      identifier: UUID(), name: "Plum", imageName: "pictures/plum.png", year: 2020,
+      price: Price(cents: 150), imageDirectory: "/srv/shop")
+    try writer.apply([.insert(plum)])
+    #expect(writer.product(identifier: plum.identifier) == plum)
+    #expect(writer.product(identifier: plum.identifier)?.imagePath == "/srv/shop/pictures/plum.png")
+    #expect(
+      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 3)
+    // An edit of another field keeps the picture's directory; a new picture from the editor,
+    // absolute, drops it.
+    try writer.apply([edit(plum) { $0.year = 2021 }])
+    #expect(writer.product(identifier: plum.identifier)?.imageDirectory == "/srv/shop")
+    let renamed = try #require(writer.product(identifier: plum.identifier))
+    try writer.apply([edit(renamed) { $0.imageName = "/home/me/plum.jpg" }])
+    let edited = try #require(writer.product(identifier: plum.identifier))
+    #expect(edited.imageDirectory == nil)
+    #expect(edited.imagePath == "/home/me/plum.jpg")
   }
 
   @Test func addingAndDeletingKeepListNumbersDense() throws {

@@ -102,7 +102,9 @@ extension CatalogMain {
       let count = try ProductExport.write(loaded.catalog, toFile: path)
       TextOutput.standardError.line("Exported \(count.grouped) products to '\(path)'.")
     } else {
-      try ProductExport.write(loaded.catalog, to: 1, path: "standard output")
+      try ProductExport.write(
+        loaded.catalog, to: 1, path: "standard output",
+        directory: FileManager.default.currentDirectoryPath)
     }
     return ExitStatus.success
   }
