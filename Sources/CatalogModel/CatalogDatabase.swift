@@ -86,6 +86,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// The columns a product is read from, in the order ``product(_:)`` reads them.
   private static let productColumns =
     "identifier, name, image_name, year, price_cents, keywords, image_directory"
+  /// The same from a version-2 database opened for reading only, which has no directories.
+  private static let productColumnsBeforeVersionThree =
+    "identifier, name, image_name, year, price_cents, keywords, NULL"
 
   /// Opens an existing catalog database.
   ///
@@ -136,10 +139,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
     self.path = path
     connection = database
-    columns =
-      !hasImageDirectory
-      ? Self.productColumns.replacingOccurrences(of: "image_directory", with: "NULL")
-      : Self.productColumns
+    columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
     do {
       try refresh()
     } catch CatalogDatabaseError.damaged(let reason) {

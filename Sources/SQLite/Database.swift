@@ -119,12 +119,31 @@ package final class Database {
   /// - Returns: The value, or nil when there is no row or it is NULL.
   /// - Throws: ``SQLiteError``.
   package func integer(_ sql: String, _ values: SQLiteValue...) throws -> Int? {
+    try firstValue(sql, values) { $0.integer(0) }
+  }
+
+  /// The first column of the first row of a query, as a real number.
+  ///
+  /// - Parameters:
+  ///   - sql: The query.
+  ///   - values: Its parameters.
+  /// - Returns: The value, or nil when there is no row or it is NULL.
+  /// - Throws: ``SQLiteError``.
+  package func double(_ sql: String, _ values: SQLiteValue...) throws -> Double? {
+    try firstValue(sql, values) { $0.double(0) }
+  }
+
+  /// The first column of the first row of a query, read by `read`; nil when there is no row
+  /// or it is NULL.
+  private func firstValue<Value>(
+    _ sql: String, _ values: [SQLiteValue], _ read: (Statement) -> Value
+  ) throws -> Value? {
     let statement = try statement(sql)
     // Reset at once: a statement left on a row keeps its read transaction open.
     defer { statement.reset() }
     try statement.bind(values)
     guard try statement.step(), !statement.isNull(0) else { return nil }
-    return statement.integer(0)
+    return read(statement)
   }
 
   /// Runs one statement that returns no rows.

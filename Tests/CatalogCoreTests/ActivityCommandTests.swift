@@ -7,6 +7,23 @@ import Testing
 @testable import CatalogCore
 
 @Suite struct ActivityCommandTests {
+  /// The user info built directly is exactly what the typed payload encodes to, for every kind
+  /// of price (whole dollars are integers) and for names that need escaping in JSON.
+  @Test func theUserInfoIsTheTypedPayload() throws {
+    var generator = SystemRandomNumberGenerator()
+    var cents = [0, 1, 7, 10, 99, 100, 101, 1_000, 12_345, 99_999_999, 100_000_000]
+    cents += (0..<2_000).map { _ in Int.random(in: 0...100_000_000, using: &generator) }
+    for (offset, amount) in cents.enumerated() {
+      let product = Product(
+        identifier: UUID(), name: offset.isMultiple(of: 2) ? "Plum \"№\(offset)\"\\/" : "樱桃",
+        imageName: offset.isMultiple(of: 3) ? "pictures/plum.png" : "Cherries",
+        year: 1900 + offset % 200, price: Price(cents: amount))
+      var typed = UserActivityRecord(activityType: ProductActivity.type)
+      try typed.setTypedPayload(ProductActivity.Payload(product))
+      #expect(ProductActivity.userInfo(product) == typed.userInfo, "price \(amount) cents")
+    }
+  }
+
   @Test func aSceneAdvertisesShowProductWhileADetailIsOnTop() throws {
     let (state, _) = try run(["select cher"])
     let activity = try #require(state.activeScene.userActivity)

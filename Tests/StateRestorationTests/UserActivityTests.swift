@@ -332,6 +332,39 @@ extension UserActivityTests {
     #expect(try history.records(limit: 2).compactMap(\.persistentIdentifier) == ["new", "P999998"])
   }
 
+  /// The entries read by SQLite from the stored records say what decoding them says: with and
+  /// without a target, an expiration date or a last-active date, keys of either kind, text that
+  /// needs escaping; and from an earlier file not imported yet.
+  @Test func entriesAreWhatTheRecordsSay() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    let history = ActivityHistory(directory: state)
+    for index in 0..<60 {
+      var record = UserActivityRecord(activityType: index % 7 == 0 ? "other.type" : Self.type)
+      record.title = "Show \"№\(index)\" \\ 樱桃\u{1F}"
+      if index % 3 != 0 { record.persistentIdentifier = "P\(index)" }
+      if index % 2 == 0 { record.targetContentIdentifier = UUID().uuidString }
+      if index % 5 != 0 {
+        record.lastActiveDate = Date(timeIntervalSinceReferenceDate: 1e8 + Double(index) / 7)
+      }
+      if index % 4 == 0 {
+        record.expirationDate = Date(timeIntervalSinceReferenceDate: 3.25e8 / Double(index + 1))
+      }
+      try history.save(record)
+    }
+    let decoded = try history.records(limit: 50).map(ActivityHistory.Entry.init)
+    #expect(decoded.count == 50)
+    #expect(try history.entries(limit: 50) == decoded)
+    var earlier = UserActivityRecord(activityType: Self.type)
+    earlier.persistentIdentifier = "from the file"
+    earlier.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2e9)
+    try state.save(EarlierHistory(activities: [earlier]), to: "activities.json")
+    #expect(
+      try history.entries(limit: 3)
+        == (try history.records(limit: 3)).map(ActivityHistory.Entry.init))
+    #expect(try history.entries(limit: 1).first?.historyKey == "from the file")
+  }
+
   @Test func anEarlierJSONHistoryIsImportedOnceAndKept() throws {
     let directory = TemporaryDirectory()
     let state = try StateDirectory(creating: directory.path)

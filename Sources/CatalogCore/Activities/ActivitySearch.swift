@@ -102,13 +102,34 @@ package struct ActivitySearch: Sendable {
   package func results(
     for text: String, history: [UserActivityRecord], now: Date, limit: Int = defaultLimit
   ) throws -> [SearchResult] {
+    try results(
+      for: text, readingHistory: { history.map(ActivityHistory.Entry.init) }, now: now,
+      limit: limit)
+  }
+
+  /// Searches, reading the history only when something matches: it only reorders matches, and
+  /// reading it is most of what a search that finds nothing would cost.
+  ///
+  /// - Parameters:
+  ///   - text: The query.
+  ///   - readingHistory: Reads the saved activities' entries.
+  ///   - now: The time, for expiry.
+  ///   - limit: The most results.
+  /// - Returns: The results, best first.
+  /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
+  package func results(
+    for text: String, readingHistory: () -> [ActivityHistory.Entry], now: Date,
+    limit: Int = defaultLimit
+  ) throws -> [SearchResult] {
     let query: SearchQuery
     do {
       query = try SearchQuery(text)
     } catch {
       throw CatalogCoreError.invalidSearch(error.description)
     }
-    var viewed: [Int: UserActivityRecord] = [:]
+    guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
+    let history = readingHistory()
+    var viewed: [Int: ActivityHistory.Entry] = [:]
     let live = history.filter {
       $0.activityType == ProductActivity.type && !$0.isExpired(at: now)
     }

@@ -49,11 +49,27 @@ package enum ProductActivity {
     return record
   }
 
+  /// The payload as user info: what `setTypedPayload(Payload(product))` makes, built without
+  /// its round trip through JSON, because a search builds one for each result and that round
+  /// trip is a large part of a search started from the shell. A price in whole dollars is an
+  /// integer, as the JSON of its decimal reads back.
+  ///
+  /// - Parameter product: The product.
+  /// - Returns: The user info.
+  package static func userInfo(_ product: Product) -> [String: PropertyListValue] {
+    let cents = product.price.cents
+    return [
+      "identifier": .string(product.identifier.uuidString), "name": .string(product.name),
+      "imageName": .string(product.imageName), "year": .int(product.year),
+      // Both the quotient and the parsed decimal are the double nearest to cents / 100.
+      "price": cents % 100 == 0 ? .int(cents / 100) : .double(Double(cents) / 100),
+    ]
+  }
+
   private static func activity(for product: Product, title: String) -> UserActivityRecord {
     var record = UserActivityRecord(activityType: type)
     record.title = title
-    // A product always encodes with keys.
-    try? record.setTypedPayload(Payload(product))
+    record.userInfo = userInfo(product)
     record.requiredUserInfoKeys = ["identifier"]
     record.targetContentIdentifier = product.identifier.uuidString
     record.keywords = Set(product.keywords)

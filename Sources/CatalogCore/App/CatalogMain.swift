@@ -97,21 +97,28 @@ package enum CatalogMain {
     let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
     let loaded = try store.loadForReading()
     for warning in loaded.warnings { report.warning(warning) }
-    var history: [UserActivityRecord] = []
-    do {
-      let directory = StateDirectory(existing: paths.stateDirectory)
-      let saved = ActivityHistory(directory: directory)
-      history = ActivityHistoryMerge.merged(
-        in: directory, with: try saved.records(limit: ActivitySearch.historyLimit),
-        history: saved)
-    } catch {
-      report.warning("\(error.localizedDescription); searching the products alone")
+    // Read only when something matches, and once.
+    var history: [ActivityHistory.Entry]?
+    func readHistory() -> [ActivityHistory.Entry] {
+      if let history { return history }
+      do {
+        let directory = StateDirectory(existing: paths.stateDirectory)
+        let saved = ActivityHistory(directory: directory)
+        history = ActivityHistoryMerge.merged(
+          in: directory, with: try saved.entries(limit: ActivitySearch.historyLimit),
+          history: saved)
+      } catch {
+        report.warning("\(error.localizedDescription); searching the products alone")
+        history = []
+      }
+      return history ?? []
     }
     let results = try ActivitySearch.opening(
       loaded.catalog, indexPath: store.searchIndexPath, note: report.note
     ) { search in
       if search.index.needsRebuild { startReindexing(paths) }
-      return try search.results(for: query, history: history, now: Date(), limit: limit)
+      return try search.results(
+        for: query, readingHistory: readHistory, now: Date(), limit: limit)
     }
     if json {
       let array = JSONValue.array(

@@ -15,14 +15,14 @@ package enum ActivityHistoryMerge {
   package static func newer(_ activities: [UserActivityRecord], than records: [UserActivityRecord])
     -> [UserActivityRecord]
   {
-    let known = latestDates(records)
+    let known = latestDates(records.map { ($0.historyKey, $0.lastActiveDate) })
     return newer(activities, than: { known[$0] })
   }
 
-  /// The latest `lastActiveDate` of each history key among records.
-  private static func latestDates(_ records: [UserActivityRecord]) -> [String: Date] {
+  /// The latest `lastActiveDate` of each history key.
+  private static func latestDates(_ dates: [(key: String, date: Date?)]) -> [String: Date] {
     Dictionary(
-      records.map { ($0.historyKey, $0.lastActiveDate ?? .distantPast) },
+      dates.map { ($0.key, $0.date ?? .distantPast) },
       uniquingKeysWith: { first, second in max(first, second) })
   }
 
@@ -62,6 +62,36 @@ package enum ActivityHistoryMerge {
     in directory: StateDirectory, with records: [UserActivityRecord],
     history: ActivityHistory? = nil
   ) -> [UserActivityRecord] {
+    let newer = newerSceneActivities(
+      in: directory, than: records.map { ($0.historyKey, $0.lastActiveDate) }, history: history)
+    let replaced = Set(newer.map(\.historyKey))
+    return newer + records.filter { !replaced.contains($0.historyKey) }
+  }
+
+  /// The history's entries with what only the scene files hold, as ``merged(in:with:history:)``
+  /// merges records: what a search ranks by.
+  ///
+  /// - Parameters:
+  ///   - directory: The state directory.
+  ///   - entries: The history's entries.
+  ///   - history: The history's database.
+  /// - Returns: The entries, newer scene activities replacing older entries.
+  package static func merged(
+    in directory: StateDirectory, with entries: [ActivityHistory.Entry],
+    history: ActivityHistory? = nil
+  ) -> [ActivityHistory.Entry] {
+    let newer = newerSceneActivities(
+      in: directory, than: entries.map { ($0.historyKey, $0.lastActiveDate) }, history: history)
+    let replaced = Set(newer.map(\.historyKey))
+    return newer.map(ActivityHistory.Entry.init)
+      + entries.filter { !replaced.contains($0.historyKey) }
+  }
+
+  /// The scene files' activities newer than what the history holds or last knew of their keys.
+  private static func newerSceneActivities(
+    in directory: StateDirectory, than saved: [(key: String, date: Date?)],
+    history: ActivityHistory?
+  ) -> [UserActivityRecord] {
     let names =
       (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
     let activities = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap {
@@ -69,12 +99,10 @@ package enum ActivityHistoryMerge {
     }
     // What the database knew of these keys, deletions included: a forgotten activity stays
     // forgotten. One read for all of them.
-    var known = latestDates(records)
+    var known = latestDates(saved)
     let keys = activities.map(\.historyKey)
     let lastKnown = ((try? history?.lastKnownDates(historyKeys: keys)) ?? nil) ?? [:]
     known.merge(lastKnown, uniquingKeysWith: max)
-    let newer = newer(activities, than: { known[$0] })
-    let replaced = Set(newer.map(\.historyKey))
-    return newer + records.filter { !replaced.contains($0.historyKey) }
+    return newer(activities, than: { known[$0] })
   }
 }

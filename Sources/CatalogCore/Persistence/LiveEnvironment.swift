@@ -74,16 +74,20 @@ package final class LiveEnvironment: AppEnvironment {
     // merged at launch. An unreadable history was set aside then; if it went bad since, search
     // the products alone.
     pendingHistory.wait()
-    // The most recent entries rank results; older ones would add boosts near zero.
-    let records = (try? history.records(limit: ActivitySearch.historyLimit)) ?? []
+    // The most recent entries rank results; older ones would add boosts near zero. Read only
+    // when something matches.
+    let history = self.history
+    func records() -> [ActivityHistory.Entry] {
+      (try? history.entries(limit: ActivitySearch.historyLimit)) ?? []
+    }
     do {
-      return try search(for: catalog).results(for: text, history: records, now: now)
+      return try search(for: catalog).results(for: text, readingHistory: records, now: now)
     } catch let damage as SearchIndexError {
       // A block of the file failed its checksum as the search read it: build it again.
       searchIndex = nil
       Self.note("\(damage.description); building it again")
       return try search(for: catalog, rebuilding: true).results(
-        for: text, history: records, now: now)
+        for: text, readingHistory: records, now: now)
     }
   }
 

@@ -113,6 +113,80 @@ public struct ActivityHistory: Sendable, Hashable {
     return records
   }
 
+  /// What ranking by recency needs of a saved activity, without the rest of it.
+  public struct Entry: Sendable, Hashable {
+    /// The activity's ``UserActivityRecord/historyKey``.
+    public var historyKey: String
+    /// Its type.
+    public var activityType: String
+    /// What it shows.
+    public var targetContentIdentifier: String?
+    /// When it was last current.
+    public var lastActiveDate: Date?
+    /// When it stops being returned.
+    public var expirationDate: Date?
+
+    /// The entry of an activity.
+    ///
+    /// - Parameter record: The activity.
+    public init(_ record: UserActivityRecord) {
+      historyKey = record.historyKey
+      activityType = record.activityType
+      targetContentIdentifier = record.targetContentIdentifier
+      lastActiveDate = record.lastActiveDate
+      expirationDate = record.expirationDate
+    }
+
+    /// Whether the activity has expired at a given time, as
+    /// ``UserActivityRecord/isExpired(at:)`` says.
+    ///
+    /// - Parameter date: The time.
+    /// - Returns: Whether its expiration date is at or before `date`.
+    public func isExpired(at date: Date) -> Bool {
+      expirationDate.map { $0 <= date } ?? false
+    }
+  }
+
+  /// The most recently active saved activities, as entries: read by SQLite from the stored
+  /// records, none of them decoded, so a program that only ranks by them (a search from the
+  /// shell) does not pay for decoding.
+  ///
+  /// - Parameter limit: The most returned.
+  /// - Returns: The entries, most recently active first.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func entries(limit: Int) throws -> [Entry] {
+    // An earlier file not imported yet is merged by decoding, as `records` does.
+    guard !directory.contains(earlierFilePath) else {
+      return try records(limit: limit).map(Entry.init)
+    }
+    return
+      try readDatabase { database -> [Entry] in
+        let statement = try database.statement(
+          """
+          SELECT history_key, json_extract(record, '$.activityType'),
+            json_extract(record, '$.targetContentIdentifier'),
+            json_extract(record, '$.lastActiveDate'), json_extract(record, '$.expirationDate')
+          FROM activities ORDER BY last_active DESC LIMIT ?
+          """)
+        defer { statement.reset() }
+        try statement.bind([.integer(limit)])
+        var entries: [Entry] = []
+        while try statement.step() {
+          func date(_ column: Int32) -> Date? {
+            statement.isNull(column)
+              ? nil : Date(timeIntervalSinceReferenceDate: statement.double(column))
+          }
+          var entry = Entry(UserActivityRecord(activityType: statement.text(1)))
+          entry.historyKey = statement.text(0)
+          entry.targetContentIdentifier = statement.isNull(2) ? nil : statement.text(2)
+          entry.lastActiveDate = date(3)
+          entry.expirationDate = date(4)
+          entries.append(entry)
+        }
+        return entries
+      } ?? []
+  }
+
   /// The saved activity with a history key, if there is one.
   ///
   /// - Parameter key: The ``UserActivityRecord/historyKey``.
@@ -150,7 +224,9 @@ public struct ActivityHistory: Sendable, Hashable {
   }
 
   private func lastKnownDate(historyKey key: String, in database: Database) throws -> Date? {
-    let saved = try record(historyKey: key, in: database)?.lastActiveDate
+    let saved = try database.double(
+      "SELECT last_active FROM activities WHERE history_key = ?", .text(key)
+    ).map { Date(timeIntervalSinceReferenceDate: $0) }
     let statement = try database.statement(
       "SELECT max(coalesce((SELECT deleted FROM forgotten WHERE history_key = ?), -1e300), coalesce((SELECT value FROM history_info WHERE key = 'all_deleted'), -1e300))"
     )
