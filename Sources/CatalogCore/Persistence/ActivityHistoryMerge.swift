@@ -49,32 +49,15 @@ package enum ActivityHistoryMerge {
     }
   }
 
-  /// The history with what only the scene files hold, read without writing anything (for
-  /// `catalog search`, which may run while another process's last history write never came).
-  ///
-  /// - Parameters:
-  ///   - directory: The state directory.
-  ///   - records: The history's entries.
-  ///   - history: The history's database, asked when it last knew each scene activity's key,
-  ///     deletions included (a forgotten activity stays forgotten).
-  /// - Returns: The entries, newer scene activities replacing older entries.
-  package static func merged(
-    in directory: StateDirectory, with records: [UserActivityRecord],
-    history: ActivityHistory? = nil
-  ) -> [UserActivityRecord] {
-    let newer = newerSceneActivities(
-      in: directory, than: records.map { ($0.historyKey, $0.lastActiveDate) }, history: history)
-    let replaced = Set(newer.map(\.historyKey))
-    return newer + records.filter { !replaced.contains($0.historyKey) }
-  }
-
-  /// The history's entries with what only the scene files hold, as ``merged(in:with:history:)``
-  /// merges records: what a search ranks by.
+  /// The history's entries with what only the scene files hold, read without writing anything
+  /// (for `catalog search`, which may run while another process's last history write never
+  /// came): what a search ranks by.
   ///
   /// - Parameters:
   ///   - directory: The state directory.
   ///   - entries: The history's entries.
-  ///   - history: The history's database.
+  ///   - history: The history's database, asked when it last knew each scene activity's key,
+  ///     deletions included (a forgotten activity stays forgotten).
   /// - Returns: The entries, newer scene activities replacing older entries.
   package static func merged(
     in directory: StateDirectory, with entries: [ActivityHistory.Entry],

@@ -77,17 +77,17 @@ package final class LiveEnvironment: AppEnvironment {
     // The most recent entries rank results; older ones would add boosts near zero. Read only
     // when something matches.
     let history = self.history
-    func records() -> [ActivityHistory.Entry] {
+    func entries() -> [ActivityHistory.Entry] {
       (try? history.entries(limit: ActivitySearch.historyLimit)) ?? []
     }
     do {
-      return try search(for: catalog).results(for: text, readingHistory: records, now: now)
+      return try search(for: catalog).results(for: text, readingHistory: entries, now: now)
     } catch let damage as SearchIndexError {
       // A block of the file failed its checksum as the search read it: build it again.
       searchIndex = nil
       Self.note("\(damage.description); building it again")
       return try search(for: catalog, rebuilding: true).results(
-        for: text, readingHistory: records, now: now)
+        for: text, readingHistory: entries, now: now)
     }
   }
 
