@@ -17,6 +17,8 @@ public protocol CatalogSource: AnyObject, Sendable {
   func product(identifier: UUID) -> Product?
   /// A product's list number.
   func number(of identifier: UUID) -> Int?
+  /// The list numbers of many products at once, of those the catalog has.
+  func numbers(of identifiers: [UUID]) -> [UUID: Int]
   /// The products with list numbers in a range, in order.
   func products(numbers: ClosedRange<Int>) -> [Product]
   /// The number of products of a year.
@@ -31,6 +33,17 @@ public protocol CatalogSource: AnyObject, Sendable {
   func names(near foldedKey: String, limit: Int) -> [String]
   /// Calls a body with every product in list order, without holding them all in memory.
   func forEachProduct(_ body: (Product) throws -> Void) rethrows
+}
+
+extension CatalogSource {
+  /// The list numbers of many products, looked up one by one.
+  public func numbers(of identifiers: [UUID]) -> [UUID: Int] {
+    var numbers: [UUID: Int] = [:]
+    for identifier in identifiers {
+      if let number = number(of: identifier) { numbers[identifier] = number }
+    }
+    return numbers
+  }
 }
 
 /// The products in list order, read from a ``CatalogSource``.
@@ -106,6 +119,15 @@ public struct Catalog: Sendable, Hashable {
   /// - Returns: The number, from 1.
   public func number(of identifier: UUID) -> Int? {
     source.number(of: identifier)
+  }
+
+  /// The list numbers of many products at once: for a database, one read of the catalog rather
+  /// than one for each.
+  ///
+  /// - Parameter identifiers: The products' identifiers.
+  /// - Returns: The number of each product the catalog has, from 1.
+  public func numbers(of identifiers: [UUID]) -> [UUID: Int] {
+    source.numbers(of: identifiers)
   }
 
   /// One page of the list: the products with their list numbers.

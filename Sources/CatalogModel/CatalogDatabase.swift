@@ -250,6 +250,24 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
   }
 
+  /// The list numbers of many products, in one read transaction with one statement: a search
+  /// ranks the products of up to 10,000 saved activities.
+  public func numbers(of identifiers: [UUID]) -> [UUID: Int] {
+    var numbers: [UUID: Int] = [:]
+    _ = try? reading { database in
+      try database.execute("BEGIN")
+      defer { try? database.execute("COMMIT") }
+      let statement = try database.statement("SELECT position FROM products WHERE identifier = ?")
+      defer { statement.reset() }
+      for identifier in identifiers {
+        statement.reset()
+        try statement.bind(identifier.canonicalText, at: 1)
+        if try statement.step() { numbers[identifier] = statement.integer(0) }
+      }
+    }
+    return numbers
+  }
+
   /// The products with list numbers in a range, in order.
   public func products(numbers: ClosedRange<Int>) -> [Product] {
     query(

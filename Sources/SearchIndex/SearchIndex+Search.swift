@@ -44,16 +44,23 @@ extension SearchIndex {
     _ query: SearchQuery, limit: Int, boosts: [Int: Double] = [:]
   ) throws(SearchIndexError) -> [SearchHit] {
     guard limit > 0 else { return [] }
-    let scoredByText = Set(boosts.keys).union(overlay.keys)
+    // Documents changed since the build are scored from their text: their postings are stale.
+    let scoredByText = Set(overlay.keys)
     var found: [(document: Int, score: Double)] = []
     let count = self.count
     for document in scoredByText where document < count {
       guard let matches = query.matches(try self.document(document)) else { continue }
       found.append((document, Double(matches.map(\.weight).reduce(0, +)) + (boosts[document] ?? 0)))
     }
-    found += try postingMatches(query, limit: limit, skipping: scoredByText).map {
-      ($0.document, Double($0.score))
+    // Boosted ones are all considered, whatever the search below keeps: each is looked up in
+    // the postings (one seek a term), not read, since thousands may be boosted.
+    let boosted = boosts.keys.filter { $0 < count && !scoredByText.contains($0) }.sorted()
+    found += try boostedMatches(query, boosted).map {
+      ($0.document, Double($0.score) + (boosts[$0.document] ?? 0))
     }
+    found += try postingMatches(
+      query, limit: limit, skipping: scoredByText.union(boosted)
+    ).map { ($0.document, Double($0.score)) }
     found.sort { $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document }
     var hits: [SearchHit] = []
     for (document, score) in found.prefix(limit) {
@@ -69,16 +76,47 @@ extension SearchIndex {
     return hits
   }
 
+  /// Which of some documents, in increasing order, match in the postings, with their scores.
+  private func boostedMatches(
+    _ query: SearchQuery, _ documents: [Int]
+  ) throws(SearchIndexError) -> [(document: Int, score: Int)] {
+    guard !documents.isEmpty, var cursors = try termCursors(for: query) else { return [] }
+    let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
+    let postings = storage.postings.buffer
+    var matches: [(document: Int, score: Int)] = []
+    candidates: for document in documents {
+      var score = 0
+      for index in cursors.indices {
+        // Past a term's last posting, no later document matches.
+        guard let (found, weight) = cursors[index].seek(UInt32(document), in: postings) else {
+          break candidates
+        }
+        guard found == UInt32(document) else { continue candidates }
+        score += weight
+      }
+      if verify, query.matches(try self.document(document)) == nil { continue }
+      matches.append((document, score))
+    }
+    return matches
+  }
+
+  /// A cursor for each term of a query; nil when a term matches nothing, so neither does the
+  /// query.
+  private func termCursors(for query: SearchQuery) throws(SearchIndexError) -> [TermCursor]? {
+    var cursors: [TermCursor] = []
+    for term in query.terms {
+      let cursor = try termCursor(for: term)
+      guard !cursor.classes.isEmpty else { return nil }
+      cursors.append(cursor)
+    }
+    return cursors
+  }
+
   /// The best `limit` documents in the postings, with their scores.
   private func postingMatches(
     _ query: SearchQuery, limit: Int, skipping: Set<Int>
   ) throws(SearchIndexError) -> [(document: Int, score: Int)] {
-    var cursors: [TermCursor] = []
-    for term in query.terms {
-      let cursor = try termCursor(for: term)
-      guard !cursor.classes.isEmpty else { return [] }
-      cursors.append(cursor)
-    }
+    guard var cursors = try termCursors(for: query) else { return [] }
     let best = cursors.map { $0.classes.map(\.weight).max() ?? 0 }.reduce(0, +)
     let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
     var top = TopDocuments(limit: limit)

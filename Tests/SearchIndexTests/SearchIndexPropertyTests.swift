@@ -89,10 +89,16 @@ struct Generator: RandomNumberGenerator {
       let text = Self.query(&generator)
       guard let query = try? SearchQuery(text) else { continue }
       let limit = Int.random(in: 1...15, using: &generator)
+      // Boosted: some documents at random, and some of those that match (edited ones too),
+      // as a history of viewed products would boost them.
       var boosts: [Int: Double] = [:]
       for _ in 0..<Int.random(in: 0...3, using: &generator) {
         boosts[Int.random(in: 0..<documents.count, using: &generator)] = Double.random(
           in: 0..<1, using: &generator)
+      }
+      let matching = folded.indices.filter { query.matches(folded[$0]) != nil }
+      for number in matching where Int.random(in: 0..<3, using: &generator) == 0 {
+        boosts[number] = Double.random(in: 0..<1, using: &generator)
       }
       let expected = folded.indices.compactMap { number -> (Int, Double)? in
         query.matches(folded[number]).map {

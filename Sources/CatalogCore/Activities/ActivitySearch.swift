@@ -129,26 +129,29 @@ package struct ActivitySearch: Sendable {
     }
     guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
     let history = readingHistory()
-    var viewed: [Int: ActivityHistory.Entry] = [:]
+    // Newest first (ties by key, so that every process ranks alike), one entry a product.
     let live = history.filter {
       $0.activityType == ProductActivity.type && !$0.isExpired(at: now)
+    }.sorted {
+      let (first, second) = ($0.lastActiveDate ?? .distantPast, $1.lastActiveDate ?? .distantPast)
+      return first != second ? first > second : $0.historyKey < $1.historyKey
     }
-    for record in live.sorted(by: {
-      ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
-    }) {
-      guard let identifier = record.targetContentIdentifier.flatMap(UUID.init(uuidString:)),
-        let number = catalog.number(of: identifier)
-      else { continue }
+    let targets = live.map { $0.targetContentIdentifier.flatMap(UUID.init(uuidString:)) }
+    let numbers = catalog.numbers(of: targets.compactMap { $0 })
+    var viewed: [Int: ActivityHistory.Entry] = [:]
+    var order: [Int] = []
+    for (entry, target) in zip(live, targets) {
+      guard let number = target.flatMap({ numbers[$0] }) else { continue }
       let document = index.document(ofNumber: number)
-      if viewed[document] == nil { viewed[document] = record }
+      if viewed[document] == nil {
+        viewed[document] = entry
+        order.append(document)
+      }
     }
-    // Newest first: boosts fall from 0.95 towards 0.05, all below one match's weight.
-    let order = viewed.sorted {
-      ($0.value.lastActiveDate ?? .distantPast) > ($1.value.lastActiveDate ?? .distantPast)
-    }
+    // Boosts fall from 0.95 towards 0.05, all below one match's weight.
     var boosts: [Int: Double] = [:]
-    for (rank, entry) in order.enumerated() {
-      boosts[entry.key] = 0.95 - 0.9 * Double(rank) / Double(order.count)
+    for (rank, document) in order.enumerated() {
+      boosts[document] = 0.95 - 0.9 * Double(rank) / Double(order.count)
     }
     return try index.index.search(query, limit: limit, boosts: boosts).compactMap { hit in
       guard let number = index.number(ofDocument: hit.document),
