@@ -54,13 +54,16 @@ extension SearchIndex {
     }
     // Boosted ones are all considered, whatever the search below keeps: each is looked up in
     // the postings (one seek a term), not read, since thousands may be boosted.
-    let boosted = boosts.keys.filter { $0 < count && !scoredByText.contains($0) }.sorted()
-    found += try boostedMatches(query, boosted).map {
-      ($0.document, Double($0.score) + (boosts[$0.document] ?? 0))
+    // The terms' cursors are made once (finding typos costs) and copied for each pass.
+    if let cursors = try termCursors(for: query) {
+      let boosted = boosts.keys.filter { $0 < count && !scoredByText.contains($0) }.sorted()
+      found += try boostedMatches(query, cursors, boosted).map {
+        ($0.document, Double($0.score) + (boosts[$0.document] ?? 0))
+      }
+      found += try postingMatches(
+        query, cursors, limit: limit, skipping: scoredByText.union(boosted)
+      ).map { ($0.document, Double($0.score)) }
     }
-    found += try postingMatches(
-      query, limit: limit, skipping: scoredByText.union(boosted)
-    ).map { ($0.document, Double($0.score)) }
     found.sort { $0.score != $1.score ? $0.score > $1.score : $0.document < $1.document }
     var hits: [SearchHit] = []
     for (document, score) in found.prefix(limit) {
@@ -78,9 +81,10 @@ extension SearchIndex {
 
   /// Which of some documents, in increasing order, match in the postings, with their scores.
   private func boostedMatches(
-    _ query: SearchQuery, _ documents: [Int]
+    _ query: SearchQuery, _ cursors: [TermCursor], _ documents: [Int]
   ) throws(SearchIndexError) -> [(document: Int, score: Int)] {
-    guard !documents.isEmpty, var cursors = try termCursors(for: query) else { return [] }
+    guard !documents.isEmpty else { return [] }
+    var cursors = cursors
     let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
     let postings = storage.postings.buffer
     var matches: [(document: Int, score: Int)] = []
@@ -114,9 +118,9 @@ extension SearchIndex {
 
   /// The best `limit` documents in the postings, with their scores.
   private func postingMatches(
-    _ query: SearchQuery, limit: Int, skipping: Set<Int>
+    _ query: SearchQuery, _ cursors: [TermCursor], limit: Int, skipping: Set<Int>
   ) throws(SearchIndexError) -> [(document: Int, score: Int)] {
-    guard var cursors = try termCursors(for: query) else { return [] }
+    var cursors = cursors
     let best = cursors.map { $0.classes.map(\.weight).max() ?? 0 }.reduce(0, +)
     let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
     var top = TopDocuments(limit: limit)

@@ -1,5 +1,7 @@
+import CatalogCore
 import CatalogModel
 import Foundation
+import StateRestoration
 
 /// `catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N]`: a search from the
 /// shell, as a whole process from exec to exit, at the size of FILE (a `synth_catalog.py`
@@ -18,6 +20,7 @@ func coldSearchBenchmark() throws {
     throw CatalogBenchError("cold-search needs --catalog FILE (make one with synth_catalog.py)")
   }
   let runs = option("--runs", default: 15)
+  let viewed = option("--history", default: 0)
   let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     .deletingLastPathComponent()
   let catalog = binaries.appendingPathComponent("catalog")
@@ -44,7 +47,9 @@ func coldSearchBenchmark() throws {
       INSERT INTO p(p) VALUES ('optimize');
 
       """)
-  let products = try CatalogDatabase(path: root + "/data/catalog.sqlite", readOnly: true).count
+  let database = try CatalogDatabase(path: root + "/data/catalog.sqlite", readOnly: true)
+  let products = database.count
+  try fillHistory(viewed, of: database, in: root + "/state")
 
   var report: [String] = []
   var helloTimes: [Double] = []
@@ -76,10 +81,33 @@ func coldSearchBenchmark() throws {
       format: """
         {"benchmark": "cold-search", "products": %d, "runs": %d, "reindex_s": %.2f, \
         "index_bytes": %d, "index_bytes_per_product": %.1f, "sqlite3_fts5_build_s": %.2f, \
-        "hello_foundation_p50_ms": %.2f, "classes": {%@}}
+        "history": %d, "hello_foundation_p50_ms": %.2f, "classes": {%@}}
         """, products, runs, reindex.milliseconds / 1000, indexBytes,
-      Double(indexBytes) / Double(max(products, 1)), ftsBuild.milliseconds / 1000,
+      Double(indexBytes) / Double(max(products, 1)), ftsBuild.milliseconds / 1000, viewed,
       median(helloTimes), report.joined(separator: ", ")))
+}
+
+/// Saves the *Show NAME product* activities of `count` products spread over the catalog, as if
+/// each had been viewed once, the later in the list the more recently: what a search ranks by.
+func fillHistory(_ count: Int, of database: CatalogDatabase, in stateDirectory: String) throws {
+  guard count > 0 else { return }
+  let history = ActivityHistory(directory: try StateDirectory(creating: stateDirectory))
+  let step = max(1, database.count / count)
+  var activities: [UserActivityRecord] = []
+  for index in 0..<min(count, database.count) {
+    guard let product = database.product(number: 1 + index * step) else { continue }
+    var activity = ProductActivity.show(product)
+    activity.lastActiveDate = Date(timeIntervalSinceNow: Double(index - count))
+    activities.append(activity)
+  }
+  // Through the importer of an earlier file: a transaction a thousand, not one save each.
+  for start in stride(from: 0, to: activities.count, by: 1000) {
+    let batch = Array(activities[start..<min(activities.count, start + 1000)])
+    try history.directory.save(EarlierHistoryFile(activities: batch), to: history.earlierFilePath)
+    try history.importEarlierFile()
+    try FileManager.default.removeItem(
+      atPath: history.directory.path(of: history.earlierFilePath + ".imported"))
+  }
 }
 
 /// The standard query set, `../shared/bench/queries.txt` (or `--queries FILE`), by class in

@@ -206,7 +206,7 @@ do {
         usage: catalog-bench startup [--runs N] [--scenes N] | commit [--runs N]
                catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K] [--overlay N]
                catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
-               catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N]
+               catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N] [--history N]
                catalog-bench deliver [--runs N]
                catalog-bench pictures [--runs N]
 

@@ -28,8 +28,11 @@ package struct ActivitySearch: Sendable {
   /// The index, by document number.
   package private(set) var index: CatalogSearchIndex
 
-  /// The most recent saved activities a search reads to rank viewed products higher.
-  package static let historyLimit = 10_000
+  /// The most recent saved activities a search reads to rank viewed products higher: the
+  /// thousand products viewed last. Each costs a search a lookup in the catalog (measured with
+  /// `catalog-bench cold-search --history N`: 10,000 made every search that finds something
+  /// take over 100 ms), and past a thousand a boost would only order products viewed long ago.
+  package static let historyLimit = 1_000
 
   /// The most results a search returns unless told otherwise.
   package static let defaultLimit = 10
