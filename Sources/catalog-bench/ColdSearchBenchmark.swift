@@ -100,14 +100,7 @@ func fillHistory(_ count: Int, of database: CatalogDatabase, in stateDirectory: 
     activity.lastActiveDate = Date(timeIntervalSinceNow: Double(index - count))
     activities.append(activity)
   }
-  // Through the importer of an earlier file: a transaction a thousand, not one save each.
-  for start in stride(from: 0, to: activities.count, by: 1000) {
-    let batch = Array(activities[start..<min(activities.count, start + 1000)])
-    try history.directory.save(EarlierHistoryFile(activities: batch), to: history.earlierFilePath)
-    try history.importEarlierFile()
-    try FileManager.default.removeItem(
-      atPath: history.directory.path(of: history.earlierFilePath + ".imported"))
-  }
+  try fill(history, with: activities)
 }
 
 /// The standard query set, `../shared/bench/queries.txt` (or `--queries FILE`), by class in
