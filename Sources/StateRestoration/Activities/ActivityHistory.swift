@@ -126,15 +126,33 @@ public struct ActivityHistory: Sendable, Hashable {
     /// When it stops being returned.
     public var expirationDate: Date?
 
+    /// Creates an entry.
+    ///
+    /// - Parameters:
+    ///   - historyKey: The activity's history key.
+    ///   - activityType: Its type.
+    ///   - targetContentIdentifier: What it shows.
+    ///   - lastActiveDate: When it was last current.
+    ///   - expirationDate: When it stops being returned.
+    public init(
+      historyKey: String, activityType: String, targetContentIdentifier: String?,
+      lastActiveDate: Date?, expirationDate: Date?
+    ) {
+      self.historyKey = historyKey
+      self.activityType = activityType
+      self.targetContentIdentifier = targetContentIdentifier
+      self.lastActiveDate = lastActiveDate
+      self.expirationDate = expirationDate
+    }
+
     /// The entry of an activity.
     ///
     /// - Parameter record: The activity.
     public init(_ record: UserActivityRecord) {
-      historyKey = record.historyKey
-      activityType = record.activityType
-      targetContentIdentifier = record.targetContentIdentifier
-      lastActiveDate = record.lastActiveDate
-      expirationDate = record.expirationDate
+      self.init(
+        historyKey: record.historyKey, activityType: record.activityType,
+        targetContentIdentifier: record.targetContentIdentifier,
+        lastActiveDate: record.lastActiveDate, expirationDate: record.expirationDate)
     }
 
     /// Whether the activity has expired at a given time, as
@@ -176,12 +194,11 @@ public struct ActivityHistory: Sendable, Hashable {
             statement.isNull(column)
               ? nil : Date(timeIntervalSinceReferenceDate: statement.double(column))
           }
-          var entry = Entry(UserActivityRecord(activityType: statement.text(1)))
-          entry.historyKey = statement.text(0)
-          entry.targetContentIdentifier = statement.isNull(2) ? nil : statement.text(2)
-          entry.lastActiveDate = date(3)
-          entry.expirationDate = date(4)
-          entries.append(entry)
+          entries.append(
+            Entry(
+              historyKey: statement.text(0), activityType: statement.text(1),
+              targetContentIdentifier: statement.isNull(2) ? nil : statement.text(2),
+              lastActiveDate: date(3), expirationDate: date(4)))
         }
         return entries
       } ?? []
