@@ -137,10 +137,8 @@ public struct Catalog: Sendable, Hashable {
   ///   - size: Products a page.
   /// - Returns: The page's products; empty past the last page.
   public func page(_ page: Int, size: Int) -> [(number: Int, product: Product)] {
-    let first = (page - 1) * size + 1
-    guard page >= 1, size >= 1, first <= count else { return [] }
-    let last = min(count, first + size - 1)
-    return zip(first...last, source.products(numbers: first...last)).map {
+    guard let numbers = Paging(total: count, size: size).numbers(onPage: page) else { return [] }
+    return zip(numbers, source.products(numbers: numbers)).map {
       ($0, replacements[$1.identifier] ?? $1)
     }
   }
@@ -161,8 +159,9 @@ public struct Catalog: Sendable, Hashable {
   ///   - year: The year.
   /// - Returns: The page's products.
   public func page(_ page: Int, size: Int, year: Int) -> [(number: Int, product: Product)] {
-    guard page >= 1, size >= 1 else { return [] }
-    return source.products(year: year, offset: (page - 1) * size, limit: size).map {
+    let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: size)
+    guard page >= 1, size >= 1, !overflow else { return [] }
+    return source.products(year: year, offset: offset, limit: size).map {
       ($0.number, replacements[$0.product.identifier] ?? $0.product)
     }
   }

@@ -24,7 +24,8 @@ extension AppState {
     case .activities(let page):
       let size = environment.pageSize
       let (records, total) = try environment.savedActivities(page: page, size: size)
-      let pages = max(1, (total + size - 1) / size)
+      let paging = Paging(total: total, size: size)
+      let pages = max(1, paging.pages)
       guard page <= pages else {
         throw CatalogCoreError.invalidArgument(
           String(page), expected: "a page from 1 to \(pages.grouped)")
@@ -33,7 +34,8 @@ extension AppState {
       return CommandResult(
         state: state,
         output: render.savedActivities(
-          records, firstNumber: (page - 1) * size + 1, total: total, page: page, pages: pages,
+          records, firstNumber: paging.numbers(onPage: page)?.lowerBound ?? 1, total: total,
+          page: page, pages: pages,
           catalog: catalog))
 
     case .forget(let target):

@@ -40,8 +40,7 @@ extension AppState {
       }
       let page =
         try CommandParser.page(words.count > 1 ? words[1] : "", usage: "year YYYY [PAGE]") ?? 1
-      let pages = max(
-        1, (catalog.count(year: year) + environment.pageSize - 1) / environment.pageSize)
+      let pages = max(1, Paging(total: catalog.count(year: year), size: environment.pageSize).pages)
       guard page <= pages else {
         throw CatalogCoreError.invalidArgument(
           String(page), expected: "a page from 1 to \(pages.grouped)")

@@ -20,14 +20,13 @@ package struct Renderer<Environment: AppEnvironment> {
     let count = catalog.count
     guard count > 0 else { return "The catalog is empty; type 'add NAME' to add a product." }
     guard case .page(let number) = page else { return "" }
-    let size = environment.pageSize
-    let pages = (count + size - 1) / size
-    guard number <= pages else {
+    let paging = Paging(total: count, size: environment.pageSize)
+    guard let numbers = paging.numbers(onPage: number) else {
       throw CatalogCoreError.invalidArgument(
-        String(number), expected: "a page from 1 to \(pages.grouped)")
+        String(number), expected: "a page from 1 to \(paging.pages.grouped)")
     }
-    return productTable(catalog.page(number, size: size))
-      + "\n" + footer(count: count, page: number, size: size, command: "list", noun: "products")
+    return productTable(catalog.page(number, size: paging.size))
+      + "\n" + footer(paging, numbers: numbers, page: number, command: "list", noun: "products")
   }
 
   /// A page of a year's products, numbered as in the whole catalog so that `select` and `push`
@@ -41,21 +40,22 @@ package struct Renderer<Environment: AppEnvironment> {
   package func yearList(_ year: Int, page: Int = 1, in catalog: Catalog) -> String {
     let count = catalog.count(year: year)
     guard count > 0 else { return "No products from \(year); type 'back' to leave this list." }
-    let size = environment.pageSize
-    let rows = catalog.page(page, size: size, year: year)
-    guard !rows.isEmpty else {
+    let paging = Paging(total: count, size: environment.pageSize)
+    let rows = catalog.page(page, size: paging.size, year: year)
+    guard !rows.isEmpty, let numbers = paging.numbers(onPage: page) else {
       return
-        "Products from \(year) have \((count + size - 1) / size) page(s); type 'year \(year)' for the first."
+        "Products from \(year) have \(paging.pages.grouped) page(s); type 'year \(year)' for the first."
     }
     return "Products from \(year) (\(count.grouped)):\n" + productTable(rows) + "\n"
-      + footer(count: count, page: page, size: size, command: "year \(year)", noun: "products")
+      + footer(paging, numbers: numbers, page: page, command: "year \(year)", noun: "products")
   }
 
-  private func footer(count: Int, page: Int, size: Int, command: String, noun: String) -> String {
-    let pages = (count + size - 1) / size
+  private func footer(
+    _ paging: Paging, numbers: ClosedRange<Int>, page: Int, command: String, noun: String
+  ) -> String {
+    let (count, pages) = (paging.total, paging.pages)
     guard pages > 1 else { return "\(count.grouped) \(count == 1 ? "product" : noun)." }
-    let first = (page - 1) * size + 1
-    let last = min(count, page * size)
+    let (first, last) = (numbers.lowerBound, numbers.upperBound)
     let next =
       page < pages
       ? "type '\(command) \(page + 1)' for the next page"
