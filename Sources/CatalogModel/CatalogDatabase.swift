@@ -26,6 +26,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   private let columns: String
   private var cached = State()
   private let stateLock = NSLock()
+  private let verification = Verification()
 
   private struct State {
     var generation = 0
@@ -102,20 +103,16 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     let database: Database
     var hasImageDirectory = true
     do {
-      database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
-      // Checked by reading only, before any pragma could write to a file that is not ours.
-      let version = try database.integer("PRAGMA user_version") ?? 0
-      if version > Self.schemaVersion {
-        throw CatalogDatabaseError.newerSchema(found: version, supported: Self.schemaVersion)
-      }
-      guard version >= 1,
-        try database.integer(
-          "SELECT count(*) FROM sqlite_schema WHERE name IN ('products', 'catalog_info')") == 2
-      else {
-        throw CatalogDatabaseError.damaged("it is not a catalog database")
-      }
+      // Everything is decided through a connection that cannot write: a database refused here
+      // is never written, not even by SQLite copying its log into it as the connection closes.
+      let reader = try Database(path: path, mode: .readOnly)
+      let version = try Self.checkSchema(reader)
       hasImageDirectory = !readOnly || version >= 3
-      if !readOnly {
+      cached = try Self.readState(reader)
+      if readOnly {
+        database = reader
+      } else {
+        database = try Database(path: path, mode: .readWrite)
         // Statement journals stay in memory: on disk, an import of a million rows wrote each
         // row's pages a second time to a file in /var/tmp.
         // The log is kept between runs (no file created and removed at every launch), but
@@ -132,6 +129,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
             if found == 1 { try database.execute(Self.versionTwo) }
             if found <= 2 { try database.execute(Self.versionThree) }
           }
+          // The upgrade added the identity.
+          cached = try Self.readState(database)
         }
       }
     } catch let error as SQLiteError {
@@ -140,13 +139,52 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     self.path = path
     connection = database
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
+  }
+
+  /// Checks that a database is a catalog this program can read, reading only.
+  ///
+  /// - Returns: Its schema version.
+  /// - Throws: ``CatalogDatabaseError``, or ``SQLiteError`` when it cannot be read.
+  private static func checkSchema(_ database: Database) throws -> Int {
+    let version = try database.integer("PRAGMA user_version") ?? 0
+    if version > Self.schemaVersion {
+      throw CatalogDatabaseError.newerSchema(found: version, supported: Self.schemaVersion)
+    }
+    guard version >= 1,
+      try database.integer(
+        "SELECT count(*) FROM sqlite_schema WHERE name IN ('products', 'catalog_info')") == 2
+    else {
+      throw CatalogDatabaseError.damaged("it is not a catalog database")
+    }
+    return version
+  }
+
+  /// Reads the generation, the count and the identity; after an error, SQLite's own check
+  /// says what is damaged.
+  private static func readState(_ database: Database) throws -> State {
     do {
-      try refresh()
-    } catch CatalogDatabaseError.damaged(let reason) {
-      // After an error, SQLite's own check says what is damaged.
+      let generation =
+        try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
+      let count = try database.integer("SELECT max(position) FROM products") ?? 0
+      // List numbers are dense, so the largest is the count; one no file of this size could
+      // hold (each row takes more than 40 bytes) is damage, not a count to page through.
+      let bytes =
+        try database.integer(
+          "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
+      guard count >= 0, count <= bytes / 40 else {
+        throw CatalogDatabaseError.damaged(
+          "its largest list number, \(count), is more than the file could hold")
+      }
+      let identity = try database.integer("SELECT value FROM catalog_info WHERE key = 'identity'")
+      var state = State()
+      (state.generation, state.count) = (generation, count)
+      state.identity = identity.map { UInt64(bitPattern: Int64($0)) }
+      return state
+    } catch let error as SQLiteError {
       let check = try? database.statement("PRAGMA quick_check(1)")
       defer { check?.reset() }
       let verdict = (try? check?.step()) == true ? check?.text(0) : nil
+      let reason = error.description
       throw CatalogDatabaseError.damaged(
         verdict.map { $0 == "ok" ? reason : "\(reason); quick_check: \($0)" } ?? reason)
     }
@@ -188,19 +226,19 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when they cannot be read.
   @discardableResult
   public func refresh() throws -> Bool {
-    let (generation, count, identity) = try reading { database in
-      (
-        try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0,
-        try database.integer("SELECT max(position) FROM products") ?? 0,
-        try database.integer("SELECT value FROM catalog_info WHERE key = 'identity'")
-      )
+    let state: State
+    do {
+      state = try connectionLock.withLock { try Self.readState(connection) }
+    } catch let error as CatalogDatabaseError {
+      stateLock.withLock { cached.readFailure = error.localizedDescription }
+      throw error
     }
     return stateLock.withLock {
       defer {
-        (cached.generation, cached.count) = (generation, count)
-        cached.identity = identity.map { UInt64(bitPattern: Int64($0)) }
+        (cached.generation, cached.count) = (state.generation, state.count)
+        cached.identity = state.identity
       }
-      return cached.generation != generation || cached.count != count
+      return cached.generation != state.generation || cached.count != state.count
     }
   }
 
@@ -341,6 +379,77 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       if page.isEmpty { return }
       for product in page { try body(product) }
       next += 1000
+    }
+  }
+
+  // MARK: - Verification
+
+  /// Starts checking the whole file in the background, on a connection of its own (see
+  /// ``verify()``). A REPL starts it at launch, so that its first edit seldom waits.
+  public func verifyInBackground() {
+    guard verification.begin() else { return }
+    let path = self.path
+    let started = detachThread { [self] in conclude(Self.check(path)) }
+    if !started { conclude(Self.check(path)) }
+  }
+
+  /// Checks the whole file once in this process, or waits for the check under way: SQLite's
+  /// `quick_check`, that every index holds one entry for each product (a row an index misses
+  /// would be duplicated by an import, or lost to lookups), and that the list numbers run from
+  /// 1 to the count without a gap. Every write calls it first, so a file found damaged is never
+  /// written: not by an edit, and not by SQLite copying its log into it at exit.
+  ///
+  /// About a second at a million products (quick_check reads every page).
+  ///
+  /// - Throws: ``CatalogDatabaseError/damaged(_:)`` saying what is wrong.
+  public func verify() throws {
+    if verification.begin() { conclude(Self.check(path)) }
+    if let damage = verification.wait() { throw CatalogDatabaseError.damaged(damage) }
+  }
+
+  /// Records a check's verdict; a damaged file is reported once and never written.
+  private func conclude(_ damage: String?) {
+    if let damage {
+      connectionLock.withLock { connection.neverCheckpointOnClose() }
+      stateLock.withLock { cached.readFailure = damage }
+    }
+    verification.finish(damage)
+  }
+
+  /// The whole-file check, on a read-only connection: the reason the file is damaged, or nil.
+  private static func check(_ path: String) -> String? {
+    do {
+      let database = try Database(path: path, mode: .readOnly)
+      try database.execute("BEGIN")
+      defer { try? database.execute("COMMIT") }
+      let verdict = try database.statement("PRAGMA quick_check(1)")
+      defer { verdict.reset() }
+      if try verdict.step(), verdict.text(0) != "ok" { return "quick_check: \(verdict.text(0))" }
+      let rows = try database.integer("SELECT count(*) FROM products NOT INDEXED") ?? 0
+      for (index, column) in [
+        ("products_identifier", "identifier"), ("products_position", "position"),
+        ("products_folded_name", "folded_name"), ("products_year", "year"),
+        ("products_changed", "changed"),
+      ] {
+        let entries =
+          try database.integer(
+            "SELECT count(*) FROM products INDEXED BY \(index) WHERE \(column) IS NOT NULL") ?? 0
+        guard entries == rows else {
+          return "its index \(index) has \(entries) entries for \(rows) products"
+        }
+      }
+      let distinct = try database.integer("SELECT count(DISTINCT position) FROM products") ?? 0
+      let lowest = try database.integer("SELECT min(position) FROM products") ?? 1
+      let highest = try database.integer("SELECT max(position) FROM products") ?? 0
+      guard distinct == rows, rows == 0 || (lowest == 1 && highest == rows) else {
+        return "its list numbers do not run from 1 to \(rows) (\(lowest) to \(highest))"
+      }
+      return nil
+    } catch let error as SQLiteError {
+      // A missing index (SQLite says "no such index") is damage as well.
+      return error.isBusy ? nil : error.description
+    } catch {
+      return error.localizedDescription
     }
   }
 
@@ -663,8 +772,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
   }
 
-  /// Runs a write transaction; SQLite's errors become ``CatalogDatabaseError``.
+  /// Runs a write transaction, once the file has been checked; SQLite's errors become
+  /// ``CatalogDatabaseError``.
   private func writing<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    try verify()
     do {
       return try connectionLock.withLock {
         try connection.writeTransaction { try body(connection) }
@@ -675,6 +786,38 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         throw CatalogDatabaseError.damaged(error.description)
       }
       throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
+    }
+  }
+}
+
+/// Whether a database's whole-file check has run, and its verdict: begun once, waited for by
+/// every write.
+private final class Verification: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var begun = false
+  private var verdict: String??
+
+  /// Marks the check begun; false when it was already.
+  func begin() -> Bool {
+    condition.withLock {
+      defer { begun = true }
+      return !begun
+    }
+  }
+
+  /// Records the verdict: the damage found, or nil.
+  func finish(_ damage: String?) {
+    condition.withLock {
+      verdict = .some(damage)
+      condition.broadcast()
+    }
+  }
+
+  /// Waits for the verdict.
+  func wait() -> String? {
+    condition.withLock {
+      while verdict == nil { condition.wait() }
+      return verdict ?? nil
     }
   }
 }

@@ -42,12 +42,18 @@ enum DatabaseFileCheck {
     let rawPageSize = bigEndian(16, 2)
     let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
     let pages = bigEndian(28, 4)
-    // The page count is valid when the file's change counter matches "version valid for".
-    if bigEndian(24, 4) == bigEndian(92, 4), pages > 0, pageSize >= 512,
-      Int(status.st_size) < pages * pageSize
+    // The page count is valid when the file's change counter matches "version valid for" — and
+    // only for the file alone: a checkpoint killed halfway has written the first page, with the
+    // new count, before the pages that make the file that long, which are still in the
+    // write-ahead log. SQLite reads such a database whole; with frames in the log, it judges.
+    var log = stat()
+    let logHasFrames = lstat(path + "-wal", &log) == 0 && log.st_size > 32
+    let (needed, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+    if bigEndian(24, 4) == bigEndian(92, 4), pages > 0, pageSize >= 512, !logHasFrames,
+      overflow || Int(status.st_size) < needed
     {
       throw CatalogDatabaseError.damaged(
-        "it is truncated (\(status.st_size) bytes of \(pages * pageSize))")
+        "it is truncated (\(status.st_size) bytes of \(needed))")
     }
   }
 

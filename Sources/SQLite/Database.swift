@@ -185,6 +185,12 @@ package final class Database {
     sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
   }
 
+  /// Leaves the write-ahead log as it is when the last connection closes, instead of copying it
+  /// into the database file: for a file found damaged, which must not be written.
+  package func neverCheckpointOnClose() {
+    _ = csqlite_set_checkpoint_on_close(handle, 0)
+  }
+
   /// The rows the last statement changed.
   package var changes: Int { Int(sqlite3_changes64(handle)) }
 

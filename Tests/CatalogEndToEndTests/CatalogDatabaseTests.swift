@@ -135,7 +135,7 @@ import Testing
     let exported = sandbox.root + "/export.json"
     let export = try sandbox.run(["export", exported])
     #expect(export.status == 0, "\(export.errors)")
-    #expect(export.errors.contains("Exported 2,010 products"))
+    #expect(export.output.contains("Exported 2,010 products"))
     let other = CatalogSandbox()
     let reimport = try other.run(["import", exported])
     #expect(reimport.output.hasPrefix("Imported 2,000 new and 10 updated products"))

@@ -180,6 +180,9 @@ package enum CatalogMain {
     for warning in warnings { report.warning(warning) }
     for notice in store.notices { output.line(notice) }
     let isInteractive = isatty(0) == 1
+    // The whole catalog file is checked while the person reads the first prompt; an edit waits
+    // for the verdict, and a damaged file is never written.
+    if isInteractive { store.environment.database?.verifyInBackground() }
     let reader = LineReader()
     let historyDirectory = store.environment.directory
     let editor =
