@@ -62,6 +62,9 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case cannotSetAside(problem: String, reason: String)
   /// `catalog reindex` with no usable catalog database to index.
   case noCatalogDatabase(path: String)
+  /// `catalog export` of a catalog that cannot be read: the bundled catalog shown in its place
+  /// is not the user's, and is not exported as if it were.
+  case cannotExport(path: String, reason: String)
 
   package var errorDescription: String? {
     switch self {
@@ -133,6 +136,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
     case .noCatalogDatabase(let path):
       "the catalog database '\(path)' cannot be used (see the warning above), so there is no index to build"
+    case .cannotExport(let path, let reason):
+      "cannot export the catalog '\(path)' (\(reason)); nothing was written. Fix or move the file, or export from a backup"
     }
   }
 }

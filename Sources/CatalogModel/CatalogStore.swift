@@ -109,7 +109,7 @@ public struct CatalogStore: Sendable {
           return Loaded(catalog: Catalog(source: database), database: nil)
         }
       }
-      if FileManager.default.fileExists(atPath: legacyPath) {
+      if legacyFileKind == .regular {
         var products: [Product] = []
         try ProductFile(path: legacyPath, skipping: { _ in }).forEachProduct {
           products.append($0)
@@ -158,7 +158,13 @@ public struct CatalogStore: Sendable {
       try CatalogDatabase.create(at: databasePath)
     }
     let database = try CatalogDatabase(path: databasePath)
-    if FileManager.default.fileExists(atPath: legacyPath) {
+    if legacyFileKind == .other {
+      // An earlier version wrote a regular file; reading a FIFO or a device would block or
+      // never end.
+      warnings.append(
+        "'\(legacyPath)' is not a regular file, so it is not an earlier catalog; left it alone")
+    }
+    if legacyFileKind == .regular {
       let skipped = Mutex<[String]>([])
       let file = ProductFile(
         path: legacyPath,
@@ -192,10 +198,10 @@ public struct CatalogStore: Sendable {
     guard try database.flag("seeded") else { return nil }
     // Seeded perhaps by another process just after this one first counted the products.
     try database.refresh()
-    if try database.flag("migrated"), FileManager.default.fileExists(atPath: legacyPath) {
+    if try database.flag("migrated"), legacyFileKind == .regular {
       // A crash came between the migration and the rename.
       try keepLegacyFile(warnings: &warnings)
-    } else if FileManager.default.fileExists(atPath: legacyPath) {
+    } else if legacyFileKind == .regular {
       warnings.append(
         "'\(legacyPath)' is beside the catalog database and was not imported; type 'catalog import \(legacyPath)' to import it"
       )
@@ -244,6 +250,15 @@ public struct CatalogStore: Sendable {
       throw StateRestorationError.cannotRead(path: seedPath, reason: error.reason)
     }
     return products
+  }
+
+  private enum FileKind { case none, regular, other }
+
+  /// What is at the earlier versions' catalog file's path, not following a link.
+  private var legacyFileKind: FileKind {
+    var status = stat()
+    guard lstat(legacyPath, &status) == 0 else { return .none }
+    return status.st_mode & S_IFMT == S_IFREG ? .regular : .other
   }
 
   private func isLink(_ path: String) -> Bool {

@@ -82,8 +82,11 @@ public enum ProductExport {
   public static func write(_ catalog: Catalog, toFile path: String) throws -> Int {
     let directory = (path as NSString).deletingLastPathComponent
     let folder = directory.isEmpty ? "." : directory
-    let temporary = DurableFile.temporaryPath(
-      for: folder + "/" + (path as NSString).lastPathComponent)
+    let destination = folder + "/" + (path as NSString).lastPathComponent
+    // What an earlier export killed before its rename left beside the file goes first: no
+    // launch sweeps the user's own folders.
+    DurableFile.removeAbandonedTemporaryFiles(of: destination)
+    let temporary = DurableFile.temporaryPath(for: destination)
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
     guard descriptor >= 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))

@@ -69,6 +69,12 @@ extension SearchIndex {
   /// Where the index was read from, if it was: the file's origin.
   public var origin: Origin? { storage.file?.header.origin }
 
+  /// Whether the file the index was read from was changed in place since (written to, cut
+  /// short): it must then be opened again before it is searched, as a read past a new end would
+  /// kill the process and blocks already checked would not be checked again. False for an index
+  /// built in memory. Costs one `fstat`.
+  public var fileHasChanged: Bool { storage.file?.hasChanged ?? false }
+
   /// Writes the index to a file, atomically and durably: into a temporary file beside it
   /// (`.NAME.PID.RANDOM.tmp`), which is synchronized, renamed over the file, and the directory
   /// synchronized. A failure leaves the file as it was.
@@ -89,7 +95,8 @@ extension SearchIndex {
     func failure(_ what: String) -> SearchIndexError {
       .cannotWrite(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
     }
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    // Private like every other file of the app: the index holds every product's text.
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else { throw failure("cannot create a temporary file") }
     var written = false
     defer {
@@ -334,6 +341,10 @@ final class MappedIndexFile: @unchecked Sendable {
   let bytes: UnsafeRawBufferPointer
   let header: IndexHeader
   private let verified: VerifiedBlocks
+  /// The mapped file, kept open to tell whether it changed (``hasChanged``).
+  private let descriptor: Int32
+  /// The file's size and times when it was mapped.
+  private let mappedStatus: FileStamp
 
   init(path: String) throws(SearchIndexError) {
     self.path = path
@@ -342,7 +353,8 @@ final class MappedIndexFile: @unchecked Sendable {
       if errno == ENOENT { throw .missing(path: path) }
       throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
     }
-    defer { close(descriptor) }
+    var isOpen = false
+    defer { if !isOpen { close(descriptor) } }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
       throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
@@ -365,10 +377,24 @@ final class MappedIndexFile: @unchecked Sendable {
     self.address = UnsafeRawPointer(address)
     self.bytes = bytes
     verified = VerifiedBlocks(blocks: header.blockCount)
+    self.descriptor = descriptor
+    mappedStatus = FileStamp(status)
+    isOpen = true
   }
 
   deinit {
     munmap(UnsafeMutableRawPointer(mutating: address), bytes.count)
+    close(descriptor)
+  }
+
+  /// Whether the mapped file was changed in place since it was mapped: written, cut short or
+  /// grown. Reading a page past a new end would raise `SIGBUS`, and blocks already checked
+  /// would not be checked again, so a changed file must be opened again before the next read.
+  /// One `fstat`; the index's own writes replace the file (a new inode), never change it.
+  var hasChanged: Bool {
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return true }
+    return FileStamp(status) != mappedStatus
   }
 
   /// Checks the blocks holding a range of the file's bytes, each once.
@@ -387,5 +413,25 @@ final class MappedIndexFile: @unchecked Sendable {
       }
       verified.insert(block)
     }
+  }
+}
+
+/// What tells a file's contents changed: its size, and the times of its last write and of its
+/// last change of any kind (which no program can set back).
+struct FileStamp: Equatable {
+  let size: Int
+  let modified: timespec
+  let changed: timespec
+
+  init(_ status: stat) {
+    size = Int(status.st_size)
+    modified = status.st_mtim
+    changed = status.st_ctim
+  }
+
+  static func == (lhs: FileStamp, rhs: FileStamp) -> Bool {
+    lhs.size == rhs.size && lhs.modified.tv_sec == rhs.modified.tv_sec
+      && lhs.modified.tv_nsec == rhs.modified.tv_nsec && lhs.changed.tv_sec == rhs.changed.tv_sec
+      && lhs.changed.tv_nsec == rhs.changed.tv_nsec
   }
 }

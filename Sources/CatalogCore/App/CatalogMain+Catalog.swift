@@ -96,11 +96,16 @@ extension CatalogMain {
 
   /// `catalog export [FILE]`: writes the catalog as JSON, to standard output by default.
   static func exportProducts(_ path: String?, paths: AppPaths, report: Reporter) throws -> Int32 {
-    let loaded = try CatalogStore.bundled(directoryPath: paths.dataDirectory).loadForReading()
+    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    let loaded = try store.loadForReading()
+    if let reason = loaded.readOnlyReason {
+      throw CatalogCoreError.cannotExport(path: store.databasePath, reason: reason)
+    }
     for warning in loaded.warnings { report.warning(warning) }
     if let path, path != "-" {
       let count = try ProductExport.write(loaded.catalog, toFile: path)
-      TextOutput.standardError.line("Exported \(count.grouped) products to '\(path)'.")
+      // A report, not a warning: on standard output, as `cp -v` and `sqlite3` say what they did.
+      TextOutput.standardOutput.line("Exported \(count.grouped) products to '\(path)'.")
     } else {
       try ProductExport.write(
         loaded.catalog, to: 1, path: "standard output",

@@ -55,9 +55,12 @@ package final class LiveEnvironment: AppEnvironment {
     records: [UserActivityRecord], total: Int
   ) {
     pendingHistory.wait()
-    return (
-      try history.records(limit: size, offset: max(0, page - 1) * size), try history.count()
-    )
+    let total = try history.count()
+    // A page past the last reads nothing (and its offset might not fit in an integer).
+    guard let offset = Paging(total: total, size: size).offset(ofPage: page) else {
+      return ([], total)
+    }
+    return (try history.records(limit: size, offset: offset), total)
   }
 
   package func forgetActivities(_ identifiers: [String]?) throws {
@@ -106,6 +109,12 @@ package final class LiveEnvironment: AppEnvironment {
     // A file built in the background since is opened in place of the one in use.
     if backgroundRebuild.finished.exchange(false, ordering: .acquiringAndReleasing) {
       searchIndex = nil
+    }
+    // A file changed in place under the mapping (cut short, written over) is read again, and
+    // built again if it is damaged: touching a page past its new end would kill the process.
+    if let current = searchIndex, current.index.index.fileHasChanged {
+      searchIndex = nil
+      Self.note("the search index '\(path)' was changed by another program; reading it again")
     }
     if rebuilding {
       searchIndex = ActivitySearch(

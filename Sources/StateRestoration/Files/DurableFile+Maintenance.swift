@@ -71,6 +71,29 @@ extension DurableFile {
   /// - Complexity: O(*n*) in the number of entries in the directory.
   @discardableResult
   public static func removeAbandonedTemporaryFiles(in directory: String) -> Int {
+    removeAbandonedTemporaryFiles(in: directory) { _ in true }
+  }
+
+  /// Removes the temporary files that writers of one destination killed before their `rename`
+  /// left beside it: for a file written outside the app's own directories (an export), which
+  /// no launch sweeps. Other files of the directory are left alone.
+  ///
+  /// - Parameter path: The destination.
+  /// - Returns: How many files were removed.
+  /// - Complexity: O(*n*) in the number of entries in the destination's directory.
+  @discardableResult
+  public static func removeAbandonedTemporaryFiles(of path: String) -> Int {
+    let prefix = "." + baseName(of: path) + "."
+    return removeAbandonedTemporaryFiles(in: parentDirectory(of: path)) { name in
+      // `.NAME.PID.RANDOM.tmp`: what follows the name is the process and a number alone.
+      name.hasPrefix(prefix)
+        && name.dropFirst(prefix.count).split(separator: ".").count == 3
+    }
+  }
+
+  private static func removeAbandonedTemporaryFiles(
+    in directory: String, where belongs: (String) -> Bool
+  ) -> Int {
     guard let stream = opendir(directory) else { return 0 }
     defer { closedir(stream) }
     var removed = 0
@@ -78,7 +101,8 @@ extension DurableFile {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
         String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
       }
-      guard let pid = temporaryFileOwner(name), !ProcessIdentity(pid: pid, startTime: nil).isRunning
+      guard belongs(name), let pid = temporaryFileOwner(name),
+        !ProcessIdentity(pid: pid, startTime: nil).isRunning
       else { continue }
       if unlink(directory + "/" + name) == 0 { removed += 1 }
     }

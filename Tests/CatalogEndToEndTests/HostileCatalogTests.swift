@@ -1,0 +1,253 @@
+import Foundation
+import SQLite
+import TestSupport
+import Testing
+
+/// What a hostile suite did to the catalog database, the search index and the files around
+/// them: numbers that would overflow, damage SQLite reads past, a log a killed checkpoint left,
+/// a file cut short under a running REPL. Nothing crashes, nothing damaged is written, nothing
+/// good is refused.
+@Suite(.serialized) struct HostileCatalogTests {
+  /// Whether a run ended by itself, not by a signal such as SIGILL (a trapped overflow) or SIGBUS.
+  private func endedNormally(_ result: CatalogSandbox.Result) -> Bool {
+    result.status == 0 || result.status == 1
+  }
+
+  private func bytes(_ path: String) -> Data? {
+    FileManager.default.contents(atPath: path)
+  }
+
+  @Test(arguments: [
+    "activities 9223372036854775807", "activities 461168601842738792", "list 9223372036854775807",
+    "year 2015 9223372036854775807",
+  ])
+  func aHugePageNumberIsRefusedInOneLine(_ line: String) throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select 1\n")
+    let result = try sandbox.run(input: line + "\n")
+    #expect(result.status == 1, "\(result.errors)")
+    #expect(result.errorLines.count == 1, "\(result.errors)")
+    #expect(result.errors.hasPrefix("error: '"), "\(result.errors)")
+    #expect(result.errors.contains("is not a page from 1 to"), "\(result.errors)")
+  }
+
+  @Test func aListNumberNoFileCouldHoldIsDamageNotACount() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    try Database(path: sandbox.databasePath, mode: .readWrite).execute(
+      "UPDATE products SET position = 9223372036854775807 WHERE position = 10")
+    let result = try sandbox.run(input: "list\nlist 2\nselect 3\nsearch rose\n")
+    #expect(endedNormally(result), "status \(result.status): \(result.errors)")
+    #expect(result.errors.contains("its largest list number"), "\(result.errors)")
+    #expect(!result.output.contains("9,223,372,036,854,775,807"))
+    let export = try sandbox.run(["export"])
+    #expect(export.status == 1)
+    #expect(export.errors.contains("cannot export the catalog"), "\(export.errors)")
+  }
+
+  @Test func aFIFOInPlaceOfAnEarlierCatalogFileDoesNotBlockTheLaunch() throws {
+    let sandbox = CatalogSandbox()
+    try sandbox.createStateDirectory()
+    try FileManager.default.createDirectory(
+      atPath: sandbox.dataDirectory, withIntermediateDirectories: true)
+    #expect(mkfifo(sandbox.dataDirectory + "/products.json", 0o600) == 0)
+    let result = try sandbox.run(input: "list\n", timeout: 20)
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errors.contains("is not a regular file"), "\(result.errors)")
+    #expect(result.output.contains("Cherries"))
+  }
+
+  /// The database file and its log after a change committed to the log and not yet copied into
+  /// the file, as a process killed then leaves them. Put them back in place after this
+  /// returns: the last connection's close has checkpointed the log.
+  private func committedButNotCheckpointed(_ path: String, _ change: (Database) throws -> Void)
+    throws -> (database: Data, log: Data)
+  {
+    // A second connection keeps SQLite from checkpointing when the writer closes; the copies
+    // are made while both are open.
+    let keeper = try Database(path: path, mode: .readWrite)
+    _ = try keeper.integer("SELECT count(*) FROM products")
+    do {
+      let writer = try Database(path: path, mode: .readWrite)
+      try writer.execute("PRAGMA wal_autocheckpoint = 0")
+      try change(writer)
+    }
+    let copies = (try #require(bytes(path)), try #require(bytes(path + "-wal")))
+    withExtendedLifetime(keeper) {}
+    return copies
+  }
+
+  /// A database whose log holds a commit that made the file longer, and whose first page was
+  /// copied from the log, as a checkpoint killed after its first page leaves it: the header
+  /// counts pages that are still only in the log.
+  private func makeHalfCheckpointedCatalog(_ sandbox: CatalogSandbox) throws {
+    let file = sandbox.root + "/more.json"
+    try Data(CatalogDatabaseTests.productsJSON(2_000).utf8).write(to: URL(fileURLWithPath: file))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let path = sandbox.databasePath
+    let (database, log) = try committedButNotCheckpointed(path) { writer in
+      let more = String(repeating: "x", count: 3_000)
+      try writer.writeTransaction {
+        try writer.run("UPDATE products SET keywords = ? WHERE position <= 300", .text(more))
+      }
+    }
+    try database.write(to: URL(fileURLWithPath: path))
+    try log.write(to: URL(fileURLWithPath: path + "-wal"))
+    // The log's last frame of page 1: a 32-byte header, then frames of 24 bytes and a page.
+    let pageSize = Int(log[8]) << 24 | Int(log[9]) << 16 | Int(log[10]) << 8 | Int(log[11])
+    var offset = 32
+    var firstPage: Data?
+    while offset + 24 + pageSize <= log.count {
+      let page = log[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+      if page == 1 { firstPage = log[(offset + 24)..<(offset + 24 + pageSize)] }
+      offset += 24 + pageSize
+    }
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+    try handle.write(contentsOf: try #require(firstPage))
+    try handle.close()
+    let header = try #require(bytes(path))
+    let pages = header[28..<32].reduce(0) { $0 << 8 | Int($1) }
+    #expect(pages * pageSize > header.count, "the header should count pages the file lacks")
+  }
+
+  @Test func aCheckpointKilledHalfwayLeavesACatalogThatIsRead() throws {
+    let sandbox = CatalogSandbox()
+    try makeHalfCheckpointedCatalog(sandbox)
+    let result = try sandbox.run(input: "list 100\nselect Product 002000\n")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(!result.errors.contains("truncated"), "\(result.errors)")
+    #expect(result.output.contains("Product 002000"))
+    let export = try sandbox.run(["export"])
+    #expect(export.status == 0, "\(export.errors)")
+    #expect(export.output.contains("Product 002000"))
+  }
+
+  @Test func aRefusedDatabaseIsNotWrittenEvenByACheckpoint() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let path = sandbox.databasePath
+    // A newer schema, committed to the log and never checkpointed: as a newer version killed
+    // at once would leave it.
+    let (database, log) = try committedButNotCheckpointed(path) { writer in
+      try writer.execute("PRAGMA user_version = 9")
+    }
+    try database.write(to: URL(fileURLWithPath: path))
+    try log.write(to: URL(fileURLWithPath: path + "-wal"))
+    #expect(log.count > 32)
+    let result = try sandbox.run(input: "list\n")
+    #expect(result.errors.contains("newer than this program's"), "\(result.errors)")
+    #expect(bytes(path) == database, "the refused database was written")
+    #expect(bytes(path + "-wal") == log, "the refused database's log was emptied into it")
+  }
+
+  @Test func aRowMissingFromAnIndexIsFoundAndTheFileNeverWritten() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let path = sandbox.databasePath
+    let original = "CREATE UNIQUE INDEX products_identifier ON products(identifier)"
+    // The identifier index rebuilt without Cherries' row, then its definition put back: the
+    // header and quick_check find nothing wrong.
+    do {
+      let database = try Database(path: path, mode: .readWrite)
+      try database.execute(
+        "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = '\(original) WHERE name <> ''Cherries''' WHERE name = 'products_identifier'"
+      )
+    }
+    do {
+      let database = try Database(path: path, mode: .readWrite)
+      try database.execute("REINDEX products_identifier")
+      try database.execute(
+        "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = '\(original)' WHERE name = 'products_identifier'; PRAGMA wal_checkpoint(TRUNCATE)"
+      )
+    }
+    let before = try #require(bytes(path))
+    let result = try sandbox.run(input: "select mango\nedit\nprice 8.00\ndone\n")
+    #expect(result.status == 1)
+    #expect(
+      result.errors.contains("products_identifier has 9 entries for 10 products"),
+      "\(result.errors)")
+    #expect(bytes(path) == before, "a damaged catalog was written")
+    #expect((bytes(path + "-wal") ?? Data()).isEmpty, "a damaged catalog was written")
+    #expect(!result.output.contains("Saved"), "\(result.output)")
+  }
+
+  @Test func anExportOfARefusedCatalogFailsAndWritesNothing() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let path = sandbox.databasePath
+    let data = try #require(bytes(path))
+    try data.prefix(data.count - 4096).write(to: URL(fileURLWithPath: path))
+    let target = sandbox.root + "/backup.json"
+    let result = try sandbox.run(["export", target])
+    #expect(result.status == 1)
+    #expect(result.errorLines.count == 1, "\(result.errors)")
+    #expect(result.errors.hasPrefix("error: cannot export the catalog"), "\(result.errors)")
+    #expect(!FileManager.default.fileExists(atPath: target))
+    #expect(try sandbox.run(["export"]).output.isEmpty)
+  }
+
+  @Test func anExportSaysWhatItDidOnStandardOutputAndSweepsWhatAKilledOneLeft() throws {
+    let sandbox = CatalogSandbox()
+    let target = sandbox.root + "/backup.json"
+    let dead = deadProcessIdentifier()
+    let abandoned = sandbox.root + "/.backup.json.\(dead).12345.tmp"
+    let unrelated = sandbox.root + "/.other.json.\(dead).12345.tmp"
+    for path in [abandoned, unrelated] {
+      #expect(FileManager.default.createFile(atPath: path, contents: Data("[".utf8)))
+    }
+    let result = try sandbox.run(["export", target])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errors.isEmpty, "\(result.errors)")
+    #expect(result.output == "Exported 10 products to '\(target)'.\n")
+    #expect(!FileManager.default.fileExists(atPath: abandoned))
+    #expect(FileManager.default.fileExists(atPath: unrelated))
+  }
+
+  @Test func theSearchIndexIsPrivate() throws {
+    let sandbox = CatalogSandbox()
+    let result = try sandbox.run(["reindex"])
+    #expect(result.status == 0, "\(result.errors)")
+    var status = stat()
+    #expect(stat(sandbox.dataDirectory + "/search.index", &status) == 0)
+    #expect(status.st_mode & 0o777 == 0o600)
+  }
+
+  @Test(arguments: ["empty", "one block", "half", "zeros", "random"])
+  func anIndexChangedUnderARunningREPLIsReadAgain(_ change: String) throws {
+    let sandbox = CatalogSandbox()
+    let file = sandbox.root + "/many.json"
+    try Data(CatalogDatabaseTests.productsJSON(20_000).utf8).write(
+      to: URL(fileURLWithPath: file))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    #expect(try sandbox.run(["reindex"]).status == 0)
+    let index = sandbox.dataDirectory + "/search.index"
+    let process = sandbox.start()
+    process.send("search k3")
+    process.readOutput(until: "Product")
+    let size = try #require(bytes(index)).count
+    #expect(size > 64 * 1024)
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: index))
+    switch change {
+    case "empty": try handle.truncate(atOffset: 0)
+    case "one block": try handle.truncate(atOffset: 4096)
+    case "half": try handle.truncate(atOffset: UInt64(size / 2))
+    case "zeros":
+      try handle.seek(toOffset: UInt64(size / 4))
+      try handle.write(contentsOf: Data(repeating: 0, count: size / 2))
+    default:
+      var generator = SystemRandomNumberGenerator()
+      try handle.seek(toOffset: UInt64(size / 4))
+      try handle.write(
+        contentsOf: Data((0..<(size / 2)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+      )
+    }
+    try handle.close()
+    process.send("search k3")
+    process.send("search \"Product 000007\"")
+    process.readOutput(until: "Product 000007")
+    process.send("select Product 000005")
+    process.readOutput(until: "Product 000005")
+    process.finishInput()
+    #expect(process.terminationStatus == 0)
+  }
+}
