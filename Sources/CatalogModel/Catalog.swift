@@ -19,8 +19,9 @@ public protocol CatalogSource: AnyObject, Sendable {
   func number(of identifier: UUID) -> Int?
   /// The list numbers of many products at once, of those the catalog has.
   func numbers(of identifiers: [UUID]) -> [UUID: Int]
-  /// The products with list numbers in a range, in order.
-  func products(numbers: ClosedRange<Int>) -> [Product]
+  /// The products with list numbers in a range, in order, with their numbers; a product the
+  /// source cannot show is missing, and the others keep their numbers.
+  func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)]
   /// The number of products of a year.
   func count(year: Int) -> Int
   /// A year's products with their list numbers, in order, skipping `offset` of them.
@@ -31,8 +32,17 @@ public protocol CatalogSource: AnyObject, Sendable {
   /// Names whose folded forms sort just before and after a folded key: candidates to suggest
   /// for a typo.
   func names(near foldedKey: String, limit: Int) -> [String]
+  /// Calls a body with every product in list order and its list number, without holding them
+  /// all in memory; a product the source cannot show is skipped, and the others keep their
+  /// numbers.
+  func forEachNumberedProduct(_ body: (_ number: Int, _ product: Product) throws -> Void) rethrows
+}
+
+extension CatalogSource {
   /// Calls a body with every product in list order, without holding them all in memory.
-  func forEachProduct(_ body: (Product) throws -> Void) rethrows
+  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
+    try forEachNumberedProduct { try body($1) }
+  }
 }
 
 extension CatalogSource {
@@ -138,8 +148,8 @@ public struct Catalog: Sendable, Hashable {
   /// - Returns: The page's products; empty past the last page.
   public func page(_ page: Int, size: Int) -> [(number: Int, product: Product)] {
     guard let numbers = Paging(total: count, size: size).numbers(onPage: page) else { return [] }
-    return zip(numbers, source.products(numbers: numbers)).map {
-      ($0, replacements[$1.identifier] ?? $1)
+    return source.products(numbers: numbers).map {
+      ($0.number, replacements[$0.product.identifier] ?? $0.product)
     }
   }
 
@@ -171,6 +181,16 @@ public struct Catalog: Sendable, Hashable {
   /// - Parameter body: What to do with each product.
   public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
     try source.forEachProduct { try body(replacements[$0.identifier] ?? $0) }
+  }
+
+  /// Calls a body with every product in list order and its list number. O(*n*): for listing
+  /// everything, export and indexing only.
+  ///
+  /// - Parameter body: What to do with each product.
+  public func forEachNumberedProduct(_ body: (_ number: Int, _ product: Product) throws -> Void)
+    rethrows
+  {
+    try source.forEachNumberedProduct { try body($0, replacements[$1.identifier] ?? $1) }
   }
 
   /// Removes a product, in this value only: it is no longer found by its identifier.
@@ -235,11 +255,11 @@ public final class ProductList: CatalogSource {
     numbers[identifier]
   }
 
-  /// The products with list numbers in a range, in order.
-  public func products(numbers: ClosedRange<Int>) -> [Product] {
+  /// The products with list numbers in a range, in order, with their numbers.
+  public func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
     let range = numbers.clamped(to: 1...max(1, products.count))
     guard !products.isEmpty else { return [] }
-    return Array(products[(range.lowerBound - 1)..<range.upperBound])
+    return range.map { ($0, products[$0 - 1]) }
   }
 
   /// The number of products.
@@ -267,8 +287,8 @@ public final class ProductList: CatalogSource {
     folded.map { products[$0.index].name }
   }
 
-  /// Calls a body with every product in order.
-  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
-    for product in products { try body(product) }
+  /// Calls a body with every product in order, and its number.
+  public func forEachNumberedProduct(_ body: (Int, Product) throws -> Void) rethrows {
+    for (offset, product) in products.enumerated() { try body(offset + 1, product) }
   }
 }

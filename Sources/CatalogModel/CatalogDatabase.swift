@@ -27,12 +27,18 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   private var cached = State()
   private let stateLock = NSLock()
   private let verification = Verification()
+  /// The file this connection opened: a save into a file deleted or replaced since would go
+  /// nowhere anyone reads.
+  private let fileIdentity: FileIdentity?
 
   private struct State {
     var generation = 0
     var count = 0
     var identity: UInt64?
     var readFailure: String?
+    var skippedRows: [String] = []
+    var skippedUnnamed = 0
+    var skippedIdentifiers: Set<String> = []
   }
 
   static let schema = """
@@ -139,6 +145,19 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     self.path = path
     connection = database
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
+    fileIdentity = Self.identity(ofFile: path)
+  }
+
+  /// The device and inode of the file at a path; nil when there is none.
+  private static func identity(ofFile path: String) -> FileIdentity? {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return nil }
+    return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+  }
+
+  private struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
   }
 
   /// Checks that a database is a catalog this program can read, reading only.
@@ -207,6 +226,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       }
       chmod(temporary, 0o600)
       try DatabaseFileCheck.synchronize(temporary)
+      // A log left by a database deleted while a process had it open belongs to that file: it
+      // must never be read as the new one's.
+      for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
       guard rename(temporary, path) == 0 else {
         throw CatalogDatabaseError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
       }
@@ -306,11 +328,21 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     return numbers
   }
 
-  /// The products with list numbers in a range, in order.
-  public func products(numbers: ClosedRange<Int>) -> [Product] {
-    query(
-      "SELECT \(columns) FROM products WHERE position BETWEEN ? AND ? ORDER BY position",
-      [.integer(numbers.lowerBound), .integer(numbers.upperBound)])
+  /// The products with list numbers in a range, in order, each with its number: a row left out
+  /// (``takeSkippedRows()``) leaves a gap, not a shift.
+  public func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
+    var result: [(Int, Product)] = []
+    _ = try? reading { database in
+      let statement = try database.statement(
+        "SELECT \(columns), position FROM products WHERE position BETWEEN ? AND ? ORDER BY position"
+      )
+      defer { statement.reset() }
+      try statement.bind([.integer(numbers.lowerBound), .integer(numbers.upperBound)])
+      while try statement.step() {
+        if let product = shown(statement) { result.append((statement.integer(7), product)) }
+      }
+    }
+    return result
   }
 
   /// The number of products.
@@ -328,7 +360,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       )
       try statement.bind([.integer(year), .integer(limit), .integer(offset)])
       while try statement.step() {
-        if let product = Self.product(statement) { result.append((statement.integer(7), product)) }
+        if let product = shown(statement) { result.append((statement.integer(7), product)) }
       }
     }
     return result
@@ -362,23 +394,25 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     return names
   }
 
-  /// Calls a body with every product in order.
-  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
+  /// Calls a body with every product in order, and its list number.
+  public func forEachNumberedProduct(_ body: (Int, Product) throws -> Void) rethrows {
     // Pages by position, so that no statement stays open while the body runs, all in one read
     // transaction: what another process saves meanwhile does not shift the pages.
     let began = (try? reading { try $0.execute("BEGIN") }) != nil
     defer { if began { _ = try? reading { try $0.execute("COMMIT") } } }
-    try forEachPage(body)
+    let count =
+      (try? reading { try $0.integer("SELECT max(position) FROM products") }).flatMap { $0 } ?? 0
+    try forEachPage(upTo: count, body)
   }
 
-  /// Calls a body with every product, a page of 1,000 at a time, in the current transaction.
-  private func forEachPage(_ body: (Product) throws -> Void) rethrows {
+  /// Calls a body with every product up to a list number, a page of 1,000 at a time, in the
+  /// current transaction.
+  private func forEachPage(upTo count: Int, _ body: (Int, Product) throws -> Void) rethrows {
     var next = 1
-    while true {
-      let page = products(numbers: next...(next + 999))
-      if page.isEmpty { return }
-      for product in page { try body(product) }
-      next += 1000
+    while next <= count {
+      let last = next + min(999, count - next)
+      for (number, product) in products(numbers: next...last) { try body(number, product) }
+      next = last + 1
     }
   }
 
@@ -501,7 +535,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       defer { rows.reset() }
       try rows.bind([.integer(generation)])
       while try rows.step() {
-        if let product = Self.product(rows) {
+        if let product = shown(rows) {
           changes.changed.append((rows.integer(7), product))
         }
       }
@@ -518,7 +552,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - body: Called with each product.
   /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the closures throw.
   public func forEachProduct(
-    start: (_ generation: Int, _ count: Int) throws -> Void, _ body: (Product) throws -> Void
+    start: (_ generation: Int, _ count: Int) throws -> Void,
+    _ body: (_ number: Int, _ product: Product) throws -> Void
   ) throws {
     try reading { try $0.execute("BEGIN") }
     defer { _ = try? reading { try $0.execute("COMMIT") } }
@@ -529,7 +564,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       )
     }
     try start(generation, count)
-    try forEachPage(body)
+    try forEachPage(upTo: count, body)
   }
 
   // MARK: - Writing
@@ -749,6 +784,63 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       imageDirectory: statement.isNull(6) ? nil : statement.text(6))
   }
 
+  /// The product of a row, when it keeps the editor's rules; a row that breaks them (written by
+  /// another program, or by hand) is left out and reported once by ``takeSkippedRows()``. Sizes
+  /// are checked before any text is read: a name of ten megabytes is never copied.
+  private func shown(_ statement: Statement) -> Product? {
+    let reason: String?
+    if statement.byteCount(1) > 4 * ProductEdit.maximumNameLength + 64 {
+      reason =
+        "the name has \(statement.byteCount(1)) bytes; the limit is \(ProductEdit.maximumNameLength) characters"
+    } else if statement.byteCount(2) > Product.maximumImageNameLength {
+      reason =
+        "the picture name has \(statement.byteCount(2)) bytes; the limit is \(Product.maximumImageNameLength)"
+    } else if statement.byteCount(5)
+      > Product.maximumKeywordCount * (4 * Product.maximumKeywordLength + 1)
+    {
+      reason = "its keywords have \(statement.byteCount(5)) bytes"
+    } else if let product = Self.product(statement) {
+      guard let violation = product.ruleViolation else { return product }
+      reason = violation
+    } else {
+      reason = "its identifier is not a UUID"
+    }
+    let identifier = statement.textPrefix(0, bytes: 40)
+    stateLock.withLock {
+      guard cached.skippedIdentifiers.insert(identifier).inserted else { return }
+      // A few are named; the rest are counted.
+      guard cached.skippedRows.count < Self.skippedRowsNamed else {
+        cached.skippedUnnamed += 1
+        return
+      }
+      let name = statement.textPrefix(1, bytes: 40)
+      cached.skippedRows.append(
+        "the catalog's product '\(name.utf8.count < statement.byteCount(1) ? name + "…" : name)' (\(identifier)) breaks the editor's rules (\(reason ?? "")) and is not shown; import a product with that identifier to replace it"
+      )
+    }
+    return nil
+  }
+
+  /// One line for each product row left out since the last call because it breaks the editor's
+  /// rules; each row is reported once in a process.
+  ///
+  /// - Returns: The lines, which the call clears.
+  public func takeSkippedRows() -> [String] {
+    stateLock.withLock {
+      defer { (cached.skippedRows, cached.skippedUnnamed) = ([], 0) }
+      let more = cached.skippedUnnamed
+      return cached.skippedRows
+        + (more == 0
+          ? []
+          : [
+            "\(more) more of the catalog's products break the editor's rules and are not shown"
+          ])
+    }
+  }
+
+  /// How many rows left out are named in the warnings of one call; the others are counted.
+  private static let skippedRowsNamed = 5
+
   private func query(_ sql: String, _ values: [SQLiteValue]) -> [Product] {
     var products: [Product] = []
     _ = try? reading { database in
@@ -756,7 +848,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       defer { statement.reset() }
       try statement.bind(values)
       while try statement.step() {
-        if let product = Self.product(statement) { products.append(product) }
+        if let product = shown(statement) { products.append(product) }
       }
     }
     return products
@@ -775,6 +867,13 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// Runs a write transaction, once the file has been checked; SQLite's errors become
   /// ``CatalogDatabaseError``.
   private func writing<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    guard let fileIdentity, Self.identity(ofFile: path) == fileIdentity else {
+      throw CatalogDatabaseError.cannotWrite(
+        path: path,
+        reason:
+          "the file was deleted or replaced after this process opened it, so nothing would keep the change; start the app again"
+      )
+    }
     try verify()
     do {
       return try connectionLock.withLock {

@@ -335,6 +335,27 @@ package final class Statement {
     sqlite3_column_double(handle, column)
   }
 
+  /// The size of a column of the current row, in bytes, as text.
+  package func byteCount(_ column: Int32) -> Int {
+    _ = sqlite3_column_text(handle, column)
+    return Int(sqlite3_column_bytes(handle, column))
+  }
+
+  /// The first bytes of a column of the current row as text, cut at a character boundary.
+  ///
+  /// - Parameters:
+  ///   - column: The column.
+  ///   - limit: The most bytes to read.
+  /// - Returns: The text, whole when it is no longer than `limit`.
+  package func textPrefix(_ column: Int32, bytes limit: Int) -> String {
+    guard let text = sqlite3_column_text(handle, column) else { return "" }
+    let size = Int(sqlite3_column_bytes(handle, column))
+    var count = min(limit, size)
+    // Back to the start of a character: continuation bytes are 10xxxxxx.
+    while count > 0, count < size, text[count] & 0xC0 == 0x80 { count -= 1 }
+    return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+  }
+
   /// A column of the current row as text (empty when NULL).
   package func text(_ column: Int32) -> String {
     guard let bytes = sqlite3_column_text(handle, column) else { return "" }

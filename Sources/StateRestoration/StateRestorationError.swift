@@ -18,6 +18,18 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
   case newerFormatVersion(path: String, found: Int, supported: Int)
   /// Another live process holds the lock; `owner` is its process identifier when known.
   case locked(path: String, owner: Int32?)
+  /// A file that is fine cannot be used now: the disk is full, the directory read-only, an
+  /// I/O error. Nothing is wrong with the file, which is kept as it is.
+  case unavailable(path: String, reason: String)
+
+  /// Whether the error says the file itself is bad (not valid, too large, not a regular file
+  /// or a link), rather than that it cannot be used now or belongs to a newer version.
+  public var isDamage: Bool {
+    switch self {
+    case .malformed, .tooLarge, .cannotRead: true
+    case .cannotWrite, .newerFormatVersion, .locked, .unavailable: false
+    }
+  }
 
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   public var errorDescription: String? {
@@ -34,6 +46,8 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
       "'\(path)' has format version \(found), newer than this program's \(supported)"
     case .locked(let path, let owner):
       "'\(path)' is locked by another process" + (owner.map { " (pid \($0))" } ?? "")
+    case .unavailable(let path, let reason):
+      "cannot use '\(path)' now: \(reason)"
     }
   }
 }

@@ -45,6 +45,28 @@ import Testing
     #expect(export.errors.contains("cannot export the catalog"), "\(export.errors)")
   }
 
+  @Test func aRowBreakingTheEditorsRulesIsNamedOnceAndNotShown() throws {
+    let sandbox = CatalogSandbox()
+    let before = try sandbox.run(input: "list\n").output
+    let fourth = try #require(before.split(separator: "\n").first { $0.hasPrefix(" 4 ") })
+    try Database(path: sandbox.databasePath, mode: .readWrite).run(
+      "UPDATE products SET name = ? WHERE position = 3",
+      .text("Huge" + String(repeating: "n", count: 10_000_000)))
+    let result = try sandbox.run(input: "list\nlist --all\nsearch nnnn\nselect 4\nlist\n")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.utf8.count < 20_000)
+    #expect(result.errors.utf8.count < 2_000)
+    let warnings = result.errorLines.filter { $0.contains("breaks the editor's rules") }
+    #expect(warnings.count == 1, "\(result.errors)")
+    #expect(warnings.first?.contains("the name has 10000004 bytes") == true)
+    #expect(result.output.contains(fourth), "list numbers shifted: \(result.output)")
+    #expect(!result.output.contains("\n 3 "))
+    let export = try sandbox.run(["export"])
+    #expect(export.status == 0)
+    #expect(export.output.utf8.count < 20_000)
+    #expect(export.errors.contains("breaks the editor's rules"))
+  }
+
   @Test func aFIFOInPlaceOfAnEarlierCatalogFileDoesNotBlockTheLaunch() throws {
     let sandbox = CatalogSandbox()
     try sandbox.createStateDirectory()
@@ -86,7 +108,9 @@ import Testing
     #expect(try sandbox.run(["import", file]).status == 0)
     let path = sandbox.databasePath
     let (database, log) = try committedButNotCheckpointed(path) { writer in
-      let more = String(repeating: "x", count: 3_000)
+      // Longer rows (30 keywords of 99 characters), within the editor's rules.
+      let more = Array(repeating: String(repeating: "x", count: 99), count: 30)
+        .joined(separator: "\u{1F}")
       try writer.writeTransaction {
         try writer.run("UPDATE products SET keywords = ? WHERE position <= 300", .text(more))
       }
@@ -201,6 +225,105 @@ import Testing
     #expect(result.output == "Exported 10 products to '\(target)'.\n")
     #expect(!FileManager.default.fileExists(atPath: abandoned))
     #expect(FileManager.default.fileExists(atPath: unrelated))
+  }
+
+  @Test(arguments: ["full", "read-only"])
+  func anActivityHistoryThatCannotBeWrittenNowIsKept(_ condition: String) throws {
+    let sandbox = CatalogSandbox()
+    guard let disk = SmallDisk(at: sandbox.stateDirectory, kilobytes: 1024) else { return }
+    _ = try sandbox.run(input: "select cherries\nselect mango\n")
+    let history = sandbox.file("activities.sqlite")
+    let before = try #require(bytes(history))
+    if condition == "full" { disk.fill() } else { disk.setReadOnly(true) }
+    let result = try sandbox.run(input: "select peanuts\n")
+    #expect(!result.errors.contains("not valid"), "\(result.errors)")
+    #expect(!result.errors.contains("quarantine"), "\(result.errors)")
+    if condition == "full" {
+      #expect(result.errors.contains("cannot use the activity history"), "\(result.errors)")
+      #expect(result.errors.contains("the file is kept as it is"), "\(result.errors)")
+    }
+    let search = try sandbox.run(["search", "mango"])
+    #expect(!search.errors.contains("not valid"), "\(search.errors)")
+    if condition == "full" { disk.empty() } else { disk.setReadOnly(false) }
+    #expect(bytes(history) == before)
+    #expect(sandbox.quarantined().isEmpty)
+    let listed = try sandbox.run(input: "activities\n")
+    #expect(listed.output.contains("Cherries"), "\(listed.output)")
+    #expect(listed.output.contains("Mango"))
+    withExtendedLifetime(disk) {}
+  }
+
+  @Test func aCatalogInPlaceOfTheHistoryIsSetAsideAsItWas() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let history = sandbox.file("activities.sqlite")
+    // A catalog database with a commit still in its log, copied over the history.
+    let (database, log) = try committedButNotCheckpointed(sandbox.databasePath) { writer in
+      try writer.run("UPDATE products SET name = 'Quince' WHERE position = 1")
+    }
+    unlink(history + "-shm")
+    try database.write(to: URL(fileURLWithPath: history))
+    try log.write(to: URL(fileURLWithPath: history + "-wal"))
+    let result = try sandbox.run(input: "select cherries\n")
+    #expect(result.errors.contains("it is not an activity history"), "\(result.errors)")
+    #expect(!result.errors.contains("newer"), "\(result.errors)")
+    let kept = sandbox.quarantined()
+    let main = try #require(kept.first { $0.hasPrefix("activities") && !$0.contains("-wal") })
+    #expect(bytes(sandbox.file("quarantine/" + main)) == database, "\(kept)")
+    #expect(kept.contains { $0.contains("-wal") }, "\(kept)")
+  }
+
+  @Test func aCatalogDeletedUnderARunningREPLIsNotSavedIntoAndTheNextLaunchStartsClean() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let process = sandbox.start()
+    process.send("select cherries")
+    process.readOutput(until: "Cherries")
+    #expect(unlink(sandbox.databasePath) == 0)
+    process.send("edit\nprice 3.00\ndone")
+    try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
+    let output = String(
+      decoding: (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    let errors = String(
+      decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(!output.contains("Saved"), "\(output)")
+    let lines = errors.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+    #expect(lines.count == 1, "\(errors)")
+    #expect(lines.first?.contains("was deleted or replaced") == true, "\(errors)")
+    let next = try sandbox.run(input: "cancel\nselect cherries\n")
+    #expect(next.status == 0, "\(next.errors)")
+    #expect(!next.errors.contains("malformed"), "\(next.errors)")
+    #expect(!next.errors.contains("cannot use the catalog"), "\(next.errors)")
+    #expect(next.output.contains("$10.99"))
+  }
+
+  @Test func aDoneKilledAfterSavingTheCatalogIsNotAConflictWithItself() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cherries\nedit\nprice 3.00\nname Sour Cherries\n")
+    // What `done` killed after the catalog's commit and before its scene file's rename leaves:
+    // the catalog holds the draft; the scene still has the editor open on it.
+    let database = try Database(path: sandbox.databasePath, mode: .readWrite)
+    try database.run(
+      "UPDATE products SET price_cents = 300, name = 'Sour Cherries', folded_name = 'sour cherries' WHERE name = 'Cherries'"
+    )
+    let result = try sandbox.run(input: "price 4.00\ndone\n")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(!result.errors.contains("another process"), "\(result.errors)")
+    #expect(result.output.contains("Saved Sour Cherries."), "\(result.output)")
+    #expect(try sandbox.run(input: "select sour\n").output.contains("$4.00"))
+  }
+
+  @Test func anotherProcesssChangeToTheSameFieldIsStillAConflict() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cherries\nedit\nprice 3.00\n")
+    let database = try Database(path: sandbox.databasePath, mode: .readWrite)
+    try database.run("UPDATE products SET price_cents = 500 WHERE name = 'Cherries'")
+    let result = try sandbox.run(input: "price 4.00\ndone\n")
+    #expect(result.status == 1)
+    #expect(result.errors.contains("another process changed the price"), "\(result.errors)")
   }
 
   @Test func theSearchIndexIsPrivate() throws {

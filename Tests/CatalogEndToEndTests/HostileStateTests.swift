@@ -523,6 +523,15 @@ final class SmallDisk {
     unlink(filler)
   }
 
+  /// Mounts the disk again, read-only or writable.
+  func setReadOnly(_ readOnly: Bool) {
+    let mount = Process()
+    mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+    mount.arguments = ["-o", readOnly ? "remount,ro" : "remount,rw", path]
+    try? mount.run()
+    mount.waitUntilExit()
+  }
+
   deinit {
     let umount = Process()
     umount.executableURL = URL(fileURLWithPath: "/bin/umount")

@@ -186,10 +186,18 @@ package struct CatalogSearchIndex: Sendable {
   ) throws -> CatalogSearchIndex {
     var documents: [SearchDocument] = []
     var generation = 0
+    var total = 0
+    // A product left out (it breaks the editor's rules) is a document that matches nothing, so
+    // that every later document keeps its product's number.
+    let nothing = SearchDocument(title: "", keywords: [])
     try database.forEachProduct(start: { now, count in
-      generation = now
+      (generation, total) = (now, count)
       documents.reserveCapacity(count)
-    }) { documents.append(document($0)) }
+    }) { number, product in
+      while documents.count < number - 1 { documents.append(nothing) }
+      documents.append(document(product))
+    }
+    while documents.count < total { documents.append(nothing) }
     let index = SearchIndex(documents)
     if let lock, let identity = database.identity {
       let origin = SearchIndex.Origin(source: identity, generation: UInt64(generation))

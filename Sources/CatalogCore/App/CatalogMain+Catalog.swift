@@ -111,6 +111,9 @@ extension CatalogMain {
         loaded.catalog, to: 1, path: "standard output",
         directory: FileManager.default.currentDirectoryPath)
     }
+    for row in (loaded.catalog.source as? CatalogDatabase)?.takeSkippedRows() ?? [] {
+      report.warning(row)
+    }
     return ExitStatus.success
   }
 }

@@ -120,6 +120,9 @@ package enum CatalogMain {
       return try search.results(
         for: query, readingHistory: readHistory, now: Date(), limit: limit)
     }
+    for row in (loaded.catalog.source as? CatalogDatabase)?.takeSkippedRows() ?? [] {
+      report.warning(row)
+    }
     if json {
       let array = JSONValue.array(
         results.map { result in
@@ -147,15 +150,20 @@ package enum CatalogMain {
       throw CatalogCoreError.linkSceneMismatch(link: linked.rawValue, option: option.rawValue)
     }
     // A running catalog that has the scene open gets the link, as a running app does.
-    if let owner = linkReceiver(for: parsed, scene: options.scene, paths: options.paths),
-      let status = try deliverLink(
+    if let owner = linkReceiver(for: parsed, scene: options.scene, paths: options.paths) {
+      if let status = try deliverLink(
         link, scene: parsed.scene ?? options.scene, to: owner, paths: options.paths,
         report: report)
-    {
-      return status
+      {
+        return status
+      }
+      report.warning(
+        "the catalog process \(owner.place) has the scene open but does not answer on its socket; opening the link here instead"
+      )
     }
     let (store, state, warnings) = try AppStore.launch(options)
-    for warning in warnings + store.markReady() { report.warning(warning) }
+    // Where the link goes (a new scene, when every one is open elsewhere) is said, not silent.
+    for warning in warnings + store.notices + store.markReady() { report.warning(warning) }
     let result = try state.applying(.open(link), environment: store.environment)
     var next = result.state
     let notes = try store.commit(
@@ -275,7 +283,7 @@ package enum CatalogMain {
         report.error(error.localizedDescription)
         failed = true
       }
-      if let failure = store.environment.takeCatalogReadFailure() { report.warning(failure) }
+      for warning in store.environment.takeCatalogWarnings() { report.warning(warning) }
     }
     // Leaving sends every scene to the background phase; each command's changes are already
     // on disk, so there is nothing left to save but the activity history's last write.

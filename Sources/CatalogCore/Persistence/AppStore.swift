@@ -381,6 +381,14 @@ package final class AppStore {
     var readable: ActivityHistory? = history
     do {
       _ = try history.count()
+    } catch let error as StateRestorationError where !error.isDamage {
+      // A full disk, a read-only directory, a newer version's file: nothing is wrong with the
+      // file, which is kept as it is; this session saves no activities.
+      readable = nil
+      environment.historyUnavailable = true
+      warnings.append(
+        "cannot use the activity history: \(error.localizedDescription); activities are not saved in it this session, and the file is kept as it is"
+      )
     } catch {
       readable = nil
       let reason = error.localizedDescription

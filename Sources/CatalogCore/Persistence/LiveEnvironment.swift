@@ -21,6 +21,10 @@ package final class LiveEnvironment: AppEnvironment {
   package private(set) var catalogReadOnlyReason: String?
   /// The saved activity history, `activities.sqlite`.
   package let history: ActivityHistory
+  /// Whether the history cannot be used this session (a full disk, a read-only directory, a
+  /// newer version's file), as said at launch: activities are then kept in the scene files
+  /// alone, and no command repeats the warning.
+  package var historyUnavailable = false
   private var locks: [SceneName: FileLock] = [:]
   /// The scene in front, as recorded in the lock files.
   private var frontScene: SceneName?
@@ -160,6 +164,7 @@ package final class LiveEnvironment: AppEnvironment {
   ///
   /// - Parameter activity: The activity a scene now advertises, with its `lastActiveDate`.
   package func makeCurrentInBackground(_ activity: UserActivityRecord) {
+    guard !historyUnavailable else { return }
     let history = self.history
     let warning = historyWarning
     DispatchQueue.global().async(group: pendingHistory) {
@@ -356,18 +361,21 @@ package final class LiveEnvironment: AppEnvironment {
     return lines
   }
 
-  /// A warning when the catalog database failed a read during the last command (a file damaged
-  /// or cut short while the app runs): what it showed may be incomplete, so edits are refused
-  /// from then on.
+  /// Warnings about the catalog database from the last command: a read that failed (a file
+  /// damaged or cut short while the app runs: what it showed may be incomplete, so edits are
+  /// refused from then on), and rows left out because they break the editor's rules.
   ///
-  /// - Returns: The warning, once.
-  package func takeCatalogReadFailure() -> String? {
-    guard let database, let reason = database.takeReadFailure() else { return nil }
-    let first = catalogReadOnlyReason == nil
-    catalogReadOnlyReason = catalogReadOnlyReason ?? reason
-    return first
-      ? "cannot read the catalog '\(catalogStore.databasePath)' (\(reason)); what it shows may be incomplete, and edits are refused until the file is fixed and the app restarted"
-      : nil
+  /// - Returns: The warnings, each once.
+  package func takeCatalogWarnings() -> [String] {
+    guard let database else { return [] }
+    var warnings = database.takeSkippedRows()
+    if let reason = database.takeReadFailure(), catalogReadOnlyReason == nil {
+      catalogReadOnlyReason = reason
+      warnings.append(
+        "cannot read the catalog '\(catalogStore.databasePath)' (\(reason)); what it shows may be incomplete, and edits are refused until the file is fixed and the app restarted"
+      )
+    }
+    return warnings
   }
 
   /// The catalog as another process may have changed it since it was last read.

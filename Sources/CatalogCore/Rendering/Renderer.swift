@@ -247,9 +247,9 @@ package enum CatalogListing {
         emit(table + "\n")
         chunk.removeAll(keepingCapacity: true)
       }
-      catalog.forEachProduct { product in
+      catalog.forEachNumberedProduct { listNumber, product in
         number += 1
-        chunk.append((number, product))
+        chunk.append((listNumber, product))
         if chunk.count == 1000 { flush() }
       }
       flush()

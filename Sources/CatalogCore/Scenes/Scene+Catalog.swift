@@ -90,6 +90,26 @@ extension Scene {
       edited: ProductFields(edited), overridesConflicts: force)
   }
 
+  /// Moves the edit's base to the product's saved values in every field where the draft holds
+  /// them already. A `done` killed after the catalog was saved and before its scene file was
+  /// replaced leaves the editor open on a draft the catalog already holds: that save was this
+  /// editor's own, not another process's change to conflict with.
+  ///
+  /// - Parameter product: The product being edited, as saved now.
+  package mutating func agree(withSaved product: Product) {
+    guard isEditing, var base = storage[SceneKeys.editBase],
+      let edited = try? draft.applied(to: product)
+    else { return }
+    let (draft, saved) = (ProductFields(edited), ProductFields(product))
+    if draft.name == saved.name { base.name = saved.name }
+    if draft.year == saved.year { base.year = saved.year }
+    if draft.price == saved.price { base.price = saved.price }
+    if self.draft.image != nil, draft.imageName == saved.imageName {
+      base.imageName = saved.imageName
+    }
+    if base != storage[SceneKeys.editBase] { storage[SceneKeys.editBase] = base }
+  }
+
   /// Closes the editor and forgets the draft, as `done` and `cancel` do.
   package mutating func closeEditor() {
     isEditing = false

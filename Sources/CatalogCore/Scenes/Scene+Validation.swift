@@ -39,6 +39,8 @@ extension Scene {
     if isEditing && restored.topProduct == nil {
       closeEditor()
       notes.append("closed the editor, which had no product")
+    } else if let top = restored.topProduct, let saved = product(top, in: catalog) {
+      agree(withSaved: saved)
     }
     return notes.isEmpty ? nil : notes.joined(separator: "; ")
   }

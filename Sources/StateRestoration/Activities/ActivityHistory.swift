@@ -462,9 +462,18 @@ public struct ActivityHistory: Sendable, Hashable {
     let file = directory.path(of: path)
     guard FileManager.default.fileExists(atPath: file) || isLink(file) else { return nil }
     do {
-      let database = try open(creating: false)
+      // Read through a connection that cannot write: a file that is not a history, or is
+      // damaged, stays the bytes it was (no log copied into it) for quarantine to keep.
+      try checkFile(file)
+      let database = try Database(path: file, mode: .readOnly)
+      // A file a writer created but has not given its tables yet holds nothing.
+      guard try checkVersion(database, file) == Self.schemaVersion else { return nil }
       return try body(database)
     } catch let error as SQLiteError {
+      // A full disk or a read-only directory is not damage: the file is kept as it is.
+      guard error.isDamage else {
+        throw StateRestorationError.unavailable(path: file, reason: error.description)
+      }
       throw StateRestorationError.malformed(path: file, detail: error.description)
     }
   }
@@ -493,12 +502,7 @@ public struct ActivityHistory: Sendable, Hashable {
     if !isNew { try checkHeader(file) }
     let database = try Database(path: file, mode: creating ? .create : .readWrite)
     if isNew { chmod(file, 0o600) }
-    let version = try database.integer("PRAGMA user_version") ?? 0
-    if version > Self.schemaVersion {
-      throw StateRestorationError.newerFormatVersion(
-        path: file, found: version, supported: Self.schemaVersion)
-    }
-    if version < Self.schemaVersion {
+    if try checkVersion(database, file) < Self.schemaVersion {
       // Several processes may create it at once: the schema under the write lock (waiting
       // for it), then the switch to WAL, retried while another connection holds the file.
       try database.writeTransaction {
@@ -519,6 +523,39 @@ public struct ActivityHistory: Sendable, Hashable {
     }
     try database.execute("PRAGMA synchronous = FULL")
     return database
+  }
+
+  /// The file's schema version, after checking that it is one this program reads and that a
+  /// file of a later version is an activity history at all (another program's database, such
+  /// as the catalog, is not one of a newer version).
+  ///
+  /// - Returns: The version: 0 for a file not yet given its tables.
+  /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
+  ///   ``StateRestorationError/malformed(path:detail:)``.
+  private func checkVersion(_ database: Database, _ file: String) throws -> Int {
+    let version = try database.integer("PRAGMA user_version") ?? 0
+    let tables =
+      try database.integer(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('activities', 'history_info')"
+      ) ?? 0
+    let others = try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+    guard tables == 2 || (version == 0 && others == 0) else {
+      throw StateRestorationError.malformed(path: file, detail: "it is not an activity history")
+    }
+    if version > Self.schemaVersion {
+      throw StateRestorationError.newerFormatVersion(
+        path: file, found: version, supported: Self.schemaVersion)
+    }
+    return version
+  }
+
+  /// Refuses a link, or a file that is not a SQLite database.
+  private func checkFile(_ file: String) throws {
+    if isLink(file) {
+      throw StateRestorationError.cannotRead(
+        path: file, reason: "it is a symbolic link; remove it and try again")
+    }
+    try checkHeader(file)
   }
 
   /// Refuses a file that is not a SQLite database before SQLite opens it: SQLite would take
