@@ -1,4 +1,6 @@
 import Foundation
+import StateRestoration
+import Synchronization
 import Testing
 
 /// Links and handoffs delivered to the running catalog through its socket.
@@ -89,7 +91,8 @@ import Testing
     first.finishInput()
   }
 
-  /// A receiver that dies before it confirms: the sender says so, and the state is old or new.
+  /// A receiver that dies before it greets the sender: the sender says so, and nothing was
+  /// sent.
   @Test func aReceiverKilledDuringADeliveryLeavesTheSenderWithAClearError() throws {
     let sandbox = CatalogSandbox()
     let repl = sandbox.start()
@@ -105,10 +108,7 @@ import Testing
       decoding: (sender.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
         ?? Data(), as: UTF8.self)
     #expect(sender.terminationStatus == 1)
-    #expect(
-      errors.contains(
-        "ended the delivery before confirming it; it may or may not have been applied there"),
-      "\(errors)")
+    #expect(errors.contains("did not answer; nothing was sent to it"), "\(errors)")
     let name = (try Self.mainScene(sandbox)["path"] as? [[String: Any]])?.first?["name"]
     #expect(["Mango", "Cherries"].contains(name as? String))
     // Its socket is stale now: the next link is opened here, as with no catalog running.
@@ -142,6 +142,131 @@ import Testing
     #expect(path2.contains("Mango"))
     repl.finishInput()
     #expect(repl.terminationStatus == 0)
+  }
+
+  /// A well-formed message without the state directory's key is refused: only a program that
+  /// reads the directory can deliver.
+  @Test func aMessageWithoutTheDirectorysKeyIsRefused() throws {
+    let sandbox = CatalogSandbox()
+    let repl = sandbox.start()
+    repl.send("select mango")
+    repl.readOutput(until: "Keywords")
+    let reply = try Self.exchange(
+      "{\"kind\": \"open\", \"sender\": \"x\", \"url\": \"catalog://product/Cherries\"}\n",
+      at: Self.socketPath(sandbox, repl))
+    #expect(reply.contains("\"ok\":false") && reply.contains("not a valid message"), "\(reply)")
+    repl.send("path")
+    #expect(!repl.readOutput(until: "Mango").contains("Cherries"))
+    repl.finishInput()
+  }
+
+  /// A forged owner record names a live process of this user that listens on its socket but
+  /// is no catalog: it is told nothing, and what it sends is never printed raw.
+  @Test func aForgedOwnerThatIsNoCatalogIsToldNothing() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let directory = try StateDirectory(creating: sandbox.stateDirectory)
+    let lock = try directory.lock("locks/scene-main.lock")
+    lock.record(note: "front /dev/pts/9")
+    let path = sandbox.stateDirectory + "/\(getpid()).socket"
+    let listener = try Self.listen(at: path)
+    defer {
+      close(listener)
+      unlink(path)
+    }
+    let received = Mutex<[UInt8]>([])
+    let fake = Thread {
+      let connection = accept(listener, nil, nil)
+      guard connection >= 0 else { return }
+      defer { close(connection) }
+      let answer = Array(
+        "\u{1B}[2J\u{1B}]0;owned\u{07}{\"ok\":true,\"text\":\"\u{1B}[2J hi\"}\n".utf8)
+      _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      var timeout = timeval(tv_sec: 3, tv_usec: 0)
+      setsockopt(
+        connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        received.withLock { $0 += Array(chunk[..<count]) }
+      }
+    }
+    fake.start()
+    let result = try sandbox.run(["open", "catalog://product/Cherries"], timeout: 30)
+    #expect(result.status == 1)
+    #expect(result.errors.contains("is not a catalog of this state directory"), "\(result.errors)")
+    #expect(!result.errors.contains("\u{1B}") && !result.output.contains("\u{1B}"))
+    #expect(received.withLock { $0 }.isEmpty, "the fake owner was sent a message")
+    withExtendedLifetime(lock) {}
+  }
+
+  /// Idle peers and one that sends a byte at a time hold up no delivery.
+  @Test func idleAndSlowPeersDoNotHoldUpADelivery() throws {
+    let sandbox = CatalogSandbox()
+    let repl = sandbox.start()
+    repl.send("select mango")
+    repl.readOutput(until: "Keywords")
+    let path = Self.socketPath(sandbox, repl)
+    var idle: [Int32] = []
+    for _ in 0..<40 {
+      if let descriptor = try? Self.connected(to: path) { idle.append(descriptor) }
+    }
+    defer { for descriptor in idle { close(descriptor) } }
+    let slow = try Self.connected(to: path)
+    defer { close(slow) }
+    let loris = Thread {
+      for byte in Array("{\"kind\": \"open\"".utf8) {
+        _ = withUnsafeBytes(of: byte) { send(slow, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+        Thread.sleep(forTimeInterval: 0.5)
+      }
+    }
+    loris.start()
+    let result = try sandbox.run(["open", "catalog://product/Cherries"], timeout: 30)
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.contains("Opened 'catalog://product/Cherries'"), "\(result.output)")
+    repl.readOutput(until: "Opened 'catalog://product/Cherries'")
+    repl.finishInput()
+  }
+
+  /// A listening socket at a path.
+  static func listen(at path: String) throws -> Int32 {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = Self.address(path)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    try #require(bound == 0 && Glibc.listen(descriptor, 8) == 0)
+    return descriptor
+  }
+
+  /// A socket connected to a path.
+  static func connected(to path: String) throws -> Int32 {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = Self.address(path)
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(descriptor)
+      throw POSIXError(.ECONNREFUSED)
+    }
+    return descriptor
+  }
+
+  static func address(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      let bytes = Array(path.utf8)
+      buffer.copyBytes(from: bytes)
+      buffer[bytes.count] = 0
+    }
+    return address
   }
 
   /// Sends raw bytes to a socket and returns what comes back.

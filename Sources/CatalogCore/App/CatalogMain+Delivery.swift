@@ -40,11 +40,12 @@ extension CatalogMain {
       kind: .openURL, url: link, scene: scene, sender: senderDescription)
     do {
       let reply = try DeliveryChannel.deliver(message, to: owner.process.pid, in: directory)
+      // What a peer sends is shown, never obeyed: control characters come out escaped.
       guard reply.ok else {
-        report.error(reply.text)
+        report.error(reply.text.escapingControlCharacters)
         return ExitStatus.failure
       }
-      TextOutput.standardOutput.line(reply.text)
+      TextOutput.standardOutput.line(reply.text.escapingControlCharacters)
       return ExitStatus.success
     } catch .notListening {
       return nil

@@ -237,9 +237,10 @@ package final class LiveEnvironment: AppEnvironment {
     }
     guard reply.ok else {
       throw CatalogCoreError.deliveryFailed(
-        "scene '\(scene)' (\(owner.place)) could not continue it: \(reply.text)")
+        "scene '\(scene)' (\(owner.place)) could not continue it: \(reply.text.escapingControlCharacters)"
+      )
     }
-    return reply.text
+    return reply.text.escapingControlCharacters
   }
 
   /// Records which of this process's scenes is in front, in their lock files, for other

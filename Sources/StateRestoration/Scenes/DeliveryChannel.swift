@@ -46,6 +46,9 @@ public final class DeliveryChannel: @unchecked Sendable {
     public var scene: SceneName?
     /// Who sends it, for the receiver's note: `scene main, pid 14739`.
     public var sender: String
+    /// The state directory's delivery key (``key(in:)``), which ``deliver(_:to:in:timeout:)``
+    /// fills in: a message without it is refused.
+    public var key: String?
 
     /// Creates a message.
     public init(
@@ -66,11 +69,15 @@ public final class DeliveryChannel: @unchecked Sendable {
     public var ok: Bool
     /// What happened, for the sender to show.
     public var text: String
+    /// The state directory's delivery key, in the greeting a receiver sends first: it proves
+    /// that the peer is a program of this state directory, not any process that listens there.
+    public var key: String?
 
     /// Creates a reply.
-    public init(ok: Bool, text: String) {
+    public init(ok: Bool, text: String, key: String? = nil) {
       self.ok = ok
       self.text = text
+      self.key = key
     }
   }
 
@@ -109,6 +116,13 @@ public final class DeliveryChannel: @unchecked Sendable {
 
   /// The largest message accepted, in bytes.
   public static let maximumMessageSize = 65_536
+  /// How long a peer has to send its whole message, in seconds.
+  public static let messageDeadline = 5.0
+  /// How many connections are read at once; more are refused at once, so that idle peers
+  /// cannot hold up a delivery.
+  public static let maximumConnections = 256
+  /// The file of the delivery key in the state directory.
+  public static let keyFile = "delivery.key"
 
   /// The socket's path.
   public let path: String
@@ -117,6 +131,9 @@ public final class DeliveryChannel: @unchecked Sendable {
   private let isOpen = Mutex(true)
   private let pending = Mutex<[Delivery]>([])
   private let onArrival: @Sendable () -> Void
+  private let directory: StateDirectory
+  /// Connections being read now.
+  private let reading = Mutex(0)
 
   /// The socket file of a process in a state directory.
   ///
@@ -140,6 +157,8 @@ public final class DeliveryChannel: @unchecked Sendable {
     Self.removeStaleSockets(in: directory)
     path = Self.socketPath(of: getpid(), in: directory)
     self.onArrival = onArrival
+    self.directory = directory
+    _ = try Self.key(in: directory)
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard descriptor >= 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(errno))
@@ -206,11 +225,31 @@ public final class DeliveryChannel: @unchecked Sendable {
         return
       }
       _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-      receive(on: connection)
+      // Each connection is read on a thread of its own, so that a peer that sends nothing, or
+      // a byte at a time, holds up no other; past the limit, refused at once.
+      let admitted = reading.withLock { count in
+        guard count < Self.maximumConnections else { return false }
+        count += 1
+        return true
+      }
+      guard admitted else {
+        Self.send(Reply(ok: false, text: "refused: too many connections at once"), on: connection)
+        Glibc.close(connection)
+        continue
+      }
+      let started = detachThread { [self] in
+        receive(on: connection)
+        reading.withLock { $0 -= 1 }
+      }
+      if !started {
+        reading.withLock { $0 -= 1 }
+        Glibc.close(connection)
+      }
     }
   }
 
-  /// Reads one message from a connection: from a peer of this user, bounded, well-formed.
+  /// Reads one message from a connection: from a peer of this user that knows the state
+  /// directory's key, whole within ``messageDeadline``, bounded, well-formed.
   private func receive(on connection: Int32) {
     var credentials = PeerCredentials()
     var length = socklen_t(MemoryLayout<PeerCredentials>.size)
@@ -221,20 +260,26 @@ public final class DeliveryChannel: @unchecked Sendable {
       Glibc.close(connection)
       return
     }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(
-      connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let message: Message
-    switch Self.readLine(from: connection, limit: Self.maximumMessageSize) {
+    guard let key = try? Self.key(in: directory) else {
+      Glibc.close(connection)
+      return
+    }
+    // The greeting first: the sender checks it before it sends anything.
+    Self.send(Reply(ok: true, text: "catalog", key: key), on: connection)
+    var message: Message
+    let deadline = Self.now() + Self.messageDeadline
+    switch Self.readLine(from: connection, limit: Self.maximumMessageSize, until: deadline) {
     case .line(let bytes):
       guard let decoded = try? JSONDecoder().decode(Message.self, from: Data(bytes)),
-        Self.isWellFormed(decoded)
+        decoded.key == key, Self.isWellFormed(decoded)
       else {
         Self.send(Reply(ok: false, text: "refused: not a valid message"), on: connection)
         Glibc.close(connection)
         return
       }
       message = decoded
+      // Checked: the key goes no further than here.
+      message.key = nil
     case .tooLong:
       Self.send(
         Reply(ok: false, text: "refused: longer than \(Self.maximumMessageSize) bytes"),
@@ -274,21 +319,43 @@ public final class DeliveryChannel: @unchecked Sendable {
     _ message: Message, to pid: Int32, in directory: StateDirectory, timeout: Int = 30
   ) throws(DeliveryError) -> Reply {
     let path = socketPath(of: pid, in: directory)
+    guard let key = try? key(in: directory) else { throw .notListening(pid: pid) }
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard descriptor >= 0 else { throw .notListening(pid: pid) }
     defer { Glibc.close(descriptor) }
     guard withAddress(path, { connect(descriptor, $0, $1) }) == 0 else {
       throw .notListening(pid: pid)
     }
-    var limit = timeval(tv_sec: timeout, tv_usec: 0)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    // The peer must be the process named, and greet with the directory's key, before it is
+    // told anything: a lock file's record can be forged, and any process can listen.
+    var credentials = PeerCredentials()
+    var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+    guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+      credentials.pid == pid, credentials.uid == getuid()
+    else { throw .notCatalog(pid: pid) }
+    switch readLine(from: descriptor, limit: 4096, until: now() + messageDeadline) {
+    case .line(let bytes):
+      guard let greeting = try? JSONDecoder().decode(Reply.self, from: Data(bytes)) else {
+        throw .notCatalog(pid: pid)
+      }
+      if !greeting.ok && greeting.key == nil && greeting.text.hasPrefix("refused: too many") {
+        throw .noAnswer(pid: pid)
+      }
+      guard greeting.key == key else { throw .notCatalog(pid: pid) }
+    case .tooLong:
+      throw .notCatalog(pid: pid)
+    case .failed:
+      throw .noAnswer(pid: pid)
+    }
+    var message = message
+    message.key = key
     let encoder = JSONEncoder()
     guard let data = try? encoder.encode(message), data.count < maximumMessageSize else {
       throw .tooLarge
     }
     guard writeAll(Array(data) + [0x0A], to: descriptor) else { throw .ended(pid: pid) }
     shutdown(descriptor, Int32(SHUT_WR))
-    switch readLine(from: descriptor, limit: maximumMessageSize) {
+    switch readLine(from: descriptor, limit: maximumMessageSize, until: now() + Double(timeout)) {
     case .line(let bytes):
       guard let reply = try? JSONDecoder().decode(Reply.self, from: Data(bytes)) else {
         throw .ended(pid: pid)
@@ -313,13 +380,50 @@ public final class DeliveryChannel: @unchecked Sendable {
 
   // MARK: - Bytes
 
+  /// The state directory's delivery key: random, made once, kept 0600 in ``keyFile``. Only a
+  /// program that reads the directory knows it; read anew at each use, so that two processes
+  /// that made it at once agree on the one that stayed.
+  ///
+  /// - Parameter directory: The state directory.
+  /// - Returns: The key.
+  /// - Throws: ``StateRestorationError`` when it can be neither read nor made.
+  public static func key(in directory: StateDirectory) throws -> String {
+    let path = directory.path(of: keyFile)
+    if let data = try? DurableFile.read(path, limit: 256),
+      let key = String(data: data, encoding: .utf8), key.utf8.count == 64
+    {
+      return key
+    }
+    var generator = SystemRandomNumberGenerator()
+    let key = (0..<4).map { _ in
+      let word = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - word.count) + word
+    }.joined()
+    try DurableFile.write(Data(key.utf8), to: path)
+    return try String(data: DurableFile.read(path, limit: 256) ?? Data(), encoding: .utf8) ?? key
+  }
+
   private enum Read { case line([UInt8]), tooLong, failed }
 
-  /// Reads up to a newline or the end, refusing more than `limit` bytes.
-  private static func readLine(from descriptor: Int32, limit: Int) -> Read {
+  /// Seconds on the monotonic clock.
+  private static func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+
+  /// Reads up to a newline or the end, refusing more than `limit` bytes, or anything not
+  /// complete by `deadline` (``now()``).
+  private static func readLine(from descriptor: Int32, limit: Int, until deadline: Double) -> Read {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
+      let remaining = deadline - now()
+      guard remaining > 0 else { return .failed }
+      var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+      let polled = poll(&ready, 1, Int32(min(remaining * 1000, 3_600_000)) + 1)
+      if polled < 0 && errno == EINTR { continue }
+      guard polled > 0 else { return .failed }
       let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
       if count < 0 && errno == EINTR { continue }
       guard count >= 0 else { return .failed }
@@ -377,6 +481,12 @@ public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
   case ended(pid: Int32)
   /// The message is larger than ``DeliveryChannel/maximumMessageSize``.
   case tooLarge
+  /// The process listening is not the one named, or did not greet with the state directory's
+  /// key: not a program of this state directory. Nothing was sent to it.
+  case notCatalog(pid: Int32)
+  /// The process did not greet in time (it is stopped or hung) or went away first; nothing was
+  /// sent to it.
+  case noAnswer(pid: Int32)
 
   /// What went wrong, in a line.
   public var description: String {
@@ -385,6 +495,10 @@ public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
     case .ended(let pid):
       "the catalog process \(pid) ended the delivery before confirming it; it may or may not have been applied there"
     case .tooLarge: "the message is too large to deliver"
+    case .noAnswer(let pid):
+      "the catalog process \(pid) did not answer; nothing was sent to it"
+    case .notCatalog(let pid):
+      "the process \(pid) that answered is not a catalog of this state directory; nothing was sent to it"
     }
   }
 }
