@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
+#include <time.h>
 #include <png.h>
 
 void codec_free(void *pointer) { free(pointer); }
@@ -198,9 +200,19 @@ static void jpeg_fail(j_common_ptr info) {
   longjmp(errors->jump, 1);
 }
 
+/// Whether a warning is one viewers pass over and the picture is whole: bytes between segments
+/// (a Motion-JPEG frame, some cameras), an unknown JFIF revision or Adobe transform, a bad ICC
+/// profile.
+static int jpeg_warning_is_harmless(int code) {
+  return code == JWRN_EXTRANEOUS_DATA || code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM ||
+         code == JWRN_BOGUS_ICC;
+}
+
 static void jpeg_note(j_common_ptr info, int level) {
   jpeg_errors *errors = (jpeg_errors *)info->err;
-  // Level -1 is a warning: corrupt or truncated data, which libjpeg would paper over.
+  // Level -1 is a warning: corrupt or truncated data, which libjpeg would paper over, or
+  // something harmless that viewers show the picture despite.
+  if (level < 0 && jpeg_warning_is_harmless(info->err->msg_code)) return;
   if (level < 0 && !errors->warned) {
     errors->warned = 1;
     char text[JMSG_LENGTH_MAX];
@@ -220,9 +232,10 @@ static unsigned long read32(const unsigned char *bytes, int little) {
                    (unsigned long)bytes[2] << 8 | (unsigned long)bytes[3]);
 }
 
-/// The Orientation tag (0x0112) of an APP1 Exif segment's first directory, or 1.
+/// The Orientation tag (0x0112) of an APP1 Exif segment's first directory, or 1; 0 when the
+/// segment is not Exif (XMP, say).
 static int exif_orientation(const unsigned char *data, unsigned length) {
-  if (length < 14 || memcmp(data, "Exif\0\0", 6) != 0) return 1;
+  if (length < 14 || memcmp(data, "Exif\0\0", 6) != 0) return 0;
   const unsigned char *tiff = data + 6;
   unsigned long size = length - 6;
   int little;
@@ -239,10 +252,13 @@ static int exif_orientation(const unsigned char *data, unsigned length) {
   for (unsigned entry = 0; entry < count; entry++) {
     unsigned long at = directory + 2 + 12 * (unsigned long)entry;
     if (at + 12 > size) return 1;
-    if (read16(tiff + at, little) == 0x0112 && read16(tiff + at + 2, little) == 3) {
-      unsigned value = read16(tiff + at + 8, little);
-      return value >= 1 && value <= 8 ? (int)value : 1;
-    }
+    if (read16(tiff + at, little) != 0x0112) continue;
+    // A SHORT as the specification says, or a LONG as some writers store it.
+    unsigned type = read16(tiff + at + 2, little);
+    unsigned long value = type == 3   ? read16(tiff + at + 8, little)
+                          : type == 4 ? read32(tiff + at + 8, little)
+                                      : 1;
+    return value >= 1 && value <= 8 ? (int)value : 1;
   }
   return 1;
 }
@@ -256,12 +272,47 @@ static void jpeg_errors_init(jpeg_errors *errors, j_common_ptr info, char *messa
   errors->message = message;
 }
 
-/// The EXIF orientation of the first APP1 segment `jpeg_save_markers` kept, or 1.
+/// The EXIF orientation of the first Exif APP1 segment `jpeg_save_markers` kept (an XMP one
+/// may come before it), or 1.
 static int saved_orientation(struct jpeg_decompress_struct *info) {
   for (jpeg_saved_marker_ptr marker = info->marker_list; marker; marker = marker->next) {
-    if (marker->marker == JPEG_APP0 + 1) return exif_orientation(marker->data, marker->data_length);
+    if (marker->marker != JPEG_APP0 + 1) continue;
+    int orientation = exif_orientation(marker->data, marker->data_length);
+    if (orientation != 0) return orientation;
   }
   return 1;
+}
+
+/// The most scans a progressive JPEG may have, as `djpeg -maxscans`: real ones have about ten,
+/// and thousands of tiny scans make a small file take seconds and hundreds of megabytes.
+#define JPEG_MAX_SCANS 100
+/// The longest a decode may take, in seconds, whatever the file.
+#define JPEG_MAX_SECONDS 0.5
+
+typedef struct {
+  struct jpeg_progress_mgr manager;
+  double deadline;
+} jpeg_budget;
+
+static double monotonic_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/// libjpeg's progress hook, called as it reads: stops a file with too many scans, or one that
+/// takes too long.
+static void jpeg_check_budget(j_common_ptr info) {
+  jpeg_errors *errors = (jpeg_errors *)info->err;
+  jpeg_budget *budget = (jpeg_budget *)info->progress;
+  if (info->is_decompressor && ((j_decompress_ptr)info)->input_scan_number > JPEG_MAX_SCANS) {
+    snprintf(errors->message, 256, "it has more than %d scans", JPEG_MAX_SCANS);
+    longjmp(errors->jump, 1);
+  }
+  if (monotonic_seconds() > budget->deadline) {
+    snprintf(errors->message, 256, "it takes longer than %.1f s to decode", JPEG_MAX_SECONDS);
+    longjmp(errors->jump, 1);
+  }
 }
 
 int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
@@ -283,6 +334,8 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
     return result;
   }
   jpeg_create_decompress(&info);
+  jpeg_budget budget = {{jpeg_check_budget, 0, 0, 0, 0}, monotonic_seconds() + JPEG_MAX_SECONDS};
+  info.progress = &budget.manager;
   jpeg_mem_src(&info, data, (unsigned long)size);
   jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
   jpeg_read_header(&info, TRUE);

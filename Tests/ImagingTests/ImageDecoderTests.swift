@@ -321,6 +321,77 @@ import Testing
     }
   }
 
+  /// Where a marker's segment starts in a JPEG file: the index of its 0xFF.
+  static func segments(_ jpeg: [UInt8]) -> [(marker: UInt8, start: Int)] {
+    var found: [(UInt8, Int)] = []
+    var index = 2
+    while index + 3 < jpeg.count, jpeg[index] == 0xFF {
+      let marker = jpeg[index + 1]
+      found.append((marker, index))
+      if marker == 0xDA { break }  // entropy-coded data follows
+      index += 2 + (Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3]))
+    }
+    return found
+  }
+
+  /// A progressive JPEG whose last scan is repeated thousands of times — a small file that
+  /// takes libjpeg seconds and hundreds of megabytes — is refused at once.
+  @Test func aJPEGWithThousandsOfScansIsRefused() throws {
+    let jpeg = try Self.encodeJPEG(Self.photo(width: 64, height: 48), progressive: true)
+    var lastScan = 0
+    for index in 0..<(jpeg.count - 1) where jpeg[index] == 0xFF && jpeg[index + 1] == 0xDA {
+      lastScan = index
+    }
+    let scan = Array(jpeg[lastScan..<(jpeg.count - 2)])
+    var many = Array(jpeg[..<(jpeg.count - 2)])
+    for _ in 0..<3_000 { many += scan }
+    many += [0xFF, 0xD9]
+    do {
+      _ = try decoder.decode(many)
+      Issue.record("a JPEG of 3,000 scans was decoded")
+    } catch {
+      #expect("\(error)".contains("more than 100 scans"), "\(error)")
+    }
+  }
+
+  /// Bytes between the picture's data and the end marker (a Motion-JPEG frame, some cameras):
+  /// viewers show the picture with a warning, and so does this.
+  @Test func extraneousBytesBeforeAMarkerAreShownAsViewersDo() throws {
+    let original = Self.photo(width: 48, height: 32)
+    let jpeg = try Self.encodeJPEG(original)
+    let padded = Array(jpeg[..<(jpeg.count - 2)]) + [0x12, 0x34, 0x56] + [0xFF, 0xD9]
+    let image = try decoder.decode(padded)
+    let (maximum, mean) = Self.difference(image, original)
+    #expect(mean < 2 && maximum <= 16, "mean \(mean), maximum \(maximum)")
+    // Cut short is still refused.
+    #expect(throws: ImagingError.self) { try decoder.decode(Array(jpeg.prefix(jpeg.count / 2))) }
+  }
+
+  /// The orientation is found in the Exif segment when an XMP one comes first, and when it is
+  /// stored as a LONG rather than a SHORT.
+  @Test(arguments: ["xmp first", "long"])
+  func theOrientationIsFoundWhereverWritersPutIt(_ variant: String) throws {
+    let upright = Self.photo(width: 32, height: 16)
+    var jpeg = try Self.encodeJPEG(Self.stored(upright, orientation: 6), orientation: 6)
+    if variant == "xmp first" {
+      let payload = Array(
+        "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta xmlns:x='adobe:ns:meta/'/>".utf8)
+      let length = payload.count + 2
+      let segment = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+      let exif = try #require(Self.segments(jpeg).first { $0.marker == 0xE1 })
+      jpeg.insert(contentsOf: segment, at: exif.start)
+    } else {
+      let short: [UInt8] = [0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0]
+      let at = try #require(
+        (0...(jpeg.count - short.count)).first { Array(jpeg[$0..<($0 + short.count)]) == short })
+      jpeg[at + 2] = 4
+    }
+    let image = try decoder.decode(jpeg)
+    let (maximum, mean) = Self.difference(image, upright)
+    #expect(image.width == 32 && image.height == 16, "\(variant): \(image.width)×\(image.height)")
+    #expect(mean < 2 && maximum <= 16, "\(variant): mean \(mean), \(maximum)")
+  }
+
   @Test func otherFilesAreRefusedByName() throws {
     #expect(throws: ImagingError.unknownFormat) { try decoder.decode(Array("GIF89a....".utf8)) }
     var small = ImageDecoder()
