@@ -21,8 +21,6 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case editorNotOpen(command: String)
   /// The command is not available while the editor is open.
   case editorOpen(command: String)
-  /// The editor is already open.
-  case editorAlreadyOpen
   /// `done` with an empty name.
   case emptyName
   /// A scene name does not follow the rule.
@@ -60,6 +58,10 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   /// A state file could not be read, nor moved to quarantine; it is left as it is, unread
   /// and never overwritten.
   case cannotSetAside(problem: String, reason: String)
+  /// `scene new NAME` for a scene saved with its state, which opening restores.
+  case sceneSaved(String)
+  /// Closing a scene whose editor holds changes not saved, without `--discard`.
+  case unsavedDraft(scene: String, draft: String)
   /// `catalog reindex` with no usable catalog database to index.
   case noCatalogDatabase(path: String)
   /// `catalog export` of a catalog that cannot be read: the bundled catalog shown in its place
@@ -89,8 +91,6 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "'\(command)' works in the editor; type 'edit' to open it"
     case .editorOpen(let command):
       "'\(command)' is not available while editing; type 'done' to save or 'cancel' to discard"
-    case .editorAlreadyOpen:
-      "the editor is already open; change the draft with 'name', 'year' or 'price', then 'done'"
     case .emptyName:
       "the name is empty; type 'name TEXT' to set it before 'done'"
     case .invalidSceneName(let name):
@@ -136,6 +136,10 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
     case .noCatalogDatabase(let path):
       "the catalog database '\(path)' cannot be used (see the warning above), so there is no index to build"
+    case .sceneSaved(let name):
+      "scene '\(name)' is saved with its state; type 'scene switch \(name)' to open it, or 'scene close \(name)' to discard it"
+    case .unsavedDraft(let scene, let draft):
+      "scene '\(scene)' has an unsaved draft of '\(draft)'; type 'scene close \(scene) --discard' to discard it, or 'scene switch \(scene)' and 'done' to save it"
     case .cannotExport(let path, let reason):
       "cannot export the catalog '\(path)' (\(reason)); nothing was written. Fix or move the file, or export from a backup"
     }

@@ -113,9 +113,10 @@ import Testing
     #expect(throws: CatalogCoreError.editorOpen(command: "select")) {
       try run(["select cher", "edit", "select mango"])
     }
-    #expect(throws: CatalogCoreError.editorAlreadyOpen) {
-      try run(["select cher", "edit", "edit"])
-    }
+    // `edit` in an open editor shows the draft.
+    let (_, draft) = try run(["select cher", "edit", "name Morello", "edit"])
+    #expect(draft.hasPrefix("Editing Cherries"), "\(draft)")
+    #expect(draft.contains("Morello"), "\(draft)")
   }
 }
 

@@ -279,7 +279,7 @@ let down = "\u{1B}[B"
     ("select ", bundledProducts.map(\.name)),
     ("push gl", ["Gladiolus"]),
     ("push GLA", ["Gladiolus"]),
-    ("scene ", ["new", "switch", "close"]),
+    ("scene ", ["new", "switch", "open", "close"]),
     ("scene sw", ["switch"]),
     ("scene switch s", ["side"]),
     ("scene close ", ["main", "side"]),

@@ -103,7 +103,7 @@ import Testing
     ("back -1", "'-1' is not a positive number of steps"),
     (
       "scene",
-      "missing argument; usage: scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]"
+      "missing argument; usage: scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]"
     ),
     ("scene swtich a", "'swtich' is not a scene action; did you mean 'scene switch'?"),
     ("select \u{1B}[A", "the line contains the control character U+001B; remove it and try again"),

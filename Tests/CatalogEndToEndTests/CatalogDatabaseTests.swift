@@ -179,7 +179,7 @@ import Testing
     process.send("add Kiwi")
     process.send("price 2.50")
     process.send("state")
-    process.readOutput(until: "EditView.editPrice")
+    process.readOutput(until: "The editor's draft")
     process.killHard()
     let result = try sandbox.run(input: "done\nlist\n")
     #expect(result.status == 0, "\(result.errors)")

@@ -9,7 +9,12 @@ final class CatalogSandbox {
   var stateDirectory: String { root + "/state" }
   var dataDirectory: String { root + "/data" }
 
+  /// A child that exits before it reads its input must not take the test process with it:
+  /// writing to its closed pipe raises SIGPIPE, which ends a process by default.
+  private static let ignoringBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
   init() {
+    Self.ignoringBrokenPipes
     root = NSTemporaryDirectory() + "catalog-e2e-" + UUID().uuidString
     try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
   }
@@ -63,7 +68,8 @@ final class CatalogSandbox {
     defer { finished.signal() }
     let data = inputData ?? Data(input.utf8)
     let writer = Thread { [process] in
-      (process.standardInput as? Pipe)?.fileHandleForWriting.write(data)
+      // A child that quit early is a broken pipe, not a crash of the test process.
+      try? (process.standardInput as? Pipe)?.fileHandleForWriting.write(contentsOf: data)
       try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
     }
     writer.start()
@@ -218,7 +224,7 @@ final class CatalogSandbox {
 extension Process {
   /// Writes a line to the process's standard input.
   func send(_ line: String) {
-    (standardInput as? Pipe)?.fileHandleForWriting.write(Data((line + "\n").utf8))
+    try? (standardInput as? Pipe)?.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
   }
 
   /// Reads standard output until it contains `text`, or fails after `timeout` seconds.

@@ -122,7 +122,7 @@ import Testing
     // The disk fills while the app runs, as it would for a person.
     let process = sandbox.start()
     process.send("state")
-    process.readOutput(until: "EditView.editPrice")
+    process.readOutput(until: "The editor's draft")
     disk.fill()
     process.send("done")
     try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
@@ -196,7 +196,7 @@ import Testing
     first.send("done")
     first.send("state")
     first.send("quit")
-    _ = first.readOutput(until: "EditView.editPrice")
+    _ = first.readOutput(until: "The editor's draft")
     let errors = String(
       decoding: (first.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
         ?? Data(), as: UTF8.self)
@@ -399,12 +399,16 @@ import Testing
     // The session lost the scene (as an older version's quarantine did).
     try sandbox.write(
       #"{"formatVersion":1,"scenes":["main"],"activeScene":"main"}"#, to: "session.json")
-    let result = try sandbox.run(input: "scene new side\n")
-    #expect(result.status == 0)
-    #expect(result.errors.contains("scene 'side' had a saved file from before; kept it as '"))
-    let kept = sandbox.quarantined().filter { $0.hasPrefix("scenes-side.") }
-    #expect(kept.count == 1)
-    #expect(try sandbox.contents(of: "quarantine/" + (kept.first ?? "")) == orphan)
+    // A readable saved scene is never replaced by a fresh one, nor set aside: `scene new`
+    // says how to open it, and `scene switch` restores it.
+    let refused = try sandbox.run(input: "scene new side\n")
+    #expect(refused.status == 1)
+    #expect(refused.errors.contains("scene 'side' is saved with its state"), "\(refused.errors)")
+    #expect(try sandbox.contents(of: "scenes/side.json") == orphan)
+    let result = try sandbox.run(input: "scene switch side\n")
+    #expect(result.output.contains("Opened saved scene 'side'."), "\(result.output)")
+    #expect(result.output.contains("[photo]"))
+    #expect(sandbox.quarantined().isEmpty)
   }
 
   // MARK: launch.json

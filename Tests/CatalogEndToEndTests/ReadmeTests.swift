@@ -129,7 +129,7 @@ import Testing
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try process.run()
-    input.fileHandleForWriting.write(Data("list\nselect cher\ntab photo\n".utf8))
+    try? input.fileHandleForWriting.write(contentsOf: Data("list\nselect cher\ntab photo\n".utf8))
     try input.fileHandleForWriting.close()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()

@@ -22,10 +22,11 @@ import Testing
     #expect(
       path.count == 1 && path[0]["name"] as? String == "Cherries", sourceLocation: sourceLocation)
     // The catalog still says Cherries until `done`.
+    // The relaunch shows the restored editor with its draft; the catalog still has Cherries.
     let list = try sandbox.run(input: "list\n")
-    #expect(
-      list.output.contains("Cherries") && !list.output.contains("Morello"),
-      sourceLocation: sourceLocation)
+    #expect(list.output.hasPrefix("Editing Cherries"), sourceLocation: sourceLocation)
+    let row = list.output.split(separator: "\n").first { $0.hasPrefix(" 9  ") } ?? ""
+    #expect(row.contains("Cherries"), "\(list.output)", sourceLocation: sourceLocation)
   }
 
   @Test func aRelaunchRestoresTheSelectionTabAndDraft() throws {

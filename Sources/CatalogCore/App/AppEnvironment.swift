@@ -42,6 +42,23 @@ package protocol AppEnvironment {
   func handOff(_ activity: UserActivityRecord, from source: SceneName, to scene: SceneName)
     throws -> String?
 
+  /// Whether a scene of this name was saved and no running process has it open: a closed
+  /// window's scene, which opening restores with its state.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: Whether its file is there and no running process owns it.
+  func hasSavedScene(_ name: SceneName) -> Bool
+
+  /// Takes ownership of a saved scene no process has open and reads its file, as reopening a
+  /// closed window restores its scene storage.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The scene as saved (not yet checked against the catalog), and a note when its
+  ///   file could not be read: it is then set aside in quarantine and the scene starts fresh.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process took it
+  ///   first.
+  func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?)
+
   /// Takes ownership of a scene for this process, before it is opened.
   ///
   /// - Parameter name: The scene.
@@ -100,6 +117,15 @@ package protocol AppEnvironment {
 }
 
 extension AppEnvironment {
+  /// No saved scenes.
+  package func hasSavedScene(_ name: SceneName) -> Bool { false }
+
+  /// A fresh scene, claimed.
+  package func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?) {
+    try claimScene(name)
+    return (Scene(name: name), nil)
+  }
+
   /// Twenty products a page.
   package var pageSize: Int { 20 }
 

@@ -80,7 +80,10 @@ extension AppState {
 
     case .edit:
       let product = try shownProduct(for: "edit")
-      guard !scene.isEditing else { throw CatalogCoreError.editorAlreadyOpen }
+      // In an open editor (a restored one, say), `edit` shows the draft.
+      guard !scene.isEditing else {
+        return CommandResult(state: state, output: render.editor(scene.draft, of: product))
+      }
       scene.presentEditor(for: product)
       state.activeScene = scene
       return CommandResult(state: state, output: render.editor(scene.draft, of: product))
@@ -145,6 +148,15 @@ extension AppState {
       guard state.scene(named: name.rawValue) == nil else {
         throw CatalogCoreError.sceneAlreadyOpen(name.rawValue)
       }
+      if let owner = environment.otherScenes(in: catalog).first(where: { $0.name == name })?
+        .owner
+      {
+        throw CatalogCoreError.sceneElsewhere(name.rawValue, owner: owner.place)
+      }
+      // A closed window's scene is reopened with its state, never replaced by a fresh one.
+      guard !environment.hasSavedScene(name) else {
+        throw CatalogCoreError.sceneSaved(name.rawValue)
+      }
       let product = try reference.map { try catalog.product(matching: $0) }
       try state.openScene(name, environment: environment)
       // As the sample's drag does: the new scene continues a "Dropped product" activity.
@@ -158,12 +170,13 @@ extension AppState {
 
     case .switchScene(let name):
       guard let target = state.scene(named: name) else {
-        if let owner = environment.otherScenes(in: catalog).first(where: {
-          $0.name.rawValue == name
-        })?.owner {
-          throw CatalogCoreError.sceneElsewhere(name, owner: owner.place)
-        }
-        throw CatalogCoreError.noSuchScene(name, open: state.scenes.map(\.name.rawValue))
+        // A saved scene no process has open is opened here with everything it had.
+        let note = try state.openSavedScene(named: name, environment: environment)
+        let opened = state.activeScene
+        return CommandResult(
+          state: state,
+          output: (note.map { "Note: \($0)\n" } ?? "") + "Opened saved scene '\(name)'.\n"
+            + render.location(of: opened, in: state.catalog))
       }
       state.activeSceneName = target.name
       state.updatePhases()
@@ -171,10 +184,20 @@ extension AppState {
         state: state,
         output: "Switched to scene '\(name)'.\n" + render.location(of: target, in: catalog))
 
-    case .closeScene(let requested):
+    case .closeScene(let requested, let discard):
       let name = requested ?? activeSceneName.rawValue
+      var active = state.activeSceneName
+      if state.scene(named: name) == nil {
+        // Closing a saved scene for good: opened (to read its draft), then closed.
+        _ = try state.openSavedScene(named: name, environment: environment)
+        state.activeSceneName = active
+        active = state.activeSceneName
+      }
       guard let index = state.scenes.firstIndex(where: { $0.name.rawValue == name }) else {
         throw CatalogCoreError.noSuchScene(name, open: state.scenes.map(\.name.rawValue))
+      }
+      if !discard, let draft = state.scenes[index].unsavedDraftName(in: state.catalog) {
+        throw CatalogCoreError.unsavedDraft(scene: name, draft: draft)
       }
       let closed = state.scenes.remove(at: index)
       var message = "Closed scene '\(closed.name)'."
@@ -183,7 +206,7 @@ extension AppState {
         state.scenes = [Scene(name: .main)]
         state.activeSceneName = .main
         message += " Opened a fresh scene 'main'."
-      } else if closed.name == activeSceneName {
+      } else if closed.name == active {
         state.activeSceneName = state.scenes[max(0, index - 1)].name
         message += " Scene '\(state.activeSceneName)' is active."
       }
@@ -209,10 +232,55 @@ extension AppState {
   ///   - environment: Where the scene is claimed.
   /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process owns it.
   mutating func openScene(_ name: SceneName, environment: some AppEnvironment) throws {
+    // A saved scene no process has open comes back with its state: a link or `continue` to a
+    // closed window's scene reopens it, as Apple's systems do.
+    if environment.hasSavedScene(name) {
+      _ = try openSavedScene(name, environment: environment)
+      return
+    }
     try environment.claimScene(name)
     scenes.append(Scene(name: name))
     activeSceneName = name
     updatePhases()
+  }
+
+  /// Opens a saved scene no process has open, restoring what it had (path, tab, editor and
+  /// draft), and makes it active.
+  ///
+  /// - Parameters:
+  ///   - name: The scene.
+  ///   - environment: Where the scene is claimed and read.
+  /// - Returns: A note when part of it could not be kept (its file unreadable, a product gone).
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process has it.
+  @discardableResult
+  mutating func openSavedScene(_ name: SceneName, environment: some AppEnvironment) throws
+    -> String?
+  {
+    var (scene, note) = try environment.restoreSavedScene(name)
+    if let dropped = scene.validate(against: catalog) {
+      note = [note, "scene '\(name)': \(dropped)"].compactMap { $0 }.joined(separator: "; ")
+    }
+    scene.userActivity = scene.advertisedActivity(in: catalog)
+    scenes.append(scene)
+    activeSceneName = name
+    updatePhases()
+    return note
+  }
+
+  /// Opens a scene by the name typed: a saved one no process has open; otherwise says where it
+  /// is (another terminal's) or that there is none.
+  mutating func openSavedScene(named name: String, environment: some AppEnvironment) throws
+    -> String?
+  {
+    if let owner = environment.otherScenes(in: catalog).first(where: {
+      $0.name.rawValue == name
+    })?.owner {
+      throw CatalogCoreError.sceneElsewhere(name, owner: owner.place)
+    }
+    guard let sceneName = SceneName(name), environment.hasSavedScene(sceneName) else {
+      throw CatalogCoreError.noSuchScene(name, open: scenes.map(\.name.rawValue))
+    }
+    return try openSavedScene(sceneName, environment: environment)
   }
 
   /// A product `add` begins: a new identifier, the name given, this year, price 0.00, no

@@ -102,6 +102,7 @@ extension CatalogMain {
         for warning in warnings { report.warning(warning) }
       } catch {
         state = before
+        store.releaseScenes(notIn: state)
         delivery.reply(.init(ok: false, text: error.localizedDescription))
         report.warning(
           "\(message.sender.escapingControlCharacters) sent something that could not be done: \(error.localizedDescription)"

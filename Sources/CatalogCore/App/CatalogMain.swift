@@ -76,12 +76,15 @@ package enum CatalogMain {
       case .search(let query, let json, let limit):
         return try search(query, json: json, limit: limit, paths: paths, report: report)
       case .open(let link):
-        return try openLink(
-          link, LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh),
-          report: report)
+        var launch = LaunchOptions(
+          paths: paths, scene: options.scene, isFresh: options.isFresh, isInteractive: false)
+        launch.leavesFrontAlone = true
+        return try openLink(link, launch, report: report)
       case .repl:
         return try runREPL(
-          LaunchOptions(paths: paths, scene: options.scene, isFresh: options.isFresh),
+          LaunchOptions(
+            paths: paths, scene: options.scene, isFresh: options.isFresh,
+            isInteractive: isatty(0) == 1),
           presentation: presentation, environment: environment, report: report)
       }
     } catch {
@@ -174,7 +177,9 @@ package enum CatalogMain {
       output.removeLast(Describe.continueHint.count + 1)
     }
     TextOutput.standardOutput.line(output)
-    for note in notes + store.environment.settleHistory() { report.warning(note) }
+    for note in notes + store.environment.settleHistory() + store.finish(next) {
+      report.warning(note)
+    }
     return ExitStatus.success
   }
 
@@ -186,7 +191,15 @@ package enum CatalogMain {
     let (store, initialState, warnings) = try AppStore.launch(options)
     store.environment.presentation = presentation
     for warning in warnings { report.warning(warning) }
-    for notice in store.notices { output.line(notice) }
+    for notice in store.notices {
+      if store.passingScene != nil { report.warning(notice) } else { output.line(notice) }
+    }
+    // An editor restored open shows its draft before the first prompt, as `edit` would.
+    if initialState.activeScene.isEditing {
+      output.line(
+        Renderer(environment: store.environment).location(
+          of: initialState.activeScene, in: initialState.catalog))
+    }
     let isInteractive = isatty(0) == 1
     // The whole catalog file is checked while the person reads the first prompt; an edit waits
     // for the verdict, and a damaged file is never written.
@@ -216,6 +229,8 @@ package enum CatalogMain {
     }
 
     loop: while true {
+      // A scene a failed or declined command claimed is given back.
+      store.releaseScenes(notIn: state)
       if let channel {
         applyDeliveries(from: channel, to: &state, store: store, report: report)
       }
@@ -225,7 +240,11 @@ package enum CatalogMain {
         result = editor.readLine(
           prompt: Describe.prompt(for: state, colors: presentation.colorsOutput),
           plainPrompt: Describe.prompt(for: state),
-          complete: { Completion.complete($0, cursor: $1, state: current) })
+          complete: {
+            Completion.complete(
+              $0, cursor: $1, state: current,
+              otherScenes: store.environment.otherScenes(in: current.catalog).map(\.name.rawValue))
+          })
       } else {
         if isInteractive { output.write(Describe.prompt(for: state)) }
         result = reader.next()
@@ -263,7 +282,8 @@ package enum CatalogMain {
       // they deleted leaves it, and is saved so with this command.
       let (before, changes) = store.refreshed(state)
       for note in changes { report.warning(note) }
-      do {
+      /// Applies a command, saves what it changed, and prints its output; true when it quits.
+      func perform(_ command: Command) throws -> Bool {
         let result = try before.applying(command, environment: store.environment)
         var next = result.state
         let notes = try store.commit(
@@ -277,7 +297,39 @@ package enum CatalogMain {
           output.line(result.output)
         }
         for note in notes { report.warning(note) }
-        if result.quits { break }
+        return result.quits
+      }
+      do {
+        if try perform(command) { break }
+      } catch CatalogCoreError.unsavedDraft(let scene, let draft) where isInteractive {
+        // A person at a terminal is asked; a script is refused (it must say --discard).
+        state = before
+        let question = "discard the draft of '\(draft.escapingControlCharacters)'? [y/N] "
+        let answer: String
+        if let editor {
+          guard
+            case .line(let line) = editor.readLine(
+              prompt: question, plainPrompt: question,
+              complete: { _, cursor in LineCompletion(start: cursor, candidates: []) })
+          else { continue }
+          answer = line
+        } else {
+          output.write(question)
+          guard case .line(let line) = reader.next() else { continue }
+          answer = line
+        }
+        guard ["y", "yes"].contains(answer.trimmed.lowercased()) else {
+          output.line("Kept scene '\(scene)' and its draft.")
+          continue
+        }
+        store.releaseScenes(notIn: state)
+        do {
+          if try perform(.closeScene(scene, discard: true)) { break }
+        } catch {
+          state = before
+          report.error(error.localizedDescription)
+          failed = true
+        }
       } catch {
         state = before
         report.error(error.localizedDescription)
@@ -287,7 +339,7 @@ package enum CatalogMain {
     }
     // Leaving sends every scene to the background phase; each command's changes are already
     // on disk, so there is nothing left to save but the activity history's last write.
-    for note in store.environment.settleHistory() { report.warning(note) }
+    for note in store.environment.settleHistory() + store.finish(state) { report.warning(note) }
     if let exitSignal { return 128 + exitSignal }
     return failed && !isInteractive ? ExitStatus.failure : ExitStatus.success
   }

@@ -43,10 +43,12 @@ package enum Command: Sendable, Hashable {
   case scenes
   /// `scene new NAME [PRODUCT]`.
   case newScene(SceneName, product: String?)
-  /// `scene switch NAME`.
+  /// `scene switch NAME` or `scene open NAME`: bring a scene to the front, opening a saved one
+  /// no process has open.
   case switchScene(String)
-  /// `scene close [NAME]`.
-  case closeScene(String?)
+  /// `scene close [NAME] [--discard]`: close a scene for good, open or saved; an unsaved draft
+  /// is discarded only with `discard`.
+  case closeScene(String?, discard: Bool = false)
   /// `state`: the active scene's storage.
   case state
   /// `help [COMMAND]`.

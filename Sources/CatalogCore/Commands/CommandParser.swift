@@ -118,7 +118,8 @@ package enum CommandParser {
   }
 
   private static func parseScene(_ arguments: String) throws -> Command {
-    let usage = "scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]"
+    let usage =
+      "scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]"
     let action = String(arguments.prefix { !$0.isWhitespace })
     let rest = String(arguments.dropFirst(action.count)).trimmed
     let name = String(rest.prefix { !$0.isWhitespace })
@@ -130,22 +131,30 @@ package enum CommandParser {
       }
       guard let sceneName = SceneName(name) else { throw CatalogCoreError.invalidSceneName(name) }
       return .newScene(sceneName, product: extra.isEmpty ? nil : extra)
-    case "switch":
+    case "switch", "open":
+      // `open` is `switch` by another name: both bring a scene to the front, opening a saved
+      // one that no process has open.
+      let verb = action.lowercased()
       guard !name.isEmpty else {
-        throw CatalogCoreError.missingArgument(usage: "scene switch NAME")
+        throw CatalogCoreError.missingArgument(usage: "scene \(verb) NAME")
       }
       guard extra.isEmpty else {
-        throw CatalogCoreError.unexpectedArgument(extra, usage: "scene switch NAME")
+        throw CatalogCoreError.unexpectedArgument(extra, usage: "scene \(verb) NAME")
       }
       return .switchScene(name)
     case "close":
-      guard extra.isEmpty else {
-        throw CatalogCoreError.unexpectedArgument(extra, usage: "scene close [NAME]")
+      let words = rest.split(separator: " ").map(String.init)
+      let discard = words.contains("--discard")
+      let names = words.filter { $0 != "--discard" }
+      guard names.count <= 1 else {
+        throw CatalogCoreError.unexpectedArgument(
+          names[1], usage: "scene close [NAME] [--discard]")
       }
-      return .closeScene(name.isEmpty ? nil : name)
+      return .closeScene(names.first, discard: discard)
     case "": throw CatalogCoreError.missingArgument(usage: usage)
     default:
-      let suggestion = Suggestion.closest(to: action.lowercased(), in: ["new", "switch", "close"])
+      let suggestion = Suggestion.closest(
+        to: action.lowercased(), in: ["new", "switch", "open", "close"])
       throw CatalogCoreError.invalidArgument(
         action,
         expected: "a scene action"

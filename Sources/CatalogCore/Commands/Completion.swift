@@ -15,8 +15,12 @@ package enum Completion {
   ///   - line: The line's characters.
   ///   - cursor: The cursor's index.
   ///   - state: The app's state, for product and scene names.
+  ///   - otherScenes: The session's scenes this process does not have open (saved ones, other
+  ///     terminals'), which `scene switch`, `scene open`, `scene close` and `handoff` reach too.
   /// - Returns: The candidates and the word they replace.
-  package static func complete(_ line: [Character], cursor: Int, state: AppState) -> Result {
+  package static func complete(
+    _ line: [Character], cursor: Int, state: AppState, otherScenes: [String] = []
+  ) -> Result {
     let before = String(line[..<min(cursor, line.count)])
     let leading = before.prefix { $0 == " " }.count
     let trimmed = String(before.dropFirst(leading))
@@ -30,7 +34,7 @@ package enum Completion {
     let start = argumentOffset + skipped
     let text = String(argument.dropFirst(skipped))
     let catalog = state.catalog
-    let scenes = state.scenes.map(\.name.rawValue)
+    let scenes = state.scenes.map(\.name.rawValue) + otherScenes
     switch command {
     case "select", "push", "delete":
       return Result(start: start, candidates: matchingNames(text, in: catalog))
@@ -46,13 +50,14 @@ package enum Completion {
       return link(text, start: start, catalog: catalog, scenes: scenes)
     case "scene":
       guard let actionEnd = text.firstIndex(of: " ") else {
-        return Result(start: start, candidates: matching(text, in: ["new", "switch", "close"]))
+        return Result(
+          start: start, candidates: matching(text, in: ["new", "switch", "open", "close"]))
       }
       let action = text[..<actionEnd].lowercased()
       let rest = String(text[text.index(after: actionEnd)...])
       let restStart = start + text.distance(from: text.startIndex, to: actionEnd) + 1
       switch action {
-      case "switch", "close":
+      case "switch", "open", "close":
         return Result(start: restStart, candidates: matching(rest, in: scenes))
       case "new":
         // scene new NAME PRODUCT: the product after the new scene's name.

@@ -121,8 +121,11 @@ package enum Help {
           example: "scenes"),
         Entry(
           words: ["scene"],
-          usage: "scene new NAME [PRODUCT] | scene switch NAME | scene close [NAME]",
-          summary: "open, switch to or close a scene", example: "scene new side mango"),
+          usage:
+            "scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]",
+          summary:
+            "open a new scene; switch to a scene, or open a saved one with its state; close a scene for good (asks before discarding a draft)",
+          example: "scene new side mango"),
         Entry(
           words: ["state"], usage: "state", summary: "show the active scene's stored values",
           example: "state"),

@@ -11,6 +11,12 @@ package final class AppStore {
   /// Lines for the user about the launch that are not warnings: which scenes other terminals
   /// have open, a new scene opened because every one was.
   package private(set) var notices: [String] = []
+  /// A scene this process opened only because every scene of the session was open elsewhere,
+  /// in a script or `catalog open`: it is not listed in the session, never becomes the scene
+  /// the next launch puts in front, and is removed at exit unless it holds a draft.
+  package private(set) var passingScene: SceneName?
+  /// Whether this run leaves the session's scene in front as it is (``LaunchOptions/leavesFrontAlone``).
+  private var leavesFrontAlone = false
   private var directory: StateDirectory { environment.directory }
 
   private init(environment: LiveEnvironment) {
@@ -158,9 +164,18 @@ package final class AppStore {
       // Every scene is open in another terminal: this one gets a new scene of a free name.
       let name = try store.claimFreeScene(after: session.scenes)
       scenes.append(Scene(name: name))
-      store.notices.append(
-        "Every scene of the session is open in another terminal; opened a new scene '\(name)'. Type 'scenes' to see them all."
-      )
+      if options.isInteractive {
+        store.notices.append(
+          "Every scene of the session is open in another terminal; opened a new scene '\(name)'. Type 'scenes' to see them all."
+        )
+      } else {
+        store.passingScene = name
+        // A link from the shell beside a running terminal leaves that terminal's place first.
+        store.leavesFrontAlone = options.leavesFrontAlone
+        store.notices.append(
+          "every scene of the session is open in another terminal; this run uses a scene of its own, '\(name)', which is not kept"
+        )
+      }
     } else if !elsewhere.isEmpty {
       let quoted = elsewhere.map { "'\($0)'" }
       store.notices.append(
@@ -211,6 +226,45 @@ package final class AppStore {
       throw CatalogCoreError.cannotSetAside(
         problem: "--fresh cannot set scene '\(name)' aside", reason: error.localizedDescription)
     }
+  }
+
+  /// Gives up the scenes this process claimed for a command that then failed: the state went
+  /// back to what it was, and a scene it does not show is not kept from other processes.
+  ///
+  /// - Parameter state: The state as it is now.
+  package func releaseScenes(notIn state: AppState) {
+    for name in environment.ownedScenes where state.scene(named: name.rawValue) == nil {
+      environment.releaseScene(name)
+    }
+  }
+
+  /// Ends a run: a passing scene (``passingScene``) is removed, or, when its editor holds a
+  /// draft, kept and listed in the session so that it can be opened again.
+  ///
+  /// - Parameter state: The state at the end.
+  /// - Returns: One-line warnings: a passing scene kept, or one that could not be removed.
+  package func finish(_ state: AppState) -> [String] {
+    guard let name = passingScene else { return [] }
+    passingScene = nil
+    if let scene = state.scene(named: name.rawValue),
+      let draft = scene.unsavedDraftName(in: state.catalog)
+    {
+      do {
+        try saveSession(state, released: [], keepingFront: true)
+        return [
+          "kept scene '\(name)', which has an unsaved draft of '\(draft)'; type 'scene switch \(name)' in the catalog to open it"
+        ]
+      } catch {
+        return [error.localizedDescription]
+      }
+    }
+    do {
+      try directory.remove(SceneFile.path(for: name))
+    } catch {
+      return [error.localizedDescription]
+    }
+    environment.releaseScene(name)
+    return []
   }
 
   /// Records that the app reached its prompt, which forgives the crashes at launch before it.
@@ -289,7 +343,10 @@ package final class AppStore {
       }
     }
     for write in prepared { try write.commit() }
-    let closed = Set(old.scenes.map(\.name)).subtracting(new.scenes.map(\.name))
+    // Scenes this process held and no longer has: closed, including a saved scene the command
+    // opened only to close it for good.
+    let closed = Set(old.scenes.map(\.name)).union(environment.ownedScenes)
+      .subtracting(new.scenes.map(\.name))
     // The session first: a crash between the two leaves an unlisted file, which the next
     // `scene new` of that name sets aside, never a listed scene whose storage is gone.
     if old.session != new.session || !closed.isEmpty {
@@ -313,7 +370,7 @@ package final class AppStore {
   ///   the scene is then not saved over it.
   private func setAsideUnread(_ name: SceneName) throws -> String? {
     let path = SceneFile.path(for: name)
-    guard directory.contains(path) else { return nil }
+    guard !environment.scenesRead.contains(name), directory.contains(path) else { return nil }
     do {
       let destination = try directory.quarantine(path)
       return "scene '\(name)' had a saved file from before; kept it as '\(destination)'"
@@ -347,13 +404,18 @@ package final class AppStore {
     try directory.save(SceneFile(scene), to: SceneFile.path(for: scene.name))
   }
 
-  private func saveSession(_ state: AppState, released: Set<SceneName>) throws {
+  private func saveSession(
+    _ state: AppState, released: Set<SceneName>, keepingFront: Bool = false
+  ) throws {
     let lock = try directory.lockWaiting(LockFiles.session)
     defer { withExtendedLifetime(lock) {} }
     var ignored: [String] = []
     let current = try loadSession(warnings: &ignored)
+    // A passing scene is not the session's: not listed, never the one in front next time.
     let merged = current.merging(
-      owned: state.scenes.map(\.name), released: released, activeScene: state.activeSceneName)
+      owned: state.scenes.map(\.name).filter { $0 != passingScene }, released: released,
+      activeScene: state.activeSceneName == passingScene || keepingFront || leavesFrontAlone
+        ? nil : state.activeSceneName)
     guard merged != current || !directory.contains(SessionFile.path) else { return }
     try directory.save(SessionFile(merged), to: SessionFile.path)
   }
@@ -451,6 +513,7 @@ package final class AppStore {
       return Scene(name: name)
     }
     guard let file else { return Scene(name: name) }
+    environment.scenesRead.insert(name)
     if let activity = file.activity { activities.append(activity) }
     var scene = Scene(name: name, storage: file.storage)
     let note = scene.validate(against: catalog)

@@ -8,10 +8,19 @@ package struct LaunchOptions: Sendable, Hashable {
   package var scene: SceneName?
   /// `--fresh`: start without restoring scene state, like after a force quit.
   package var isFresh = false
+  /// Whether a person types the commands at a terminal; false for a script and for
+  /// `catalog open`, which leave the session as they found it.
+  package var isInteractive = true
+  /// Whether the run leaves the session's scene in front as it is: `catalog open` from a shell,
+  /// which must not change where the next launch puts the user.
+  package var leavesFrontAlone = false
 
-  package init(paths: AppPaths, scene: SceneName? = nil, isFresh: Bool = false) {
+  package init(
+    paths: AppPaths, scene: SceneName? = nil, isFresh: Bool = false, isInteractive: Bool = true
+  ) {
     self.paths = paths
     self.scene = scene
     self.isFresh = isFresh
+    self.isInteractive = isInteractive
   }
 }

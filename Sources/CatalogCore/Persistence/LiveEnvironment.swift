@@ -25,6 +25,8 @@ package final class LiveEnvironment: AppEnvironment {
   /// newer version's file), as said at launch: activities are then kept in the scene files
   /// alone, and no command repeats the warning.
   package var historyUnavailable = false
+  /// The scenes whose files this process has read: saving them never sets a file aside.
+  package var scenesRead: Set<SceneName> = []
   private var locks: [SceneName: FileLock] = [:]
   /// The scene in front, as recorded in the lock files.
   private var frontScene: SceneName?
@@ -215,7 +217,11 @@ package final class LiveEnvironment: AppEnvironment {
   /// - Parameter name: The scene.
   /// - Returns: The owner, this process included.
   package func owner(of name: SceneName) -> SceneOwner? {
-    SceneOwner(lockFile: directory.path(of: LockFiles.scene(name)))
+    guard let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(name))) else {
+      return nil
+    }
+    // This process's record stays in a lock it has given back.
+    return owner.isThisProcess && locks[name] == nil ? nil : owner
   }
 
   package func handOff(
@@ -272,6 +278,37 @@ package final class LiveEnvironment: AppEnvironment {
         name: name, owner: owner(of: name), place: Describe.place(of: scene, in: catalog))
     }
   }
+
+  package func hasSavedScene(_ name: SceneName) -> Bool {
+    locks[name] == nil && owner(of: name) == nil
+      && directory.contains(SceneFile.path(for: name))
+  }
+
+  package func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?) {
+    try claimScene(name)
+    do {
+      let file = try SceneFile.read(name, in: directory)
+      scenesRead.insert(name)
+      return (file.map { Scene(name: name, storage: $0.storage) } ?? Scene(name: name), nil)
+    } catch {
+      // Only a file that cannot be read is set aside; the scene starts fresh.
+      let path = SceneFile.path(for: name)
+      do {
+        let kept = try directory.quarantine(path)
+        return (
+          Scene(name: name),
+          "scene '\(name)' could not be read (\(error.localizedDescription)); kept it as '\(kept)' and opened the scene fresh"
+        )
+      } catch let moving {
+        releaseScene(name)
+        throw CatalogCoreError.cannotSetAside(
+          problem: "scene '\(name)' cannot be read", reason: moving.localizedDescription)
+      }
+    }
+  }
+
+  /// The scenes this process holds the locks of.
+  package var ownedScenes: Set<SceneName> { Set(locks.keys) }
 
   /// Gives up a scene this process owns.
   ///

@@ -211,11 +211,22 @@ package struct Renderer<Environment: AppEnvironment> {
   /// - Returns: One key a line, sorted by key.
   package func storage(of scene: Scene) -> String {
     guard !scene.storage.isEmpty else { return "Scene '\(scene.name)' has no stored values." }
-    let rows = scene.storage.keys.compactMap { key in
+    // The editor's draft by its fields' names, as the editor shows them; `state --json` keeps
+    // the storage keys.
+    let draftFields = [
+      (SceneKeys.editTitle.name, "Name"), (SceneKeys.editYear.name, "Year"),
+      (SceneKeys.editPrice.name, "Price"), (SceneKeys.editImage.name, "Image"),
+    ]
+    let draftKeys = Set(draftFields.map(\.0))
+    let rows = scene.storage.keys.filter { !draftKeys.contains($0) }.compactMap { key in
       scene.storage.entries[key].map { [key, $0.typeName, Describe.describe($0)] }
+    }
+    let draft = draftFields.compactMap { key, label in
+      scene.storage.entries[key].map { [label, Describe.describe($0)] }
     }
     return "Scene '\(scene.name)' (\(scene.phase.rawValue)):\n"
       + Table.render(rows: rows, indent: 2)
+      + (draft.isEmpty ? "" : "\nThe editor's draft:\n" + Table.render(rows: draft, indent: 2))
   }
 }
 

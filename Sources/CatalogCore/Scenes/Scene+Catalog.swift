@@ -110,6 +110,20 @@ extension Scene {
     if base != storage[SceneKeys.editBase] { storage[SceneKeys.editBase] = base }
   }
 
+  /// The name in the draft when the editor holds changes not saved: a new product not yet
+  /// added, or a draft that differs from the product as saved (or cannot be read as one).
+  ///
+  /// - Parameter catalog: The catalog, for the product being edited.
+  /// - Returns: The draft's name, or nil when closing loses nothing.
+  package func unsavedDraftName(in catalog: Catalog) -> String? {
+    guard isEditing else { return nil }
+    let name = draft.name.isEmpty ? "an unnamed product" : draft.name
+    if newProduct != nil { return name }
+    guard let top = path.topProduct, let product = product(top, in: catalog) else { return nil }
+    guard let edited = try? draft.applied(to: product) else { return name }
+    return ProductFields(edited) == ProductFields(product) ? nil : name
+  }
+
   /// Closes the editor and forgets the draft, as `done` and `cancel` do.
   package mutating func closeEditor() {
     isEditing = false
