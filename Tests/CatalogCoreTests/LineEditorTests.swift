@@ -280,6 +280,7 @@ let down = "\u{1B}[B"
     ("push gl", ["Gladiolus"]),
     ("push GLA", ["Gladiolus"]),
     ("scene ", ["new", "switch", "open", "close"]),
+    ("scenes --a", ["--all"]),
     ("scene sw", ["switch"]),
     ("scene switch s", ["side"]),
     ("scene close ", ["main", "side"]),

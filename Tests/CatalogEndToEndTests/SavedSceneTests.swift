@@ -42,6 +42,27 @@ import Testing
     #expect(sandbox.quarantined().isEmpty, "\(sandbox.quarantined())")
   }
 
+  @Test func closedScenesAreMarkedAndListedWithTheirAge() throws {
+    let sandbox = CatalogSandbox()
+    let repl = try replBesideASavedDraft(sandbox)
+    repl.send("scenes")
+    let listing = repl.readOutput(until: "opens a closed scene")
+    let row = listing.split(separator: "\n").first { $0.contains("side2") } ?? ""
+    #expect(row.hasSuffix("closed"), "\(listing)")
+    repl.send("scenes --all")
+    #expect(repl.readOutput(until: "saved just now").contains("side2"))
+    repl.finishInput()
+    let state = try sandbox.run(["state"]).output
+    #expect(state.contains("scene side2 (background, not open, saved just now)"), "\(state)")
+    // A scene file the session lost is still a saved scene: `scenes --all` lists it.
+    try sandbox.write(
+      #"{"formatVersion":1,"scenes":["main"],"activeScene":"main"}"#, to: "session.json")
+    let lost = try sandbox.run(input: "scenes\nscenes --all\n").output
+    let parts = lost.components(separatedBy: "here\n")
+    #expect(lost.contains("side2"), "\(lost)")
+    #expect(parts.count == 2 && !parts[0].contains("side2"), "\(lost)")
+  }
+
   @Test func aLinkAndContinueToAClosedSceneOpenItWithItsState() throws {
     let sandbox = CatalogSandbox()
     let repl = sandbox.start()

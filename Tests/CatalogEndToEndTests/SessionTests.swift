@@ -121,7 +121,7 @@ import Testing
     let activity = try #require(main["activity"] as? [String: Any])
     #expect(activity["lastActiveDate"] as? String != nil, "\(activity)")
     let text = try sandbox.run(["state"]).output
-    #expect(text.contains("scene main (background, not open): Cherries"), "\(text)")
+    #expect(text.contains("scene main (background, not open, saved just now): Cherries"), "\(text)")
     #expect(
       text.contains(
         "scene main-2 (active, open in pid \(second.processIdentifier), \(Self.ptsname(secondTerminal))): product list"

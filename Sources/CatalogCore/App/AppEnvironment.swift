@@ -12,11 +12,21 @@ package struct OtherScene: Sendable, Hashable {
   package var owner: SceneOwner?
   /// What it shows, as `Describe.place` says it.
   package var place: [String]
+  /// When its file was last saved.
+  package var savedAt: Date?
+  /// Whether the session lists it; a scene file left unlisted (by a crash, or a script's
+  /// scene kept for its draft) is still a saved scene.
+  package var isListed = true
 
-  package init(name: SceneName, owner: SceneOwner?, place: [String]) {
+  package init(
+    name: SceneName, owner: SceneOwner?, place: [String], savedAt: Date? = nil,
+    isListed: Bool = true
+  ) {
     self.name = name
     self.owner = owner
     self.place = place
+    self.savedAt = savedAt
+    self.isListed = isListed
   }
 }
 

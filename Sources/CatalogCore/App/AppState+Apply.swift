@@ -139,10 +139,11 @@ extension AppState {
           + (product.map { render.detail($0, tab: scene.selectedTab) }
             ?? render.location(of: scene, in: state.catalog)))
 
-    case .scenes:
+    case .scenes(let all):
       return CommandResult(
         state: state,
-        output: render.sceneList(state, others: environment.otherScenes(in: state.catalog)))
+        output: render.sceneList(
+          state, others: environment.otherScenes(in: state.catalog), all: all))
 
     case .newScene(let name, let reference):
       guard state.scene(named: name.rawValue) == nil else {

@@ -65,7 +65,8 @@ package enum CatalogMain {
         output.line(
           json
             ? snapshot.json.rendered()
-            : StateText.render(snapshot.state, owners: snapshot.owners))
+            : StateText.render(
+              snapshot.state, owners: snapshot.owners, savedAt: snapshot.savedAt))
         return ExitStatus.success
       case .importFile(let file):
         return try importProducts(file, paths: paths, report: report)

@@ -39,8 +39,9 @@ package enum Command: Sendable, Hashable {
   case continueResult(Int, scene: String? = nil)
   /// `handoff SCENE`: continue the active scene's activity in another scene.
   case handoff(String)
-  /// `scenes`: list the open scenes.
-  case scenes
+  /// `scenes [--all]`: list the scenes; with `--all`, also scene files the session does not
+  /// list, and when each closed one was saved.
+  case scenes(all: Bool = false)
   /// `scene new NAME [PRODUCT]`.
   case newScene(SceneName, product: String?)
   /// `scene switch NAME` or `scene open NAME`: bring a scene to the front, opening a saved one

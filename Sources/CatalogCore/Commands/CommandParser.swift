@@ -106,7 +106,9 @@ package enum CommandParser {
       let name = try required(rest, usage: "handoff SCENE")
       guard SceneName(name) != nil else { throw CatalogCoreError.invalidSceneName(name) }
       return .handoff(name)
-    case "scenes": return try noArguments(.scenes, rest, usage: "scenes")
+    case "scenes":
+      if rest == "--all" { return .scenes(all: true) }
+      return try noArguments(.scenes(), rest, usage: "scenes [--all]")
     case "scene": return try parseScene(rest)
     case "state": return try noArguments(.state, rest, usage: "state")
     case "help": return .help(rest.isEmpty ? nil : rest.lowercased())

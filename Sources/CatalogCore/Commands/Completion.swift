@@ -44,6 +44,8 @@ package enum Completion {
       return Result(start: start, candidates: matching(text, in: CommandParser.commandWords))
     case "path":
       return Result(start: start, candidates: matching(text, in: ["--codable"]))
+    case "scenes":
+      return Result(start: start, candidates: matching(text, in: ["--all"]))
     case "handoff":
       return Result(start: start, candidates: matching(text, in: scenes))
     case "open":

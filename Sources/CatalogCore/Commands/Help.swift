@@ -115,9 +115,9 @@ package enum Help {
       "Scenes",
       [
         Entry(
-          words: ["scenes"], usage: "scenes",
+          words: ["scenes"], usage: "scenes [--all]",
           summary:
-            "list the scenes: this terminal's (* marks the active one), then other terminals' with their process and terminal",
+            "list the scenes: this terminal's (* marks the active one), other terminals' with their process and terminal, and closed ones; --all adds scene files the session lost and when each was saved",
           example: "scenes"),
         Entry(
           words: ["scene"],

@@ -270,12 +270,18 @@ package final class LiveEnvironment: AppEnvironment {
   /// - Parameter catalog: The catalog, to name what the scenes show.
   /// - Returns: The scenes, in the session's order.
   package func otherScenes(in catalog: Catalog) -> [OtherScene] {
-    guard let session = try? SessionFile.read(in: directory) else { return [] }
-    return session.scenes.filter { locks[$0] == nil }.map { name in
+    let listed = (try? SessionFile.read(in: directory))?.scenes ?? []
+    let unlisted = SessionFile.sceneNamesOnDisk(in: directory).filter { !listed.contains($0) }
+    return (listed + unlisted).filter { locks[$0] == nil }.map { name in
       let file = try? SceneFile.read(name, in: directory)
       let scene = file.map { Scene(name: name, storage: $0.storage) } ?? Scene(name: name)
+      var status = stat()
+      let savedAt =
+        stat(directory.path(of: SceneFile.path(for: name)), &status) == 0
+        ? Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec)) : nil
       return OtherScene(
-        name: name, owner: owner(of: name), place: Describe.place(of: scene, in: catalog))
+        name: name, owner: owner(of: name), place: Describe.place(of: scene, in: catalog),
+        savedAt: savedAt, isListed: listed.contains(name))
     }
   }
 

@@ -13,6 +13,8 @@ package struct StateSnapshot: Sendable {
   package var warnings: [String]
   /// Who has each scene open now; a scene no running process has is missing.
   package var owners: [SceneName: SceneOwner] = [:]
+  /// When each scene's file was last saved.
+  package var savedAt: [SceneName: Date] = [:]
 
   /// Reads the saved state.
   ///
@@ -30,14 +32,22 @@ package struct StateSnapshot: Sendable {
       warnings.append(error.localizedDescription)
       session = SessionFile.rebuilt(in: directory)
     }
-    let names = session.scenes.isEmpty ? [SceneName.main] : session.scenes
+    // The session's scenes, then scene files it does not list: saved scenes all the same.
+    let listed = session.scenes.isEmpty ? [SceneName.main] : session.scenes
+    let names =
+      listed + SessionFile.sceneNamesOnDisk(in: directory).filter { !listed.contains($0) }
     var owners: [SceneName: SceneOwner] = [:]
+    var savedAt: [SceneName: Date] = [:]
     let scenes = names.map { name -> Scene in
       // The true phase: in front in the process that has it open, behind another scene there,
       // or in the background when no running process has it (its process quit or died).
       let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(name)))
       owners[name] = owner
       let phase: ScenePhase = owner.map { $0.isFront ? .active : .inactive } ?? .background
+      var status = stat()
+      if stat(directory.path(of: SceneFile.path(for: name)), &status) == 0 {
+        savedAt[name] = Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec))
+      }
       do {
         guard let file = try SceneFile.read(name, in: directory) else {
           return Scene(name: name, phase: phase)
@@ -60,6 +70,7 @@ package struct StateSnapshot: Sendable {
       }
     }
     self.owners = owners
+    self.savedAt = savedAt
     state = AppState(
       catalog: loaded.catalog, scenes: scenes, activeSceneName: session.activeScene ?? names[0])
     // AppState gives the active scene its phase; here each scene keeps the phase it has now.

@@ -86,4 +86,23 @@ package enum Describe {
     case .codable(let json): String(decoding: json, as: UTF8.self)
     }
   }
+
+  /// How long ago something happened, in words: `just now`, `5 min ago`, `3 h ago`,
+  /// `2 days ago`.
+  ///
+  /// - Parameters:
+  ///   - date: When it happened.
+  ///   - now: The time now.
+  /// - Returns: The words.
+  package static func age(of date: Date, now: Date) -> String {
+    let seconds = max(0, Int(now.timeIntervalSince(date)))
+    switch seconds {
+    case ..<60: return "just now"
+    case ..<3_600: return "\(seconds / 60) min ago"
+    case ..<86_400: return "\(seconds / 3_600) h ago"
+    default:
+      let days = seconds / 86_400
+      return "\(days) day\(days == 1 ? "" : "s") ago"
+    }
+  }
 }

@@ -189,7 +189,12 @@ package struct Renderer<Environment: AppEnvironment> {
   ///   - state: The state.
   ///   - others: The session's other scenes.
   /// - Returns: One scene a line, with where it is.
-  package func sceneList(_ state: AppState, others: [OtherScene] = []) -> String {
+  package func sceneList(_ state: AppState, others: [OtherScene] = [], all: Bool = false)
+    -> String
+  {
+    // Without --all, the scenes the session lists; with it, also scene files left unlisted,
+    // and when each closed one was saved.
+    let others = others.filter { all || $0.isListed || $0.owner != nil }
     var rows = state.scenes.map { scene in
       [
         scene.name == state.activeSceneName ? "*" : " ", scene.name.rawValue,
@@ -199,10 +204,19 @@ package struct Renderer<Environment: AppEnvironment> {
     rows += others.map { other in
       [
         " ", other.name.rawValue, other.place.joined(separator: " › "),
-        other.owner.map { $0.place + ($0.isFront ? ", in front" : "") } ?? "not open",
+        other.owner.map { $0.place + ($0.isFront ? ", in front" : "") }
+          ?? "closed"
+          + (all
+            ? other.savedAt.map { ", saved " + Describe.age(of: $0, now: environment.now) }
+              ?? "" : ""),
       ]
     }
-    return Table.render(rows: rows)
+    let closed = others.filter { $0.owner == nil }.count
+    let hint =
+      closed == 0
+      ? ""
+      : "\n'scene switch NAME' opens a closed scene with its state; 'scene close NAME' discards it."
+    return Table.render(rows: rows) + hint
   }
 
   /// The active scene's storage: every key, its value and its type.

@@ -1,3 +1,4 @@
+import Foundation
 import StateRestoration
 
 /// The saved state as text, for `catalog state` without `--json`.
@@ -9,10 +10,18 @@ package enum StateText {
   ///   - state: The state.
   ///   - owners: Who has each scene open now; a scene missing has no running process.
   /// - Returns: The text.
-  package static func render(_ state: AppState, owners: [SceneName: SceneOwner] = [:]) -> String {
+  ///   - savedAt: When each scene's file was last saved, to say how long a closed one has been.
+  ///   - now: The time now.
+  package static func render(
+    _ state: AppState, owners: [SceneName: SceneOwner] = [:], savedAt: [SceneName: Date] = [:],
+    now: Date = Date()
+  ) -> String {
     state.scenes.map { scene in
       let place = Describe.place(of: scene, in: state.catalog)
-      let where_ = owners[scene.name].map { "open in \($0.place)" } ?? "not open"
+      let where_ =
+        owners[scene.name].map { "open in \($0.place)" }
+        ?? "not open"
+        + (savedAt[scene.name].map { ", saved \(Describe.age(of: $0, now: now))" } ?? "")
       let header =
         "scene \(scene.name) (\(scene.phase.rawValue), \(where_)): "
         + (place.isEmpty ? "product list" : place.joined(separator: " › "))
