@@ -188,6 +188,8 @@ package struct Renderer<Environment: AppEnvironment> {
   /// - Parameters:
   ///   - state: The state.
   ///   - others: The session's other scenes.
+  ///   - all: Whether to list scene files the session lost too, and when closed ones were
+  ///     saved.
   /// - Returns: One scene a line, with where it is.
   package func sceneList(_ state: AppState, others: [OtherScene] = [], all: Bool = false)
     -> String

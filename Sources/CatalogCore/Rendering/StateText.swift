@@ -9,9 +9,9 @@ package enum StateText {
   /// - Parameters:
   ///   - state: The state.
   ///   - owners: Who has each scene open now; a scene missing has no running process.
-  /// - Returns: The text.
   ///   - savedAt: When each scene's file was last saved, to say how long a closed one has been.
   ///   - now: The time now.
+  /// - Returns: The text.
   package static func render(
     _ state: AppState, owners: [SceneName: SceneOwner] = [:], savedAt: [SceneName: Date] = [:],
     now: Date = Date()
