@@ -117,6 +117,39 @@ struct Opaque: Hashable, Sendable {
     ),
   ])
   func encodesElementsWithSwiftUIsBytes(_ path: NavigationPath, _ element: String) throws {
+    try expectSwiftUIsElementBytes(path, element)
+  }
+
+  /// The whole representation, to the last byte, as a `JSONEncoder` on Apple's systems writes
+  /// the outer array: every `/` of every string escaped, those of an element's JSON too.
+  @Test(arguments: [
+    (
+      NavigationPath([URL(string: "https://example.com/a") ?? URL(fileURLWithPath: "/")]),
+      #"["Foundation.URL","\"https:\\\/\\\/example.com\\\/a\""]"#
+    ),
+    (NavigationPath(["a/b"]), #"["Swift.String","\"a\\\/b\""]"#),
+    (NavigationPath([42]), #"["Swift.Int","42"]"#),
+    (NavigationPath([true]), #"["Swift.Bool","true"]"#),
+    (NavigationPath([2.5]), #"["Swift.Double","2.5"]"#),
+    (NavigationPath(["樱桃 \\ \""]), #"["Swift.String","\"樱桃 \\\\ \\\"\""]"#),
+    (
+      NavigationPath([Balloon(emoji: "🎈", count: 99)]),
+      #"["tests.Balloon","{\"emoji\":\"🎈\",\"count\":99}"]"#
+    ),
+  ])
+  func encodesTheWholeRepresentationWithSwiftUIsBytes(_ path: NavigationPath, _ bytes: String)
+    throws
+  {
+    var registry = NavigationTypeRegistry()
+    try registry.register(Balloon.self, as: "tests.Balloon")
+    let data = try path.codableRepresentation(using: registry).jsonData
+    #expect(String(decoding: data, as: UTF8.self) == bytes)
+    #expect(
+      NavigationPath(NavigationPath.CodableRepresentation(jsonData: data, registry: registry))
+        == path)
+  }
+
+  private func expectSwiftUIsElementBytes(_ path: NavigationPath, _ element: String) throws {
     var registry = NavigationTypeRegistry()
     try registry.register(Balloon.self, as: "tests.Balloon")
     try registry.register(Trip.self, as: "tests.Trip")

@@ -87,10 +87,11 @@ extension NavigationPath {
       }
     }
 
-    /// The representation as compact JSON.
+    /// The representation as compact JSON, byte for byte as SwiftUI writes it: a plain
+    /// `JSONEncoder()` for the outer array too, which escapes every `/` of each string (those
+    /// of an element's own JSON included: `"\"https:\\\/\\\/example.com\""` for a URL).
     public var jsonData: Data {
       let encoder = JSONEncoder()
-      encoder.outputFormatting = [.withoutEscapingSlashes]
       // An array of strings always encodes.
       return (try? encoder.encode(self)) ?? Data("[]".utf8)
     }
