@@ -59,7 +59,8 @@ extension Catalog {
   }
 }
 
-/// The Levenshtein distance between two strings, by characters.
+/// The edit distance between two strings, by characters: insertions, deletions, substitutions
+/// and swaps of two neighbours (optimal string alignment).
 ///
 /// - Complexity: O(*m* × *n*).
 package func editDistance(_ lhs: String, _ rhs: String) -> Int {
@@ -67,6 +68,9 @@ package func editDistance(_ lhs: String, _ rhs: String) -> Int {
   let b = Array(rhs)
   if a.isEmpty { return b.count }
   if b.isEmpty { return a.count }
+  // Optimal string alignment: two neighbours swapped (`lsit`) count as one edit, as a
+  // person's typo is.
+  var beforePrevious = [Int](repeating: 0, count: b.count + 1)
   var previous = Array(0...b.count)
   var current = [Int](repeating: 0, count: b.count + 1)
   for i in 1...a.count {
@@ -74,8 +78,11 @@ package func editDistance(_ lhs: String, _ rhs: String) -> Int {
     for j in 1...b.count {
       let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
       current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
+      if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+        current[j] = min(current[j], beforePrevious[j - 2] + 1)
+      }
     }
-    swap(&previous, &current)
+    (beforePrevious, previous, current) = (previous, current, beforePrevious)
   }
   return previous[b.count]
 }

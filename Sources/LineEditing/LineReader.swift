@@ -38,6 +38,16 @@ package final class LineReader {
     wakeOverride = wakeDescriptor
   }
 
+  /// Reads lines from text in memory: a command given on the command line.
+  ///
+  /// - Parameter text: The lines, separated by newlines.
+  package init(text: String) {
+    descriptor = -1
+    wakeOverride = nil
+    buffer = Array(text.utf8)
+    isAtEnd = true
+  }
+
   /// Reads the next line.
   ///
   /// - Returns: The line, an invalid line's error, the end of the input, or an interruption.

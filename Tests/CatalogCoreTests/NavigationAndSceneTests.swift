@@ -97,6 +97,9 @@ import Testing
   @Test(arguments: [
     ("frobnicate", "unknown command 'frobnicate'; type 'help' for the list"),
     ("selct cher", "unknown command 'selct'; did you mean 'select'?"),
+    // Two neighbours swapped is one slip of the fingers, as one letter left out is.
+    ("lsit", "unknown command 'lsit'; did you mean 'list'?"),
+    ("slect cher", "unknown command 'slect'; did you mean 'select'?"),
     ("select", "missing argument; usage: select PRODUCT"),
     ("list all", "'all' is not a page number from 1 (list [PAGE] | list --all)"),
     ("tab video", "'video' is not a tab; use 'tab detail' or 'tab photo'"),

@@ -197,6 +197,26 @@ import Testing
     #expect(result.errors.isEmpty)
   }
 
+  /// A REPL command given as arguments runs as a one-line script, as people try first.
+  @Test func replCommandsRunAsArguments() throws {
+    let sandbox = CatalogSandbox()
+    let list = try sandbox.run(["list"])
+    #expect(list.status == 0, "\(list.errors)")
+    #expect(list.output.contains("10 products."), "\(list.output)")
+    let select = try sandbox.run(["select", "Red Rose"])
+    #expect(select.output.hasPrefix("Red Rose\n"), "\(select.output)")
+    let missing = try sandbox.run(["select", "nothing-here"])
+    #expect(missing.status == 1)
+    #expect(
+      missing.errorLines == [
+        "error: no product matches 'nothing-here'; type 'list' to see the products"
+      ])
+    #expect(try sandbox.run(["path"]).output.contains("Red Rose"))
+    // Quotes and backslashes in an argument are kept, not read as the REPL's quoting.
+    let named = try sandbox.run(["add", #"Fish "n" \ chips"#])
+    #expect(named.output.contains(#"Fish "n" \ chips"#), "\(named.output)")
+  }
+
   @Test(arguments: [
     (["--bogus"], "error: unknown option '--bogus'; see 'catalog --help'"),
     (["--scene"], "error: '--scene' needs a value; see 'catalog --help'"),
@@ -208,7 +228,13 @@ import Testing
       ["--color", "sometimes"],
       "error: '--color' takes auto, always or never, not 'sometimes'; see 'catalog --help'"
     ),
-    (["launch"], "error: unknown command 'launch'; see 'catalog --help'"),
+    (
+      ["launch"],
+      "error: unknown command 'launch' (REPL commands run as 'catalog COMMAND …' too, or piped: echo list | catalog); see 'catalog --help'"
+    ),
+    (
+      ["lsit"], "error: unknown command 'lsit' (did you mean 'catalog list'?); see 'catalog --help'"
+    ),
   ])
   func usageErrorsExitWith64(_ arguments: [String], _ message: String) throws {
     let result = try CatalogSandbox().run(arguments)

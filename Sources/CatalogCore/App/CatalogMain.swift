@@ -36,14 +36,14 @@ package enum CatalogMain {
       return ExitStatus.usage
     }
     // A script (the REPL reading a file or a pipe) gets no colour unless asked for.
-    let isScript = options.action == .repl && isatty(0) != 1
+    let isScript = options.action == .repl() && isatty(0) != 1
     let presentation = Presentation.resolve(
       options.color, pictures: options.pictures, environment: environment,
       outputIsTerminal: isatty(1) == 1 && !isScript,
       errorsIsTerminal: isatty(2) == 1 && !isScript, columns: TerminalLineEditor.columns(of: 1),
       rows: TerminalLineEditor.rows(of: 1),
       // Only the REPL draws pictures, and only it may read the terminal's answer from stdin.
-      askTerminal: { options.action == .repl ? TerminalQuery.deviceAttributes() : nil })
+      askTerminal: { options.action == .repl() ? TerminalQuery.deviceAttributes() : nil })
     let report = Reporter(colors: presentation.colorsErrors)
     do {
       let paths = try AppPaths(
@@ -81,12 +81,13 @@ package enum CatalogMain {
           paths: paths, scene: options.scene, isFresh: options.isFresh, isInteractive: false)
         launch.leavesFrontAlone = true
         return try openLink(link, launch, report: report)
-      case .repl:
+      case .repl(let command):
         return try runREPL(
           LaunchOptions(
             paths: paths, scene: options.scene, isFresh: options.isFresh,
-            isInteractive: isatty(0) == 1),
-          presentation: presentation, environment: environment, report: report)
+            isInteractive: command == nil && isatty(0) == 1),
+          command: command, presentation: presentation, environment: environment,
+          report: report)
       }
     } catch {
       report.error(error.localizedDescription)
@@ -185,8 +186,8 @@ package enum CatalogMain {
   }
 
   private static func runREPL(
-    _ options: LaunchOptions, presentation: Presentation, environment: [String: String],
-    report: Reporter
+    _ options: LaunchOptions, command oneCommand: String? = nil, presentation: Presentation,
+    environment: [String: String], report: Reporter
   ) throws -> Int32 {
     let output = TextOutput.standardOutput
     let (store, initialState, warnings) = try AppStore.launch(options)
@@ -201,14 +202,14 @@ package enum CatalogMain {
         Renderer(environment: store.environment).location(
           of: initialState.activeScene, in: initialState.catalog))
     }
-    let isInteractive = isatty(0) == 1
+    let isInteractive = oneCommand == nil && isatty(0) == 1
     // The whole catalog file is checked while the person reads the first prompt; an edit waits
     // for the verdict, and a damaged file is never written.
     if isInteractive { store.environment.database?.verifyInBackground() }
-    let reader = LineReader()
+    let reader = oneCommand.map { LineReader(text: $0 + "\n") } ?? LineReader()
     let historyDirectory = store.environment.directory
     let editor =
-      TerminalLineEditor.isSupported(environment: environment)
+      oneCommand == nil && TerminalLineEditor.isSupported(environment: environment)
       ? TerminalLineEditor(
         history: .init(
           load: { HistoryFile.lines(in: historyDirectory) },

@@ -4,8 +4,9 @@ import StateRestoration
 package struct CommandLineOptions: Sendable, Hashable {
   /// What to do.
   package enum Action: Sendable, Hashable {
-    /// Start the REPL.
-    case repl
+    /// Start the REPL; with a command, run that one REPL command as a script would
+    /// (`catalog select cherries`).
+    case repl(command: String? = nil)
     /// `state [--json]`: print the saved state.
     case state(json: Bool)
     /// `open URL`: restore, then handle a deep link, as a cold launch from a link does.
@@ -46,7 +47,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     case none
   }
 
-  package var action = Action.repl
+  package var action = Action.repl()
   package var scene: SceneName?
   package var stateDirectory: String?
   package var dataDirectory: String?
@@ -63,6 +64,7 @@ package struct CommandLineOptions: Sendable, Hashable {
            catalog import FILE
            catalog export [FILE]
            catalog reindex
+           catalog COMMAND [ARGUMENT...]
            catalog --generate-completion-script bash|zsh|fish
            catalog --help | --version
 
@@ -95,6 +97,9 @@ package struct CommandLineOptions: Sendable, Hashable {
     edits as they are saved and is built again, in the background, when many
     have piled up. 'catalog reindex' builds it again now.
 
+    'catalog COMMAND [ARGUMENT...]' runs one REPL command as a one-line script
+    (catalog list, catalog select "Red Rose"), as 'echo list | catalog' does.
+
     Type 'help' in the REPL for its commands.
     """
 
@@ -110,6 +115,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     var words: [String] = []
     var limit: Int?
     var json = false
+    var replCommand: String?
     while let argument = remaining.popFirst() {
       var name = argument
       var inlineValue: String?
@@ -180,8 +186,22 @@ package struct CommandLineOptions: Sendable, Hashable {
           continue
         }
         guard subcommand == nil else { throw CommandLineError("unexpected argument '\(argument)'") }
-        guard ["state", "open", "search", "import", "export", "reindex"].contains(argument) else {
-          throw CommandLineError("unknown command '\(argument)'")
+        guard Self.subcommands.contains(argument) else {
+          // A REPL command with its arguments runs as a one-line script, as people try first:
+          // `catalog list`, `catalog select "Red Rose"`.
+          if CommandParser.commandWords.contains(argument.lowercased()) {
+            let line = ([argument] + remaining).map(Self.quotedForTheREPL).joined(separator: " ")
+            remaining = []
+            replCommand = line
+            continue
+          }
+          let suggestion = Suggestion.closest(
+            to: argument.lowercased(), in: Self.subcommands + CommandParser.commandWords)
+          throw CommandLineError(
+            "unknown command '\(argument)'"
+              + (suggestion.map { " (did you mean 'catalog \($0)'?)" }
+                ?? " (REPL commands run as 'catalog COMMAND …' too, or piped: echo list | catalog)")
+          )
         }
         subcommand = argument
       }
@@ -205,13 +225,29 @@ package struct CommandLineOptions: Sendable, Hashable {
       action = .importFile(file)
     case "export": action = .export(file)
     case "reindex": action = .reindex
-    default: break
+    default: if let replCommand { action = .repl(command: replCommand) }
     }
     if (scene != nil || isFresh)
       && [.importFile(file ?? ""), .export(file), .reindex].contains(action)
     {
       throw CommandLineError("'--scene' and '--fresh' do not go with '\(subcommand ?? "")'")
     }
+  }
+}
+
+extension CommandLineOptions {
+  /// The words `catalog` takes as a command of its own.
+  static let subcommands = ["state", "open", "search", "import", "export", "reindex"]
+
+  /// An argument as one word of a REPL line: quoted when it holds spaces, quotes or
+  /// backslashes, as the REPL's quoting rule reads it back.
+  static func quotedForTheREPL(_ argument: String) -> String {
+    guard argument.isEmpty || argument.contains(where: { " \t\"'\\".contains($0) }) else {
+      return argument
+    }
+    return "\""
+      + argument.replacingOccurrences(of: "\\", with: "\\\\")
+      .replacingOccurrences(of: "\"", with: "\\\"") + "\""
   }
 }
 

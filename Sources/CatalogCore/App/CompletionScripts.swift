@@ -5,7 +5,10 @@ package enum CompletionScripts {
   /// The shells a script is written for.
   package static let shells = ["bash", "zsh", "fish"]
 
-  static let subcommands = ["open", "search", "state", "import", "export", "reindex"]
+  /// The commands of `catalog` itself, then the REPL's, which run as `catalog COMMAND …`.
+  static let subcommands =
+    CommandLineOptions.subcommands
+    + CommandParser.commandWords.filter { !CommandLineOptions.subcommands.contains($0) }
   static let options = [
     "--scene", "--state-dir", "--data-dir", "--fresh", "--color", "--pictures", "--json", "--limit",
     "--help",
