@@ -201,6 +201,25 @@ import Testing
     withExtendedLifetime(lock) {}
   }
 
+  /// The owner of the link's scene does not answer on a socket: the link is opened here, and
+  /// the shell is told so and where.
+  @Test func aLinkWhoseOwnerDoesNotAnswerIsOpenedHereAndSaysSo() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let directory = try StateDirectory(creating: sandbox.stateDirectory)
+    let lock = try directory.lock("locks/scene-main.lock")
+    lock.record(note: "front -")
+    let result = try sandbox.run(["open", "catalog://product/Cherries"])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(
+      result.errors.contains("does not answer on its socket; opening the link here instead"),
+      "\(result.errors)")
+    #expect(
+      result.errors.contains("this run uses a scene of its own, 'main-2'"), "\(result.errors)")
+    #expect(result.output.contains("Cherries"))
+    withExtendedLifetime(lock) {}
+  }
+
   /// Idle peers and one that sends a byte at a time hold up no delivery.
   @Test func idleAndSlowPeersDoNotHoldUpADelivery() throws {
     let sandbox = CatalogSandbox()
