@@ -29,17 +29,27 @@ extension Catalog {
     if prefixed.count == 1 { return self[prefixed[0].identifier] ?? prefixed[0] }
     if prefixed.count > 1 {
       let shown = Array(prefixed.prefix(5))
-      // Products of the same name are told apart by their list numbers.
-      let repeats = Set(shown.map(\.name)).count < shown.count
+      // Products of the same name are told apart only by their list numbers (with year and
+      // price); a million may match, which are counted, not listed.
+      let repeats = Set(shown.map(\.name.folded)).count < shown.count
+      let total = prefixed.count > 5 ? source.count(foldedPrefix: key) : prefixed.count
+      guard repeats else {
+        throw CatalogError.ambiguous(reference, candidates: shown.map(\.name), total: total)
+      }
+      let numbers = catalogNumbers(of: shown)
       throw CatalogError.ambiguous(
         reference,
-        candidates: shown.map { product in
-          guard repeats, let number = number(of: product.identifier) else { return product.name }
-          return "\(product.name) #\(number)"
-        })
+        candidates: shown.map { "\($0.name) (\($0.year), \($0.price.formatted))" },
+        total: total, numbers: numbers)
     }
     throw CatalogError.noMatch(
       reference, suggestion: closestName(to: key, among: source.names(near: key, limit: 64)))
+  }
+
+  /// The list numbers of products, in their order; empty when one has none.
+  private func catalogNumbers(of products: [Product]) -> [Int] {
+    let numbers = products.compactMap { number(of: $0.identifier) }
+    return numbers.count == products.count ? numbers : []
   }
 
   /// The name nearest to a folded key, when it is near enough to suggest.

@@ -29,6 +29,8 @@ public protocol CatalogSource: AnyObject, Sendable {
   /// Products whose folded name (``Swift/String/folded``) starts with a folded prefix (or
   /// equals it, when `exact`), in folded-name order.
   func products(foldedName: String, exact: Bool, limit: Int) -> [Product]
+  /// How many products' folded names start with a folded prefix.
+  func count(foldedPrefix: String) -> Int
   /// Names whose folded forms sort just before and after a folded key: candidates to suggest
   /// for a typo.
   func names(near foldedKey: String, limit: Int) -> [String]
@@ -39,6 +41,11 @@ public protocol CatalogSource: AnyObject, Sendable {
 }
 
 extension CatalogSource {
+  /// Counts them one by one: for catalogs in memory.
+  public func count(foldedPrefix: String) -> Int {
+    products(foldedName: foldedPrefix, exact: false, limit: Int.max).count
+  }
+
   /// Calls a body with every product in list order, without holding them all in memory.
   public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
     try forEachNumberedProduct { try body($1) }

@@ -377,6 +377,16 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         [.text(key), .text(key + "\u{10FFFF}"), .integer(limit)])
   }
 
+  /// How many products' folded names start with a folded prefix: one count over an index
+  /// range.
+  public func count(foldedPrefix key: String) -> Int {
+    (try? reading {
+      try $0.integer(
+        "SELECT count(*) FROM products WHERE folded_name >= ? AND folded_name < ?", .text(key),
+        .text(key + "\u{10FFFF}"))
+    }).flatMap { $0 } ?? 0
+  }
+
   /// Names that sort near a folded key.
   public func names(near foldedKey: String, limit: Int) -> [String] {
     let half = max(1, limit / 2)

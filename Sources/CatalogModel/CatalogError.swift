@@ -4,8 +4,10 @@ import Foundation
 public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// No product matches the reference; `suggestion` is the closest name, if any is close.
   case noMatch(String, suggestion: String?)
-  /// The reference is a prefix of several names.
-  case ambiguous(String, candidates: [String])
+  /// The reference is a prefix of several names: the first few (with their list numbers when
+  /// names repeat), how many match in all, and the command typed, for the hint.
+  case ambiguous(
+    String, candidates: [String], total: Int = 0, numbers: [Int] = [], command: String? = nil)
   /// A list number outside the list.
   case numberOutOfRange(Int, count: Int)
   /// The draft name is not valid.
@@ -29,14 +31,31 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case editConflict(
     product: String, field: String, theirs: String, yours: String, keepTheirs: String)
 
+  /// Several products match: with names that differ, typing more of one helps; with names
+  /// that repeat, only a list number does, so the candidates come with theirs.
+  private static func ambiguity(
+    _ reference: String, _ candidates: [String], total: Int, numbers: [Int], command: String?
+  ) -> String {
+    let count = max(total, candidates.count)
+    let matches =
+      count > candidates.count ? "\(count) products, the first \(candidates.count): " : ""
+    guard let first = numbers.first, numbers.count == candidates.count else {
+      return
+        "'\(reference.abbreviated)' matches \(matches)\(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
+    }
+    let listed = zip(numbers, candidates).map { "\($0) \($1)" }.joined(separator: ", ")
+    return
+      "'\(reference.abbreviated)' matches \(count > candidates.count ? matches : "\(count) products: ")\(listed); type '\(command ?? "select") \(first)' for the first, or another number"
+  }
+
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   public var errorDescription: String? {
     switch self {
     case .noMatch(let reference, let suggestion):
       "no product matches '\(reference.abbreviated)'"
         + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")
-    case .ambiguous(let reference, let candidates):
-      "'\(reference.abbreviated)' matches \(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
+    case .ambiguous(let reference, let candidates, let total, let numbers, let command):
+      Self.ambiguity(reference, candidates, total: total, numbers: numbers, command: command)
     case .numberOutOfRange(let number, let count):
       count == 0
         ? "there is no product number \(number); the catalog is empty"

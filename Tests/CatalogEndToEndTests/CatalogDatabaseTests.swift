@@ -253,7 +253,10 @@ import Testing
     #expect(result.output.contains("41–60 of 1,500 products (page 3 of 75)"))
     #expect(result.errorLines == ["error: '1502' is not a page from 1 to 1,501"])
     let ambiguous = try sandbox.run(input: "select product 02999\n")
-    #expect(ambiguous.errors.contains("'product 02999' matches 'Product 029990'"))
+    #expect(
+      ambiguous.errors.contains(
+        "'product 02999' matches 10 products, the first 5: 'Product 029990'"),
+      "\(ambiguous.errors)")
     // A script lists everything.
     let all = try sandbox.run(input: "list --all\n")
     #expect(all.output.split(separator: "\n").count == 30_012)

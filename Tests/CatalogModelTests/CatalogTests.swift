@@ -49,7 +49,7 @@ import Testing
   @Test func reportsAmbiguousPrefixesAndNumbersOutOfRange() {
     var products = bundledProducts
     products[1].name = "Mandarin"
-    #expect(throws: CatalogError.ambiguous("man", candidates: ["Mandarin", "Mango"])) {
+    #expect(throws: CatalogError.ambiguous("man", candidates: ["Mandarin", "Mango"], total: 2)) {
       try Catalog(products).product(matching: "man")
     }
     #expect(throws: CatalogError.numberOutOfRange(11, count: 10)) {
@@ -144,13 +144,34 @@ import Testing
 }
 
 @Suite struct CatalogLookupTests {
-  @Test func productsOfTheSameNameAreToldApartByNumber() {
+  /// Typing more of a name cannot tell products of the same name apart: they come with their
+  /// list numbers, years and prices, and the hint says which number to type.
+  @Test func productsOfTheSameNameAreToldApartByNumber() throws {
     var products = bundledProducts
     products[2].name = "Mango"
-    #expect(
-      throws: CatalogError.ambiguous("mango", candidates: ["Mango #3", "Mango #7"])
-    ) {
+    let error = #expect(throws: CatalogError.self) {
       try Catalog(products).product(matching: "mango")
     }
+    let message = try #require(error).localizedDescription
+    #expect(
+      message.hasPrefix("'mango' matches 2 products: 3 Mango (\(products[2].year), "), "\(message)")
+    #expect(message.contains(", 7 Mango (2013, $6.99)"), "\(message)")
+    #expect(message.hasSuffix("type 'select 3' for the first, or another number"), "\(message)")
+  }
+
+  /// At a million products a prefix may match thousands: they are counted, five are named.
+  @Test func manyMatchesAreCountedNotListed() throws {
+    let products = (1...40).map { number in
+      Product(
+        identifier: UUID(), name: "Café au lait", imageName: "", year: 2000 + number % 20,
+        price: Price(cents: 100 * number))
+    }
+    let error = #expect(throws: CatalogError.self) {
+      try Catalog(products).product(matching: "cafe")
+    }
+    let message = try #require(error).localizedDescription
+    #expect(
+      message.hasPrefix("'cafe' matches 40 products, the first 5: 1 Café au lait"), "\(message)")
+    #expect(message.hasSuffix("type 'select 1' for the first, or another number"))
   }
 }

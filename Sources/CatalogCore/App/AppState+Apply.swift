@@ -16,9 +16,16 @@ extension AppState {
   package func applying(_ command: Command, environment: some AppEnvironment) throws
     -> CommandResult
   {
-    var result = try applyingCommand(command, environment: environment)
-    result.state.updateActivities()
-    return result
+    do {
+      var result = try applyingCommand(command, environment: environment)
+      result.state.updateActivities()
+      return result
+    } catch CatalogError.ambiguous(let reference, let candidates, let total, let numbers, nil) {
+      // The hint names the command typed: `type 'push 16'`.
+      throw CatalogError.ambiguous(
+        reference, candidates: candidates, total: total, numbers: numbers,
+        command: command.word)
+    }
   }
 
   private func applyingCommand(_ command: Command, environment: some AppEnvironment) throws
