@@ -196,6 +196,25 @@ extension TerminalTests {
 }
 
 extension TerminalTests {
+  /// Pages and pictures take the window's size when they are printed, not at launch.
+  @Test func outputFitsTheWindowAfterAResize() throws {
+    let sandbox = CatalogSandbox()
+    let file = sandbox.root + "/many.json"
+    try Data(CatalogDatabaseTests.productsJSON(90).utf8).write(to: URL(fileURLWithPath: file))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["NO_COLOR": "1"])
+    pty.read(until: " › ")
+    pty.type("list\r")
+    pty.read(until: "1–19 of 100 products (page 1 of 6)")
+    var size = winsize(ws_row: 12, ws_col: 30, ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(pty.controller, UInt(TIOCSWINSZ), &size)
+    kill(process.processIdentifier, SIGWINCH)
+    pty.type("list\r")
+    pty.read(until: "1–7 of 100 products (page 1 of 15)")
+    #expect(pty.quit(process) == 0)
+  }
+
   @Test func sigintAbandonsTheLineAndTheTerminalComesBackAtTheEnd() throws {
     let sandbox = CatalogSandbox()
     let pty = try PseudoTerminal()

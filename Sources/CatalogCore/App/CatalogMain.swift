@@ -280,6 +280,9 @@ package enum CatalogMain {
           continue
         }
       }
+      // Pages, tables and pictures fit the window as it is now, resized or not (SIGWINCH).
+      store.environment.presentation.fit(
+        columns: TerminalLineEditor.columns(of: 1), rows: TerminalLineEditor.rows(of: 1))
       // What other processes saved since the last command is seen now; a scene whose product
       // they deleted leaves it, and is saved so with this command.
       let (before, changes) = store.refreshed(state)

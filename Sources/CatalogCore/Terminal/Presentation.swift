@@ -22,6 +22,22 @@ package struct Presentation: Sendable, Hashable {
   package var pageSize = 20
   /// The columns text is wrapped to: the terminal's width, 80 when output is not a terminal.
   package var columns = 80
+  /// Whether the sizes follow the terminal's (output is one): ``fit(columns:rows:)`` then
+  /// takes its size at the time something is printed.
+  package var followsTerminal = false
+
+  /// Takes the terminal's size now — after a resize, the next page, table and picture fit the
+  /// window as it is — when output is a terminal.
+  ///
+  /// - Parameters:
+  ///   - columns: The terminal's width.
+  ///   - rows: Its height, when known.
+  package mutating func fit(columns: Int, rows: Int?) {
+    guard followsTerminal else { return }
+    if let rows { pageSize = max(5, rows - 5) }
+    self.columns = max(40, columns)
+    pictureColumns = max(1, min(40, columns))
+  }
 
   /// Plain text: no colour, no pictures.
   package static let plain = Presentation()
@@ -64,6 +80,7 @@ package struct Presentation: Sendable, Hashable {
     var presentation = Presentation()
     presentation.colorsOutput = colors(outputIsTerminal)
     presentation.colorsErrors = colors(errorsIsTerminal)
+    presentation.followsTerminal = outputIsTerminal
     if outputIsTerminal, let rows { presentation.pageSize = max(5, rows - 5) }
     if outputIsTerminal { presentation.columns = max(40, columns) }
     let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
