@@ -306,6 +306,41 @@ let down = "\u{1B}[B"
     #expect(result.candidates == expected)
   }
 
+  /// A completed name with quotes or a backslash is inserted quoted, as the parser reads it
+  /// back: the command it makes selects that product.
+  @Test(arguments: [
+    ("select fish", #"Fish "n" chips"#, #""Fish \"n\" chips" "#),
+    ("select o'", "O'Brien", #""O'Brien" "#),
+    ("select \"o'b", "O'Brien", #""O'Brien" "#),
+    ("select back", #"Back\slash"#, #""Back\\slash" "#),
+  ])
+  func completesANameWithQuotesAsAWordTheParserReadsBack(
+    _ line: String, _ name: String, _ inserted: String
+  ) throws {
+    var products = bundledProducts
+    products[0].name = name
+    let state = AppState(
+      catalog: Catalog(products), scenes: [Scene(name: .main)], activeSceneName: .main)
+    let result = Completion.complete(Array(line), cursor: line.count, state: state)
+    #expect(result.replacement == inserted, "\(result.candidates)")
+    let completed = String(Array(line)[..<result.start]) + (result.replacement ?? "")
+    #expect(try CommandParser.parse(completed) == .select(name))
+  }
+
+  /// A scene name in quotes is one word: `scene new "my scene"` is one (invalid) name, not a
+  /// name and a product.
+  @Test func sceneArgumentsFollowTheQuotingRule() {
+    #expect(throws: CatalogCoreError.invalidSceneName("my scene")) {
+      try CommandParser.parse(#"scene new "my scene""#)
+    }
+    #expect(
+      (try? CommandParser.parse(#"scene new side "Red Rose""#))
+        == .newScene(SceneName("side") ?? .main, product: "Red Rose"))
+    #expect(
+      (try? CommandParser.parse("scene close 'side' --discard"))
+        == .closeScene("side", discard: true))
+  }
+
   @Test func replacesTheWordWithTheCommonPrefix() {
     let roses = Completion.complete(Array("open catalog://pro"), cursor: 18, state: Self.state)
     #expect(roses.replacement == "catalog://product")

@@ -109,7 +109,7 @@ package enum CommandParser {
     case "scenes":
       if rest == "--all" { return .scenes(all: true) }
       return try noArguments(.scenes(), rest, usage: "scenes [--all]")
-    case "scene": return try parseScene(rest)
+    case "scene": return try parseScene(try words(raw))
     case "state": return try noArguments(.state, rest, usage: "state")
     case "help": return .help(rest.isEmpty ? nil : rest.lowercased())
     case "quit", "exit": return try noArguments(.quit, rest, usage: "quit")
@@ -119,13 +119,14 @@ package enum CommandParser {
     }
   }
 
-  private static func parseScene(_ arguments: String) throws -> Command {
+  private static func parseScene(_ arguments: [String]) throws -> Command {
     let usage =
       "scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]"
-    let action = String(arguments.prefix { !$0.isWhitespace })
-    let rest = String(arguments.dropFirst(action.count)).trimmed
-    let name = String(rest.prefix { !$0.isWhitespace })
-    let extra = String(rest.dropFirst(name.count)).trimmed
+    // Words by the one quoting rule: `scene new "my scene"` names one scene, not a scene and a
+    // product.
+    let action = arguments.first ?? ""
+    let name = arguments.count > 1 ? arguments[1] : ""
+    let extra = arguments.dropFirst(2).joined(separator: " ")
     switch action.lowercased() {
     case "new":
       guard !name.isEmpty else {
@@ -145,7 +146,7 @@ package enum CommandParser {
       }
       return .switchScene(name)
     case "close":
-      let words = rest.split(separator: " ").map(String.init)
+      let words = Array(arguments.dropFirst())
       let discard = words.contains("--discard")
       let names = words.filter { $0 != "--discard" }
       guard names.count <= 1 else {
@@ -172,6 +173,15 @@ package enum CommandParser {
   /// - Returns: The arguments.
   /// - Throws: ``CatalogCoreError/unclosedQuote(_:)`` for a quote left open.
   package static func unquoted(_ text: String) throws -> String {
+    try words(text).joined(separator: " ")
+  }
+
+  /// Arguments as the quoting rule reads them, word by word: `new "my scene"` is two words.
+  ///
+  /// - Parameter text: The arguments as typed.
+  /// - Returns: The words, quotes removed.
+  /// - Throws: ``CatalogCoreError/unclosedQuote(_:)`` for a quote left open.
+  package static func words(_ text: String) throws -> [String] {
     var words: [String] = []
     var word = ""
     var inWord = false
@@ -212,7 +222,7 @@ package enum CommandParser {
     if let quote { throw CatalogCoreError.unclosedQuote(quote) }
     if escaped { word.append("\\") }
     if inWord { words.append(word) }
-    return words.joined(separator: " ")
+    return words
   }
 
   /// A page number argument; nil when there is none.

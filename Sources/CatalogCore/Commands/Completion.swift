@@ -115,10 +115,24 @@ package enum Completion {
   /// Names whose folded form starts with the folded text (`che` and `CHÉ` find Cherries), in
   /// list order: an indexed query, at most ``nameLimit`` of them.
   private static func matchingNames(_ text: String, in catalog: Catalog) -> [String] {
+    // What was typed so far, read as the quoting rule reads it (an open quote included).
+    let typed =
+      (try? CommandParser.unquoted(text))
+      ?? (try? CommandParser.unquoted(text + (text.first == "'" ? "'" : "\""))) ?? text
     // Each number is looked up once, not at every comparison of the sort.
-    catalog.source.products(foldedName: text.folded, exact: false, limit: nameLimit)
+    return catalog.source.products(foldedName: typed.folded, exact: false, limit: nameLimit)
       .map { (number: catalog.number(of: $0.identifier) ?? 0, name: $0.name) }
       .sorted { $0.number < $1.number }
-      .map(\.name)
+      .map { quoted($0.name) }
+  }
+
+  /// A name as a word the parser reads back as that name: in double quotes, with `"` and `\`
+  /// escaped, when it holds a quote, a backslash or spaces that words would not keep.
+  static func quoted(_ name: String) -> String {
+    let keepsAsWords = name.split(separator: " ").joined(separator: " ") == name
+    guard !keepsAsWords || name.contains(where: { "\"'\\".contains($0) }) else { return name }
+    return "\""
+      + name.replacingOccurrences(of: "\\", with: "\\\\")
+      .replacingOccurrences(of: "\"", with: "\\\"") + "\""
   }
 }
