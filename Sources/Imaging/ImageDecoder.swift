@@ -79,6 +79,8 @@ public struct ImageDecoder: Sendable {
   /// - Throws: ``ImagingError``.
   public func size(contentsOf path: String) throws(ImagingError) -> (width: Int, height: Int) {
     let bytes = try read(path)
+    guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) || bytes.starts(with: [0xFF, 0xD8, 0xFF])
+    else { throw .unknownFormat }
     var result = codec_image()
     let code = bytes.withUnsafeBufferPointer {
       codec_read_size($0.baseAddress, $0.count, &result)

@@ -24,7 +24,7 @@ public enum ImagingError: Error, Sendable, Equatable, LocalizedError {
     switch self {
     case .invalidPNG(let detail): "not a valid PNG image: \(detail)"
     case .invalidJPEG(let detail): "not a valid JPEG image: \(detail)"
-    case .unknownFormat: "not a PNG or JPEG image"
+    case .unknownFormat: "it is not a picture (a PNG or JPEG file)"
     case .unsupported(let detail): "unsupported image: \(detail)"
     case .fileTooLarge(let bytes, let limit):
       "the file is too large (\(bytes) bytes; the limit is \(limit))"

@@ -21,6 +21,34 @@ import Testing
     return Array(UnsafeBufferPointer(start: output, count: size))
   }
 
+  /// `image PATH` is checked as it is typed: a missing file, a directory, a file that is not a
+  /// picture are each a warning naming the absolute path (the picture may arrive later), never
+  /// a refusal; a PNG cut short says so in the photo tab.
+  @Test func anImagePathIsCheckedWhenTypedAndWarnedAbout() throws {
+    let sandbox = CatalogSandbox()
+    let folder = sandbox.root + "/pics"
+    try FileManager.default.createDirectory(
+      atPath: folder + "/a-folder", withIntermediateDirectories: true)
+    try Data("just text\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+    let png = try PNGEncoder.encode(RGBAImage(width: 64, height: 48, fill: (10, 200, 60, 255)))
+    try Data(png.prefix(60)).write(to: URL(fileURLWithPath: folder + "/cut.png"))
+    for (path, reason) in [
+      ("missing.jpg", "No such file or directory"), ("a-folder", "not a regular file"),
+      ("notes.txt", "it is not a picture (a PNG or JPEG file)"),
+      ("cut.png", "not a valid PNG image"),
+    ] {
+      let result = try sandbox.run(
+        input: "select cherries\nedit\nimage \(folder)/\(path)\ndone\n")
+      let warnings = result.errorLines.filter { $0.hasPrefix("warning: the picture") }
+      #expect(warnings.count == 1, "\(path): \(result.errors)")
+      #expect(warnings.first?.contains("'\(folder)/\(path)'") == true, "\(result.errors)")
+      #expect(warnings.first?.contains(reason) == true, "\(path): \(result.errors)")
+      #expect(result.output.contains("Saved Cherries."), "\(path): \(result.errors)")
+    }
+    let tab = try sandbox.run(input: "select cherries\ntab photo\n")
+    #expect(tab.output.contains("64×48 pixels, but it cannot be shown"), "\(tab.output)")
+  }
+
   @Test func importedPicturesBesideTheFileAreDrawnAndMissingOnesNoted() throws {
     let sandbox = CatalogSandbox()
     let folder = sandbox.root + "/shop"

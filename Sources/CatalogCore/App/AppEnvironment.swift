@@ -81,6 +81,13 @@ package protocol AppEnvironment {
   /// - Returns: One line, such as `Images/Cherries.png, 64×64 pixels`.
   func photoDescription(of product: Product) -> String
 
+  /// Why an image file cannot be shown now, checked when its path is typed: missing, a
+  /// directory, not a picture, damaged; nil when it can be.
+  ///
+  /// - Parameter path: The file's absolute path.
+  /// - Returns: The reason, in words.
+  func pictureProblem(at path: String) -> String?
+
   /// A product's picture drawn for the terminal, one string a row; nil when pictures are not
   /// drawn (output is not a terminal, or colour is off) or the picture cannot be read.
   ///
@@ -127,6 +134,9 @@ package protocol AppEnvironment {
 }
 
 extension AppEnvironment {
+  /// Every path can be shown.
+  package func pictureProblem(at path: String) -> String? { nil }
+
   /// No saved scenes.
   package func hasSavedScene(_ name: SceneName) -> Bool { false }
 

@@ -110,7 +110,16 @@ extension AppState {
       scene.draft = draft
       scene.useSavedValues = false
       state.activeScene = scene
-      return CommandResult(state: state, output: render.editor(draft, of: product))
+      var result = CommandResult(state: state, output: render.editor(draft, of: product))
+      // Checked as it is typed, not refused: the picture may arrive later.
+      if case .setImage = command, let path = draft.image, Product.isImagePath(path),
+        let problem = environment.pictureProblem(at: path)
+      {
+        result.warnings.append(
+          "the picture '\(path)' cannot be shown now (\(problem)); it is kept, and shown once it can be"
+        )
+      }
+      return result
 
     case .done(let force):
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "done") }

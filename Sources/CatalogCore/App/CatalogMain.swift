@@ -301,7 +301,7 @@ package enum CatalogMain {
         } else {
           output.line(result.output)
         }
-        for note in notes { report.warning(note) }
+        for note in result.warnings + notes { report.warning(note) }
         return result.quits
       }
       do {

@@ -14,6 +14,9 @@ package struct CommandResult: Sendable {
   /// The product edits to save with the command's other changes; the state's catalog already
   /// shows them.
   package var catalogChanges: [CatalogChange] = []
+  /// One-line warnings for standard error: the command did what was asked, but something
+  /// deserves a word (a picture path that cannot be shown now).
+  package var warnings: [String] = []
 
   /// Creates a result.
   package init(

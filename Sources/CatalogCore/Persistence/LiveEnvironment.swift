@@ -343,6 +343,18 @@ package final class LiveEnvironment: AppEnvironment {
     return Catalog(source: database)
   }
 
+  package func pictureProblem(at path: String) -> String? {
+    do {
+      // Decoded small (a JPEG at a fraction of its size): damage shows, not only the header.
+      _ = try ImageDecoder().decode(contentsOf: path, minimumSide: 16)
+      return nil
+    } catch .cannotRead(_, let reason) {
+      return reason
+    } catch {
+      return error.localizedDescription
+    }
+  }
+
   package func photoDescription(of product: Product) -> String {
     guard !product.imageName.isEmpty else { return "no picture" }
     let name = product.imagePath ?? "Images/\(product.imageName).png"
@@ -353,6 +365,10 @@ package final class LiveEnvironment: AppEnvironment {
         ?? {
           let image = try Self.image(of: product); return (image.width, image.height)
         }()
+      // A file whose header is whole may still be cut short: it is decoded (small) to say so.
+      if let path = product.imagePath, let problem = pictureProblem(at: path) {
+        return "\(name), \(width)×\(height) pixels, but it cannot be shown: \(problem)"
+      }
       return "\(name), \(width)×\(height) pixels"
     } catch {
       return "\(name) (\(error.localizedDescription))"
