@@ -326,6 +326,36 @@ import Testing
     #expect(result.errors.contains("another process changed the price"), "\(result.errors)")
   }
 
+  /// Every file the app makes is 0600 and every directory 0700, whatever the umask.
+  @Test func everyFileIsPrivate() throws {
+    let sandbox = CatalogSandbox()
+    let old = umask(0o022)
+    defer { umask(old) }
+    _ = try sandbox.run(
+      input: "select cherries\ntab photo\nedit\nname X\ndone\nsearch cher\nscene new side\n")
+    _ = try sandbox.run(["reindex"])
+    let repl = sandbox.start()
+    repl.send("list")
+    repl.readOutput(until: "products")
+    for folder in [sandbox.stateDirectory, sandbox.dataDirectory] {
+      var checked = 0
+      let walker = FileManager.default.enumerator(atPath: folder)
+      while let entry = walker?.nextObject() as? String {
+        var status = stat()
+        guard lstat(folder + "/" + entry, &status) == 0 else { continue }
+        let kind = status.st_mode & S_IFMT
+        if kind == S_IFSOCK { continue }  // 0600 too, checked by the delivery tests
+        let expected: mode_t = kind == S_IFDIR ? 0o700 : 0o600
+        #expect(
+          status.st_mode & 0o777 == expected,
+          "\(entry): \(String(status.st_mode & 0o777, radix: 8))")
+        checked += 1
+      }
+      #expect(checked > 3, "\(folder)")
+    }
+    repl.finishInput()
+  }
+
   @Test func theSearchIndexIsPrivate() throws {
     let sandbox = CatalogSandbox()
     let result = try sandbox.run(["reindex"])
