@@ -191,4 +191,20 @@ extension ActivityTests {
     _ = try sandbox.run(input: "list\n")
     #expect(try sandbox.history.records().first?.title == "Show Cherries product")
   }
+
+  /// "Showing a product saves one activity" holds also for a product `done` adds and for a
+  /// product selected again while it is in front (its date moves on).
+  @Test func showingAProductAlwaysSavesItsActivity() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "add Kiwi\nprice 2.50\ndone\n")
+    #expect(try sandbox.history.records().contains { $0.title == "Show Kiwi product" })
+    _ = try sandbox.run(input: "select cherries\n")
+    let first = try #require(
+      try sandbox.history.records().first { $0.title == "Show Cherries product" }?.lastActiveDate)
+    Thread.sleep(forTimeInterval: 0.05)
+    _ = try sandbox.run(input: "select cherries\n")
+    let second = try #require(
+      try sandbox.history.records().first { $0.title == "Show Cherries product" }?.lastActiveDate)
+    #expect(second > first)
+  }
 }

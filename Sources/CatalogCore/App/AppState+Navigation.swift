@@ -19,14 +19,20 @@ extension AppState {
       let product = try catalog.product(matching: reference)
       scene.path = ScenePath([.product(product.identifier)])
       state.activeScene = scene
-      return CommandResult(state: state, output: render.detail(product, tab: scene.selectedTab))
+      var result = CommandResult(
+        state: state, output: render.detail(product, tab: scene.selectedTab))
+      result.showsProduct = true
+      return result
 
     case .push(let reference):
       try scene.refuseWhileEditing("push")
       let product = try catalog.product(matching: reference)
       try scene.push(.product(product.identifier))
       state.activeScene = scene
-      return CommandResult(state: state, output: render.detail(product, tab: scene.selectedTab))
+      var result = CommandResult(
+        state: state, output: render.detail(product, tab: scene.selectedTab))
+      result.showsProduct = true
+      return result
 
     case .year(let arguments):
       try scene.refuseWhileEditing("year")

@@ -292,7 +292,8 @@ package enum CatalogMain {
         let result = try before.applying(command, environment: store.environment)
         var next = result.state
         let notes = try store.commit(
-          from: state, to: &next, catalogChanges: result.catalogChanges)
+          from: state, to: &next, catalogChanges: result.catalogChanges,
+          refreshingActivity: result.showsProduct)
         state = next
         if let continuation = result.continuation {
           if !result.output.isEmpty { output.write(result.output) }

@@ -17,6 +17,9 @@ package struct CommandResult: Sendable {
   /// One-line warnings for standard error: the command did what was asked, but something
   /// deserves a word (a picture path that cannot be shown now).
   package var warnings: [String] = []
+  /// Whether the command showed a product, which makes its activity current again even when
+  /// it was already in front (as a view's `userActivity` is each time it appears).
+  package var showsProduct = false
 
   /// Creates a result.
   package init(

@@ -292,7 +292,8 @@ package final class AppStore {
   ///   scenes and the session are saved all the same.
   @discardableResult
   package func commit(
-    from old: AppState, to new: inout AppState, catalogChanges: [CatalogChange] = []
+    from old: AppState, to new: inout AppState, catalogChanges: [CatalogChange] = [],
+    refreshingActivity: Bool = false
   ) throws -> [String] {
     // The previous command's history write ends first: it is the last that may still hold
     // an activity only its scene file has.
@@ -302,7 +303,16 @@ package final class AppStore {
     // rest), and into the history in the background; the next launch merges what a crash
     // left only in a scene file.
     var current: UserActivityRecord?
-    if new.activeScene.userActivity != old.activeScene.userActivity
+    // A product `done` adds is shown before the catalog has it: its activity is the one it
+    // advertises once saved.
+    for case .insert(let product) in catalogChanges
+    where new.activeScene.userActivity == nil
+      && new.activeScene.path.topProduct == product.identifier
+    {
+      new.activeScene.userActivity = ProductActivity.show(product)
+    }
+    // Showing a product (`select`, `push`) makes its activity current even when it was in front.
+    if refreshingActivity || new.activeScene.userActivity != old.activeScene.userActivity
       || old.activeSceneName != new.activeSceneName
     {
       current = new.activeScene.userActivity
