@@ -287,6 +287,8 @@ package final class AppStore {
   ///   - new: The state after it; its catalog becomes the catalog as saved, with what other
   ///     processes saved meanwhile.
   ///   - catalogChanges: The product edits the command made.
+  ///   - refreshingActivity: Whether the command showed a product, whose activity then
+  ///     becomes current even if it was in front already.
   /// - Throws: A `CatalogError` or `StateRestorationError` when something cannot be saved.
   /// - Returns: One-line warnings: the activity history could not be written, say. The
   ///   scenes and the session are saved all the same.
