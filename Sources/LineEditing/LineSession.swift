@@ -158,23 +158,25 @@ package struct LineSession {
       cursor: editor.cursor)
   }
 
-  /// Keys with each paste of several lines split at its line breaks: as in a shell, every
-  /// pasted line but the last runs as if typed, one at a time; the last stays to be edited.
-  private static func splittingPastedLines(_ keys: [Key]) -> [Key] {
-    keys.flatMap { key -> [Key] in
-      guard case .paste(let text) = key, text.contains(where: \.isNewline) else { return [key] }
-      let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-      var split: [Key] = []
-      for (index, line) in lines.enumerated() {
-        if !line.isEmpty { split.append(.paste(String(line))) }
-        if index < lines.count - 1 { split.append(.enter) }
-      }
-      return split
+  /// Where a pasted line ends, in the line being edited: a paste of several lines stays in the
+  /// buffer, each break shown as this mark, until Enter runs its lines one by one — as fish,
+  /// zsh and Python's REPL keep a paste, so that nothing pasted runs by itself.
+  package static let pastedLineBreak: Character = "↵"
+
+  /// Keys with each paste of several lines kept whole: its line breaks become
+  /// ``pastedLineBreak`` marks (a break at the very end is dropped: the paste still waits
+  /// for Enter).
+  private static func markingPastedLines(_ keys: [Key]) -> [Key] {
+    keys.map { key -> Key in
+      guard case .paste(let text) = key, text.contains(where: \.isNewline) else { return key }
+      var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+      while lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
+      return .paste(lines.joined(separator: String(pastedLineBreak)))
     }
   }
 
   private mutating func apply(_ keys: [Key]) -> (String, LineReader.Result?) {
-    let keys = Self.splittingPastedLines(keys)
+    let keys = Self.markingPastedLines(keys)
     var output = ""
     for (index, key) in keys.enumerated() {
       leftover = Array(keys[(index + 1)...])
@@ -213,6 +215,15 @@ package struct LineSession {
         // bash and fish leave it, not behind the search.
         if wasSearching { output += redraw() }
         output += screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
+        // A paste of several lines runs now, a line at a time: the first here, the others as
+        // if each were typed and entered after it.
+        var line = line
+        if line.contains(Self.pastedLineBreak) {
+          let lines = line.split(separator: Self.pastedLineBreak, omittingEmptySubsequences: false)
+          line = String(lines[0])
+          leftover =
+            lines.dropFirst().flatMap { [Key.paste(String($0)), Key.enter] } + leftover
+        }
         guard line.utf8.count <= LineReader.lineLimit else {
           return (
             output, .invalid(.lineTooLong(bytes: line.utf8.count, limit: LineReader.lineLimit))

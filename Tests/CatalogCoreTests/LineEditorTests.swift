@@ -492,11 +492,14 @@ extension CompletionTests {
 }
 
 @Suite struct PasteTests {
-  /// A paste of several lines runs them one by one, as in a shell; the last, unfinished line
-  /// stays in the editor.
-  @Test func pastedLinesRunOneByOne() {
+  /// A paste of several lines waits in the editor, its breaks marked, until Enter; then its
+  /// lines run one by one — nothing pasted runs by itself (as in fish, zsh and Python).
+  @Test func pastedLinesWaitForEnterThenRunOneByOne() {
     var terminal = FakeTerminal()
     terminal.type("\u{1B}[200~select mango\r\nlist\ntab ph\u{1B}[201~")
+    #expect(terminal.result == nil)
+    #expect(terminal.text == "select mango↵list↵tab ph")
+    terminal.type("oto\r")
     #expect(terminal.result == .line("select mango"))
     var next = LineSession(
       prompt: "main › ", plainPrompt: "main › ", history: [], columns: 80,
@@ -506,9 +509,16 @@ extension CompletionTests {
     var last = LineSession(
       prompt: "main › ", plainPrompt: "main › ", history: [], columns: 80,
       complete: { _, _ in Completion.Result(start: 0, candidates: []) })
-    let (_, none) = last.start(after: next.carry)
-    #expect(none == nil)
-    #expect(last.editorState.text == "tab ph")
+    let (_, third) = last.start(after: next.carry)
+    #expect(third == .line("tab photo"))
+  }
+
+  /// A paste that ends with a line break still waits for Enter.
+  @Test func aPasteEndingWithABreakWaits() {
+    var terminal = FakeTerminal()
+    terminal.type("\u{1B}[200~select mango\n\u{1B}[201~")
+    #expect(terminal.result == nil)
+    #expect(terminal.text == "select mango")
   }
 }
 

@@ -286,16 +286,21 @@ extension TerminalTests {
     #expect(second.quit(again) == 0)
   }
 
-  @Test func aPasteOfSeveralLinesRunsThemOneByOne() throws {
+  /// A paste of several lines waits in the line until Enter, nothing of it run; then its
+  /// lines run one by one.
+  @Test func aPasteOfSeveralLinesWaitsForEnterThenRunsThemOneByOne() throws {
     let sandbox = CatalogSandbox()
     let pty = try PseudoTerminal()
     let process = try pty.start(sandbox)
     pty.read(until: " › ")
     pty.type("\u{1B}[200~select mango\nselect cher\ntab ph\u{1B}[201~")
-    pty.read(until: "Cherries")
+    let waiting = pty.read(until: "tab ph")
+    #expect(waiting.contains("select mango↵select cher↵tab ph"), "\(waiting.debugDescription)")
+    Thread.sleep(forTimeInterval: 0.3)
     pty.type("oto\r")
     let shown = pty.read(until: "[photo]")
-    #expect(shown.contains("Tabs"))
+    #expect(!waiting.contains("Keywords"), "a pasted line ran before Enter")
+    #expect(shown.contains("Mango") && shown.contains("Cherries") && shown.contains("Tabs"))
     #expect(pty.quit(process) == 0)
     let history = try #require(
       try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
