@@ -103,13 +103,13 @@ func fillHistory(_ count: Int, of database: CatalogDatabase, in stateDirectory: 
   try fill(history, with: activities)
 }
 
-/// The standard query set, `../shared/bench/queries.txt` (or `--queries FILE`), by class in
-/// the file's order.
+/// The standard query set, `Tests/Fixtures/bench/queries.txt` (or `--queries FILE`), by class
+/// in the file's order.
 func standardQueries() throws -> [(name: String, queries: [String])] {
   let path =
     stringOption("--queries")
     ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../../shared/bench/queries.txt").standardized.path
+    .appendingPathComponent("../../Tests/Fixtures/bench/queries.txt").standardized.path
   guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
     throw CatalogBenchError("cannot read '\(path)'")
   }

@@ -13,7 +13,7 @@
 //       beside the same work done by the sqlite3 shell (or the floor) in the same run.
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
-//       JSON shape of ../shared/bench/fts5_baseline.py, plus the index's memory.
+//       JSON shape of Tests/Fixtures/bench/fts5_baseline.py, plus the index's memory.
 import CatalogCore
 import Foundation
 import StateRestoration

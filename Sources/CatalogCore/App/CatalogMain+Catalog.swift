@@ -30,12 +30,16 @@ extension CatalogMain {
     }
     for warning in result.warnings { report.warning(warning) }
     let summary = result.summary
-    // More changes than the search index follows cheaply: it is built again in the background,
-    // so that the next search finds it ready.
-    if summary.inserted + summary.updated > CatalogSearchIndex.rebuildThreshold,
-      FileManager.default.fileExists(atPath: store.searchIndexPath)
-    {
+    // More changes than the search index follows cheaply, or a first import of many products
+    // with no index yet: it is built in the background now, so that no later search pays for
+    // it unannounced.
+    let hasIndex = FileManager.default.fileExists(atPath: store.searchIndexPath)
+    let changed = summary.inserted + summary.updated
+    if changed > CatalogSearchIndex.rebuildThreshold {
       startReindexing(paths)
+      if !hasIndex {
+        report.note("building the search index in the background")
+      }
     }
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(
