@@ -214,4 +214,20 @@ import Testing
       .filter { $0.hasSuffix(".tmp") }
     #expect(leftovers.count <= 1, "\(leftovers)")
   }
+
+  /// A first import of many products into a new data directory builds the index in the
+  /// background at once: no later search pays for it unannounced.
+  @Test func aFirstLargeImportBuildsTheIndexInTheBackground() throws {
+    let sandbox = CatalogSandbox()
+    let file = sandbox.root + "/many.json"
+    try Data(CatalogDatabaseTests.productsJSON(3_000).utf8).write(
+      to: URL(fileURLWithPath: file))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let index = sandbox.dataDirectory + "/search.index"
+    let deadline = Date().addingTimeInterval(30)
+    while !FileManager.default.fileExists(atPath: index) && Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    #expect(FileManager.default.fileExists(atPath: index), "no index was built")
+  }
 }

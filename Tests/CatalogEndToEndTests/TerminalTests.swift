@@ -196,6 +196,29 @@ extension TerminalTests {
 }
 
 extension TerminalTests {
+  /// Tab completes a name with quotes into a word the parser reads back: Enter selects it.
+  @Test func completingANameWithQuotesMakesACommandThatWorks() throws {
+    let sandbox = CatalogSandbox()
+    let file = sandbox.root + "/odd.json"
+    try Data(
+      #"[{"name": "Fish \"n\" chips", "imageName": "", "year": 2020, "price": 4.5}, {"name": "O'Brien", "imageName": "", "year": 2021, "price": 2}]"#
+        .utf8
+    ).write(to: URL(fileURLWithPath: file))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["NO_COLOR": "1"])
+    pty.read(until: " › ")
+    pty.type("select fish\t")
+    pty.read(until: #""Fish \"n\" chips""#)
+    pty.type("\r")
+    pty.read(until: "Year   2020")
+    pty.type("select o'b\t")
+    pty.read(until: #""O'Brien""#)
+    pty.type("\r")
+    pty.read(until: "Year   2021")
+    #expect(pty.quit(process) == 0)
+  }
+
   /// Pages and pictures take the window's size when they are printed, not at launch.
   @Test func outputFitsTheWindowAfterAResize() throws {
     let sandbox = CatalogSandbox()
