@@ -116,7 +116,7 @@ extension AppState {
         let problem = environment.pictureProblem(at: path)
       {
         result.warnings.append(
-          "the picture '\(path)' cannot be shown now (\(problem)); it is kept, and shown once it can be"
+          "the picture '\(path)' cannot be shown now: \(problem); it is kept, and shown once it can be"
         )
       }
       return result
