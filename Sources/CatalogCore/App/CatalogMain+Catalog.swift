@@ -35,16 +35,14 @@ extension CatalogMain {
     // it unannounced.
     let hasIndex = FileManager.default.fileExists(atPath: store.searchIndexPath)
     let changed = summary.inserted + summary.updated
-    if changed > CatalogSearchIndex.rebuildThreshold {
-      startReindexing(paths)
-      if !hasIndex {
-        report.note("building the search index in the background")
-      }
-    }
+    if changed > CatalogSearchIndex.rebuildThreshold { startReindexing(paths) }
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(
       "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
         + " in \(String(format: "%.1f", seconds)) s.")
+    if changed > CatalogSearchIndex.rebuildThreshold && !hasIndex {
+      report.note("building the search index in the background")
+    }
     return ExitStatus.success
   }
 
