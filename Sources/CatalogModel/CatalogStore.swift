@@ -143,7 +143,16 @@ public struct CatalogStore: Sendable {
       throw CatalogError.catalogReadOnly(
         path: databasePath, reason: loaded.readOnlyReason ?? "it cannot be opened")
     }
-    let summary = try database.importProducts(file, progress: progress)
+    let summary: CatalogDatabase.ImportSummary
+    do {
+      summary = try database.importProducts(file, progress: progress)
+    } catch CatalogError.repeatedIdentifier(let identifier, let record, let name) {
+      // Named like every other bad record: by its file and record.
+      throw ProductFileError(
+        path: file.path, record: record, line: 0,
+        reason:
+          "'\(name.abbreviated)' repeats the identifier \(identifier) of an earlier record")
+    }
     return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })
   }
 

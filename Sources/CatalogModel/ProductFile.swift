@@ -113,7 +113,9 @@ public struct ProductFileError: Error, Sendable, Hashable, LocalizedError {
 
   /// The message shown to the user.
   public var errorDescription: String? {
-    let place = record.map { " record \($0) (line \(line))" } ?? (line > 0 ? " line \(line)" : "")
+    let place =
+      record.map { " record \($0)" + (line > 0 ? " (line \(line))" : "") }
+      ?? (line > 0 ? " line \(line)" : "")
     return "'\(path)'\(place): \(reason); nothing was imported"
   }
 }
@@ -255,8 +257,10 @@ private struct RecordFields {
     } catch let error as CatalogError {
       throw fail("price: " + (error.errorDescription ?? "is not valid"))
     }
+    // The name trimmed as the editor trims it.
     let product = Product(
-      identifier: uuid, name: try required(name, "name"),
+      identifier: uuid,
+      name: try required(name, "name").trimmingCharacters(in: .whitespacesAndNewlines),
       imageName: try required(imageName, "imageName"), year: yearValue, price: priceValue,
       keywords: keywords)
     if let violation = product.ruleViolation { throw fail(violation) }
@@ -367,14 +371,19 @@ private struct JSONProductReader {
       let key = try readString(field: "key")
       try expect(":")
       reader.skipWhitespace()
-      switch key {
-      case "identifier": fields.identifier = try readString(field: key)
-      case "name": fields.name = try readString(field: key)
-      case "imageName": fields.imageName = try readString(field: key)
-      case "year": fields.year = try readScalar(field: key)
-      case "price": fields.price = try readScalar(field: key)
-      case "keywords": fields.keywords = try readStrings(field: key)
-      default: try skipValue()
+      // `null` for an optional field is the field left out, as JSON writers put it.
+      if key == "identifier" || key == "keywords", readsNull() {
+        // Absent: nothing to keep.
+      } else {
+        switch key {
+        case "identifier": fields.identifier = try readString(field: key)
+        case "name": fields.name = try readString(field: key)
+        case "imageName": fields.imageName = try readString(field: key)
+        case "year": fields.year = try readScalar(field: key)
+        case "price": fields.price = try readScalar(field: key)
+        case "keywords": fields.keywords = try readStrings(field: key)
+        default: try skipValue()
+        }
       }
       reader.skipWhitespace()
       switch reader.next() {
@@ -383,6 +392,15 @@ private struct JSONProductReader {
       default: throw fail("expected ',' or '}' in the product")
       }
     }
+  }
+
+  /// Reads `null` when it comes next; false, reading nothing, otherwise.
+  private func readsNull() -> Bool {
+    guard reader.peek() == UInt8(ascii: "n") else { return false }
+    for expected in Array("null".utf8) {
+      guard reader.next() == expected else { return false }
+    }
+    return true
   }
 
   private func readStrings(field: String) throws -> [String] {
@@ -520,10 +538,12 @@ private struct JSONProductReader {
 /// Reads CSV (RFC 4180) with a header row: `name`, `imageName`, `year` and `price` are
 /// required; `identifier` and `keywords` (separated by `;`) are optional; other columns are
 /// ignored.
-private struct CSVProductReader {
+private final class CSVProductReader {
   let reader: ByteReader
   let path: String
   let skipping: (@Sendable (ProductFileError) -> Void)?
+  /// The header row, once read: a field too long is named by its column.
+  private var header: [String] = []
 
   init(_ reader: ByteReader, path: String, skipping: (@Sendable (ProductFileError) -> Void)?) {
     self.reader = reader
@@ -535,19 +555,37 @@ private struct CSVProductReader {
     guard let header = try readRow() else { return }
     var columns: [String: Int] = [:]
     for (index, name) in header.enumerated() {
-      columns[name.trimmingCharacters(in: .whitespaces).lowercased()] = index
+      let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+      // Two columns that read as one field: which to take would be a guess.
+      if let earlier = columns[key] {
+        throw ProductFileError(
+          path: path, record: nil, line: 1,
+          reason:
+            "the header row has two columns for '\(key)': '\(header[earlier].abbreviated)' (column \(earlier + 1)) and '\(name.abbreviated)' (column \(index + 1))"
+        )
+      }
+      columns[key] = index
     }
     for required in ["name", "imagename", "year", "price"] where columns[required] == nil {
+      // A spreadsheet saved with another separator reads as one column.
+      let separator =
+        header.count == 1 ? [";", "\t"].first { header[0].contains($0) } : nil
       throw ProductFileError(
         path: path, record: nil, line: 1,
-        reason: "the header row has no column '\(required == "imagename" ? "imageName" : required)'"
+        reason: separator.map {
+          "the header row is one column holding '\($0 == "\t" ? "tab" : $0)': the file seems separated by \($0 == "\t" ? "tabs" : "semicolons"); save it as CSV with commas"
+        }
+          ?? "the header row has no column '\(required == "imagename" ? "imageName" : required)'"
       )
     }
+    self.header = header
     var record = 0
     while true {
       let line = reader.line
       guard let row = try readRow(record: record + 1) else { return }
-      if row == [""] { continue }
+      // Blank rows — a blank line, or the empty cells a spreadsheet leaves at the end of a
+      // sheet — are skipped.
+      if row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
       record += 1
       func field(_ name: String) -> String? {
         columns[name].flatMap { row.indices.contains($0) ? row[$0] : nil }
@@ -565,13 +603,30 @@ private struct CSVProductReader {
       let fields = RecordFields(
         identifier: field("identifier"), name: field("name"), imageName: field("imagename"),
         year: field("year")?.trimmingCharacters(in: .whitespaces),
-        price: field("price")?.trimmingCharacters(in: .whitespaces), keywords: keywords ?? [])
+        price: field("price").map { Self.plainPrice($0.trimmingCharacters(in: .whitespaces)) },
+        keywords: keywords ?? [])
       if let product = try fields.product(
         record: record, line: line, path: path, skipping: skipping)
       {
         try body(product)
       }
     }
+  }
+
+  /// A spreadsheet's price in `en` style — a dollar sign, thousands separated by commas
+  /// (`$1,234.50`) — as a plain number; anything else as it is, for the price's own checks to
+  /// name.
+  static func plainPrice(_ text: String) -> String {
+    var rest = Substring(text)
+    if rest.hasPrefix("$") { rest = rest.dropFirst() }
+    let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let groups = parts[0].split(separator: ",", omittingEmptySubsequences: false)
+    guard groups.count > 1 || rest.count < text.count,
+      groups.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+      groups.first.map({ $0.count <= 3 }) ?? false,
+      groups.dropFirst().allSatisfy({ $0.count == 3 })
+    else { return text }
+    return groups.joined() + (parts.count > 1 ? "." + parts[1] : "")
   }
 
   /// One row's fields; nil at the end of the file.
@@ -613,16 +668,21 @@ private struct CSVProductReader {
         case UInt8(ascii: "\"") where field.isEmpty: quoted = true
         case UInt8(ascii: ","): try finish()
         case 0x0D where reader.peek() == 0x0A: continue
-        case 0x0A:
+        // LF, CRLF, and CR alone (old Mac and Excel files) each end a row.
+        case 0x0A, 0x0D:
           try finish()
           return fields
         default: field.append(byte)
         }
       }
       guard field.count <= ProductFile.fieldLimit else {
+        let column =
+          header.indices.contains(fields.count)
+          ? "the field '\(header[fields.count].abbreviated)' (column \(fields.count + 1))"
+          : "field \(fields.count + 1)\(record == nil ? " of the header row" : "")"
         throw ProductFileError(
           path: path, record: record, line: reader.line,
-          reason: "a field is longer than \(ProductFile.fieldLimit) bytes")
+          reason: "\(column) is longer than \(ProductFile.fieldLimit) bytes")
       }
     }
   }

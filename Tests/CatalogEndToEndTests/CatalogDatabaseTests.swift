@@ -93,6 +93,21 @@ import Testing
     #expect(try sandbox.run(["export"]).output == before)
   }
 
+  /// A repeated identifier is named like every other bad record: by file and record.
+  @Test func aRepeatedIdentifierNamesTheFileAndRecord() throws {
+    let sandbox = CatalogSandbox()
+    let file = try writeFile(
+      sandbox, "twice.csv",
+      "identifier,name,imageName,year,price\n00000000-0000-4000-8000-000000000001,A,,2020,1\n00000000-0000-4000-8000-000000000001,B,,2020,1\n"
+    )
+    let result = try sandbox.run(["import", file])
+    #expect(result.status == 1)
+    #expect(
+      result.errorLines == [
+        "error: '\(file)' record 2: 'B' repeats the identifier 00000000-0000-4000-8000-000000000001 of an earlier record; nothing was imported"
+      ])
+  }
+
   @Test func csvAddsNewProductsAndUpdatesExistingOnes() throws {
     let sandbox = CatalogSandbox()
     let csv = try writeFile(

@@ -100,6 +100,57 @@ import Testing
     #expect(short?.reason == "it has 3 fields; the header has 4")
   }
 
+  /// What users' files hold and expect accepted: CR-only line ends, blank rows a spreadsheet
+  /// leaves, `en`-style currency, names with spaces around them, JSON `null` for optional
+  /// fields.
+  @Test(arguments: [
+    (
+      "products.csv", "name,imageName,year,price\rKiwi,,2020,1.5\rLime,,2021,2\r",
+      ["Kiwi", "Lime"], 150
+    ),
+    ("products.csv", "name,imageName,year,price\nKiwi,,2020,1.5\n,,,\n , , ,\n\n", ["Kiwi"], 150),
+    (
+      "products.csv", "name,imageName,year,price\nKiwi,,2020,\"$1,234.50\"\nLime,,2020,$3\n",
+      ["Kiwi", "Lime"], 123_450
+    ),
+    ("products.csv", "name,imageName,year,price\n  Kiwi  ,,2020,1.5\n", ["Kiwi"], 150),
+    (
+      "products.json",
+      #"[{"name": " Kiwi ", "imageName": "", "year": 2020, "price": 1.5, "keywords": null, "identifier": null}]"#,
+      ["Kiwi"], 150
+    ),
+  ])
+  func acceptsWhatUsersFilesHold(_ name: String, _ text: String, _ names: [String], _ cents: Int)
+    throws
+  {
+    let products = try read(text, name: name)
+    #expect(products.map(\.name) == names)
+    #expect(products.first?.price == Price(cents: cents))
+    #expect(products.first?.keywords == [])
+  }
+
+  /// What is refused is refused naming the file's problem: two columns for one field, a file
+  /// separated by semicolons or tabs, a field too long (by its column), a price in another
+  /// style (by its record).
+  @Test(arguments: [
+    (
+      "name,imageName,year,price,Name\nKiwi,,2020,1,Lime\n",
+      "the header row has two columns for 'name': 'name' (column 1) and 'Name' (column 5)"
+    ),
+    ("name;imageName;year;price\nKiwi;;2020;1\n", "the file seems separated by semicolons"),
+    ("name\timageName\tyear\tprice\nKiwi\t\t2020\t1\n", "the file seems separated by tabs"),
+    (
+      "name,imageName,year,price,notes\nKiwi,,2020,1," + String(repeating: "x", count: 70_000)
+        + "\n",
+      "the field 'notes' (column 5) is longer than 65536 bytes"
+    ),
+    ("name,imageName,year,price\nKiwi,,2020,\"1.234,50\"\n", "price:"),
+  ])
+  func refusesNamingTheProblem(_ text: String, _ reason: String) {
+    let error = failure(text)
+    #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+  }
+
   @Test func skippingKeepsTheGoodRecordsAndReportsTheOthers() throws {
     let temporary = TemporaryDirectory()
     let path = temporary.path + "/p.json"
