@@ -9,6 +9,44 @@ import StateRestoration
 /// time, so that exporting a million products never holds them all in memory. The output
 /// imports back to the same catalog.
 public enum ProductExport {
+  /// What an export writes.
+  public enum Format: String, Sendable, Hashable {
+    /// A JSON array shaped like the bundled `products.json`.
+    case json
+    /// RFC 4180 CSV with the header the importer reads; keywords joined by `;`.
+    case csv
+
+    /// The format a file's name asks for: CSV for `.csv`, JSON otherwise.
+    ///
+    /// - Parameter path: The file.
+    /// - Returns: The format.
+    public static func forFile(_ path: String) -> Format {
+      path.lowercased().hasSuffix(".csv") ? .csv : .json
+    }
+  }
+
+  /// The header row of a CSV export, the importer's column names.
+  public static let csvHeader = "identifier,name,imageName,year,price,keywords"
+
+  /// One product as a CSV row (RFC 4180: a field with a comma, quote or line break in double
+  /// quotes, quotes doubled), without its line break.
+  ///
+  /// - Parameters:
+  ///   - product: The product.
+  ///   - directory: As for ``json(_:directory:)``.
+  /// - Returns: The row.
+  public static func csv(_ product: Product, directory: String? = nil) -> String {
+    let imageName = directory.map { product.imageName(relativeTo: $0) } ?? product.imageName
+    return [
+      product.identifier.uuidString, product.name, imageName, String(product.year),
+      product.price.plainText, product.keywords.joined(separator: ";"),
+    ].map(csvField).joined(separator: ",")
+  }
+
+  private static func csvField(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
   /// One product as a line of JSON: identifier, name, imageName, year, price (an exact
   /// decimal), keywords.
   ///
@@ -35,13 +73,16 @@ public enum ProductExport {
   ///   - path: The destination's name, for messages.
   ///   - directory: The absolute directory relative image paths are written relative to (see
   ///     ``json(_:directory:)``): the file's, or the current directory for standard output.
+  ///   - format: JSON or CSV.
+  ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
   /// - Returns: The number of products written.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   @discardableResult
   public static func write(
-    _ catalog: Catalog, to descriptor: Int32, path: String, directory: String
+    _ catalog: Catalog, to descriptor: Int32, path: String, directory: String,
+    format: Format = .json, byteOrderMark: Bool = false
   ) throws -> Int {
-    var buffer = "["
+    var buffer = (byteOrderMark ? "\u{FEFF}" : "") + (format == .json ? "[" : csvHeader + "\r\n")
     var count = 0
     func flush() throws {
       var bytes = buffer
@@ -61,11 +102,14 @@ public enum ProductExport {
       }
     }
     try catalog.forEachProduct { product in
-      buffer += (count == 0 ? "\n  " : ",\n  ") + json(product, directory: directory)
+      switch format {
+      case .json: buffer += (count == 0 ? "\n  " : ",\n  ") + json(product, directory: directory)
+      case .csv: buffer += csv(product, directory: directory) + "\r\n"
+      }
       count += 1
       if buffer.utf8.count > 1 << 16 { try flush() }
     }
-    buffer += count == 0 ? "]\n" : "\n]\n"
+    if format == .json { buffer += count == 0 ? "]\n" : "\n]\n" }
     try flush()
     return count
   }
@@ -76,10 +120,14 @@ public enum ProductExport {
   /// - Parameters:
   ///   - catalog: The catalog.
   ///   - path: The file.
+  ///   - format: JSON or CSV; by default what the file's name asks for (``Format/forFile(_:)``).
+  ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
   /// - Returns: The number of products written.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   @discardableResult
-  public static func write(_ catalog: Catalog, toFile path: String) throws -> Int {
+  public static func write(
+    _ catalog: Catalog, toFile path: String, format: Format? = nil, byteOrderMark: Bool = false
+  ) throws -> Int {
     let directory = (path as NSString).deletingLastPathComponent
     let folder = directory.isEmpty ? "." : directory
     let destination = folder + "/" + (path as NSString).lastPathComponent
@@ -97,7 +145,8 @@ public enum ProductExport {
       if !isComplete { unlink(temporary) }
     }
     let count = try write(
-      catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path))
+      catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path),
+      format: format ?? .forFile(path), byteOrderMark: byteOrderMark)
     guard fsync(descriptor) == 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
     }

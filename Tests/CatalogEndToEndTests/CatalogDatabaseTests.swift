@@ -93,6 +93,34 @@ import Testing
     #expect(try sandbox.run(["export"]).output == before)
   }
 
+  /// `export FILE.csv` writes RFC 4180 CSV with the importer's header; CSV → import → export →
+  /// import gives the same bytes; `--format csv` and `--bom` on standard output.
+  @Test func csvExportRoundTrips() throws {
+    let sandbox = CatalogSandbox()
+    let odd = try writeFile(
+      sandbox, "odd.json",
+      #"[{"name": "Fish, \"n\" chips", "imageName": "", "year": 2020, "price": 1234.5, "keywords": ["fried", "老 ', x"]}]"#
+    )
+    #expect(try sandbox.run(["import", odd]).status == 0)
+    let first = sandbox.root + "/first.csv"
+    let exported = try sandbox.run(["export", first])
+    #expect(exported.status == 0, "\(exported.errors)")
+    let text = try String(contentsOfFile: first, encoding: .utf8)
+    #expect(text.hasPrefix("identifier,name,imageName,year,price,keywords\r\n"), "\(text)")
+    #expect(text.contains(#","Fish, ""n"" chips",,2020,1234.50,"fried;老 ', x"\#r\#n"#), "\(text)")
+    let other = CatalogSandbox()
+    #expect(try other.run(["import", first]).status == 0)
+    let second = other.root + "/second.csv"
+    #expect(try other.run(["export", second]).status == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: second)) == Data(text.utf8))
+    let third = CatalogSandbox()
+    #expect(try third.run(["import", second]).status == 0)
+    #expect(try third.run(["export", "--format", "csv"]).output == text)
+    let bom = try sandbox.run(["export", "--format", "csv", "--bom"]).output
+    #expect(bom.hasPrefix("\u{FEFF}identifier,name"))
+    #expect(try sandbox.run(["state", "--format", "csv"]).status == 64)
+  }
+
   /// A repeated identifier is named like every other bad record: by file and record.
   @Test func aRepeatedIdentifierNamesTheFileAndRecord() throws {
     let sandbox = CatalogSandbox()

@@ -96,8 +96,12 @@ extension CatalogMain {
     _ = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
   }
 
-  /// `catalog export [FILE]`: writes the catalog as JSON, to standard output by default.
-  static func exportProducts(_ path: String?, paths: AppPaths, report: Reporter) throws -> Int32 {
+  /// `catalog export [FILE] [--format csv|json] [--bom]`: writes the catalog as JSON or CSV
+  /// (by the file's extension unless a format is given), to standard output by default.
+  static func exportProducts(
+    _ path: String?, format: ProductExport.Format?, byteOrderMark: Bool, paths: AppPaths,
+    report: Reporter
+  ) throws -> Int32 {
     let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
     let loaded = try store.loadForReading()
     if let reason = loaded.readOnlyReason {
@@ -105,13 +109,15 @@ extension CatalogMain {
     }
     for warning in loaded.warnings { report.warning(warning) }
     if let path, path != "-" {
-      let count = try ProductExport.write(loaded.catalog, toFile: path)
+      let count = try ProductExport.write(
+        loaded.catalog, toFile: path, format: format, byteOrderMark: byteOrderMark)
       // A report, not a warning: on standard output, as `cp -v` and `sqlite3` say what they did.
       TextOutput.standardOutput.line("Exported \(count.grouped) products to '\(path)'.")
     } else {
       try ProductExport.write(
         loaded.catalog, to: 1, path: "standard output",
-        directory: FileManager.default.currentDirectoryPath)
+        directory: FileManager.default.currentDirectoryPath, format: format ?? .json,
+        byteOrderMark: byteOrderMark)
     }
     for row in (loaded.catalog.source as? CatalogDatabase)?.takeSkippedRows() ?? [] {
       report.warning(row)

@@ -70,8 +70,9 @@ package enum CatalogMain {
         return ExitStatus.success
       case .importFile(let file):
         return try importProducts(file, paths: paths, report: report)
-      case .export(let file):
-        return try exportProducts(file, paths: paths, report: report)
+      case .export(let file, let format, let byteOrderMark):
+        return try exportProducts(
+          file, format: format, byteOrderMark: byteOrderMark, paths: paths, report: report)
       case .reindex:
         return try reindex(paths: paths, report: report)
       case .search(let query, let json, let limit):

@@ -1,3 +1,4 @@
+import CatalogModel
 import StateRestoration
 
 /// The command line (SPEC section 8), parsed.
@@ -16,7 +17,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     /// `import FILE`: add and update products from a JSON or CSV file, all or nothing.
     case importFile(String)
     /// `export [FILE]`: write the catalog as JSON, to standard output by default.
-    case export(String?)
+    case export(String?, format: ProductExport.Format? = nil, byteOrderMark: Bool = false)
     /// `reindex`: build the search index file again.
     case reindex
     /// `--generate-completion-script SHELL`: print a shell completion script.
@@ -62,7 +63,7 @@ package struct CommandLineOptions: Sendable, Hashable {
            catalog search QUERY [--json] [--limit N]
            catalog state [--json]
            catalog import FILE
-           catalog export [FILE]
+           catalog export [FILE] [--format csv|json] [--bom]
            catalog reindex
            catalog COMMAND [ARGUMENT...]
            catalog --generate-completion-script bash|zsh|fish
@@ -90,8 +91,9 @@ package struct CommandLineOptions: Sendable, Hashable {
     'catalog import' reads a JSON array shaped like products.json, or CSV with a
     header row (name, imageName, year, price; identifier and keywords optional,
     keywords separated by ';'). It imports every record or none: new identifiers
-    are added, existing ones updated. 'catalog export' writes the catalog as JSON
-    that imports back to the same catalog.
+    are added, existing ones updated. 'catalog export' writes the catalog as JSON,
+    or as CSV for a FILE ending in .csv or with --format csv (--bom begins it with a
+    UTF-8 byte order mark, for spreadsheets); either imports back to the same catalog.
 
     Search reads an index kept beside the catalog (search.index), which follows
     edits as they are saved and is built again, in the background, when many
@@ -116,6 +118,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     var limit: Int?
     var json = false
     var replCommand: String?
+    var format: ProductExport.Format?
+    var byteOrderMark = false
     while let argument = remaining.popFirst() {
       var name = argument
       var inlineValue: String?
@@ -152,6 +156,13 @@ package struct CommandLineOptions: Sendable, Hashable {
       case "--data-dir": dataDirectory = try value()
       case "--fresh": isFresh = true
       case "--json": json = true
+      case "--format":
+        let text = try value()
+        guard let value = ProductExport.Format(rawValue: text) else {
+          throw CommandLineError("'--format' takes csv or json, not '\(text)'")
+        }
+        format = value
+      case "--bom": byteOrderMark = true
       case "--limit":
         let text = try value()
         guard let number = Int(text), (1...1000).contains(number) else {
@@ -212,6 +223,9 @@ package struct CommandLineOptions: Sendable, Hashable {
     if limit != nil && subcommand != "search" {
       throw CommandLineError("'--limit' goes with 'catalog search'")
     }
+    if (format != nil || byteOrderMark) && subcommand != "export" {
+      throw CommandLineError("'--format' and '--bom' go with 'catalog export'")
+    }
     switch subcommand {
     case "state": action = .state(json: json)
     case "open":
@@ -223,12 +237,15 @@ package struct CommandLineOptions: Sendable, Hashable {
     case "import":
       guard let file else { throw CommandLineError("'import' needs a file (JSON or CSV)") }
       action = .importFile(file)
-    case "export": action = .export(file)
+    case "export": action = .export(file, format: format, byteOrderMark: byteOrderMark)
     case "reindex": action = .reindex
     default: if let replCommand { action = .repl(command: replCommand) }
     }
     if (scene != nil || isFresh)
-      && [.importFile(file ?? ""), .export(file), .reindex].contains(action)
+      && [
+        .importFile(file ?? ""), .export(file, format: format, byteOrderMark: byteOrderMark),
+        .reindex,
+      ].contains(action)
     {
       throw CommandLineError("'--scene' and '--fresh' do not go with '\(subcommand ?? "")'")
     }

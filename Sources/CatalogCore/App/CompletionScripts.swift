@@ -11,7 +11,7 @@ package enum CompletionScripts {
     + CommandParser.commandWords.filter { !CommandLineOptions.subcommands.contains($0) }
   static let options = [
     "--scene", "--state-dir", "--data-dir", "--fresh", "--color", "--pictures", "--json", "--limit",
-    "--help",
+    "--format", "--bom", "--help",
     "--version", "--generate-completion-script",
   ]
 
@@ -53,6 +53,7 @@ package enum CompletionScripts {
         --pictures) COMPREPLY=($(compgen -W "auto blocks kitty sixel none" -- "$current")); return ;;
         --generate-completion-script) COMPREPLY=($(compgen -W "\(shells.joined(separator: " "))" -- "$current")); return ;;
         --limit) return ;;
+        --format) COMPREPLY=($(compgen -W "csv json" -- "$current")); return ;;
         import|export) COMPREPLY=($(compgen -f -- "$current")); return ;;
       esac
       if [[ $current == -* ]]; then
