@@ -215,6 +215,26 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameter path: The file to create.
   /// - Throws: ``CatalogDatabaseError`` or a file-system error.
   public static func create(at path: String) throws {
+    try create(at: path, filling: false) { _ in }
+  }
+
+  /// Creates a new catalog database at a path where no file exists, filled by `building`
+  /// before it is renamed into place: a failure or `kill -9` before then leaves no database
+  /// (the temporary file is swept at the next launch).
+  ///
+  /// - Parameters:
+  ///   - path: The file to create.
+  ///   - building: What to do with the new database before it is put in place.
+  /// - Throws: ``CatalogDatabaseError``, a file-system error, or what `building` throws.
+  public static func create(at path: String, building: (CatalogDatabase) throws -> Void)
+    throws
+  {
+    try create(at: path, filling: true, building)
+  }
+
+  private static func create(
+    at path: String, filling: Bool, _ building: (CatalogDatabase) throws -> Void
+  ) throws {
     let directory = (path as NSString).deletingLastPathComponent
     let temporary = DurableFile.temporaryPath(for: path)
     do {
@@ -223,6 +243,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
         try database.writeTransaction { try database.execute(schema) }
         try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      }
+      if filling {
+        // Closed (and its log copied in) before the rename.
+        try building(try CatalogDatabase(path: temporary))
+        for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
       }
       chmod(temporary, 0o600)
       try DatabaseFileCheck.synchronize(temporary)
@@ -636,6 +661,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     public var inserted = 0
     /// Products that replaced one with the same identifier.
     public var updated = 0
+    /// Products removed because the file, replacing the catalog, did not have them.
+    public var removed = 0
   }
 
   /// Imports products in one transaction: new identifiers are appended in order, existing ones
@@ -649,7 +676,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Returns: What was inserted and updated.
   /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
   public func importProducts(
-    _ products: some ProductSequence, seeding: Seeding? = nil,
+    _ products: some ProductSequence, seeding: Seeding? = nil, replacing: Bool = false,
     progress: (ImportStage) -> Void = { _ in }
   ) throws -> ImportSummary {
     // The staging table is a temporary one, in a file: in memory, a million records would
@@ -689,6 +716,22 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
       )
       summary.updated = database.changes
+      if replacing {
+        // The file becomes the catalog: what it lacks goes, the rest keep their order, and
+        // the catalog gets a new identity, so every search index is built again.
+        try database.run(
+          "DELETE FROM products WHERE identifier NOT IN (SELECT identifier FROM temp.import_staging)"
+        )
+        summary.removed = database.changes
+        if summary.removed > 0 {
+          try database.run(
+            "WITH numbered AS (SELECT identifier, row_number() OVER (ORDER BY position) AS number FROM products) UPDATE products SET position = numbered.number FROM numbered WHERE products.identifier = numbered.identifier AND products.position != numbered.number"
+          )
+          try database.run(
+            "UPDATE catalog_info SET value = ? WHERE key = 'identity'",
+            .integer(Int(Int64.random(in: 1...Int64.max))))
+        }
+      }
       try database.run(
         "DELETE FROM temp.import_staging WHERE identifier IN (SELECT identifier FROM products)")
       summary.inserted = read - summary.updated

@@ -133,27 +133,74 @@ public struct CatalogStore: Sendable {
   /// - Throws: ``ProductFileError`` naming the first bad record,
   ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
   ///   ``CatalogDatabaseError/cannotWrite(path:reason:)``. The catalog is then as it was.
-  public func importFile(_ file: ProductFile, progress: (ImportStage) -> Void = { _ in }) throws
+  public func importFile(
+    _ file: ProductFile, replacing: Bool = false, progress: (ImportStage) -> Void = { _ in }
+  ) throws
     -> (
       summary: CatalogDatabase.ImportSummary, warnings: [String]
     )
   {
-    let loaded = try load()
+    // A first import into an empty data directory starts the user's own catalog: the sample
+    // products are not added beside theirs.
+    if legacyFileKind == .none, !FileManager.default.fileExists(atPath: databasePath),
+      !isLink(databasePath),
+      let result = try importIntoNewCatalog(file, progress: progress)
+    {
+      return result
+    }
+    return try importFile(file, into: try load(), replacing: replacing, progress: progress)
+  }
+
+  /// A first import into an empty data directory: the catalog is built from the file alone
+  /// (no sample) in a temporary database, put in place only when complete — a refused file
+  /// or `kill -9` leaves the directory as it was.
+  ///
+  /// - Returns: What was imported; nil when another process created the catalog first.
+  private func importIntoNewCatalog(_ file: ProductFile, progress: (ImportStage) -> Void)
+    throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String])?
+  {
+    let directory = try StateDirectory(creating: directoryPath)
+    let lock = try directory.lockWaiting(Self.lockName)
+    defer { withExtendedLifetime(lock) {} }
+    guard !FileManager.default.fileExists(atPath: databasePath), !isLink(databasePath) else {
+      return nil
+    }
+    var summary = CatalogDatabase.ImportSummary()
+    try CatalogDatabase.create(at: databasePath) { database in
+      // Marked seeded: no launch adds the sample beside the user's products.
+      _ = try database.importProducts([Product](), seeding: .bundled)
+      summary = try Self.importing(file, into: database, progress: progress)
+    }
+    return (summary, [])
+  }
+
+  private func importFile(
+    _ file: ProductFile, into loaded: Loaded, replacing: Bool,
+    progress: (ImportStage) -> Void
+  ) throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String]) {
     guard let database = loaded.database else {
       throw CatalogError.catalogReadOnly(
         path: databasePath, reason: loaded.readOnlyReason ?? "it cannot be opened")
     }
-    let summary: CatalogDatabase.ImportSummary
+    let summary = try Self.importing(
+      file, into: database, replacing: replacing, progress: progress)
+    return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })
+  }
+
+  /// Imports a file into a database, a repeated identifier named like every other bad record:
+  /// by its file and record.
+  private static func importing(
+    _ file: ProductFile, into database: CatalogDatabase, replacing: Bool = false,
+    progress: (ImportStage) -> Void
+  ) throws -> CatalogDatabase.ImportSummary {
     do {
-      summary = try database.importProducts(file, progress: progress)
+      return try database.importProducts(file, replacing: replacing, progress: progress)
     } catch CatalogError.repeatedIdentifier(let identifier, let record, let name) {
-      // Named like every other bad record: by its file and record.
       throw ProductFileError(
         path: file.path, record: record, line: 0,
         reason:
           "'\(name.abbreviated)' repeats the identifier \(identifier) of an earlier record")
     }
-    return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })
   }
 
   private func openOrCreate(warnings: inout [String]) throws -> CatalogDatabase {

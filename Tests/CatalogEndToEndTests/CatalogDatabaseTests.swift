@@ -121,6 +121,42 @@ import Testing
     #expect(try sandbox.run(["state", "--format", "csv"]).status == 64)
   }
 
+  /// A first import into a new data directory makes a catalog of the user's products alone;
+  /// a refused one, or one killed, leaves the directory as it was (the next launch seeds the
+  /// sample); `--replace` makes the catalog exactly the file's products, saying how many
+  /// others went.
+  @Test func startingFromYourOwnDataAndReplacingTheSample() throws {
+    let sandbox = CatalogSandbox()
+    let bad = try writeFile(
+      sandbox, "bad.csv", "name,imageName,year,price\nKiwi,,2020,1\nLime,,1800,2\n")
+    #expect(try sandbox.run(["import", bad]).status == 1)
+    #expect(!FileManager.default.fileExists(atPath: sandbox.databasePath))
+    let mine = try writeFile(
+      sandbox, "mine.csv", "name,imageName,year,price\nKiwi,,2020,1\nLime,,2021,2\n")
+    let imported = try sandbox.run(["import", mine])
+    #expect(
+      imported.output.hasPrefix("Imported 2 new and 0 updated products"), "\(imported.output)")
+    let list = try sandbox.run(input: "list\n").output
+    #expect(list.contains("2 products."), "\(list)")
+    #expect(!list.contains("Cherries"))
+
+    let sample = CatalogSandbox()
+    _ = try sample.run(input: "select cherries\n")
+    let one = try writeFile(
+      sample, "one.csv",
+      "identifier,name,imageName,year,price\nFA542E3D-4895-44B6-942F-E112101D5160,Cherries,Cherries,2015,10.99\n"
+    )
+    let replaced = try sample.run(["import", "--replace", one])
+    #expect(
+      replaced.output.hasPrefix(
+        "Imported 0 new and 1 updated product, and removed 9 not in the file"),
+      "\(replaced.output)")
+    let after = try sample.run(input: "list\nselect 1\nsearch cherries\n").output
+    #expect(after.contains("1 product."), "\(after)")
+    #expect(after.contains("Show Cherries product") || after.contains("Cherries"))
+    #expect(try sample.run(["search", "mango"]).output.contains("No results"))
+  }
+
   /// A repeated identifier is named like every other bad record: by file and record.
   @Test func aRepeatedIdentifierNamesTheFileAndRecord() throws {
     let sandbox = CatalogSandbox()
@@ -138,6 +174,8 @@ import Testing
 
   @Test func csvAddsNewProductsAndUpdatesExistingOnes() throws {
     let sandbox = CatalogSandbox()
+    // The sample catalog first: a first import into a new data directory adds no sample.
+    _ = try sandbox.run(input: "list\n")
     let csv = try writeFile(
       sandbox, "more.csv",
       """
@@ -172,6 +210,8 @@ import Testing
 
   @Test func anExportImportsBackToTheSameCatalog() throws {
     let sandbox = CatalogSandbox()
+    // The sample catalog first: a first import into a new data directory adds no sample.
+    _ = try sandbox.run(input: "list\n")
     let file = try writeFile(sandbox, "many.json", Self.productsJSON(2_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     _ = try sandbox.run(input: "select 3\nedit\nname Ünïcödé \"quoted\" \\ name\ndone\n")
@@ -180,6 +220,7 @@ import Testing
     #expect(export.status == 0, "\(export.errors)")
     #expect(export.output.contains("Exported 2,010 products"))
     let other = CatalogSandbox()
+    _ = try other.run(input: "list\n")
     let reimport = try other.run(["import", exported])
     #expect(reimport.output.hasPrefix("Imported 2,000 new and 10 updated products"))
     #expect(try other.run(["export"]).output == (try sandbox.run(["export"]).output))
@@ -274,6 +315,8 @@ import Testing
 
   @Test func aLargeCatalogPagesAndFindsProductsByNumberIdentifierAndPrefix() throws {
     let sandbox = CatalogSandbox()
+    // The sample catalog first: a first import into a new data directory adds no sample.
+    _ = try sandbox.run(input: "list\n")
     let file = try writeFile(sandbox, "large.json", Self.productsJSON(30_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     let result = try sandbox.run(

@@ -38,6 +38,8 @@ import Testing
     CatalogSandbox, SearchIndex.Origin
   ) {
     let sandbox = CatalogSandbox()
+    // The sample catalog first: a first import into a new data directory adds no sample.
+    _ = try sandbox.run(input: "list\n")
     let file = try writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(count))
     #expect(try sandbox.run(["import", file]).status == 0)
     #expect(try sandbox.run(["search", "product"]).status == 0)
@@ -156,6 +158,8 @@ import Testing
 
   @Test func aSearchOnATerminalNotesABuildOfALargeCatalog() throws {
     let sandbox = CatalogSandbox()
+    // The sample catalog first: a first import into a new data directory adds no sample.
+    _ = try sandbox.run(input: "list\n")
     let file = try Self.writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(12_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     // The import built the index in the background; without it, a search builds one.

@@ -12,7 +12,9 @@ import Synchronization
 extension CatalogMain {
   /// `catalog import FILE`: adds and updates products from a JSON or CSV file, all or nothing,
   /// with a progress bar on a terminal.
-  static func importProducts(_ path: String, paths: AppPaths, report: Reporter) throws -> Int32 {
+  static func importProducts(
+    _ path: String, replacing: Bool = false, paths: AppPaths, report: Reporter
+  ) throws -> Int32 {
     let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
     let progress = isatty(2) == 1 ? ImportProgress() : nil
     var file = ProductFile(path: path)
@@ -22,7 +24,8 @@ extension CatalogMain {
     let started = Date()
     let result: (summary: CatalogDatabase.ImportSummary, warnings: [String])
     do {
-      result = try store.importFile(file, progress: { progress?.update($0) })
+      result = try store.importFile(
+        file, replacing: replacing, progress: { progress?.update($0) })
       progress?.finish()
     } catch {
       progress?.finish()
@@ -39,6 +42,9 @@ extension CatalogMain {
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(
       "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
+        + (summary.removed > 0
+          ? ", and removed \(summary.removed.grouped) not in the file"
+          : "")
         + " in \(String(format: "%.1f", seconds)) s.")
     if changed > CatalogSearchIndex.rebuildThreshold && !hasIndex {
       report.note("building the search index in the background")

@@ -15,7 +15,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     /// `search QUERY [--json] [--limit N]`: search without starting the REPL.
     case search(String, json: Bool, limit: Int)
     /// `import FILE`: add and update products from a JSON or CSV file, all or nothing.
-    case importFile(String)
+    case importFile(String, replacing: Bool = false)
     /// `export [FILE]`: write the catalog as JSON, to standard output by default.
     case export(String?, format: ProductExport.Format? = nil, byteOrderMark: Bool = false)
     /// `reindex`: build the search index file again.
@@ -62,7 +62,7 @@ package struct CommandLineOptions: Sendable, Hashable {
            catalog open URL [--scene NAME]
            catalog search QUERY [--json] [--limit N]
            catalog state [--json]
-           catalog import FILE
+           catalog import [--replace] FILE
            catalog export [FILE] [--format csv|json] [--bom]
            catalog reindex
            catalog COMMAND [ARGUMENT...]
@@ -91,7 +91,10 @@ package struct CommandLineOptions: Sendable, Hashable {
     'catalog import' reads a JSON array shaped like products.json, or CSV with a
     header row (name, imageName, year, price; identifier and keywords optional,
     keywords separated by ';'). It imports every record or none: new identifiers
-    are added, existing ones updated. 'catalog export' writes the catalog as JSON,
+    are added, existing ones updated; the first import into a new data directory
+    starts a catalog of yours alone (no sample products), and --replace makes the
+    catalog exactly the file's products, saying how many others it removed.
+    'catalog export' writes the catalog as JSON,
     or as CSV for a FILE ending in .csv or with --format csv (--bom begins it with a
     UTF-8 byte order mark, for spreadsheets); either imports back to the same catalog.
 
@@ -120,6 +123,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     var replCommand: String?
     var format: ProductExport.Format?
     var byteOrderMark = false
+    var replacing = false
     while let argument = remaining.popFirst() {
       var name = argument
       var inlineValue: String?
@@ -163,6 +167,7 @@ package struct CommandLineOptions: Sendable, Hashable {
         }
         format = value
       case "--bom": byteOrderMark = true
+      case "--replace": replacing = true
       case "--limit":
         let text = try value()
         guard let number = Int(text), (1...1000).contains(number) else {
@@ -226,6 +231,9 @@ package struct CommandLineOptions: Sendable, Hashable {
     if (format != nil || byteOrderMark) && subcommand != "export" {
       throw CommandLineError("'--format' and '--bom' go with 'catalog export'")
     }
+    if replacing && subcommand != "import" {
+      throw CommandLineError("'--replace' goes with 'catalog import'")
+    }
     switch subcommand {
     case "state": action = .state(json: json)
     case "open":
@@ -236,14 +244,15 @@ package struct CommandLineOptions: Sendable, Hashable {
       action = .search(words.joined(separator: " "), json: json, limit: limit ?? 10)
     case "import":
       guard let file else { throw CommandLineError("'import' needs a file (JSON or CSV)") }
-      action = .importFile(file)
+      action = .importFile(file, replacing: replacing)
     case "export": action = .export(file, format: format, byteOrderMark: byteOrderMark)
     case "reindex": action = .reindex
     default: if let replCommand { action = .repl(command: replCommand) }
     }
     if (scene != nil || isFresh)
       && [
-        .importFile(file ?? ""), .export(file, format: format, byteOrderMark: byteOrderMark),
+        .importFile(file ?? "", replacing: replacing),
+        .export(file, format: format, byteOrderMark: byteOrderMark),
         .reindex,
       ].contains(action)
     {
