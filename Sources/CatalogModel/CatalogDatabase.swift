@@ -671,9 +671,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameters:
   ///   - products: The products, read one by one; the reader throws for a bad record.
   ///   - seeding: Whether this import seeds a new database, and from what.
+  ///   - replacing: Whether the file becomes the catalog: products it lacks are removed.
   ///   - progress: Called every 10,000 records read, then once when every record is read and
   ///     the transaction is being completed.
-  /// - Returns: What was inserted and updated.
+  /// - Returns: What was inserted, updated and removed.
   /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
   public func importProducts(
     _ products: some ProductSequence, seeding: Seeding? = nil, replacing: Bool = false,

@@ -124,10 +124,12 @@ public struct CatalogStore: Sendable {
     }
   }
 
-  /// Imports a product file into the user's catalog, all or nothing.
+  /// Imports a product file into the user's catalog, all or nothing. Into an empty data
+  /// directory, the catalog is the file's products alone (no sample).
   ///
   /// - Parameters:
   ///   - file: A JSON or CSV product file.
+  ///   - replacing: Whether the file becomes the catalog: products it lacks are removed.
   ///   - progress: Called as the import goes on.
   /// - Returns: What was inserted and updated, and warnings from opening the catalog.
   /// - Throws: ``ProductFileError`` naming the first bad record,
