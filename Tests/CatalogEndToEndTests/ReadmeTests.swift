@@ -18,6 +18,41 @@ import Testing
     var shell: [String] = []
   }
 
+  /// The README's completion commands work on a fresh account, as written: run line by line
+  /// in an empty home, with `catalog` on the PATH, each succeeds and leaves its script where
+  /// the shell reads it.
+  @Test func theCompletionCommandsWorkOnAFreshAccount() throws {
+    let text = try String(contentsOfFile: Self.readme, encoding: .utf8)
+    let blocks = text.components(separatedBy: "```").enumerated().filter { $0.offset % 2 == 1 }
+      .map(\.element)
+    let block = try #require(blocks.first { $0.contains("--generate-completion-script bash") })
+    let home = TemporaryHome()
+    let bin = CatalogSandbox.executable.deletingLastPathComponent().path
+    for line in block.split(separator: "\n").map(String.init)
+    where !line.hasPrefix("#") && !line.trimmingCharacters(in: .whitespaces).isEmpty {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/bash")
+      process.arguments = ["-c", line]
+      process.environment = ["HOME": home.path, "PATH": bin + ":/usr/bin:/bin"]
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0, "\(line)")
+    }
+    for file in [
+      ".local/share/catalog/completion.bash", ".zfunc/_catalog",
+      ".config/fish/completions/catalog.fish",
+    ] {
+      let path = home.path + "/" + file
+      #expect(
+        (try? String(contentsOfFile: path, encoding: .utf8))?.contains("catalog") == true, "\(file)"
+      )
+    }
+    #expect(
+      try String(contentsOfFile: home.path + "/.bashrc", encoding: .utf8).contains(
+        "completion.bash"))
+  }
+
   /// The code blocks of the README that hold a REPL transcript.
   static func examples() throws -> [Example] {
     let text = try String(contentsOfFile: readme, encoding: .utf8)
@@ -175,5 +210,18 @@ import Testing
       let result = try sandbox.run(["--generate-completion-script", shell])
       #expect(result.status == 0 && result.output.contains("catalog"))
     }
+  }
+}
+
+/// An empty home directory, removed afterwards.
+final class TemporaryHome {
+  let path = NSTemporaryDirectory() + "catalog-home-" + UUID().uuidString
+
+  init() {
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(atPath: path)
   }
 }
