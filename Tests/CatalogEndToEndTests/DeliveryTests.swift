@@ -11,15 +11,21 @@ import Testing
       (state["scenes"] as? [[String: Any]])?.first { $0["name"] as? String == "main" })
   }
 
+  /// A running REPL with Mango's detail on top: listening, with something to deliver into.
+  static func replShowingMango(_ sandbox: CatalogSandbox) -> Process {
+    let repl = sandbox.start()
+    repl.send("select mango")
+    repl.readOutput(until: "Keywords")
+    return repl
+  }
+
   static func socketPath(_ sandbox: CatalogSandbox, _ process: Process) -> String {
     sandbox.stateDirectory + "/\(process.processIdentifier).socket"
   }
 
   @Test func aLinkFromTheShellReachesTheRunningCatalogAndIsDurableWhenAcknowledged() throws {
     let sandbox = CatalogSandbox()
-    let repl = sandbox.start()
-    repl.send("select mango")
-    repl.readOutput(until: "Keywords")
+    let repl = Self.replShowingMango(sandbox)
     let link = "catalog://product/Cherries?tab=photo"
     let result = try sandbox.run(["open", link])
     #expect(result.status == 0, "\(result.errors)")
@@ -95,9 +101,7 @@ import Testing
   /// sent.
   @Test func aReceiverKilledDuringADeliveryLeavesTheSenderWithAClearError() throws {
     let sandbox = CatalogSandbox()
-    let repl = sandbox.start()
-    repl.send("select mango")
-    repl.readOutput(until: "Keywords")
+    let repl = Self.replShowingMango(sandbox)
     // Stopped, it cannot answer; the link waits for it.
     kill(repl.processIdentifier, SIGSTOP)
     let sender = sandbox.start(["open", "catalog://product/Cherries"])
@@ -121,9 +125,7 @@ import Testing
   /// What reaches the socket is untrusted: too long, not JSON, missing fields.
   @Test func badMessagesAreRefusedAndTheCatalogGoesOn() throws {
     let sandbox = CatalogSandbox()
-    let repl = sandbox.start()
-    repl.send("select mango")
-    repl.readOutput(until: "Keywords")
+    let repl = Self.replShowingMango(sandbox)
     let path = Self.socketPath(sandbox, repl)
     for (message, reason) in [
       (String(repeating: "x", count: 70_000), "longer than"),
@@ -148,9 +150,7 @@ import Testing
   /// reads the directory can deliver.
   @Test func aMessageWithoutTheDirectorysKeyIsRefused() throws {
     let sandbox = CatalogSandbox()
-    let repl = sandbox.start()
-    repl.send("select mango")
-    repl.readOutput(until: "Keywords")
+    let repl = Self.replShowingMango(sandbox)
     let reply = try Self.exchange(
       "{\"kind\": \"open\", \"sender\": \"x\", \"url\": \"catalog://product/Cherries\"}\n",
       at: Self.socketPath(sandbox, repl))
@@ -223,9 +223,7 @@ import Testing
   /// Idle peers and one that sends a byte at a time hold up no delivery.
   @Test func idleAndSlowPeersDoNotHoldUpADelivery() throws {
     let sandbox = CatalogSandbox()
-    let repl = sandbox.start()
-    repl.send("select mango")
-    repl.readOutput(until: "Keywords")
+    let repl = Self.replShowingMango(sandbox)
     let path = Self.socketPath(sandbox, repl)
     var idle: [Int32] = []
     for _ in 0..<40 {
