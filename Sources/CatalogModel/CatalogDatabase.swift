@@ -678,7 +678,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
   public func importProducts(
     _ products: some ProductSequence, seeding: Seeding? = nil, replacing: Bool = false,
-    progress: (ImportStage) -> Void = { _ in }
+    madeIdentifiers: () -> [UUID] = { [] }, progress: (ImportStage) -> Void = { _ in }
   ) throws -> ImportSummary {
     // The staging table is a temporary one, in a file: in memory, a million records would
     // stay resident.
@@ -704,6 +704,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         if read % 10_000 == 0 { progress(.reading(records: read)) }
       }
       progress(.saving(records: read))
+      try Self.matchByName(madeIdentifiers(), in: database)
       let repeated = try database.statement(
         "SELECT identifier, max(position), name FROM temp.import_staging GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
       )
@@ -758,6 +759,35 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     _ = try? reading { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     try refresh()
     return summary
+  }
+
+  /// Gives a record that came without an identifier the identifier of the one product of the
+  /// same name, so that importing a file again updates what the first import added instead of
+  /// adding it twice; a name several products share is refused, as a guess either way.
+  private static func matchByName(_ made: [UUID], in database: Database) throws {
+    guard !made.isEmpty else { return }
+    try database.execute(
+      "CREATE TEMP TABLE IF NOT EXISTS import_unidentified(identifier TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.import_unidentified"
+    )
+    let insert = try database.statement("INSERT OR IGNORE INTO temp.import_unidentified VALUES (?)")
+    defer { insert.reset() }
+    for identifier in made {
+      insert.reset()
+      try insert.bind(identifier.canonicalText, at: 1)
+      while try insert.step() {}
+    }
+    let sharing =
+      "(SELECT count(*) FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name)"
+    let shared = try database.statement(
+      "SELECT count(*), min(s.name) FROM temp.import_staging AS s WHERE s.identifier IN (SELECT identifier FROM temp.import_unidentified) AND \(sharing) > 1"
+    )
+    defer { shared.reset() }
+    if try shared.step(), shared.integer(0) > 0 {
+      throw CatalogError.ambiguousRecords(count: shared.integer(0), example: shared.text(1))
+    }
+    try database.run(
+      "UPDATE temp.import_staging AS s SET identifier = (SELECT p.identifier FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE s.identifier IN (SELECT identifier FROM temp.import_unidentified) AND \(sharing) = 1"
+    )
   }
 
   // MARK: - Rows

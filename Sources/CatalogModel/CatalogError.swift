@@ -24,6 +24,9 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case productRemoved(name: String)
   /// A file being imported has two products with the same identifier.
   case repeatedIdentifier(String, record: Int, name: String)
+  /// Records without identifiers name products the catalog has more than once: which to
+  /// update would be a guess.
+  case ambiguousRecords(count: Int, example: String)
   /// A product being added has the identifier of one already in the catalog.
   case alreadyInCatalog(name: String)
   /// Another process changed a field the draft changes too, to another value, since the edit
@@ -73,6 +76,8 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "'\(name)' is no longer in the catalog; it was removed by another process"
     case .repeatedIdentifier(let identifier, let record, let name):
       "record \(record) ('\(name.abbreviated)') repeats the identifier \(identifier) of an earlier record; nothing was imported"
+    case .ambiguousRecords(let count, let example):
+      "\(count) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has more than once (such as '\(example.abbreviated)'); give \(count == 1 ? "it an identifier" : "them identifiers") (an export has them); nothing was imported"
     case .alreadyInCatalog(let name):
       "'\(name.abbreviated)' is already in the catalog"
     case .editConflict(let product, let field, let theirs, let yours, let keepTheirs):

@@ -195,8 +195,14 @@ public struct CatalogStore: Sendable {
     _ file: ProductFile, into database: CatalogDatabase, replacing: Bool = false,
     progress: (ImportStage) -> Void
   ) throws -> CatalogDatabase.ImportSummary {
+    // Records without identifiers are matched to products of the same name.
+    let made = Mutex<[UUID]>([])
+    var file = file
+    file.onMadeIdentifier = { identifier in made.withLock { $0.append(identifier) } }
     do {
-      return try database.importProducts(file, replacing: replacing, progress: progress)
+      return try database.importProducts(
+        file, replacing: replacing, madeIdentifiers: { made.withLock { $0 } },
+        progress: progress)
     } catch CatalogError.repeatedIdentifier(let identifier, let record, let name) {
       throw ProductFileError(
         path: file.path, record: record, line: 0,

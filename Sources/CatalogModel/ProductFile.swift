@@ -31,6 +31,9 @@ public struct ProductFile: ProductSequence, Sendable {
   public var skipping: (@Sendable (ProductFileError) -> Void)?
   /// Called as the file is read, with the bytes read so far and the file's size.
   public var onRead: (@Sendable (_ bytesRead: Int, _ fileSize: Int) -> Void)?
+  /// Called with the identifier made for each record that has none, which an import may match
+  /// to a product of the same name instead.
+  public var onMadeIdentifier: (@Sendable (UUID) -> Void)?
 
   /// Creates a reader for a file.
   ///
@@ -91,11 +94,14 @@ public struct ProductFile: ProductSequence, Sendable {
     case UInt8(ascii: "["), UInt8(ascii: "{"):
       var json = JSONProductReader(reader)
       json.skipping = skipping
+      json.onMadeIdentifier = onMadeIdentifier
       try json.forEachProduct(body)
     case nil:
       throw ProductFileError(path: path, record: nil, line: 1, reason: "the file is empty")
     default:
-      try CSVProductReader(reader, path: path, skipping: skipping).forEachProduct(body)
+      let csv = CSVProductReader(reader, path: path, skipping: skipping)
+      csv.onMadeIdentifier = onMadeIdentifier
+      try csv.forEachProduct(body)
     }
   }
 }
@@ -273,6 +279,7 @@ private struct JSONProductReader {
   let reader: ByteReader
   var record = 0
   var skipping: (@Sendable (ProductFileError) -> Void)?
+  var onMadeIdentifier: (@Sendable (UUID) -> Void)?
 
   init(_ reader: ByteReader) {
     self.reader = reader
@@ -306,6 +313,7 @@ private struct JSONProductReader {
       if let product = try fields.product(
         record: record, line: line, path: reader.path, skipping: skipping)
       {
+        if fields.identifier?.isEmpty ?? true { onMadeIdentifier?(product.identifier) }
         try body(product)
       }
       reader.skipWhitespace()
@@ -542,6 +550,7 @@ private final class CSVProductReader {
   let reader: ByteReader
   let path: String
   let skipping: (@Sendable (ProductFileError) -> Void)?
+  var onMadeIdentifier: (@Sendable (UUID) -> Void)?
   /// The header row, once read: a field too long is named by its column.
   private var header: [String] = []
 
@@ -608,6 +617,7 @@ private final class CSVProductReader {
       if let product = try fields.product(
         record: record, line: line, path: path, skipping: skipping)
       {
+        if fields.identifier?.isEmpty ?? true { onMadeIdentifier?(product.identifier) }
         try body(product)
       }
     }

@@ -157,6 +157,31 @@ import Testing
     #expect(try sample.run(["search", "mango"]).output.contains("No results"))
   }
 
+  /// Records without identifiers are matched to the product of the same name: importing the
+  /// same sheet twice updates, never duplicates; a name the catalog has twice is refused.
+  @Test func recordsWithoutIdentifiersAreMatchedByName() throws {
+    let sandbox = CatalogSandbox()
+    let sheet = try writeFile(
+      sandbox, "sheet.csv",
+      "name,imageName,year,price\nKiwi,,2020,1\nLime,,2021,2\nKiwi 2,,2022,3\n")
+    #expect(try sandbox.run(["import", sheet]).output.hasPrefix("Imported 3 new and 0 updated"))
+    let again = try sandbox.run(["import", sheet])
+    #expect(again.output.hasPrefix("Imported 0 new and 3 updated"), "\(again.output)")
+    #expect(try sandbox.run(input: "list\n").output.contains("3 products."))
+    let twice = try writeFile(
+      sandbox, "twice.json",
+      #"[{"identifier": "00000000-0000-4000-8000-000000000001", "name": "Kiwi", "imageName": "", "year": 2020, "price": 1}]"#
+    )
+    #expect(try sandbox.run(["import", twice]).status == 0)
+    let refused = try sandbox.run(["import", sheet])
+    #expect(refused.status == 1)
+    #expect(
+      refused.errors.contains(
+        "1 record without an identifier names products the catalog has more than once (such as 'Kiwi')"
+      ),
+      "\(refused.errors)")
+  }
+
   /// A repeated identifier is named like every other bad record: by file and record.
   @Test func aRepeatedIdentifierNamesTheFileAndRecord() throws {
     let sandbox = CatalogSandbox()
