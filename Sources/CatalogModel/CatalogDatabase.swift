@@ -672,6 +672,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - products: The products, read one by one; the reader throws for a bad record.
   ///   - seeding: Whether this import seeds a new database, and from what.
   ///   - replacing: Whether the file becomes the catalog: products it lacks are removed.
+  ///   - madeIdentifiers: The identifiers made for records that had none, asked once every
+  ///     record is read: each is matched to the one product of the same name.
   ///   - progress: Called every 10,000 records read, then once when every record is read and
   ///     the transaction is being completed.
   /// - Returns: What was inserted, updated and removed.
