@@ -184,6 +184,8 @@ public struct CatalogStore: Sendable {
       throw CatalogError.catalogReadOnly(
         path: databasePath, reason: loaded.readOnlyReason ?? "it cannot be opened")
     }
+    // An import may rewrite much of the file: the whole file is checked first.
+    try database.verify()
     let summary = try Self.importing(
       file, into: database, replacing: replacing, progress: progress)
     return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })

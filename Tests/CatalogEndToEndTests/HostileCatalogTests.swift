@@ -185,14 +185,24 @@ import Testing
       )
     }
     let before = try #require(bytes(path))
-    let result = try sandbox.run(input: "select mango\nedit\nprice 8.00\ndone\n")
-    #expect(result.status == 1)
-    #expect(
-      result.errors.contains("products_identifier has 9 entries for 10 products"),
-      "\(result.errors)")
+    // A REPL on a terminal checks the whole file from its launch: its first edit waits for
+    // the verdict, and is refused.
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["NO_COLOR": "1"])
+    pty.read(until: " › ")
+    pty.type("select mango\redit\rprice 8.00\rdone\r")
+    let shown = pty.read(until: "products_identifier has 9 entries for 10 products")
+    #expect(!shown.contains("Saved"), "\(shown)")
+    #expect(pty.quit(process) == 0)
     #expect(bytes(path) == before, "a damaged catalog was written")
     #expect((bytes(path + "-wal") ?? Data()).isEmpty, "a damaged catalog was written")
-    #expect(!result.output.contains("Saved"), "\(result.output)")
+    // An import checks it first as well.
+    let file = sandbox.root + "/one.json"
+    try Data(CatalogDatabaseTests.productsJSON(1).utf8).write(to: URL(fileURLWithPath: file))
+    let imported = try sandbox.run(["import", file])
+    #expect(imported.status == 1)
+    #expect(imported.errors.contains("products_identifier has 9 entries"), "\(imported.errors)")
+    #expect(bytes(path) == before, "a damaged catalog was written")
   }
 
   @Test func anExportOfARefusedCatalogFailsAndWritesNothing() throws {
