@@ -11,8 +11,9 @@ package struct LaunchOptions: Sendable, Hashable {
   /// Whether a person types the commands at a terminal; false for a script and for
   /// `catalog open`, which leave the session as they found it.
   package var isInteractive = true
-  /// Whether the run leaves the session's scene in front as it is: `catalog open` from a shell,
-  /// which must not change where the next launch puts the user.
+  /// Whether the run leaves the session's scene in front as it is when it works in a scene of
+  /// its own beside a running terminal: `catalog open` from a shell, which must not change
+  /// where the next launch puts the user.
   package var leavesFrontAlone = false
 
   package init(

@@ -37,6 +37,8 @@ package final class LiveEnvironment: AppEnvironment {
   /// How output looks; pictures are drawn when it says so.
   package var presentation = Presentation.plain
   private var pictures: [String: [String]] = [:]
+  /// What ``pictureProblem(at:)`` found, by path, size and modification time.
+  private var pictureProblems: [String: String?] = [:]
 
   init(
     directory: StateDirectory, catalogStore: CatalogStore, database: CatalogDatabase?,
@@ -344,15 +346,24 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func pictureProblem(at path: String) -> String? {
+    // Decoded once for each version of the file, not at every show of the photo tab.
+    var status = stat()
+    let key =
+      stat(path, &status) == 0
+      ? "\(path)|\(status.st_size)|\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)" : nil
+    if let key, let known = pictureProblems[key] { return known }
+    let problem: String?
     do {
       // Decoded small (a JPEG at a fraction of its size): damage shows, not only the header.
       _ = try ImageDecoder().decode(contentsOf: path, minimumSide: 16)
-      return nil
+      problem = nil
     } catch .cannotRead(_, let reason) {
-      return reason
+      problem = reason
     } catch {
-      return error.localizedDescription
+      problem = error.localizedDescription
     }
+    if let key { pictureProblems[key] = .some(problem) }
+    return problem
   }
 
   package func photoDescription(of product: Product) -> String {
