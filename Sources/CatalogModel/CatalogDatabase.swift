@@ -13,9 +13,11 @@ import StateRestoration
 public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// The schema version this program reads and writes (`PRAGMA user_version`). Version 1
   /// lacked the deletion log, the index of changes and the identity; version 2 the directory
-  /// a relative image path is relative to. What is missing is added when an older database is
-  /// opened for writing.
-  public static let schemaVersion = 3
+  /// a relative image path is relative to; version 3 the counts of products by blocks of
+  /// positions that make a deletion renumber nothing (``ListNumbering``), and the identifiers
+  /// of deleted products. What is missing is added when an older database is opened for
+  /// writing.
+  public static let schemaVersion = 4
 
   /// The database file's path.
   public let path: String
@@ -24,6 +26,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// The columns a product is read from: an older database opened for reading only has no
   /// `image_directory`.
   private let columns: String
+  /// How list numbers are found from positions.
+  private let numbering: ListNumbering
   private var cached = State()
   private let stateLock = NSLock()
   private let verification = Verification()
@@ -58,6 +62,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     INSERT INTO catalog_info VALUES ('generation', 0), ('seeded', 0), ('migrated', 0);
     \(versionTwo)
     \(versionThree)
+    \(ListNumbering.versionFour)
     """
 
   /// What version 2 added: a log of deletions (the position each had, and the generation that
@@ -80,7 +85,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   static let createIndexes = """
     CREATE UNIQUE INDEX products_identifier ON products(identifier);
-    CREATE INDEX products_position ON products(position);
+    CREATE UNIQUE INDEX products_position ON products(position);
     CREATE INDEX products_folded_name ON products(folded_name);
     CREATE INDEX products_year ON products(year, position);
     CREATE INDEX products_changed ON products(changed);
@@ -108,13 +113,16 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     try DatabaseFileCheck.check(path)
     let database: Database
     var hasImageDirectory = true
+    var numbering = ListNumbering(dense: false)
     do {
       // Everything is decided through a connection that cannot write: a database refused here
       // is never written, not even by SQLite copying its log into it as the connection closes.
       let reader = try Database(path: path, mode: .readOnly)
       let version = try Self.checkSchema(reader)
       hasImageDirectory = !readOnly || version >= 3
-      cached = try Self.readState(reader)
+      // Before version 4, positions are the list numbers; the upgrade adds the block counts.
+      numbering.dense = version < 4
+      cached = try Self.readState(reader, numbering)
       if readOnly {
         database = reader
       } else {
@@ -134,9 +142,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
             let found = try database.integer("PRAGMA user_version") ?? 0
             if found == 1 { try database.execute(Self.versionTwo) }
             if found <= 2 { try database.execute(Self.versionThree) }
+            if found <= 3 { try database.execute(ListNumbering.versionFour) }
           }
+          numbering.dense = false
           // The upgrade added the identity.
-          cached = try Self.readState(database)
+          cached = try Self.readState(database, numbering)
         }
       }
     } catch let error as SQLiteError {
@@ -144,6 +154,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
     self.path = path
     connection = database
+    self.numbering = numbering
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
     fileIdentity = Self.identity(ofFile: path)
   }
@@ -180,19 +191,23 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// Reads the generation, the count and the identity; after an error, SQLite's own check
   /// says what is damaged.
-  private static func readState(_ database: Database) throws -> State {
+  private static func readState(_ database: Database, _ numbering: ListNumbering) throws -> State
+  {
     do {
       let generation =
         try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
-      let count = try database.integer("SELECT max(position) FROM products") ?? 0
-      // List numbers are dense, so the largest is the count; one no file of this size could
-      // hold (each row takes more than 40 bytes) is damage, not a count to page through.
+      let count = try numbering.count(in: database)
+      // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
+      // not a count to page through.
       let bytes =
         try database.integer(
           "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
       guard count >= 0, count <= bytes / 40 else {
         throw CatalogDatabaseError.damaged(
           "its largest list number, \(count), is more than the file could hold")
+      }
+      if let problem = try numbering.problem(in: database) {
+        throw CatalogDatabaseError.damaged(problem)
       }
       let identity = try database.integer("SELECT value FROM catalog_info WHERE key = 'identity'")
       var state = State()
@@ -275,7 +290,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public func refresh() throws -> Bool {
     let state: State
     do {
-      state = try connectionLock.withLock { try Self.readState(connection) }
+      state = try connectionLock.withLock { try Self.readState(connection, numbering) }
     } catch let error as CatalogDatabaseError {
       stateLock.withLock { cached.readFailure = error.localizedDescription }
       throw error
@@ -317,7 +332,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// The product with a list number.
   public func product(number: Int) -> Product? {
-    query("SELECT \(columns) FROM products WHERE position = ?", [.integer(number)]).first
+    products(numbers: number...number).first?.product
   }
 
   /// The product with an identifier.
@@ -329,10 +344,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// A product's list number.
   public func number(of identifier: UUID) -> Int? {
-    try? reading {
-      try $0.integer(
-        "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText))
-    }
+    numbers(of: [identifier])[identifier]
   }
 
   /// The list numbers of many products, in one read transaction with one statement: a search
@@ -340,14 +352,18 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public func numbers(of identifiers: [UUID]) -> [UUID: Int] {
     var numbers: [UUID: Int] = [:]
     _ = try? reading { database in
-      try database.execute("BEGIN")
-      defer { try? database.execute("COMMIT") }
-      let statement = try database.statement("SELECT position FROM products WHERE identifier = ?")
-      defer { statement.reset() }
-      for identifier in identifiers {
-        statement.reset()
-        try statement.bind(identifier.canonicalText, at: 1)
-        if try statement.step() { numbers[identifier] = statement.integer(0) }
+      try database.readTransaction {
+        let statement = try database.statement(
+          "SELECT position FROM products WHERE identifier = ?")
+        defer { statement.reset() }
+        var positions: [UUID: Int] = [:]
+        for identifier in identifiers {
+          statement.reset()
+          try statement.bind(identifier.canonicalText, at: 1)
+          if try statement.step() { positions[identifier] = statement.integer(0) }
+        }
+        let byPosition = try numbering.numbers(ofPositions: positions.values, in: database)
+        for (identifier, position) in positions { numbers[identifier] = byPosition[position] }
       }
     }
     return numbers
@@ -358,16 +374,37 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
     var result: [(Int, Product)] = []
     _ = try? reading { database in
-      let statement = try database.statement(
-        "SELECT \(columns), position FROM products WHERE position BETWEEN ? AND ? ORDER BY position"
-      )
-      defer { statement.reset() }
-      try statement.bind([.integer(numbers.lowerBound), .integer(numbers.upperBound)])
-      while try statement.step() {
-        if let product = shown(statement) { result.append((statement.integer(7), product)) }
+      try database.readTransaction {
+        guard let first = try numbering.position(ofNumber: numbers.lowerBound, in: database) else {
+        return
+      }
+        try page(from: first, number: numbers.lowerBound, limit: numbers.count, in: database) {
+          result.append(($0, $1))
+        }
       }
     }
     return result
+  }
+
+  /// Reads up to `limit` rows in order from a position, which has a list number, calling a
+  /// body with each product shown and its number; returns the position after the last row.
+  @discardableResult
+  private func page(
+    from position: Int, number: Int, limit: Int, in database: Database,
+    _ body: (Int, Product) throws -> Void
+  ) throws -> (position: Int, number: Int)? {
+    let statement = try database.statement(
+      "SELECT \(columns), position FROM products WHERE position >= ? ORDER BY position LIMIT ?")
+    defer { statement.reset() }
+    try statement.bind([.integer(position), .integer(limit)])
+    var next = number
+    var last: Int?
+    while try statement.step() {
+      if let product = shown(statement) { try body(next, product) }
+      last = statement.integer(7)
+      next += 1
+    }
+    return last.map { ($0 + 1, next) }
   }
 
   /// The number of products.
@@ -380,12 +417,18 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
     var result: [(Int, Product)] = []
     _ = try? reading { database in
-      let statement = try database.statement(
-        "SELECT \(columns), position FROM products WHERE year = ? ORDER BY position LIMIT ? OFFSET ?"
-      )
-      try statement.bind([.integer(year), .integer(limit), .integer(offset)])
-      while try statement.step() {
-        if let product = shown(statement) { result.append((statement.integer(7), product)) }
+      try database.readTransaction {
+        let statement = try database.statement(
+          "SELECT \(columns), position FROM products WHERE year = ? ORDER BY position LIMIT ? OFFSET ?"
+        )
+        defer { statement.reset() }
+        try statement.bind([.integer(year), .integer(limit), .integer(offset)])
+        var found: [(Int, Product)] = []
+        while try statement.step() {
+          if let product = shown(statement) { found.append((statement.integer(7), product)) }
+        }
+        let numbers = try numbering.numbers(ofPositions: found.map(\.0), in: database)
+        result = found.compactMap { position, product in numbers[position].map { ($0, product) } }
       }
     }
     return result
@@ -435,19 +478,22 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     // transaction: what another process saves meanwhile does not shift the pages.
     let began = (try? reading { try $0.execute("BEGIN") }) != nil
     defer { if began { _ = try? reading { try $0.execute("COMMIT") } } }
-    let count =
-      (try? reading { try $0.integer("SELECT max(position) FROM products") }).flatMap { $0 } ?? 0
-    try forEachPage(upTo: count, body)
+    try forEachPage(body)
   }
 
-  /// Calls a body with every product up to a list number, a page of 1,000 at a time, in the
-  /// current transaction.
-  private func forEachPage(upTo count: Int, _ body: (Int, Product) throws -> Void) rethrows {
-    var next = 1
-    while next <= count {
-      let last = next + min(999, count - next)
-      for (number, product) in products(numbers: next...last) { try body(number, product) }
-      next = last + 1
+  /// Calls a body with every product in order, and its list number, a page of 1,000 at a
+  /// time, in the current transaction.
+  private func forEachPage(_ body: (Int, Product) throws -> Void) rethrows {
+    var next: (position: Int, number: Int)? = (1, 1)
+    while let start = next {
+      var products: [(Int, Product)] = []
+      next =
+        (try? reading { database in
+          try page(from: start.position, number: start.number, limit: 1_000, in: database) {
+            products.append(($0, $1))
+          }
+        }) ?? nil
+      for (number, product) in products { try body(number, product) }
     }
   }
 
@@ -464,8 +510,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// Checks the whole file once in this process, or waits for the check under way: SQLite's
   /// `quick_check`, that every index holds one entry for each product (a row an index misses
-  /// would be duplicated by an import, or lost to lookups), and that the list numbers run from
-  /// 1 to the count without a gap. Once a check is begun, every write waits for its verdict, so
+  /// would be duplicated by an import, or lost to lookups), that no two products share a
+  /// position, and that the counts list numbers are found from agree with the rows. Once a check is begun, every write waits for its verdict, so
   /// a file found damaged is never written: not by an edit, and not by SQLite copying its log
   /// into it at exit.
   ///
@@ -512,12 +558,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         }
       }
       let distinct = try database.integer("SELECT count(DISTINCT position) FROM products") ?? 0
-      let lowest = try database.integer("SELECT min(position) FROM products") ?? 1
-      let highest = try database.integer("SELECT max(position) FROM products") ?? 0
-      guard distinct == rows, rows == 0 || (lowest == 1 && highest == rows) else {
-        return "its list numbers do not run from 1 to \(rows) (\(lowest) to \(highest))"
+      guard distinct == rows else {
+        return "its list numbers are damaged: \(rows - distinct) products share a position"
       }
-      return nil
+      return try ListNumbering.verify(in: database)
     } catch let error as SQLiteError {
       // A missing index (SQLite says "no such index") is damage as well.
       return error.isBusy ? nil : error.description
@@ -553,7 +597,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       try database.execute("BEGIN")
       defer { try? database.execute("COMMIT") }
       let now = try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
-      let count = try database.integer("SELECT max(position) FROM products") ?? 0
+      let count = try numbering.count(in: database)
       let deleted =
         try database.integer(
           "SELECT count(*) FROM deletions WHERE generation > ?", .integer(generation)) ?? 0
@@ -573,10 +617,13 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         "SELECT \(columns), position FROM products WHERE changed > ?")
       defer { rows.reset() }
       try rows.bind([.integer(generation)])
+      var changed: [(position: Int, product: Product)] = []
       while try rows.step() {
-        if let product = shown(rows) {
-          changes.changed.append((rows.integer(7), product))
-        }
+        if let product = shown(rows) { changed.append((rows.integer(7), product)) }
+      }
+      let numbers = try numbering.numbers(ofPositions: changed.map(\.position), in: database)
+      changes.changed = changed.compactMap { position, product in
+        numbers[position].map { ($0, product) }
       }
       changes.changed.sort { $0.position < $1.position }
       return changes
@@ -599,11 +646,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     let (generation, count) = try reading { database in
       (
         try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0,
-        try database.integer("SELECT max(position) FROM products") ?? 0
+        try numbering.count(in: database)
       )
     }
     try start(generation, count)
-    try forEachPage(upTo: count, body)
+    try forEachPage(body)
   }
 
   // MARK: - Writing
@@ -629,22 +676,24 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           guard try Self.product(product.identifier, in: database) == nil else {
             throw CatalogError.alreadyInCatalog(name: product.name)
           }
-          let position = (try database.integer("SELECT max(position) FROM products") ?? 0) + 1
+          let position = try ListNumbering.nextPosition(in: database)
           try Self.insert(product, position: position, generation: generation, in: database)
+          try ListNumbering.added(position: position, in: database)
         case .delete(let identifier, let name):
           guard
             let position = try database.integer(
-              "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+              "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText)),
+            let number = try numbering.number(ofPosition: position, in: database)
           else { throw CatalogError.productRemoved(name: name) }
           try database.run(
             "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+          // The log keeps the list number the product had, which a search index follows, and
+          // its identifier, which an import of an older file does not bring back.
           try database.run(
-            "INSERT INTO deletions VALUES (?, ?)", .integer(generation), .integer(position))
-          // OR ROLLBACK: SQLite keeps no journal to undo this one statement, which at a million
-          // rows held every page it changed in memory; a failure ends the transaction anyway.
-          try database.run(
-            "UPDATE OR ROLLBACK products SET position = position - 1 WHERE position > ?",
-            .integer(position))
+            "INSERT INTO deletions(generation, position, identifier) VALUES (?, ?, ?)",
+            .integer(generation), .integer(number), .text(identifier.canonicalText))
+          // Nothing is renumbered: the block's count is one less.
+          try ListNumbering.removed(position: position, in: database)
         }
       }
     }
@@ -667,6 +716,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     public var updated = 0
     /// Products removed because the file, replacing the catalog, did not have them.
     public var removed = 0
+    /// Records left out because their products were deleted from the catalog.
+    public var skippedDeleted = 0
   }
 
   /// Imports products in one transaction: new identifiers are appended in order, existing ones
@@ -675,15 +726,16 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameters:
   ///   - products: The products, read one by one; the reader throws for a bad record.
   ///   - seeding: Whether this import seeds a new database, and from what.
-  ///   - replacing: Whether the file becomes the catalog: products it lacks are removed.
+  ///   - options: Whether the file replaces the catalog, what a record without an identifier
+  ///     whose name the catalog has does, and whether deleted products come back.
   ///   - madeIdentifiers: The identifiers made for records that had none, asked once every
-  ///     record is read: each is matched to the one product of the same name.
+  ///     record is read: each is matched by name as `options.duplicates` says.
   ///   - progress: Called every 10,000 records read, then once when every record is read and
   ///     the transaction is being completed.
   /// - Returns: What was inserted, updated and removed.
   /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
   public func importProducts(
-    _ products: some ProductSequence, seeding: Seeding? = nil, replacing: Bool = false,
+    _ products: some ProductSequence, seeding: Seeding? = nil, options: ImportOptions = .init(),
     madeIdentifiers: () -> [UUID] = { [] }, progress: (ImportStage) -> Void = { _ in }
   ) throws -> ImportSummary {
     // The staging table is a temporary one, in a file: in memory, a million records would
@@ -710,7 +762,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         if read % 10_000 == 0 { progress(.reading(records: read)) }
       }
       progress(.saving(records: read))
-      try Self.matchByName(madeIdentifiers(), in: database)
+      try Self.matchByName(madeIdentifiers(), options.duplicates, in: database)
       let repeated = try database.statement(
         "SELECT identifier, max(position), name FROM temp.import_staging GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
       )
@@ -720,38 +772,52 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           repeated.text(0), record: repeated.integer(1), name: repeated.text(2))
       }
       var summary = ImportSummary()
+      let inCatalog = "(SELECT identifier FROM products)"
+      if options.restoringDeleted {
+        // Restored products are no longer deleted ones: a later import keeps them.
+        try database.run(
+          "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM temp.import_staging)"
+        )
+      } else {
+        // A product deleted since the file was written is not brought back unasked.
+        try database.run(
+          "DELETE FROM temp.import_staging WHERE identifier IN (SELECT identifier FROM deletions WHERE identifier IS NOT NULL) AND identifier NOT IN \(inCatalog)"
+        )
+        summary.skippedDeleted = database.changes
+      }
       try database.run(
         "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
       )
       summary.updated = database.changes
-      if replacing {
-        // The file becomes the catalog: what it lacks goes, the rest keep their order, and
-        // the catalog gets a new identity, so every search index is built again.
+      if options.replacing {
+        // The file becomes the catalog: what it lacks goes (and is logged as deleted, so that
+        // importing an older file does not bring it back), the rest keep their order, and the
+        // catalog gets a new identity, so every search index is built again.
+        let lacked = "identifier NOT IN (SELECT identifier FROM temp.import_staging)"
         try database.run(
-          "DELETE FROM products WHERE identifier NOT IN (SELECT identifier FROM temp.import_staging)"
-        )
+          "INSERT INTO deletions(generation, position, identifier) SELECT ?, 0, identifier FROM products WHERE \(lacked)",
+          .integer(generation))
+        try database.run("DELETE FROM products WHERE \(lacked)")
         summary.removed = database.changes
         if summary.removed > 0 {
-          try database.run(
-            "WITH numbered AS (SELECT identifier, row_number() OVER (ORDER BY position) AS number FROM products) UPDATE products SET position = numbered.number FROM numbered WHERE products.identifier = numbered.identifier AND products.position != numbered.number"
-          )
+          try ListNumbering.recount(from: 1, in: database)
           try database.run(
             "UPDATE catalog_info SET value = ? WHERE key = 'identity'",
             .integer(Int(Int64.random(in: 1...Int64.max))))
         }
       }
-      try database.run(
-        "DELETE FROM temp.import_staging WHERE identifier IN (SELECT identifier FROM products)")
-      summary.inserted = read - summary.updated
-      let existing = try database.integer("SELECT max(position) FROM products") ?? 0
+      try database.run("DELETE FROM temp.import_staging WHERE identifier IN \(inCatalog)")
+      summary.inserted = try database.integer("SELECT count(*) FROM temp.import_staging") ?? 0
+      let existing = try ListNumbering.nextPosition(in: database) - 1
       // Many new rows: the indexes are built once at the end, sorted, rather than a row at a
       // time.
-      let rebuildsIndexes = summary.inserted > existing
+      let rebuildsIndexes = summary.inserted > (try numbering.count(in: database))
       if rebuildsIndexes { try database.execute(Self.dropIndexes) }
       try database.run(
         "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM temp.import_staging ORDER BY position",
         .integer(existing))
       if rebuildsIndexes { try database.execute(Self.createIndexes) }
+      if summary.inserted > 0 { try ListNumbering.recount(from: existing + 1, in: database) }
       if let seeding {
         try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
         if seeding == .migrated {
@@ -767,11 +833,14 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     return summary
   }
 
-  /// Gives a record that came without an identifier the identifier of the one product of the
-  /// same name, so that importing a file again updates what the first import added instead of
-  /// adding it twice; a name several products share is refused, as a guess either way.
-  private static func matchByName(_ made: [UUID], in database: Database) throws {
-    guard !made.isEmpty else { return }
+  /// Decides what a record that came without an identifier is, by the policy: by default it
+  /// takes the identifier of the one product of the same name, so that importing a file again
+  /// updates what the first import added instead of adding it twice; a name several products
+  /// share, or several such records share, is refused, as a guess either way.
+  private static func matchByName(
+    _ made: [UUID], _ policy: ImportOptions.DuplicateNames, in database: Database
+  ) throws {
+    guard !made.isEmpty, policy != .allow else { return }
     try database.execute(
       "CREATE TEMP TABLE IF NOT EXISTS import_unidentified(identifier TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.import_unidentified"
     )
@@ -782,21 +851,33 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       try insert.bind(identifier.canonicalText, at: 1)
       while try insert.step() {}
     }
+    let unidentified = "s.identifier IN (SELECT identifier FROM temp.import_unidentified)"
     let sharing =
       "(SELECT count(*) FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name)"
-    let shared = try database.statement(
-      "SELECT count(*), min(s.name) FROM temp.import_staging AS s WHERE s.identifier IN (SELECT identifier FROM temp.import_unidentified) AND \(sharing) > 1"
-    )
-    defer { shared.reset() }
-    if try shared.step(), shared.integer(0) > 0 {
-      throw CatalogError.ambiguousRecords(count: shared.integer(0), example: shared.text(1))
+    func refuse(_ condition: String, _ error: (Int, String) -> CatalogError) throws {
+      let found = try database.statement(
+        "SELECT count(*), min(s.name) FROM temp.import_staging AS s WHERE \(unidentified) AND \(condition)"
+      )
+      defer { found.reset() }
+      if try found.step(), found.integer(0) > 0 { throw error(found.integer(0), found.text(1)) }
+    }
+    switch policy {
+    case .allow:
+      return
+    case .refuse:
+      try refuse("\(sharing) > 0") { .duplicateRecords(count: $0, example: $1) }
+      return
+    case .update:
+      try refuse("\(sharing) > 1") { .ambiguousRecords(count: $0, example: $1) }
+      // Two records of one name would both update its product.
+      try refuse(
+        "\(sharing) = 1 AND (SELECT count(*) FROM temp.import_staging AS t WHERE t.folded_name = s.folded_name AND t.name = s.name) > 1"
+      ) { .repeatedNames(count: $0, example: $1) }
     }
     try database.run(
-      "UPDATE temp.import_staging AS s SET identifier = (SELECT p.identifier FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE s.identifier IN (SELECT identifier FROM temp.import_unidentified) AND \(sharing) = 1"
+      "UPDATE temp.import_staging AS s SET identifier = (SELECT p.identifier FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE \(unidentified) AND \(sharing) = 1"
     )
   }
-
-  // MARK: - Rows
 
   private static func nextGeneration(_ database: Database) throws -> Int {
     try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")

@@ -129,14 +129,16 @@ public struct CatalogStore: Sendable {
   ///
   /// - Parameters:
   ///   - file: A JSON or CSV product file.
-  ///   - replacing: Whether the file becomes the catalog: products it lacks are removed.
+  ///   - options: Whether the file replaces the catalog, what records without identifiers
+  ///     do, and whether deleted products come back.
   ///   - progress: Called as the import goes on.
   /// - Returns: What was inserted and updated, and warnings from opening the catalog.
   /// - Throws: ``ProductFileError`` naming the first bad record,
   ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
   ///   ``CatalogDatabaseError/cannotWrite(path:reason:)``. The catalog is then as it was.
   public func importFile(
-    _ file: ProductFile, replacing: Bool = false, progress: (ImportStage) -> Void = { _ in }
+    _ file: ProductFile, options: ImportOptions = .init(),
+    progress: (ImportStage) -> Void = { _ in }
   ) throws
     -> (
       summary: CatalogDatabase.ImportSummary, warnings: [String]
@@ -146,11 +148,11 @@ public struct CatalogStore: Sendable {
     // products are not added beside theirs.
     if legacyFileKind == .none, !FileManager.default.fileExists(atPath: databasePath),
       !isLink(databasePath),
-      let result = try importIntoNewCatalog(file, progress: progress)
+      let result = try importIntoNewCatalog(file, options: options, progress: progress)
     {
       return result
     }
-    return try importFile(file, into: try load(), replacing: replacing, progress: progress)
+    return try importFile(file, into: try load(), options: options, progress: progress)
   }
 
   /// A first import into an empty data directory: the catalog is built from the file alone
@@ -158,7 +160,9 @@ public struct CatalogStore: Sendable {
   /// or `kill -9` leaves the directory as it was.
   ///
   /// - Returns: What was imported; nil when another process created the catalog first.
-  private func importIntoNewCatalog(_ file: ProductFile, progress: (ImportStage) -> Void)
+  private func importIntoNewCatalog(
+    _ file: ProductFile, options: ImportOptions, progress: (ImportStage) -> Void
+  )
     throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String])?
   {
     let directory = try StateDirectory(creating: directoryPath)
@@ -171,13 +175,13 @@ public struct CatalogStore: Sendable {
     try CatalogDatabase.create(at: databasePath) { database in
       // Marked seeded: no launch adds the sample beside the user's products.
       _ = try database.importProducts([Product](), seeding: .bundled)
-      summary = try Self.importing(file, into: database, progress: progress)
+      summary = try Self.importing(file, into: database, options: options, progress: progress)
     }
     return (summary, [])
   }
 
   private func importFile(
-    _ file: ProductFile, into loaded: Loaded, replacing: Bool,
+    _ file: ProductFile, into loaded: Loaded, options: ImportOptions,
     progress: (ImportStage) -> Void
   ) throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String]) {
     guard let database = loaded.database else {
@@ -187,14 +191,14 @@ public struct CatalogStore: Sendable {
     // An import may rewrite much of the file: the whole file is checked first.
     try database.verify()
     let summary = try Self.importing(
-      file, into: database, replacing: replacing, progress: progress)
+      file, into: database, options: options, progress: progress)
     return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })
   }
 
   /// Imports a file into a database, a repeated identifier named like every other bad record:
   /// by its file and record.
   private static func importing(
-    _ file: ProductFile, into database: CatalogDatabase, replacing: Bool = false,
+    _ file: ProductFile, into database: CatalogDatabase, options: ImportOptions = .init(),
     progress: (ImportStage) -> Void
   ) throws -> CatalogDatabase.ImportSummary {
     // Records without identifiers are matched to products of the same name.
@@ -203,7 +207,7 @@ public struct CatalogStore: Sendable {
     file.onMadeIdentifier = { identifier in made.withLock { $0.append(identifier) } }
     do {
       return try database.importProducts(
-        file, replacing: replacing, madeIdentifiers: { made.withLock { $0 } },
+        file, options: options, madeIdentifiers: { made.withLock { $0 } },
         progress: progress)
     } catch CatalogError.repeatedIdentifier(let identifier, let record, let name) {
       throw ProductFileError(

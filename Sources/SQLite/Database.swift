@@ -178,6 +178,19 @@ package final class Database {
     }
   }
 
+  /// Runs a body in one read transaction, so that its statements see one snapshot; inside a
+  /// transaction already begun, in that one.
+  ///
+  /// - Parameter body: The reads.
+  /// - Returns: What the body returns.
+  /// - Throws: What the body throws, or ``SQLiteError``.
+  package func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+    guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
+    try execute("BEGIN")
+    defer { try? execute("COMMIT") }
+    return try body()
+  }
+
   /// Keeps the write-ahead log and its index when the last connection closes, so that the
   /// next one does not create them again (`SQLITE_FCNTL_PERSIST_WAL`).
   package func keepWriteAheadLog() {

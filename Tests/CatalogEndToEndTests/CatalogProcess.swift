@@ -211,7 +211,7 @@ final class CatalogSandbox {
         try database.integer("SELECT position FROM products WHERE name = ?", .text(name)))
       try database.run("DELETE FROM products WHERE name = ?", .text(name))
       try database.run(
-        "UPDATE products SET position = position - 1 WHERE position > ?", .integer(position))
+        "UPDATE blocks SET live = live - 1 WHERE block = (? - 1) >> 10", .integer(position))
       try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")
     }
   }

@@ -104,7 +104,7 @@ import Testing
     #expect(allProducts(loaded.catalog) == bundledProducts)
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     if damage == "newer" {
-      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 3")
+      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 4")
     }
   }
 
@@ -221,6 +221,37 @@ import Testing
     #expect(reader.count == 2_509)
   }
 
+  /// What turns a version-4 database back into a version-3 one (its positions are dense).
+  static let versionThree = """
+    DROP TABLE blocks; DROP INDEX deletions_identifier; ALTER TABLE deletions DROP COLUMN identifier;
+    DROP INDEX products_position; CREATE INDEX products_position ON products(position);
+    PRAGMA user_version = 3;
+    """
+
+  /// Version 3 numbered the list by dense positions, renumbered at every deletion: read as it
+  /// is when opened for reading only, given block counts when opened for writing, after which
+  /// a deletion renumbers nothing and the numbers stay those the user saw.
+  @Test func aVersionThreeDatabaseGainsBlockCountsAndKeepsItsNumbers() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let before = try #require(try store.load().database).products(numbers: 1...10)
+    try Database(path: store.databasePath, mode: .readWrite).execute(Self.versionThree)
+    let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
+    #expect(reader.count == 10)
+    #expect(reader.products(numbers: 1...10).map(\.product) == before.map(\.product))
+    #expect(
+      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 3)
+    let writer = try CatalogDatabase(path: store.databasePath)
+    #expect(writer.products(numbers: 1...10).map(\.product) == before.map(\.product))
+    try writer.apply([.delete(before[2].product.identifier, name: before[2].product.name)])
+    #expect(writer.count == 9)
+    #expect(writer.product(number: 3) == before[3].product)
+    #expect(writer.number(of: before[9].product.identifier) == 9)
+    try writer.verify()
+    #expect(
+      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 4)
+  }
+
   /// Version 1 lacked the deletion log, the index of changes and the identity: opening for
   /// writing adds them, and opening for reading only leaves the file alone.
   @Test func aVersionOneDatabaseIsUpgradedWhenOpenedForWriting() throws {
@@ -230,7 +261,8 @@ import Testing
     do {
       let database = try Database(path: store.databasePath, mode: .readWrite)
       try database.execute(
-        "DROP TABLE deletions; DROP INDEX products_changed; DELETE FROM catalog_info WHERE key = 'identity'; ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 1"
+        Self.versionThree
+          + "DROP TABLE deletions; DROP INDEX products_changed; DELETE FROM catalog_info WHERE key = 'identity'; ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 1"
       )
     }
     let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
@@ -253,7 +285,7 @@ import Testing
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
     _ = try store.load()
     try Database(path: store.databasePath, mode: .readWrite).execute(
-      "ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 2")
+      Self.versionThree + "ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 2")
     let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
     #expect(reader.count == 10)
     #expect(reader.product(number: 1)?.imageDirectory == nil)
@@ -266,7 +298,7 @@ import Testing
     #expect(writer.product(identifier: plum.identifier) == plum)
     #expect(writer.product(identifier: plum.identifier)?.imagePath == "/srv/shop/pictures/plum.png")
     #expect(
-      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 3)
+      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 4)
     // An edit of another field keeps the picture's directory; a new picture from the editor,
     // absolute, drops it.
     try writer.apply([edit(plum) { $0.year = 2021 }])

@@ -13,7 +13,7 @@ extension CatalogMain {
   /// `catalog import FILE`: adds and updates products from a JSON or CSV file, all or nothing,
   /// with a progress bar on a terminal.
   static func importProducts(
-    _ path: String, replacing: Bool = false, paths: AppPaths, report: Reporter
+    _ path: String, options: ImportOptions = .init(), paths: AppPaths, report: Reporter
   ) throws -> Int32 {
     let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
     let progress = isatty(2) == 1 ? ImportProgress() : nil
@@ -25,7 +25,7 @@ extension CatalogMain {
     let result: (summary: CatalogDatabase.ImportSummary, warnings: [String])
     do {
       result = try store.importFile(
-        file, replacing: replacing, progress: { progress?.update($0) })
+        file, options: options, progress: { progress?.update($0) })
       progress?.finish()
     } catch {
       progress?.finish()
@@ -44,6 +44,9 @@ extension CatalogMain {
       "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
         + (summary.removed > 0
           ? ", and removed \(summary.removed.grouped) not in the file"
+          : "")
+        + (summary.skippedDeleted > 0
+          ? ", and left out \(summary.skippedDeleted.grouped) deleted from the catalog (--restore-deleted brings \(summary.skippedDeleted == 1 ? "it" : "them") back)"
           : "")
         + " in \(String(format: "%.1f", seconds)) s.")
     if changed > CatalogSearchIndex.rebuildThreshold && !hasIndex {

@@ -68,8 +68,8 @@ package enum CatalogMain {
             : StateText.render(
               snapshot.state, owners: snapshot.owners, savedAt: snapshot.savedAt))
         return ExitStatus.success
-      case .importFile(let file, let replacing):
-        return try importProducts(file, replacing: replacing, paths: paths, report: report)
+      case .importFile(let file, let options):
+        return try importProducts(file, options: options, paths: paths, report: report)
       case .export(let file, let format, let byteOrderMark):
         return try exportProducts(
           file, format: format, byteOrderMark: byteOrderMark, paths: paths, report: report)

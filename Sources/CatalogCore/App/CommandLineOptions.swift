@@ -15,7 +15,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     /// `search QUERY [--json] [--limit N]`: search without starting the REPL.
     case search(String, json: Bool, limit: Int)
     /// `import FILE`: add and update products from a JSON or CSV file, all or nothing.
-    case importFile(String, replacing: Bool = false)
+    case importFile(String, ImportOptions = .init())
     /// `export [FILE]`: write the catalog as JSON, to standard output by default.
     case export(String?, format: ProductExport.Format? = nil, byteOrderMark: Bool = false)
     /// `reindex`: build the search index file again.
@@ -62,7 +62,8 @@ package struct CommandLineOptions: Sendable, Hashable {
            catalog open URL [--scene NAME]
            catalog search QUERY [--json] [--limit N]
            catalog state [--json]
-           catalog import [--replace] FILE
+           catalog import [--replace] [--duplicates update|allow|refuse]
+                          [--restore-deleted] FILE
            catalog export [FILE] [--format csv|json] [--bom]
            catalog reindex
            catalog COMMAND [ARGUMENT...]
@@ -94,6 +95,11 @@ package struct CommandLineOptions: Sendable, Hashable {
     are added, existing ones updated; the first import into a new data directory
     starts a catalog of yours alone (no sample products), and --replace makes the
     catalog exactly the file's products, saying how many others it removed.
+    A record without an identifier updates the one product of its name (several
+    of that name refuse the import); --duplicates allow adds it as a new product,
+    --duplicates refuse refuses the import. Products you deleted are not brought
+    back by importing an older file (the import says how many it left out)
+    unless you add --restore-deleted.
     'catalog export' writes the catalog as JSON,
     or as CSV for a FILE ending in .csv or with --format csv (--bom begins it with a
     UTF-8 byte order mark, for spreadsheets); either imports back to the same catalog.
@@ -123,7 +129,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     var replCommand: String?
     var format: ProductExport.Format?
     var byteOrderMark = false
-    var replacing = false
+    var importing = ImportOptions()
+    var importOptionGiven: String?
     while let argument = remaining.popFirst() {
       var name = argument
       var inlineValue: String?
@@ -167,7 +174,19 @@ package struct CommandLineOptions: Sendable, Hashable {
         }
         format = value
       case "--bom": byteOrderMark = true
-      case "--replace": replacing = true
+      case "--replace":
+        importing.replacing = true
+        importOptionGiven = name
+      case "--restore-deleted":
+        importing.restoringDeleted = true
+        importOptionGiven = name
+      case "--duplicates":
+        let text = try value()
+        guard let policy = ImportOptions.DuplicateNames(rawValue: text) else {
+          throw CommandLineError("'--duplicates' takes update, allow or refuse, not '\(text)'")
+        }
+        importing.duplicates = policy
+        importOptionGiven = name
       case "--limit":
         let text = try value()
         guard let number = Int(text), (1...1000).contains(number) else {
@@ -231,8 +250,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     if (format != nil || byteOrderMark) && subcommand != "export" {
       throw CommandLineError("'--format' and '--bom' go with 'catalog export'")
     }
-    if replacing && subcommand != "import" {
-      throw CommandLineError("'--replace' goes with 'catalog import'")
+    if let importOptionGiven, subcommand != "import" {
+      throw CommandLineError("'\(importOptionGiven)' goes with 'catalog import'")
     }
     switch subcommand {
     case "state": action = .state(json: json)
@@ -244,14 +263,14 @@ package struct CommandLineOptions: Sendable, Hashable {
       action = .search(words.joined(separator: " "), json: json, limit: limit ?? 10)
     case "import":
       guard let file else { throw CommandLineError("'import' needs a file (JSON or CSV)") }
-      action = .importFile(file, replacing: replacing)
+      action = .importFile(file, importing)
     case "export": action = .export(file, format: format, byteOrderMark: byteOrderMark)
     case "reindex": action = .reindex
     default: if let replCommand { action = .repl(command: replCommand) }
     }
     if (scene != nil || isFresh)
       && [
-        .importFile(file ?? "", replacing: replacing),
+        .importFile(file ?? "", importing),
         .export(file, format: format, byteOrderMark: byteOrderMark),
         .reindex,
       ].contains(action)
