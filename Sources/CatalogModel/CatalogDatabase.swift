@@ -191,29 +191,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// Reads the generation, the count and the identity; after an error, SQLite's own check
   /// says what is damaged.
-  private static func readState(_ database: Database, _ numbering: ListNumbering) throws -> State
-  {
+  private static func readState(_ database: Database, _ numbering: ListNumbering) throws -> State {
+    // One snapshot: another process may be saving meanwhile.
     do {
-      let generation =
-        try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
-      let count = try numbering.count(in: database)
-      // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
-      // not a count to page through.
-      let bytes =
-        try database.integer(
-          "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
-      guard count >= 0, count <= bytes / 40 else {
-        throw CatalogDatabaseError.damaged(
-          "its largest list number, \(count), is more than the file could hold")
-      }
-      if let problem = try numbering.problem(in: database) {
-        throw CatalogDatabaseError.damaged(problem)
-      }
-      let identity = try database.integer("SELECT value FROM catalog_info WHERE key = 'identity'")
-      var state = State()
-      (state.generation, state.count) = (generation, count)
-      state.identity = identity.map { UInt64(bitPattern: Int64($0)) }
-      return state
+      return try database.readTransaction { try readStateInSnapshot(database, numbering) }
     } catch let error as SQLiteError {
       let check = try? database.statement("PRAGMA quick_check(1)")
       defer { check?.reset() }
@@ -222,6 +203,31 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       throw CatalogDatabaseError.damaged(
         verdict.map { $0 == "ok" ? reason : "\(reason); quick_check: \($0)" } ?? reason)
     }
+  }
+
+  private static func readStateInSnapshot(_ database: Database, _ numbering: ListNumbering)
+    throws -> State
+  {
+    let generation =
+      try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
+    let count = try numbering.count(in: database)
+    // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
+    // not a count to page through.
+    let bytes =
+      try database.integer(
+        "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
+    guard count >= 0, count <= bytes / 40 else {
+      throw CatalogDatabaseError.damaged(
+        "its largest list number, \(count), is more than the file could hold")
+    }
+    if let problem = try numbering.problem(in: database) {
+      throw CatalogDatabaseError.damaged(problem)
+    }
+    let identity = try database.integer("SELECT value FROM catalog_info WHERE key = 'identity'")
+    var state = State()
+    (state.generation, state.count) = (generation, count)
+    state.identity = identity.map { UInt64(bitPattern: Int64($0)) }
+    return state
   }
 
   /// Creates a new, empty catalog database at a path where no file exists, atomically: it is
@@ -376,8 +382,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     _ = try? reading { database in
       try database.readTransaction {
         guard let first = try numbering.position(ofNumber: numbers.lowerBound, in: database) else {
-        return
-      }
+          return
+        }
         try page(from: first, number: numbers.lowerBound, limit: numbers.count, in: database) {
           result.append(($0, $1))
         }

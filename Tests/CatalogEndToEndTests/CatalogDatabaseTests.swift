@@ -21,14 +21,6 @@ import Testing
     return text + "\n]\n"
   }
 
-  private func writeFile(_ sandbox: CatalogSandbox, _ name: String, _ text: String) throws
-    -> String
-  {
-    let path = sandbox.root + "/" + name
-    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    return path
-  }
-
   @Test func anEarlierProductsFileIsImportedOnceAndKept() throws {
     let sandbox = CatalogSandbox()
     try sandbox.writeCatalog(Self.productsJSON(3))
@@ -67,8 +59,8 @@ import Testing
   @Test func importValidatesEveryRecordAndImportsAllOrNothing() throws {
     let sandbox = CatalogSandbox()
     let before = try sandbox.run(["export"]).output
-    let bad = try writeFile(
-      sandbox, "bad.json",
+    let bad = try sandbox.writeFile(
+      "bad.json",
       """
       [{"name": "Kiwi", "imageName": "", "year": 2020, "price": 1.50},
        {"name": "Lime", "imageName": "", "year": 2020, "price": 2},
@@ -83,8 +75,8 @@ import Testing
       ])
     #expect(try sandbox.run(["export"]).output == before)
     // CSV: the first bad record by number and line, the field named.
-    let csv = try writeFile(
-      sandbox, "bad.csv", "name,imageName,year,price\nKiwi,,2020,1.50\nLime,,1492,2\n")
+    let csv = try sandbox.writeFile(
+      "bad.csv", "name,imageName,year,price\nKiwi,,2020,1.50\nLime,,1492,2\n")
     let csvResult = try sandbox.run(["import", csv])
     #expect(
       csvResult.errorLines == [
@@ -97,8 +89,8 @@ import Testing
   /// import gives the same bytes; `--format csv` and `--bom` on standard output.
   @Test func csvExportRoundTrips() throws {
     let sandbox = CatalogSandbox()
-    let odd = try writeFile(
-      sandbox, "odd.json",
+    let odd = try sandbox.writeFile(
+      "odd.json",
       #"[{"name": "Fish, \"n\" chips", "imageName": "", "year": 2020, "price": 1234.5, "keywords": ["fried", "老 ', x"]}]"#
     )
     #expect(try sandbox.run(["import", odd]).status == 0)
@@ -127,12 +119,12 @@ import Testing
   /// others went.
   @Test func startingFromYourOwnDataAndReplacingTheSample() throws {
     let sandbox = CatalogSandbox()
-    let bad = try writeFile(
-      sandbox, "bad.csv", "name,imageName,year,price\nKiwi,,2020,1\nLime,,1800,2\n")
+    let bad = try sandbox.writeFile(
+      "bad.csv", "name,imageName,year,price\nKiwi,,2020,1\nLime,,1800,2\n")
     #expect(try sandbox.run(["import", bad]).status == 1)
     #expect(!FileManager.default.fileExists(atPath: sandbox.databasePath))
-    let mine = try writeFile(
-      sandbox, "mine.csv", "name,imageName,year,price\nKiwi,,2020,1\nLime,,2021,2\n")
+    let mine = try sandbox.writeFile(
+      "mine.csv", "name,imageName,year,price\nKiwi,,2020,1\nLime,,2021,2\n")
     let imported = try sandbox.run(["import", mine])
     #expect(
       imported.output.hasPrefix("Imported 2 new and 0 updated products"), "\(imported.output)")
@@ -142,8 +134,8 @@ import Testing
 
     let sample = CatalogSandbox()
     _ = try sample.run(input: "select cherries\n")
-    let one = try writeFile(
-      sample, "one.csv",
+    let one = try sample.writeFile(
+      "one.csv",
       "identifier,name,imageName,year,price\nFA542E3D-4895-44B6-942F-E112101D5160,Cherries,Cherries,2015,10.99\n"
     )
     let replaced = try sample.run(["import", "--replace", one])
@@ -161,15 +153,15 @@ import Testing
   /// same sheet twice updates, never duplicates; a name the catalog has twice is refused.
   @Test func recordsWithoutIdentifiersAreMatchedByName() throws {
     let sandbox = CatalogSandbox()
-    let sheet = try writeFile(
-      sandbox, "sheet.csv",
+    let sheet = try sandbox.writeFile(
+      "sheet.csv",
       "name,imageName,year,price\nKiwi,,2020,1\nLime,,2021,2\nKiwi 2,,2022,3\n")
     #expect(try sandbox.run(["import", sheet]).output.hasPrefix("Imported 3 new and 0 updated"))
     let again = try sandbox.run(["import", sheet])
     #expect(again.output.hasPrefix("Imported 0 new and 3 updated"), "\(again.output)")
     #expect(try sandbox.run(input: "list\n").output.contains("3 products."))
-    let twice = try writeFile(
-      sandbox, "twice.json",
+    let twice = try sandbox.writeFile(
+      "twice.json",
       #"[{"identifier": "00000000-0000-4000-8000-000000000001", "name": "Kiwi", "imageName": "", "year": 2020, "price": 1}]"#
     )
     #expect(try sandbox.run(["import", twice]).status == 0)
@@ -185,8 +177,8 @@ import Testing
   /// A repeated identifier is named like every other bad record: by file and record.
   @Test func aRepeatedIdentifierNamesTheFileAndRecord() throws {
     let sandbox = CatalogSandbox()
-    let file = try writeFile(
-      sandbox, "twice.csv",
+    let file = try sandbox.writeFile(
+      "twice.csv",
       "identifier,name,imageName,year,price\n00000000-0000-4000-8000-000000000001,A,,2020,1\n00000000-0000-4000-8000-000000000001,B,,2020,1\n"
     )
     let result = try sandbox.run(["import", file])
@@ -201,8 +193,8 @@ import Testing
     let sandbox = CatalogSandbox()
     // The sample catalog first: a first import into a new data directory adds no sample.
     _ = try sandbox.run(input: "list\n")
-    let csv = try writeFile(
-      sandbox, "more.csv",
+    let csv = try sandbox.writeFile(
+      "more.csv",
       """
       identifier,name,imageName,year,price,keywords
       ,"Kiwi, Gold",,2020,1.50,fruit; 奇异果
@@ -223,7 +215,7 @@ import Testing
   @Test func anImportOnATerminalShowsItsProgress() throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
     let sandbox = CatalogSandbox()
-    let file = try writeFile(sandbox, "many.json", Self.productsJSON(60_000))
+    let file = try sandbox.writeFile("many.json", Self.productsJSON(60_000))
     let (status, text) = try sandbox.runOnTerminal(["import", file])
     #expect(status == 0, "\(text)")
     #expect(text.contains("] "), "\(text)")
@@ -237,7 +229,7 @@ import Testing
     let sandbox = CatalogSandbox()
     // The sample catalog first: a first import into a new data directory adds no sample.
     _ = try sandbox.run(input: "list\n")
-    let file = try writeFile(sandbox, "many.json", Self.productsJSON(2_000))
+    let file = try sandbox.writeFile("many.json", Self.productsJSON(2_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     _ = try sandbox.run(input: "select 3\nedit\nname Ünïcödé \"quoted\" \\ name\ndone\n")
     let exported = sandbox.root + "/export.json"
@@ -254,7 +246,7 @@ import Testing
   @Test func killingALargeImportLeavesTheCatalogAsItWas() throws {
     let sandbox = CatalogSandbox()
     let before = try sandbox.run(["export"]).output
-    let file = try writeFile(sandbox, "large.json", Self.productsJSON(150_000))
+    let file = try sandbox.writeFile("large.json", Self.productsJSON(150_000))
     let process = sandbox.start(["import", file])
     Thread.sleep(forTimeInterval: 0.6)
     process.killHard()
@@ -269,7 +261,7 @@ import Testing
   @Test func anEditWaitsForAnImportInAnotherProcess() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "list\n")
-    let file = try writeFile(sandbox, "large.json", Self.productsJSON(60_000))
+    let file = try sandbox.writeFile("large.json", Self.productsJSON(60_000))
     let importing = sandbox.start(["import", file])
     Thread.sleep(forTimeInterval: 0.3)
     let edit = try sandbox.run(input: "select cher\nedit\nprice 3.00\ndone\n")
@@ -342,7 +334,7 @@ import Testing
     let sandbox = CatalogSandbox()
     // The sample catalog first: a first import into a new data directory adds no sample.
     _ = try sandbox.run(input: "list\n")
-    let file = try writeFile(sandbox, "large.json", Self.productsJSON(30_000))
+    let file = try sandbox.writeFile("large.json", Self.productsJSON(30_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     let result = try sandbox.run(
       input: """
@@ -377,7 +369,7 @@ import Testing
   /// one line, and edits are refused from then on; nothing crashes.
   @Test func damageWhileRunningIsReportedAndEditsRefused() throws {
     let sandbox = CatalogSandbox()
-    let file = try writeFile(sandbox, "many.json", Self.productsJSON(3_000))
+    let file = try sandbox.writeFile("many.json", Self.productsJSON(3_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     let process = sandbox.start()
     process.send("select 1")

@@ -202,6 +202,15 @@ final class CatalogSandbox {
     return try #require(file as? [[String: Any]])
   }
 
+  /// Writes a file in the sandbox.
+  ///
+  /// - Returns: Its path.
+  func writeFile(_ name: String, _ text: String) throws -> String {
+    let path = root + "/" + name
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
   /// Deletes a product from the catalog database behind the app's back, as another program
   /// might.
   func removeProductFromDataFile(named name: String) throws {

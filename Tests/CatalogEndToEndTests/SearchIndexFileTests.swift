@@ -13,13 +13,6 @@ import Testing
     try Data(contentsOf: URL(fileURLWithPath: indexPath(sandbox)))
   }
 
-  static func writeFile(_ sandbox: CatalogSandbox, _ name: String, _ text: String) throws -> String
-  {
-    let path = sandbox.root + "/" + name
-    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    return path
-  }
-
   /// A sandbox whose catalog has been searched once, so that its index file exists.
   static func indexedSandbox() throws -> CatalogSandbox {
     let sandbox = CatalogSandbox()
@@ -40,14 +33,14 @@ import Testing
     let sandbox = CatalogSandbox()
     // The sample catalog first: a first import into a new data directory adds no sample.
     _ = try sandbox.run(input: "list\n")
-    let file = try writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(count))
+    let file = try sandbox.writeFile("large.json", CatalogDatabaseTests.productsJSON(count))
     #expect(try sandbox.run(["import", file]).status == 0)
     #expect(try sandbox.run(["search", "product"]).status == 0)
     let origin = try #require(try SearchIndex(contentsOf: indexPath(sandbox)).origin)
     // In imports of at most 600, each too small to start a rebuild by itself.
     for start in stride(from: 1, through: renamed, by: 600) {
-      let renames = try writeFile(
-        sandbox, "renamed-\(start).json",
+      let renames = try sandbox.writeFile(
+        "renamed-\(start).json",
         CatalogDatabaseTests.productsJSON(min(600, renamed - start + 1), start: start)
           .replacingOccurrences(of: "Product ", with: "Renamed "))
       #expect(try sandbox.run(["import", renames]).status == 0)
@@ -118,8 +111,8 @@ import Testing
       // The index of a catalog with one more product, Zucchini.
       let other = CatalogSandbox()
       _ = try other.run(input: "list\n")
-      let file = try Self.writeFile(
-        other, "more.json",
+      let file = try other.writeFile(
+        "more.json",
         "[{\"name\": \"Zucchini\", \"imageName\": \"Mango\", \"year\": 2020, \"price\": 1.5}]")
       #expect(try other.run(["import", file]).status == 0)
       #expect(try other.run(["search", "zucchini"]).output.contains("Zucchini"))
@@ -160,7 +153,7 @@ import Testing
     let sandbox = CatalogSandbox()
     // The sample catalog first: a first import into a new data directory adds no sample.
     _ = try sandbox.run(input: "list\n")
-    let file = try Self.writeFile(sandbox, "large.json", CatalogDatabaseTests.productsJSON(12_000))
+    let file = try sandbox.writeFile("large.json", CatalogDatabaseTests.productsJSON(12_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     // The import built the index in the background; without it, a search builds one.
     let index = sandbox.dataDirectory + "/search.index"
@@ -182,8 +175,8 @@ import Testing
   /// An import larger than the threshold starts the rebuild itself.
   @Test func aLargeImportBuildsTheIndexAgainInTheBackground() throws {
     let (sandbox, origin) = try Self.renamedSandbox(count: 3_000, renamed: 0)
-    let renames = try Self.writeFile(
-      sandbox, "renamed.json",
+    let renames = try sandbox.writeFile(
+      "renamed.json",
       CatalogDatabaseTests.productsJSON(1_100).replacingOccurrences(
         of: "Product ", with: "Renamed "))
     #expect(try sandbox.run(["import", renames]).status == 0)

@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// Shell completion scripts for the command line (`catalog --generate-completion-script
 /// bash|zsh|fish`): subcommands, options, `--color` values, scene names (the scene files of
 /// the state directory) and files for `import` and `export`.
@@ -11,9 +13,13 @@ package enum CompletionScripts {
     + CommandParser.commandWords.filter { !CommandLineOptions.subcommands.contains($0) }
   static let options = [
     "--scene", "--state-dir", "--data-dir", "--fresh", "--color", "--pictures", "--json", "--limit",
-    "--format", "--bom", "--help",
+    "--format", "--bom", "--replace", "--duplicates", "--restore-deleted", "--help",
     "--version", "--generate-completion-script",
   ]
+
+  /// The values `--duplicates` takes.
+  static let duplicatePolicies = ImportOptions.DuplicateNames.allCases.map(\.rawValue).joined(
+    separator: " ")
 
   /// The script for a shell.
   ///
@@ -54,8 +60,14 @@ package enum CompletionScripts {
         --generate-completion-script) COMPREPLY=($(compgen -W "\(shells.joined(separator: " "))" -- "$current")); return ;;
         --limit) return ;;
         --format) COMPREPLY=($(compgen -W "csv json" -- "$current")); return ;;
-        import|export) COMPREPLY=($(compgen -f -- "$current")); return ;;
+        --duplicates) COMPREPLY=($(compgen -W "\(duplicatePolicies)" -- "$current")); return ;;
       esac
+      local i
+      for ((i = 1; i < COMP_CWORD; i++)); do
+        if [[ ${COMP_WORDS[i]} == import || ${COMP_WORDS[i]} == export ]] && [[ $current != -* ]]; then
+          COMPREPLY=($(compgen -f -- "$current")); return
+        fi
+      done
       if [[ $current == -* ]]; then
         COMPREPLY=($(compgen -W "\(options.joined(separator: " "))" -- "$current"))
       else
@@ -77,6 +89,11 @@ package enum CompletionScripts {
       "-l pictures -x -a 'auto blocks kitty sixel none' -d 'how pictures are drawn'",
       "-l json -d 'print JSON (state, search)'",
       "-l limit -x -d 'the most search results'",
+      "-l format -x -a 'csv json' -d 'export as CSV or JSON'",
+      "-l bom -d 'begin a CSV export with a byte order mark'",
+      "-l replace -d 'import: the file becomes the catalog'",
+      "-l duplicates -x -a '\(duplicatePolicies)' -d 'import: records without identifiers whose name is taken'",
+      "-l restore-deleted -d 'import: bring back deleted products'",
       "-s h -l help -d 'show the help'",
       "-l version -d 'show the version'",
       "-l generate-completion-script -x -a '\(shells.joined(separator: " "))' -d 'print a completion script'",

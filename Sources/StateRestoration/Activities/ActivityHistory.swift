@@ -533,12 +533,16 @@ public struct ActivityHistory: Sendable, Hashable {
   /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
   ///   ``StateRestorationError/malformed(path:detail:)``.
   private func checkVersion(_ database: Database, _ file: String) throws -> Int {
-    let version = try database.integer("PRAGMA user_version") ?? 0
-    let tables =
-      try database.integer(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('activities', 'history_info')"
-      ) ?? 0
-    let others = try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+    // One snapshot: another process may be giving a new file its tables meanwhile.
+    let (version, tables, others) = try database.readTransaction {
+      (
+        try database.integer("PRAGMA user_version") ?? 0,
+        try database.integer(
+          "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('activities', 'history_info')"
+        ) ?? 0,
+        try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+      )
+    }
     guard tables == 2 || (version == 0 && others == 0) else {
       throw StateRestorationError.malformed(path: file, detail: "it is not an activity history")
     }

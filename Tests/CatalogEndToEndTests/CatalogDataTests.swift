@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// A user's own data at scale: deleted products stay deleted, duplicates are decided as asked,
+/// and a deletion at the front of a large catalog leaves every other product as it was.
+@Suite struct CatalogDataTests {
+  /// Deleted products are not brought back by importing an export made before; the import says
+  /// how many it left out, and `--restore-deleted` brings them back.
+  @Test func anOlderExportDoesNotBringBackDeletedProducts() throws {
+    let sandbox = CatalogSandbox()
+    let backup = sandbox.root + "/backup.json"
+    #expect(try sandbox.run(["export", backup]).status == 0)
+    let deleted = try sandbox.run(input: "delete cherries\ndelete mango\n")
+    #expect(deleted.status == 0, "\(deleted.errors)")
+    let again = try sandbox.run(["import", backup])
+    #expect(again.status == 0, "\(again.errors)")
+    #expect(
+      again.output.hasPrefix(
+        "Imported 0 new and 8 updated products, and left out 2 deleted from the catalog (--restore-deleted brings them back)"
+      ), "\(again.output)")
+    #expect(try sandbox.run(input: "list\n").output.contains("8 products."))
+    let restored = try sandbox.run(["import", "--restore-deleted", backup])
+    #expect(
+      restored.output.hasPrefix("Imported 2 new and 8 updated products in"), "\(restored.output)")
+    #expect(try sandbox.run(["select", "cherries"]).status == 0)
+    // Restored, they are no longer deleted ones.
+    #expect(try sandbox.run(["import", backup]).output.hasPrefix("Imported 0 new and 10 updated"))
+    // What --replace removes counts as deleted too.
+    let one = try sandbox.writeFile(
+      "one.csv",
+      "identifier,name,imageName,year,price\nFA542E3D-4895-44B6-942F-E112101D5160,Cherries,Cherries,2015,10.99\n"
+    )
+    #expect(try sandbox.run(["import", "--replace", one]).status == 0)
+    let after = try sandbox.run(["import", backup])
+    #expect(after.output.contains("and left out 9 deleted"), "\(after.output)")
+  }
+
+  /// What a record without an identifier does when its name is taken: updates the product
+  /// (the default), is added (`allow`), or refuses the import (`refuse`); two such records of
+  /// one product's name are refused, not both applied.
+  @Test(arguments: [
+    ("update", 0, "Imported 1 new and 1 updated products"),
+    ("allow", 0, "Imported 2 new and 0 updated products"),
+    (
+      "refuse", 1,
+      "error: 1 record without an identifier names products the catalog has (such as 'Cherries'); import with --duplicates update"
+    ),
+  ])
+  func duplicatesAreDecidedAsAsked(policy: String, status: Int32, message: String) throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let sheet = try sandbox.writeFile(
+      "sheet.csv", "name,imageName,year,price\nCherries,,2020,1\nQuince,,2021,2\n")
+    let result = try sandbox.run(["import", "--duplicates", policy, sheet])
+    #expect(result.status == status, "\(result.errors)")
+    #expect((result.output + result.errors).hasPrefix(message), "\(result.output)\(result.errors)")
+    let count = try sandbox.run(input: "list\n").output
+    #expect(
+      count.contains(
+        ["update": "11 products.", "allow": "12 products.", "refuse": "10 products."][policy]!))
+  }
+
+  @Test func twoRecordsOfOneProductsNameAreRefused() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let sheet = try sandbox.writeFile(
+      "sheet.csv", "name,imageName,year,price\nCherries,,2020,1\nCherries,,2021,2\n")
+    let result = try sandbox.run(["import", sheet])
+    #expect(result.status == 1)
+    #expect(
+      result.errorLines.first?.contains(
+        "2 records without an identifier share the name of one product (such as 'Cherries')")
+        == true, "\(result.errors)")
+    #expect(try sandbox.run(["import", "--duplicates", "allow", sheet]).status == 0)
+    #expect(try sandbox.run(input: "list\n").output.contains("12 products."))
+  }
+
+  @Test func importOptionsAreCheckedOnTheCommandLine() throws {
+    let sandbox = CatalogSandbox()
+    let wrong = try sandbox.run(["import", "--duplicates", "maybe", "x.csv"])
+    #expect(wrong.status == 64)
+    #expect(wrong.errors.contains("'--duplicates' takes update, allow or refuse, not 'maybe'"))
+    let misplaced = try sandbox.run(["export", "--restore-deleted"])
+    #expect(misplaced.status == 64)
+    #expect(misplaced.errors.contains("'--restore-deleted' goes with 'catalog import'"))
+  }
+
+  /// Deleting the first of 200,000 products renumbers nothing on disk, yet every later product
+  /// moves up one list number with its data intact, and the search index follows.
+  @Test func deletingTheFirstOfManyProductsKeepsEveryOtherIntact() throws {
+    let sandbox = CatalogSandbox()
+    let count = 200_000
+    let file = try sandbox.writeFile("many.json", CatalogDatabaseTests.productsJSON(count))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let before = try sandbox.run(["export", "--format", "csv"]).output
+    let deleted = try sandbox.run(
+      input: "delete 1\nlist 1\nselect \(count - 1)\nsearch \"Product 000002\"\n")
+    #expect(deleted.status == 0, "\(deleted.errors)")
+    #expect(deleted.output.contains("1  Product 000002"), "\(deleted.output.prefix(2_000))")
+    #expect(deleted.output.contains("Product 200000\n"), "\(deleted.output.suffix(2_000))")
+    let after = try sandbox.run(["export", "--format", "csv"]).output
+    var lines = before.split(separator: "\r\n", omittingEmptySubsequences: false)
+    lines.remove(at: 1)
+    #expect(after == lines.joined(separator: "\r\n"))
+    #expect(try sandbox.run(input: "select \(count)\n").status == 1)
+  }
+}
