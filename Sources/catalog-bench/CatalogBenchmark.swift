@@ -149,7 +149,10 @@ func measure(_ executable: URL, _ arguments: [String], input: String = "") throw
   posix_spawn_file_actions_adddup2(&actions, pipe[0], 0)
   posix_spawn_file_actions_addclose(&actions, pipe[1])
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+  // Standard error is kept, to say why a run failed.
+  let errors = NSTemporaryDirectory() + "catalog-bench-errors-\(getpid())"
+  posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+  defer { unlink(errors) }
   let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
   defer { for pointer in argv { free(pointer) } }
   var pid: pid_t = 0
@@ -179,8 +182,10 @@ func measure(_ executable: URL, _ arguments: [String], input: String = "") throw
   }
   let elapsed = milliseconds(clock.now - start)
   guard exitStatus & 0x7F == 0, (exitStatus >> 8) & 0xFF == 0 else {
+    let reason = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
     throw CatalogBenchError(
-      "\(executable.lastPathComponent) \(arguments.first ?? "") failed (status \(exitStatus))")
+      "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) failed (status \(exitStatus)): \(reason)"
+    )
   }
   return ProcessMeasure(milliseconds: elapsed, peakKilobytes: usage.ru_maxrss)
 }

@@ -11,6 +11,9 @@
 //   catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
 //       The catalog's budgets: import, launch to prompt, one durable done, peak memory; each
 //       beside the same work done by the sqlite3 shell (or the floor) in the same run.
+//   catalog-bench data --catalog FILE [--runs N]
+//       Every data command (import, re-import, export, list --all, delete) as a whole process,
+//       beside the sqlite3 shell doing the same work on the same rows in the same run.
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
 //       JSON shape of Tests/Fixtures/bench/fts5_baseline.py, plus the index's memory.
@@ -193,6 +196,7 @@ do {
   case "commit": try commit()
   case "search": try searchBenchmark()
   case "catalog": try catalogBenchmark()
+  case "data": try dataCommandsBenchmark()
   case "cold-search": try coldSearchBenchmark()
   case "deliver": try deliveryBenchmark()
   case "pictures": try pictureBenchmark()
@@ -203,6 +207,7 @@ do {
         usage: catalog-bench startup [--runs N] [--scenes N] | commit [--runs N]
                catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K] [--overlay N]
                catalog-bench catalog --catalog FILE [--runs N] [--done-runs N]
+               catalog-bench data --catalog FILE [--runs N]
                catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N] [--history N]
                catalog-bench deliver [--runs N]
                catalog-bench pictures [--runs N]
