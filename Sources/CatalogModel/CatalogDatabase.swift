@@ -503,6 +503,69 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
   }
 
+  /// Calls a body with every product in order and its list number, in one read: as its row's
+  /// bytes when they show
+  /// that it keeps the editor's rules (``ProductBytes``), otherwise as a `Product` checked in
+  /// full; a row that breaks the rules is left out (``takeSkippedRows()``). For writing a
+  /// whole catalog out: the body must not use this database.
+  ///
+  /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the body throws.
+  public func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws {
+    try reading { database in
+      try database.readTransaction {
+        let statement = try database.statement(
+          "SELECT \(columns) FROM products ORDER BY position")
+        defer { statement.reset() }
+        var number = 0
+        while try statement.step() {
+          number += 1
+          if statement.isNull(6),
+            let row = ProductBytes(
+              identifier: statement.bytes(0), name: statement.bytes(1),
+              imageName: statement.bytes(2), keywords: statement.bytes(5),
+              year: statement.integer(3), cents: statement.integer(4))
+          {
+            try body(number, .bytes(row))
+          } else if let product = shown(statement) {
+            try body(number, .product(product))
+          }
+        }
+      }
+    }
+  }
+
+  /// What a whole list's columns must hold: the widest name, in terminal columns, and the
+  /// largest price in cents, over the names the editor's rules allow (ASCII ones measured in
+  /// SQLite by their length, the others by `width`), without making a `Product` of each row.
+  ///
+  /// - Parameter width: The width of a name that is not ASCII.
+  /// - Returns: The widest name and the largest price; nil when the catalog cannot be read.
+  public func widestNameAndPrice(width: (String) -> Int) -> (name: Int, cents: Int)? {
+    try? reading { database in
+      try database.readTransaction {
+        // ASCII when its characters are its bytes (a name with an ASCII control character,
+        // which the list leaves out, may widen the column; GLOB would cost twice the scan).
+        let limit = "length(name) <= \(ProductEdit.maximumNameLength)"
+        let ascii = "length(name) = length(CAST(name AS BLOB))"
+        let plain = try database.statement(
+          "SELECT max(length(name)), max(price_cents) FROM products WHERE \(limit) AND \(ascii)")
+        defer { plain.reset() }
+        var widest = (name: 0, cents: 0)
+        if try plain.step() { widest = (plain.integer(0), plain.integer(1)) }
+        let other = try database.statement(
+          "SELECT name, price_cents FROM products WHERE \(limit) AND NOT \(ascii)")
+        defer { other.reset() }
+        while try other.step() {
+          let name = other.text(0)
+          guard !name.unicodeScalars.contains(where: \.isTerminalControl) else { continue }
+          widest.name = max(widest.name, width(name))
+          widest.cents = max(widest.cents, other.integer(1))
+        }
+        return widest
+      }
+    }
+  }
+
   // MARK: - Verification
 
   /// Starts checking the whole file in the background, on a connection of its own (see

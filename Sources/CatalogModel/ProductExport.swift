@@ -65,7 +65,19 @@ public enum ProductExport {
       + product.keywords.map(\.jsonQuoted).joined(separator: ", ") + "]}"
   }
 
+  /// What an export wrote.
+  public struct Summary: Sendable, Hashable {
+    /// The products written.
+    public var count = 0
+    /// The products with a keyword holding `;`, which a CSV import would split in two.
+    public var keywordsSplitByCSV = 0
+  }
+
   /// Writes a catalog to a file descriptor.
+  ///
+  /// A catalog database's rows are written from their bytes when those show that the row keeps
+  /// the editor's rules (``ProductBytes``), the same bytes a `Product` would give; every other
+  /// row is read as a `Product` and checked in full.
   ///
   /// - Parameters:
   ///   - catalog: The catalog.
@@ -75,19 +87,152 @@ public enum ProductExport {
   ///     ``json(_:directory:)``): the file's, or the current directory for standard output.
   ///   - format: JSON or CSV.
   ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
-  /// - Returns: The number of products written.
+  /// - Returns: What was written.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   @discardableResult
   public static func write(
     _ catalog: Catalog, to descriptor: Int32, path: String, directory: String,
     format: Format = .json, byteOrderMark: Bool = false
-  ) throws -> Int {
-    var buffer = (byteOrderMark ? "\u{FEFF}" : "") + (format == .json ? "[" : csvHeader + "\r\n")
-    var count = 0
-    func flush() throws {
-      var bytes = buffer
-      buffer = ""
-      try bytes.withUTF8 { chunk in
+  ) throws -> Summary {
+    var output = Output(descriptor: descriptor, path: path)
+    if byteOrderMark { output.append("\u{FEFF}") }
+    output.append(format == .json ? "[" : csvHeader + "\r\n")
+    var summary = Summary()
+    func write(_ record: ProductRecord) throws {
+      if format == .json { output.append(summary.count == 0 ? "\n  " : ",\n  ") }
+      switch (record, format) {
+      case (.bytes(let row), .json): output.appendJSON(row)
+      case (.bytes(let row), .csv):
+        if row.keywords.contains(0x3B) { summary.keywordsSplitByCSV += 1 }
+        output.appendCSV(row)
+      case (.product(let product), .json): output.append(json(product, directory: directory))
+      case (.product(let product), .csv):
+        if product.keywords.contains(where: { $0.contains(";") }) {
+          summary.keywordsSplitByCSV += 1
+        }
+        output.append(csv(product, directory: directory) + "\r\n")
+      }
+      summary.count += 1
+      if output.bytes.count > 1 << 16 { try output.flush() }
+    }
+    if let database = catalog.source as? CatalogDatabase {
+      try database.forEachRecord { try write($1) }
+    } else {
+      try catalog.forEachProduct { try write(.product($0)) }
+    }
+    if format == .json { output.append(summary.count == 0 ? "]\n" : "\n]\n") }
+    try output.flush()
+    return summary
+  }
+
+  /// Bytes on their way to a file descriptor.
+  private struct Output {
+    let descriptor: Int32
+    let path: String
+    var bytes: [UInt8] = []
+
+    init(descriptor: Int32, path: String) {
+      (self.descriptor, self.path) = (descriptor, path)
+      bytes.reserveCapacity(1 << 17)
+    }
+
+    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    mutating func append(_ text: StaticString) {
+      text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func append(_ number: Int) {
+      guard number != 0 else { return bytes.append(0x30) }
+      var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+        0, 0, 0, 0, 0, 0, 0, 0
+      )
+      var value = number.magnitude
+      var count = 0
+      withUnsafeMutableBytes(of: &digits) { buffer in
+        while value > 0, count < 8 {
+          buffer[7 - count] = UInt8(truncatingIfNeeded: value % 10) + 0x30
+          value /= 10
+          count += 1
+        }
+      }
+      // Years and cents have at most nine digits; the rest (none) as text.
+      guard value == 0 else { return append(String(number)) }
+      if number < 0 { bytes.append(0x2D) }
+      withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[(8 - count)...]) }
+    }
+
+    /// A price in cents as the importer reads it: `12.50`.
+    mutating func appendPrice(_ cents: Int) {
+      append(cents / 100)
+      bytes.append(0x2E)
+      let remainder = cents % 100
+      bytes.append(UInt8(truncatingIfNeeded: remainder / 10) + 0x30)
+      bytes.append(UInt8(truncatingIfNeeded: remainder % 10) + 0x30)
+    }
+
+    /// Text without control characters in JSON quotes: quotes and backslashes escaped.
+    mutating func appendJSONString(_ text: some Collection<UInt8>) {
+      bytes.append(0x22)
+      for byte in text {
+        if byte == 0x22 || byte == 0x5C { bytes.append(0x5C) }
+        bytes.append(byte)
+      }
+      bytes.append(0x22)
+    }
+
+    /// A CSV field without line breaks: quoted when it holds a comma or a quote.
+    mutating func appendCSVField(_ text: some Collection<UInt8>, separator: UInt8? = nil) {
+      let quoted = text.contains { $0 == 0x2C || $0 == 0x22 }
+      if quoted { bytes.append(0x22) }
+      for byte in text {
+        if byte == 0x22 { bytes.append(0x22) }
+        bytes.append(byte == 0x1F ? separator ?? byte : byte)
+      }
+      if quoted { bytes.append(0x22) }
+    }
+
+    mutating func appendJSON(_ row: ProductBytes) {
+      append("{\"identifier\": \"")
+      bytes.append(contentsOf: row.identifier)
+      append("\", \"name\": ")
+      appendJSONString(row.name)
+      append(", \"imageName\": ")
+      appendJSONString(row.imageName)
+      append(", \"year\": ")
+      append(row.year)
+      append(", \"price\": ")
+      appendPrice(row.cents)
+      append(", \"keywords\": [")
+      if !row.keywords.isEmpty {
+        for (index, keyword) in row.keywords.split(
+          separator: 0x1F, omittingEmptySubsequences: false
+        ).enumerated() {
+          if index > 0 { append(", ") }
+          appendJSONString(keyword)
+        }
+      }
+      append("]}")
+    }
+
+    mutating func appendCSV(_ row: ProductBytes) {
+      bytes.append(contentsOf: row.identifier)
+      bytes.append(0x2C)
+      appendCSVField(row.name)
+      bytes.append(0x2C)
+      appendCSVField(row.imageName)
+      bytes.append(0x2C)
+      append(row.year)
+      bytes.append(0x2C)
+      appendPrice(row.cents)
+      bytes.append(0x2C)
+      appendCSVField(row.keywords, separator: 0x3B)
+      append("\r\n")
+    }
+
+    mutating func flush() throws {
+      defer { bytes.removeAll(keepingCapacity: true) }
+      try bytes.withUnsafeBytes { chunk in
         guard let base = chunk.baseAddress else { return }
         var offset = 0
         while offset < chunk.count {
@@ -101,17 +246,6 @@ public enum ProductExport {
         }
       }
     }
-    try catalog.forEachProduct { product in
-      switch format {
-      case .json: buffer += (count == 0 ? "\n  " : ",\n  ") + json(product, directory: directory)
-      case .csv: buffer += csv(product, directory: directory) + "\r\n"
-      }
-      count += 1
-      if buffer.utf8.count > 1 << 16 { try flush() }
-    }
-    if format == .json { buffer += count == 0 ? "]\n" : "\n]\n" }
-    try flush()
-    return count
   }
 
   /// Writes a catalog to a file atomically and durably: a temporary file beside it, `fsync`,
@@ -122,12 +256,12 @@ public enum ProductExport {
   ///   - path: The file.
   ///   - format: JSON or CSV; by default what the file's name asks for (``Format/forFile(_:)``).
   ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
-  /// - Returns: The number of products written.
+  /// - Returns: What was written.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   @discardableResult
   public static func write(
     _ catalog: Catalog, toFile path: String, format: Format? = nil, byteOrderMark: Bool = false
-  ) throws -> Int {
+  ) throws -> Summary {
     let directory = (path as NSString).deletingLastPathComponent
     let folder = directory.isEmpty ? "." : directory
     let destination = folder + "/" + (path as NSString).lastPathComponent
@@ -144,7 +278,7 @@ public enum ProductExport {
       close(descriptor)
       if !isComplete { unlink(temporary) }
     }
-    let count = try write(
+    let summary = try write(
       catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path),
       format: format ?? .forFile(path), byteOrderMark: byteOrderMark)
     guard fsync(descriptor) == 0 else {
@@ -155,6 +289,6 @@ public enum ProductExport {
     }
     isComplete = true
     try DurableFile.synchronizeDirectory(folder)
-    return count
+    return summary
   }
 }

@@ -117,16 +117,23 @@ extension CatalogMain {
       throw CatalogCoreError.cannotExport(path: store.databasePath, reason: reason)
     }
     for warning in loaded.warnings { report.warning(warning) }
+    let summary: ProductExport.Summary
     if let path, path != "-" {
-      let count = try ProductExport.write(
+      summary = try ProductExport.write(
         loaded.catalog, toFile: path, format: format, byteOrderMark: byteOrderMark)
       // A report, not a warning: on standard output, as `cp -v` and `sqlite3` say what they did.
-      TextOutput.standardOutput.line("Exported \(count.grouped) products to '\(path)'.")
+      TextOutput.standardOutput.line("Exported \(summary.count.grouped) products to '\(path)'.")
     } else {
-      try ProductExport.write(
+      summary = try ProductExport.write(
         loaded.catalog, to: 1, path: "standard output",
         directory: FileManager.default.currentDirectoryPath, format: format ?? .json,
         byteOrderMark: byteOrderMark)
+    }
+    if summary.keywordsSplitByCSV > 0 {
+      let count = summary.keywordsSplitByCSV
+      report.warning(
+        "\(count.grouped) product\(count == 1 ? " has a keyword" : "s have keywords") holding ';', which a CSV import splits in two; export as JSON to keep \(count == 1 ? "it" : "them") whole"
+      )
     }
     for row in (loaded.catalog.source as? CatalogDatabase)?.takeSkippedRows() ?? [] {
       report.warning(row)

@@ -255,7 +255,14 @@ package enum CatalogListing {
   /// - Parameter catalog: The catalog.
   /// - Returns: The table's parts, then the total.
   package static func all(_ catalog: Catalog) -> OutputContinuation {
-    OutputContinuation { emit in
+    if let database = catalog.source as? CatalogDatabase {
+      return OutputContinuation { emit in
+        guard catalog.count > 0 else { return }
+        all(database, emit)
+        emit("\(catalog.count.grouped) products.")
+      }
+    }
+    return OutputContinuation { emit in
       guard catalog.count > 0 else { return }
       var widths = [1, 4, 4, 5]
       widths[0] = String(catalog.count).count
@@ -282,6 +289,73 @@ package enum CatalogListing {
       flush()
       emit("\(catalog.count.grouped) products.")
     }
+  }
+
+  /// Every product of a database, as ``table(_:widths:)`` renders them: rows whose bytes show
+  /// they keep the editor's rules (``ProductBytes``, a name of printable ASCII) are written from
+  /// those bytes, the others through the table.
+  private static func all(_ database: CatalogDatabase, _ emit: (String) -> Void) {
+    guard let widest = database.widestNameAndPrice(width: { DisplayWidth.of($0) }) else { return }
+    let widths = [
+      String(database.count).count, max(4, widest.name), 4, max(5, priceWidth(widest.cents)),
+    ]
+    var line: [UInt8] = []
+    var chunk: [UInt8] = []
+    func pad(_ count: Int) { chunk.append(contentsOf: repeatElement(0x20, count: max(0, count))) }
+    let header = table([], widths: widths)
+    emit(header + "\n")
+    _ = try? database.forEachRecord { number, record in
+      switch record {
+      case .bytes(let row):
+        let digits = String(number).utf8
+        pad(widths[0] - digits.count)
+        chunk.append(contentsOf: digits)
+        pad(2)
+        chunk.append(contentsOf: row.name)
+        pad(widths[1] - row.name.count + 2)
+        let year = String(row.year).utf8
+        pad(widths[2] - year.count)
+        chunk.append(contentsOf: year)
+        pad(2)
+        line.removeAll(keepingCapacity: true)
+        appendPrice(row.cents, to: &line)
+        pad(widths[3] - line.count)
+        chunk.append(contentsOf: line)
+        chunk.append(0x0A)
+      case .product(let product):
+        let table = table([(number, product)], widths: widths)
+        // The row alone, without the header.
+        if let end = table.utf8.firstIndex(of: 0x0A) {
+          chunk.append(contentsOf: table.utf8[table.utf8.index(after: end)...])
+          chunk.append(0x0A)
+        }
+      }
+      if chunk.count > 1 << 16 {
+        emit(String(decoding: chunk, as: UTF8.self))
+        chunk.removeAll(keepingCapacity: true)
+      }
+    }
+    emit(String(decoding: chunk, as: UTF8.self))
+  }
+
+  /// The width of a price as ``Price/formatted`` writes it: `$1,234.50`.
+  private static func priceWidth(_ cents: Int) -> Int {
+    let digits = String(cents / 100).count
+    return 1 + digits + (digits - 1) / 3 + 3
+  }
+
+  /// A price as ``Price/formatted`` writes it, in bytes.
+  private static func appendPrice(_ cents: Int, to bytes: inout [UInt8]) {
+    let dollars = String(cents / 100).utf8
+    bytes.append(0x24)
+    for (offset, digit) in dollars.enumerated() {
+      if offset > 0 && (dollars.count - offset) % 3 == 0 { bytes.append(0x2C) }
+      bytes.append(digit)
+    }
+    let remainder = cents % 100
+    bytes.append(0x2E)
+    bytes.append(UInt8(truncatingIfNeeded: remainder / 10) + 0x30)
+    bytes.append(UInt8(truncatingIfNeeded: remainder % 10) + 0x30)
   }
 
   /// Product rows as a table: number, name, year, price.

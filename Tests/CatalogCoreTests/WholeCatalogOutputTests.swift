@@ -1,0 +1,71 @@
+import CatalogModel
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import CatalogCore
+
+/// A whole catalog written out from a database's row bytes (export, `list --all`) is the same,
+/// byte for byte, as the same products written one `Product` at a time.
+@Suite struct WholeCatalogOutputTests {
+  private static let products: [Product] = {
+    func product(
+      _ name: String, image: String = "", year: Int = 2020, cents: Int = 150,
+      keywords: [String] = [], directory: String? = nil
+    ) -> Product {
+      Product(
+        identifier: UUID(), name: name, imageName: image, year: year, price: Price(cents: cents),
+        keywords: keywords, imageDirectory: directory)
+    }
+    return [
+      product("Kiwi", image: "Kiwi", keywords: ["fruit", "green"]),
+      product(#"Fish, "n" chips"#, keywords: ["a;b", "老 ', x"]),
+      product("樱桃", cents: 0, keywords: ["樱桃", "a\u{00A0}b"]),
+      product(#"Back\slash"#, image: "pictures/x.png", directory: "/srv/shop"),
+      product("Cherry", year: 1900, cents: 100_000_000, keywords: ["🍒"]),
+      product("Crème Brûlée", image: "Crème", year: 2100, keywords: ["dessert"]),
+    ] + (1...3_000).map { product("Product \($0)", cents: $0 * 37, keywords: ["k\($0 % 7)"]) }
+  }()
+
+  private func database(_ temporary: TemporaryDirectory) throws -> Catalog {
+    let path = temporary.path + "/catalog.sqlite"
+    try CatalogDatabase.create(at: path)
+    let database = try CatalogDatabase(path: path)
+    _ = try database.importProducts(Self.products)
+    return Catalog(source: database)
+  }
+
+  private func exported(_ catalog: Catalog, _ format: ProductExport.Format, _ path: String) throws
+    -> (String, ProductExport.Summary)
+  {
+    let summary = try ProductExport.write(catalog, toFile: path, format: format)
+    return (try String(contentsOfFile: path, encoding: .utf8), summary)
+  }
+
+  @Test(arguments: [ProductExport.Format.json, .csv])
+  func anExportFromRowBytesIsTheSameAsFromProducts(format: ProductExport.Format) throws {
+    let temporary = TemporaryDirectory()
+    let (fromRows, rowSummary) = try exported(
+      try database(temporary), format, temporary.path + "/rows")
+    let (fromProducts, productSummary) = try exported(
+      Catalog(Self.products), format, temporary.path + "/products")
+    #expect(fromRows == fromProducts)
+    #expect(rowSummary == productSummary)
+    #expect(rowSummary.count == Self.products.count)
+    #expect(rowSummary.keywordsSplitByCSV == (format == .csv ? 1 : 0))
+  }
+
+  @Test func listAllFromRowBytesIsTheSameAsFromProducts() throws {
+    let temporary = TemporaryDirectory()
+    func listed(_ catalog: Catalog) -> String {
+      let parts = Mutex<String>("")
+      CatalogListing.all(catalog).produce { part in parts.withLock { $0 += part } }
+      return parts.withLock { $0 }
+    }
+    let fromRows = listed(try database(temporary))
+    #expect(fromRows == listed(Catalog(Self.products)))
+    #expect(fromRows.contains("\n   3  樱桃             2020          $0.00\n"))
+    #expect(fromRows.hasSuffix("3,006 products."))
+  }
+}
