@@ -64,6 +64,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case unsavedDraft(scene: String, draft: String)
   /// `catalog reindex` with no usable catalog database to index.
   case noCatalogDatabase(path: String)
+  /// An import stopped by Ctrl-C (SIGINT); the catalog is as it was.
+  case importInterrupted
   /// `catalog export` of a catalog that cannot be read: the bundled catalog shown in its place
   /// is not the user's, and is not exported as if it were.
   case cannotExport(path: String, reason: String)
@@ -134,6 +136,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
     case .cannotSetAside(let problem, let reason):
       "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
+    case .importInterrupted:
+      "the import was interrupted; nothing was imported, and the catalog is as it was"
     case .noCatalogDatabase(let path):
       "the catalog database '\(path)' cannot be used (see the warning above), so there is no index to build"
     case .sceneSaved(let name):

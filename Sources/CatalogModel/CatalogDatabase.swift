@@ -799,13 +799,37 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///     whose name the catalog has does, and whether deleted products come back.
   ///   - madeIdentifiers: The identifiers made for records that had none, asked once every
   ///     record is read: each is matched by name as `options.duplicates` says.
-  ///   - progress: Called every 10,000 records read, then once when every record is read and
-  ///     the transaction is being completed.
+  ///   - progress: Called every 10,000 records read, then when every record is read and about
+  ///     every million SQLite instructions while the transaction is being completed; what it
+  ///     throws stops the import, which leaves the catalog as it was (Ctrl-C, say).
   /// - Returns: What was inserted, updated and removed.
   /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
   public func importProducts(
     _ products: some ProductSequence, seeding: Seeding? = nil, options: ImportOptions = .init(),
-    madeIdentifiers: () -> [UUID] = { [] }, progress: (ImportStage) -> Void = { _ in }
+    madeIdentifiers: () -> [UUID] = { [] }, progress: (ImportStage) throws -> Void = { _ in }
+  ) throws -> ImportSummary {
+    var stopped: (any Error)?
+    do {
+      return try importing(
+        products, seeding: seeding, options: options, madeIdentifiers: madeIdentifiers
+      ) { stage in
+        do {
+          try progress(stage)
+          return false
+        } catch {
+          stopped = error
+          return true
+        }
+      }
+    } catch {
+      // SQLite's "interrupted" is the progress callback's own error.
+      throw stopped ?? error
+    }
+  }
+
+  private func importing(
+    _ products: some ProductSequence, seeding: Seeding?, options: ImportOptions,
+    madeIdentifiers: () -> [UUID], shouldStop: (ImportStage) -> Bool
   ) throws -> ImportSummary {
     // The staging table is a temporary one, in a file: in memory, a million records would
     // stay resident.
@@ -828,77 +852,89 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         try Self.insert(
           product, position: read, generation: generation, into: "temp.import_staging",
           in: database)
-        if read % 10_000 == 0 { progress(.reading(records: read)) }
+        if read % 10_000 == 0, shouldStop(.reading(records: read)) { throw ImportStopped() }
       }
-      progress(.saving(records: read))
-      try Self.matchByName(madeIdentifiers(), options.duplicates, in: database)
-      let repeated = try database.statement(
-        "SELECT identifier, max(position), name FROM temp.import_staging GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
-      )
-      defer { repeated.reset() }
-      if try repeated.step() {
-        throw CatalogError.repeatedIdentifier(
-          repeated.text(0), record: repeated.integer(1), name: repeated.text(2))
+      if shouldStop(.saving(records: read)) { throw ImportStopped() }
+      return try database.checking(every: 1_000_000, { shouldStop(.saving(records: read)) }) {
+        try merge(
+          read: read, generation: generation, seeding: seeding, options: options,
+          madeIdentifiers: madeIdentifiers, in: database)
       }
-      var summary = ImportSummary()
-      let inCatalog = "(SELECT identifier FROM products)"
-      if options.restoringDeleted {
-        // Restored products are no longer deleted ones: a later import keeps them.
-        try database.run(
-          "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM temp.import_staging)"
-        )
-      } else {
-        // A product deleted since the file was written is not brought back unasked.
-        try database.run(
-          "DELETE FROM temp.import_staging WHERE identifier IN (SELECT identifier FROM deletions WHERE identifier IS NOT NULL) AND identifier NOT IN \(inCatalog)"
-        )
-        summary.skippedDeleted = database.changes
-      }
-      try database.run(
-        "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
-      )
-      summary.updated = database.changes
-      if options.replacing {
-        // The file becomes the catalog: what it lacks goes (and is logged as deleted, so that
-        // importing an older file does not bring it back), the rest keep their order, and the
-        // catalog gets a new identity, so every search index is built again.
-        let lacked = "identifier NOT IN (SELECT identifier FROM temp.import_staging)"
-        try database.run(
-          "INSERT INTO deletions(generation, position, identifier) SELECT ?, 0, identifier FROM products WHERE \(lacked)",
-          .integer(generation))
-        try database.run("DELETE FROM products WHERE \(lacked)")
-        summary.removed = database.changes
-        if summary.removed > 0 {
-          try ListNumbering.recount(from: 1, in: database)
-          try database.run(
-            "UPDATE catalog_info SET value = ? WHERE key = 'identity'",
-            .integer(Int(Int64.random(in: 1...Int64.max))))
-        }
-      }
-      try database.run("DELETE FROM temp.import_staging WHERE identifier IN \(inCatalog)")
-      summary.inserted = try database.integer("SELECT count(*) FROM temp.import_staging") ?? 0
-      let existing = try ListNumbering.nextPosition(in: database) - 1
-      // Many new rows: the indexes are built once at the end, sorted, rather than a row at a
-      // time.
-      let rebuildsIndexes = summary.inserted > (try numbering.count(in: database))
-      if rebuildsIndexes { try database.execute(Self.dropIndexes) }
-      try database.run(
-        "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM temp.import_staging ORDER BY position",
-        .integer(existing))
-      if rebuildsIndexes { try database.execute(Self.createIndexes) }
-      if summary.inserted > 0 { try ListNumbering.recount(from: existing + 1, in: database) }
-      if let seeding {
-        try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
-        if seeding == .migrated {
-          try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'migrated'")
-        }
-      }
-      return summary
     }
     // The import's pages go from the write-ahead log into the database file now, not a page
     // at a time in later commands.
     _ = try? reading { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     try refresh()
+    return summary
+  }
+
+  /// Merges the staged records into the catalog, in the import's transaction.
+  private func merge(
+    read: Int, generation: Int, seeding: Seeding?, options: ImportOptions,
+    madeIdentifiers: () -> [UUID], in database: Database
+  ) throws -> ImportSummary {
+    try Self.matchByName(madeIdentifiers(), options.duplicates, in: database)
+    let repeated = try database.statement(
+      "SELECT identifier, max(position), name FROM temp.import_staging GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
+    )
+    defer { repeated.reset() }
+    if try repeated.step() {
+      throw CatalogError.repeatedIdentifier(
+        repeated.text(0), record: repeated.integer(1), name: repeated.text(2))
+    }
+    var summary = ImportSummary()
+    let inCatalog = "(SELECT identifier FROM products)"
+    if options.restoringDeleted {
+      // Restored products are no longer deleted ones: a later import keeps them.
+      try database.run(
+        "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM temp.import_staging)"
+      )
+    } else {
+      // A product deleted since the file was written is not brought back unasked.
+      try database.run(
+        "DELETE FROM temp.import_staging WHERE identifier IN (SELECT identifier FROM deletions WHERE identifier IS NOT NULL) AND identifier NOT IN \(inCatalog)"
+      )
+      summary.skippedDeleted = database.changes
+    }
+    try database.run(
+      "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
+    )
+    summary.updated = database.changes
+    if options.replacing {
+      // The file becomes the catalog: what it lacks goes (and is logged as deleted, so that
+      // importing an older file does not bring it back), the rest keep their order, and the
+      // catalog gets a new identity, so every search index is built again.
+      let lacked = "identifier NOT IN (SELECT identifier FROM temp.import_staging)"
+      try database.run(
+        "INSERT INTO deletions(generation, position, identifier) SELECT ?, 0, identifier FROM products WHERE \(lacked)",
+        .integer(generation))
+      try database.run("DELETE FROM products WHERE \(lacked)")
+      summary.removed = database.changes
+      if summary.removed > 0 {
+        try ListNumbering.recount(from: 1, in: database)
+        try database.run(
+          "UPDATE catalog_info SET value = ? WHERE key = 'identity'",
+          .integer(Int(Int64.random(in: 1...Int64.max))))
+      }
+    }
+    try database.run("DELETE FROM temp.import_staging WHERE identifier IN \(inCatalog)")
+    summary.inserted = try database.integer("SELECT count(*) FROM temp.import_staging") ?? 0
+    let existing = try ListNumbering.nextPosition(in: database) - 1
+    // Many new rows: the indexes are built once at the end, sorted, rather than a row at a
+    // time.
+    let rebuildsIndexes = summary.inserted > (try numbering.count(in: database))
+    if rebuildsIndexes { try database.execute(Self.dropIndexes) }
+    try database.run(
+      "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM temp.import_staging ORDER BY position",
+      .integer(existing))
+    if rebuildsIndexes { try database.execute(Self.createIndexes) }
+    if summary.inserted > 0 { try ListNumbering.recount(from: existing + 1, in: database) }
+    if let seeding {
+      try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
+      if seeding == .migrated {
+        try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'migrated'")
+      }
+    }
     return summary
   }
 
@@ -1163,6 +1199,9 @@ private final class Verification: @unchecked Sendable {
     }
   }
 }
+
+/// An import stopped by its progress callback, which is then rethrown in its place.
+private struct ImportStopped: Error {}
 
 /// How far an import has come.
 public enum ImportStage: Sendable, Hashable {

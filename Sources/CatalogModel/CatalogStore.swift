@@ -131,14 +131,15 @@ public struct CatalogStore: Sendable {
   ///   - file: A JSON or CSV product file.
   ///   - options: Whether the file replaces the catalog, what records without identifiers
   ///     do, and whether deleted products come back.
-  ///   - progress: Called as the import goes on.
+  ///   - progress: Called as the import goes on; what it throws stops the import, which then
+  ///     changes nothing.
   /// - Returns: What was inserted and updated, and warnings from opening the catalog.
   /// - Throws: ``ProductFileError`` naming the first bad record,
   ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
   ///   ``CatalogDatabaseError/cannotWrite(path:reason:)``. The catalog is then as it was.
   public func importFile(
     _ file: ProductFile, options: ImportOptions = .init(),
-    progress: (ImportStage) -> Void = { _ in }
+    progress: (ImportStage) throws -> Void = { _ in }
   ) throws
     -> (
       summary: CatalogDatabase.ImportSummary, warnings: [String]
@@ -161,7 +162,7 @@ public struct CatalogStore: Sendable {
   ///
   /// - Returns: What was imported; nil when another process created the catalog first.
   private func importIntoNewCatalog(
-    _ file: ProductFile, options: ImportOptions, progress: (ImportStage) -> Void
+    _ file: ProductFile, options: ImportOptions, progress: (ImportStage) throws -> Void
   )
     throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String])?
   {
@@ -182,7 +183,7 @@ public struct CatalogStore: Sendable {
 
   private func importFile(
     _ file: ProductFile, into loaded: Loaded, options: ImportOptions,
-    progress: (ImportStage) -> Void
+    progress: (ImportStage) throws -> Void
   ) throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String]) {
     guard let database = loaded.database else {
       throw CatalogError.catalogReadOnly(
@@ -199,7 +200,7 @@ public struct CatalogStore: Sendable {
   /// by its file and record.
   private static func importing(
     _ file: ProductFile, into database: CatalogDatabase, options: ImportOptions = .init(),
-    progress: (ImportStage) -> Void
+    progress: (ImportStage) throws -> Void
   ) throws -> CatalogDatabase.ImportSummary {
     // Records without identifiers are matched to products of the same name.
     let made = Mutex<[UUID]>([])

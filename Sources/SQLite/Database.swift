@@ -193,6 +193,31 @@ package final class Database {
     return try body()
   }
 
+  /// Runs a body while SQLite asks `shouldStop` every so many virtual-machine instructions:
+  /// when it answers true, the statement running fails with `SQLITE_INTERRUPT` (and a write
+  /// transaction is rolled back by its caller).
+  ///
+  /// - Parameters:
+  ///   - instructions: How often to ask.
+  ///   - shouldStop: The question.
+  ///   - body: The work.
+  /// - Returns: What the body returns.
+  package func checking<Result>(
+    every instructions: Int32, _ shouldStop: () -> Bool, _ body: () throws -> Result
+  ) rethrows -> Result {
+    try withoutActuallyEscaping(shouldStop) { shouldStop in
+      let box = StopCheck(shouldStop)
+      sqlite3_progress_handler(
+        handle, instructions,
+        { context in
+          guard let context else { return 0 }
+          return Unmanaged<StopCheck>.fromOpaque(context).takeUnretainedValue().ask() ? 1 : 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+      defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+      return try withExtendedLifetime(box) { try body() }
+    }
+  }
+
   /// Keeps the write-ahead log and its index when the last connection closes, so that the
   /// next one does not create them again (`SQLITE_FCNTL_PERSIST_WAL`).
   package func keepWriteAheadLog() {
@@ -387,4 +412,10 @@ package final class Statement {
     return String(
       decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
   }
+}
+
+/// The question a progress handler asks, boxed for SQLite's context pointer.
+private final class StopCheck {
+  let ask: () -> Bool
+  init(_ ask: @escaping () -> Bool) { self.ask = ask }
 }

@@ -85,6 +85,35 @@ import Testing
     #expect(misplaced.errors.contains("'--restore-deleted' goes with 'catalog import'"))
   }
 
+  /// Ctrl-C during an import, while records are read and while they are saved: it says so in
+  /// one line, exits 130, and the catalog is as it was, at once and after a relaunch.
+  @Test(arguments: [0.4, 2.5])
+  func anImportInterruptedWithCtrlCChangesNothing(after seconds: Double) throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let before = try sandbox.run(["export", "--format", "csv"]).output
+    let file = try sandbox.writeFile("many.json", CatalogDatabaseTests.productsJSON(300_000))
+    let process = sandbox.start(["import", file])
+    Thread.sleep(forTimeInterval: seconds)
+    guard process.isRunning else {
+      // The machine was fast enough to finish first: nothing left to interrupt.
+      process.waitUntilExit()
+      return
+    }
+    kill(process.processIdentifier, SIGINT)
+    let errors = String(
+      decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130, "\(errors)")
+    #expect(
+      errors.split(separator: "\n").last
+        == "error: the import was interrupted; nothing was imported, and the catalog is as it was",
+      "\(errors)")
+    #expect(try sandbox.run(["export", "--format", "csv"]).output == before)
+    #expect(try sandbox.run(input: "list\n").output.contains("10 products."))
+  }
+
   /// Deleting the first of 200,000 products renumbers nothing on disk, yet every later product
   /// moves up one list number with its data intact, and the search index follows.
   @Test func deletingTheFirstOfManyProductsKeepsEveryOtherIntact() throws {

@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogResources
+import Dispatch
 import Foundation
 import LineEditing
 import StateRestoration
@@ -23,10 +24,31 @@ extension CatalogMain {
     }
     let started = Date()
     let result: (summary: CatalogDatabase.ImportSummary, warnings: [String])
+    // Ctrl-C stops the import between records, or SQLite in the middle of a statement, and the
+    // transaction is rolled back: the catalog stays as it was.
+    let interrupted = Atomic<Bool>(false)
+    signal(SIGINT, SIG_IGN)
+    let interruption = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    interruption.setEventHandler { interrupted.store(true, ordering: .relaxed) }
+    interruption.resume()
+    defer {
+      interruption.cancel()
+      signal(SIGINT, SIG_DFL)
+    }
     do {
       result = try store.importFile(
-        file, options: options, progress: { progress?.update($0) })
+        file, options: options,
+        progress: { stage in
+          guard !interrupted.load(ordering: .relaxed) else {
+            throw CatalogCoreError.importInterrupted
+          }
+          progress?.update(stage)
+        })
       progress?.finish()
+    } catch CatalogCoreError.importInterrupted {
+      progress?.finish()
+      report.error(CatalogCoreError.importInterrupted.localizedDescription)
+      return ExitStatus.interrupted
     } catch {
       progress?.finish()
       throw error

@@ -15,6 +15,8 @@ package enum CatalogMain {
     package static let success: Int32 = 0
     package static let failure: Int32 = 1
     package static let usage: Int32 = 64
+    /// Stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.
+    package static let interrupted: Int32 = 130
   }
 
   /// Runs the program.

@@ -99,7 +99,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     of that name refuse the import); --duplicates allow adds it as a new product,
     --duplicates refuse refuses the import. Products you deleted are not brought
     back by importing an older file (the import says how many it left out)
-    unless you add --restore-deleted.
+    unless you add --restore-deleted. Ctrl-C stops an import and changes nothing.
     'catalog export' writes the catalog as JSON,
     or as CSV for a FILE ending in .csv or with --format csv (--bom begins it with a
     UTF-8 byte order mark, for spreadsheets); either imports back to the same catalog.
