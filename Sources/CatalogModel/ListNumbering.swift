@@ -25,6 +25,9 @@ struct ListNumbering {
   /// `Int64.max` that no arithmetic on it overflows.
   static let largestPosition = 1 << 52
 
+  /// How every message about damaged numbering begins.
+  private static let damage = "its list numbers are damaged: "
+
   /// The SQL for the block of the position `column`.
   static func block(of column: String) -> String { "((\(column) - 1) >> \(blockShift))" }
 
@@ -66,14 +69,18 @@ struct ListNumbering {
     let largest = try database.integer("SELECT max(position) FROM products") ?? 0
     let smallest = try database.integer("SELECT min(position) FROM products") ?? 1
     guard smallest >= 1, largest < Self.largestPosition else {
-      return "its list numbers are damaged: a product's position, \(smallest < 1 ? smallest : largest), is out of range"
+      let position = smallest < 1 ? smallest : largest
+      return Self.damage + "a product's position, \(position), is out of range"
     }
     guard !dense else { return nil }
+    // From the end: emptied blocks are skipped, not every block read.
     let lastBlock =
-      try database.integer("SELECT max(block) FROM blocks WHERE live > 0") ?? -1
+      try database.integer(
+        "SELECT block FROM blocks WHERE live > 0 ORDER BY block DESC LIMIT 1") ?? -1
     let expected = largest == 0 ? -1 : (largest - 1) >> Self.blockShift
     guard lastBlock == expected else {
-      return "its list numbers are damaged: the last product's position, \(largest), is not in the last counted block"
+      return Self.damage
+        + "the last product's position, \(largest), is not in the last counted block"
     }
     return nil
   }
@@ -173,6 +180,6 @@ struct ListNumbering {
     )
     defer { statement.reset() }
     guard try statement.step(), statement.integer(0) > 0 else { return nil }
-    return "its list numbers are damaged: \(statement.integer(0)) blocks of positions are miscounted"
+    return Self.damage + "\(statement.integer(0)) blocks of positions are miscounted"
   }
 }

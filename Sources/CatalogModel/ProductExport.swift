@@ -142,33 +142,11 @@ public enum ProductExport {
       text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(_ number: Int) {
-      guard number != 0 else { return bytes.append(0x30) }
-      var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
-        0, 0, 0, 0, 0, 0, 0, 0
-      )
-      var value = number.magnitude
-      var count = 0
-      withUnsafeMutableBytes(of: &digits) { buffer in
-        while value > 0, count < 8 {
-          buffer[7 - count] = UInt8(truncatingIfNeeded: value % 10) + 0x30
-          value /= 10
-          count += 1
-        }
-      }
-      // Years and cents have at most nine digits; the rest (none) as text.
-      guard value == 0 else { return append(String(number)) }
-      if number < 0 { bytes.append(0x2D) }
-      withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[(8 - count)...]) }
-    }
+    mutating func append(_ number: Int) { bytes.append(contentsOf: String(number).utf8) }
 
-    /// A price in cents as the importer reads it: `12.50`.
+    /// A price in cents as the importer reads it (``Price/plainText``).
     mutating func appendPrice(_ cents: Int) {
-      append(cents / 100)
-      bytes.append(0x2E)
-      let remainder = cents % 100
-      bytes.append(UInt8(truncatingIfNeeded: remainder / 10) + 0x30)
-      bytes.append(UInt8(truncatingIfNeeded: remainder % 10) + 0x30)
+      bytes.append(contentsOf: Price(cents: cents).plainText.utf8)
     }
 
     /// Text without control characters in JSON quotes: quotes and backslashes escaped.

@@ -17,13 +17,11 @@ import Foundation
 /// Standard output goes to `/dev/null`; medians of `--runs` (default 3) for the reads, of 15
 /// deletions each.
 func dataCommandsBenchmark() throws {
-  let arguments = CommandLine.arguments
-  guard let index = arguments.firstIndex(of: "--catalog"), index + 1 < arguments.count else {
+  guard let source = stringOption("--catalog") else {
     throw CatalogBenchError("data needs --catalog FILE (make one with synth_catalog.py)")
   }
-  let source = arguments[index + 1]
   let runs = option("--runs", default: 3)
-  let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath()
+  let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     .deletingLastPathComponent()
   let catalog = binaries.appendingPathComponent("catalog")
   let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")

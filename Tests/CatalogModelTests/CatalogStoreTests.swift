@@ -285,7 +285,8 @@ import Testing
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
     _ = try store.load()
     try Database(path: store.databasePath, mode: .readWrite).execute(
-      Self.versionThree + "ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 2")
+      Self.versionThree
+        + "ALTER TABLE products DROP COLUMN image_directory; PRAGMA user_version = 2")
     let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
     #expect(reader.count == 10)
     #expect(reader.product(number: 1)?.imageDirectory == nil)

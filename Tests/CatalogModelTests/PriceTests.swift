@@ -21,9 +21,20 @@ import Testing
 
   @Test(arguments: [
     (1099, "$10.99"), (5, "$0.05"), (100_000_000, "$1,000,000.00"), (123_456, "$1,234.56"),
+    (0, "$0.00"), (99_999, "$999.99"), (100_000, "$1,000.00"), (12_345_678, "$123,456.78"),
+    (-150, "-$1.50"), (Int.min, "-$92,233,720,368,547,758.08"),
   ])
   func formatsAsCurrency(_ cents: Int, _ text: String) {
     #expect(Price(cents: cents).formatted == text)
+  }
+
+  @Test(arguments: [
+    (1099, "10.99"), (5, "0.05"), (0, "0.00"), (100_000_000, "1000000.00"), (123_456, "1234.56"),
+    (10, "0.10"),
+  ])
+  func writesThePlainTextTheEditorTakes(_ cents: Int, _ text: String) throws {
+    #expect(Price(cents: cents).plainText == text)
+    #expect(try Price(parsing: text).cents == cents)
   }
 
   @Test func decodesJSONNumbersExactlyAndWritesThemBack() throws {

@@ -297,9 +297,9 @@ package enum CatalogListing {
   private static func all(_ database: CatalogDatabase, _ emit: (String) -> Void) {
     guard let widest = database.widestNameAndPrice(width: { DisplayWidth.of($0) }) else { return }
     let widths = [
-      String(database.count).count, max(4, widest.name), 4, max(5, priceWidth(widest.cents)),
+      String(database.count).count, max(4, widest.name), 4,
+      max(5, Price(cents: widest.cents).formatted.count),
     ]
-    var line: [UInt8] = []
     var chunk: [UInt8] = []
     func pad(_ count: Int) { chunk.append(contentsOf: repeatElement(0x20, count: max(0, count))) }
     let header = table([], widths: widths)
@@ -317,10 +317,9 @@ package enum CatalogListing {
         pad(widths[2] - year.count)
         chunk.append(contentsOf: year)
         pad(2)
-        line.removeAll(keepingCapacity: true)
-        appendPrice(row.cents, to: &line)
-        pad(widths[3] - line.count)
-        chunk.append(contentsOf: line)
+        let price = Price(cents: row.cents).formatted.utf8
+        pad(widths[3] - price.count)
+        chunk.append(contentsOf: price)
         chunk.append(0x0A)
       case .product(let product):
         let table = table([(number, product)], widths: widths)
@@ -336,26 +335,6 @@ package enum CatalogListing {
       }
     }
     emit(String(decoding: chunk, as: UTF8.self))
-  }
-
-  /// The width of a price as ``Price/formatted`` writes it: `$1,234.50`.
-  private static func priceWidth(_ cents: Int) -> Int {
-    let digits = String(cents / 100).count
-    return 1 + digits + (digits - 1) / 3 + 3
-  }
-
-  /// A price as ``Price/formatted`` writes it, in bytes.
-  private static func appendPrice(_ cents: Int, to bytes: inout [UInt8]) {
-    let dollars = String(cents / 100).utf8
-    bytes.append(0x24)
-    for (offset, digit) in dollars.enumerated() {
-      if offset > 0 && (dollars.count - offset) % 3 == 0 { bytes.append(0x2C) }
-      bytes.append(digit)
-    }
-    let remainder = cents % 100
-    bytes.append(0x2E)
-    bytes.append(UInt8(truncatingIfNeeded: remainder / 10) + 0x30)
-    bytes.append(UInt8(truncatingIfNeeded: remainder % 10) + 0x30)
   }
 
   /// Product rows as a table: number, name, year, price.

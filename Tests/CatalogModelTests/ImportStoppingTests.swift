@@ -1,0 +1,47 @@
+import CatalogModel
+import Foundation
+import TestSupport
+import Testing
+
+/// An import stopped by its progress callback (Ctrl-C, in the app) leaves the catalog as it was,
+/// whether it stops between records or inside SQLite's statements.
+@Suite struct ImportStoppingTests {
+  private struct Stop: Error {}
+
+  private func products(_ range: ClosedRange<Int>) -> [Product] {
+    range.map {
+      Product(
+        identifier: UUID(), name: "Product \($0)", imageName: "", year: 2000 + $0 % 20,
+        price: Price(cents: $0))
+    }
+  }
+
+  @Test(arguments: [1, 2])
+  func aStoppedImportChangesNothing(savingCall: Int) throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/catalog.sqlite"
+    try CatalogDatabase.create(at: path)
+    let database = try CatalogDatabase(path: path)
+    let first = products(1...100)
+    _ = try database.importProducts(first)
+    let generation = database.generation
+    var savingCalls = 0
+    #expect(throws: Stop.self) {
+      try database.importProducts(
+        products(101...60_100),
+        progress: { stage in
+          guard case .saving = stage else { return }
+          savingCalls += 1
+          if savingCalls == savingCall { throw Stop() }
+        })
+    }
+    // The second call comes from SQLite, in the middle of merging the records.
+    #expect(savingCalls == savingCall)
+    #expect(database.count == 100)
+    #expect(database.generation == generation)
+    #expect(database.products(numbers: 1...100).map(\.product) == first)
+    try database.verify()
+    let summary = try database.importProducts(products(101...200))
+    #expect(summary.inserted == 100)
+  }
+}
