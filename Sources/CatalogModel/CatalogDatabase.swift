@@ -836,27 +836,43 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     _ = try? reading { try $0.execute("PRAGMA temp_store = FILE") }
     defer { _ = try? reading { try $0.execute("PRAGMA temp_store = MEMORY") } }
     let summary = try writing { database in
-      try database.execute("PRAGMA cache_size = -32768")
-      defer { try? database.execute("PRAGMA cache_size = -2000") }
       let generation = try Self.nextGeneration(database)
-      // The records go into a staging table first, appended without indexes; then existing
-      // identifiers are updated and new ones appended in the file's order, each in one
-      // statement. All in this transaction: a failure or `kill -9` leaves nothing of it.
-      try database.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS import_staging AS SELECT * FROM products WHERE 0; DELETE FROM import_staging"
-      )
+      // Into an empty catalog, the records go straight into the table, without its indexes,
+      // which are built once at the end. Otherwise they go into a staging table first,
+      // appended without indexes; then existing identifiers are updated and new ones appended
+      // in the file's order, each in one statement. All in this transaction: a failure or
+      // `kill -9` leaves nothing of it.
+      let empty = try numbering.count(in: database) == 0
+      let first = try ListNumbering.nextPosition(in: database)
+      let table = empty ? "products" : "temp.import_staging"
+      if empty {
+        try database.execute(Self.dropIndexes)
+      } else {
+        try database.execute(
+          "CREATE TEMP TABLE IF NOT EXISTS import_staging AS SELECT * FROM products WHERE 0; DELETE FROM import_staging"
+        )
+        // Merging looks up every staged identifier in the catalog's index.
+        try database.execute("PRAGMA cache_size = -32768")
+      }
+      defer { if !empty { try? database.execute("PRAGMA cache_size = -2000") } }
       defer { try? database.execute("DROP TABLE IF EXISTS temp.import_staging") }
+      // Staged records are numbered from 1, to name a repeated one by its record.
+      let offset = empty ? first - 1 : 0
+      let insertion = try Self.insertion(into: table, in: database)
       var read = 0
       try products.forEachProduct { product in
         read += 1
         try Self.insert(
-          product, position: read, generation: generation, into: "temp.import_staging",
-          in: database)
+          product, position: offset + read, generation: generation, with: insertion)
         if read % 10_000 == 0, shouldStop(.reading(records: read)) { throw ImportStopped() }
       }
       if shouldStop(.saving(records: read)) { throw ImportStopped() }
       return try database.checking(every: 1_000_000, { shouldStop(.saving(records: read)) }) {
-        try merge(
+        if empty {
+          return try filled(
+            from: first, read: read, seeding: seeding, options: options, in: database)
+        }
+        return try merge(
           read: read, generation: generation, seeding: seeding, options: options,
           madeIdentifiers: madeIdentifiers, in: database)
       }
@@ -866,6 +882,52 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     _ = try? reading { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     try refresh()
     return summary
+  }
+
+  /// Completes an import into an empty catalog, in the import's transaction: the records are
+  /// in the table from position `first` on; what remains is to leave out deleted products,
+  /// build the indexes (a repeated identifier fails the unique one), and count the blocks.
+  private func filled(
+    from first: Int, read: Int, seeding: Seeding?, options: ImportOptions,
+    in database: Database
+  ) throws -> ImportSummary {
+    var summary = ImportSummary()
+    let deletedIdentifiers = "SELECT identifier FROM deletions WHERE identifier IS NOT NULL"
+    if try database.integer("SELECT EXISTS (\(deletedIdentifiers))") == 1 {
+      if options.restoringDeleted {
+        // Restored products are no longer deleted ones: a later import keeps them.
+        try database.run(
+          "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM products)"
+        )
+      } else {
+        // A product deleted since the file was written is not brought back unasked.
+        try database.run("DELETE FROM products WHERE identifier IN (\(deletedIdentifiers))")
+        summary.skippedDeleted = database.changes
+      }
+    }
+    do {
+      try database.execute(Self.createIndexes)
+    } catch let error as SQLiteError where error.isConstraint {
+      let repeated = try database.statement(
+        "SELECT identifier, max(position), name FROM products GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
+      )
+      defer { repeated.reset() }
+      guard try repeated.step() else { throw error }
+      throw CatalogError.repeatedIdentifier(
+        repeated.text(0), record: repeated.integer(1) - first + 1, name: repeated.text(2))
+    }
+    summary.inserted = read - summary.skippedDeleted
+    if summary.inserted > 0 { try ListNumbering.recount(from: first, in: database) }
+    try markSeeded(seeding, in: database)
+    return summary
+  }
+
+  private func markSeeded(_ seeding: Seeding?, in database: Database) throws {
+    guard let seeding else { return }
+    try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
+    if seeding == .migrated {
+      try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'migrated'")
+    }
   }
 
   /// Merges the staged records into the catalog, in the import's transaction.
@@ -929,12 +991,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       .integer(existing))
     if rebuildsIndexes { try database.execute(Self.createIndexes) }
     if summary.inserted > 0 { try ListNumbering.recount(from: existing + 1, in: database) }
-    if let seeding {
-      try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
-      if seeding == .migrated {
-        try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'migrated'")
-      }
-    }
+    try markSeeded(seeding, in: database)
     return summary
   }
 
@@ -1016,11 +1073,23 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     _ product: Product, position: Int, generation: Int, into table: String = "products",
     in database: Database
   ) throws {
+    try insert(
+      product, position: position, generation: generation,
+      with: try insertion(into: table, in: database))
+  }
+
+  /// The statement that inserts a product into a table of the `products` table's columns.
+  private static func insertion(into table: String, in database: Database) throws -> Statement {
     // OR ROLLBACK: a failing row ends the whole transaction, which an import wants anyway, and
     // SQLite then keeps no journal to undo one statement (a copy of every page it changes).
-    let statement = try database.statement(
+    try database.statement(
       "INSERT OR ROLLBACK INTO \(table)(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed, image_directory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
+  }
+
+  private static func insert(
+    _ product: Product, position: Int, generation: Int, with statement: Statement
+  ) throws {
     try bind(product, position: position, generation: generation, to: statement)
     defer { statement.reset() }
     while try statement.step() {}

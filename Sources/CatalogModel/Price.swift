@@ -24,7 +24,7 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// - Throws: ``CatalogError/invalidPrice(_:reason:)`` naming what is wrong: not a number, more
   ///   than two fraction digits, or outside 0...1,000,000.
   public init(parsing text: String) throws {
-    var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+    var digits = Substring(text.trimmingSpaces)
     if digits.first == "$" { digits = digits.dropFirst() }
     let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
     let whole = parts[0]

@@ -18,9 +18,9 @@ extension Product {
   /// - Complexity: O(*n*) in the size of the product's text.
   public var ruleViolation: String? {
     // Catalogs are checked whole at launch: the common case, a short printable ASCII name,
-    // is settled without Foundation's trimming.
+    // is settled without trimming.
     if !Self.isPlainName(name),
-      let reason = Self.nameViolation(name.trimmingCharacters(in: .whitespacesAndNewlines))
+      let reason = Self.nameViolation(name.trimmingSpacesAndNewlines)
     {
       return "the name " + reason
     }
@@ -41,7 +41,11 @@ extension Product {
       return "it has \(keywords.count) keywords; the limit is \(Self.maximumKeywordCount)"
     }
     for keyword in keywords {
-      guard keyword.count <= Self.maximumKeywordLength else {
+      // No more bytes than the limit is no more characters: counting is for longer ones.
+      guard
+        keyword.utf8.count <= Self.maximumKeywordLength
+          || keyword.count <= Self.maximumKeywordLength
+      else {
         return
           "a keyword has \(keyword.count) characters; the limit is \(Self.maximumKeywordLength)"
       }

@@ -39,7 +39,7 @@ public struct ProductEdit: Sendable, Hashable {
   }
 
   /// Whether the name is empty after trimming, which disables `done`.
-  public var isNameEmpty: Bool { name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+  public var isNameEmpty: Bool { name.trimmingSpacesAndNewlines.isEmpty }
 
   /// Validates the draft and applies it to a product.
   ///
@@ -47,12 +47,12 @@ public struct ProductEdit: Sendable, Hashable {
   /// - Returns: The product with the draft's name (trimmed), year and price.
   /// - Throws: A ``CatalogError`` naming the first bad field: name, then year, then price.
   public func applied(to product: Product) throws -> Product {
-    let trimmedName = name.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmedName = name.trimmingSpacesAndNewlines
     if let reason = Product.nameViolation(trimmedName) {
       throw CatalogError.invalidName(
         reason: trimmedName.isEmpty ? "is empty; type 'name TEXT' to set it" : reason)
     }
-    let yearText = year.trimmingCharacters(in: .whitespaces)
+    let yearText = year.trimmingSpaces
     guard yearText.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(yearText),
       Self.years.contains(year)
     else {

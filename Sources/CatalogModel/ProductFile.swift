@@ -177,6 +177,30 @@ final class ByteReader {
     return byte
   }
 
+  /// Appends the bytes up to the next comma, quote or line break in the buffer (at most what
+  /// is buffered now) and returns that byte, left unread; nil when the buffer ended first, or
+  /// at the end of the file (then ``peek()`` is nil too).
+  ///
+  /// CSV's plain fields are copied a run at a time rather than a byte at a time.
+  func appendPlainRun(to field: inout [UInt8]) -> UInt8? {
+    if start == end { fill() }
+    return buffer.withUnsafeBufferPointer { bytes in
+      var index = start
+      while index < end {
+        switch bytes[index] {
+        case UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D:
+          field.append(contentsOf: bytes[start..<index])
+          start = index
+          return bytes[index]
+        default: index += 1
+        }
+      }
+      field.append(contentsOf: bytes[start..<end])
+      start = end
+      return nil
+    }
+  }
+
   private func fill() {
     // Bytes in memory have nothing more to read.
     guard descriptor >= 0 else {
@@ -266,7 +290,7 @@ private struct RecordFields {
     // The name trimmed as the editor trims it.
     let product = Product(
       identifier: uuid,
-      name: try required(name, "name").trimmingCharacters(in: .whitespacesAndNewlines),
+      name: try required(name, "name").trimmingSpacesAndNewlines,
       imageName: try required(imageName, "imageName"), year: yearValue, price: priceValue,
       keywords: keywords)
     if let violation = product.ruleViolation { throw fail(violation) }
@@ -564,7 +588,7 @@ private final class CSVProductReader {
     guard let header = try readRow() else { return }
     var columns: [String: Int] = [:]
     for (index, name) in header.enumerated() {
-      let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+      let key = name.trimmingSpaces.lowercased()
       // Two columns that read as one field: which to take would be a guess.
       if let earlier = columns[key] {
         throw ProductFileError(
@@ -588,31 +612,31 @@ private final class CSVProductReader {
       )
     }
     self.header = header
+    let identifierColumn = columns["identifier"]
+    let nameColumn = columns["name"]
+    let imageNameColumn = columns["imagename"]
+    let yearColumn = columns["year"]
+    let priceColumn = columns["price"]
+    let keywordsColumn = columns["keywords"]
     var record = 0
     while true {
       let line = reader.line
       guard let row = try readRow(record: record + 1) else { return }
       // Blank rows — a blank line, or the empty cells a spreadsheet leaves at the end of a
       // sheet — are skipped.
-      if row.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
+      if row.allSatisfy({ $0.isEmpty || $0.trimmingSpaces.isEmpty }) { continue }
       record += 1
-      func field(_ name: String) -> String? {
-        columns[name].flatMap { row.indices.contains($0) ? row[$0] : nil }
-      }
       guard row.count == header.count else {
         throw ProductFileError(
           path: path, record: record, line: line,
           reason: "it has \(row.count) fields; the header has \(header.count)")
       }
-      let keywords = field("keywords").map {
-        $0.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-          !$0.isEmpty
-        }
-      }
+      func field(_ column: Int?) -> String? { column.map { row[$0] } }
+      let keywords = field(keywordsColumn).map(Self.keywords)
       let fields = RecordFields(
-        identifier: field("identifier"), name: field("name"), imageName: field("imagename"),
-        year: field("year")?.trimmingCharacters(in: .whitespaces),
-        price: field("price").map { Self.plainPrice($0.trimmingCharacters(in: .whitespaces)) },
+        identifier: field(identifierColumn), name: field(nameColumn),
+        imageName: field(imageNameColumn), year: field(yearColumn)?.trimmingSpaces,
+        price: field(priceColumn).map { Self.plainPrice($0.trimmingSpaces) },
         keywords: keywords ?? [])
       if let product = try fields.product(
         record: record, line: line, path: path, skipping: skipping)
@@ -623,10 +647,39 @@ private final class CSVProductReader {
     }
   }
 
+  /// The keywords of a `keywords` field: separated by `;`, trimmed of spaces, empty ones left
+  /// out.
+  static func keywords(_ field: String) -> [String] {
+    var keywords: [String] = []
+    var field = field
+    field.withUTF8 { bytes in
+      var start = 0
+      for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ";") {
+        // ASCII spaces here; other spaces (U+00A0, …) are rare enough for the general trim.
+        var first = start
+        var end = index
+        while first < end, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+        while end > first, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        start = index + 1
+        guard first < end else { continue }
+        let keyword = String(
+          decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
+        if bytes[first] < 0x80 && bytes[end - 1] < 0x80 {
+          keywords.append(keyword)
+        } else if case let trimmed = keyword.trimmingSpaces, !trimmed.isEmpty {
+          keywords.append(trimmed)
+        }
+      }
+    }
+    return keywords
+  }
+
   /// A spreadsheet's price in `en` style — a dollar sign, thousands separated by commas
   /// (`$1,234.50`) — as a plain number; anything else as it is, for the price's own checks to
   /// name.
   static func plainPrice(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: ",") })
+    else { return text }
     var rest = Substring(text)
     if rest.hasPrefix("$") { rest = rest.dropFirst() }
     let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
@@ -643,17 +696,24 @@ private final class CSVProductReader {
   private func readRow(record: Int? = nil) throws -> [String]? {
     guard reader.peek() != nil else { return nil }
     var fields: [String] = []
+    fields.reserveCapacity(header.count)
     var field: [UInt8] = []
     var quoted = false
     func finish() throws {
-      guard let text = String(validating: field, as: UTF8.self) else {
+      try checkLength(field, fields.count, record)
+      guard let text = String(validatingField: field) else {
         throw ProductFileError(
           path: path, record: record, line: reader.line, reason: "not valid UTF-8")
       }
       fields.append(text)
-      field = []
+      field.removeAll(keepingCapacity: true)
     }
     while true {
+      if !quoted, reader.appendPlainRun(to: &field) == nil, reader.peek() != nil {
+        // The buffer ended inside the field: it goes on in the next one.
+        try checkLength(field, fields.count, record)
+        continue
+      }
       guard let byte = reader.next() else {
         if quoted {
           throw ProductFileError(
@@ -685,15 +745,30 @@ private final class CSVProductReader {
         default: field.append(byte)
         }
       }
-      guard field.count <= ProductFile.fieldLimit else {
-        let column =
-          header.indices.contains(fields.count)
-          ? "the field '\(header[fields.count].abbreviated)' (column \(fields.count + 1))"
-          : "field \(fields.count + 1)\(record == nil ? " of the header row" : "")"
-        throw ProductFileError(
-          path: path, record: record, line: reader.line,
-          reason: "\(column) is longer than \(ProductFile.fieldLimit) bytes")
-      }
+      try checkLength(field, fields.count, record)
+    }
+  }
+
+  private func checkLength(_ field: [UInt8], _ index: Int, _ record: Int?) throws {
+    guard field.count > ProductFile.fieldLimit else { return }
+    let column =
+      header.indices.contains(index)
+      ? "the field '\(header[index].abbreviated)' (column \(index + 1))"
+      : "field \(index + 1)\(record == nil ? " of the header row" : "")"
+    throw ProductFileError(
+      path: path, record: record, line: reader.line,
+      reason: "\(column) is longer than \(ProductFile.fieldLimit) bytes")
+  }
+}
+
+extension String {
+  /// The bytes of a field as text; nil when they are not UTF-8. Plain ASCII, the common case,
+  /// is settled without the standard library's general validation.
+  init?(validatingField bytes: [UInt8]) {
+    if bytes.allSatisfy({ $0 < 0x80 }) {
+      self.init(decoding: bytes, as: UTF8.self)
+    } else {
+      self.init(validating: bytes, as: UTF8.self)
     }
   }
 }

@@ -9,52 +9,57 @@ extension UUID {
   ///
   /// - Parameter text: The text.
   package init?(canonical text: String) {
-    var bytes = [UInt8](repeating: 0, count: 16)
-    var index = 0
-    var high: UInt8?
-    var offset = 0
-    for byte in text.utf8 {
-      defer { offset += 1 }
-      if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-        guard byte == UInt8(ascii: "-") else { return nil }
-        continue
-      }
-      let value: UInt8
-      switch byte {
-      case 0x30...0x39: value = byte - 0x30
-      case 0x41...0x46: value = byte - 0x41 + 10
-      case 0x61...0x66: value = byte - 0x61 + 10
-      default: return nil
-      }
-      guard index < 16 else { return nil }
-      if let first = high {
-        bytes[index] = first << 4 | value
-        index += 1
-        high = nil
-      } else {
-        high = value
+    var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var text = text
+    let parsed = text.withUTF8 { characters in
+      guard characters.count == 36 else { return false }
+      return withUnsafeMutableBytes(of: &uuid) { bytes in
+        var index = 0
+        var high: UInt8?
+        for (offset, character) in characters.enumerated() {
+          if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+            guard character == UInt8(ascii: "-") else { return false }
+            continue
+          }
+          let value: UInt8
+          switch character {
+          case 0x30...0x39: value = character - 0x30
+          case 0x41...0x46: value = character - 0x41 + 10
+          case 0x61...0x66: value = character - 0x61 + 10
+          default: return false
+          }
+          if let first = high {
+            bytes[index] = first << 4 | value
+            index += 1
+            high = nil
+          } else {
+            high = value
+          }
+        }
+        return true
       }
     }
-    guard offset == 36, index == 16 else { return nil }
-    self.init(
-      uuid: (
-        bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-        bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-      ))
+    guard parsed else { return nil }
+    self.init(uuid: uuid)
   }
 
   /// The canonical upper-case text form, as `uuidString` gives, without `printf`.
   package var canonicalText: String {
-    let digits = Array("0123456789ABCDEF".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(36)
-    withUnsafeBytes(of: uuid) { bytes in
-      for (index, byte) in bytes.enumerated() {
-        if index == 4 || index == 6 || index == 8 || index == 10 { text.append(0x2D) }
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0x0F)])
+    let digits: StaticString = "0123456789ABCDEF"
+    return withUnsafeBytes(of: uuid) { bytes in
+      String(unsafeUninitializedCapacity: 36) { text in
+        var length = 0
+        for (index, byte) in bytes.enumerated() {
+          if index == 4 || index == 6 || index == 8 || index == 10 {
+            text[length] = 0x2D
+            length += 1
+          }
+          text[length] = digits.utf8Start[Int(byte >> 4)]
+          text[length + 1] = digits.utf8Start[Int(byte & 0x0F)]
+          length += 2
+        }
+        return length
       }
     }
-    return String(decoding: text, as: UTF8.self)
   }
 }

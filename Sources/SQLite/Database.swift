@@ -17,6 +17,9 @@ package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
   /// Whether the database file is damaged or not a database at all.
   package var isDamage: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
 
+  /// Whether a constraint failed: a unique index found two equal keys, say.
+  package var isConstraint: Bool { code == SQLITE_CONSTRAINT }
+
   /// Whether another connection held a lock longer than the busy timeout.
   package var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 

@@ -35,6 +35,26 @@ import Testing
     #expect(after.output.contains("and left out 9 deleted"), "\(after.output)")
   }
 
+  /// A catalog emptied by deletions is filled again the fast way, and still leaves out what was
+  /// deleted unless asked.
+  @Test func anEmptiedCatalogStillLeavesOutDeletedProducts() throws {
+    let sandbox = CatalogSandbox()
+    let backup = sandbox.root + "/backup.csv"
+    #expect(try sandbox.run(["export", backup]).status == 0)
+    let deleted = try sandbox.run(input: String(repeating: "delete 1\n", count: 10))
+    #expect(deleted.status == 0, "\(deleted.errors)")
+    #expect(try sandbox.run(input: "list\n").output.contains("The catalog is empty"))
+    let again = try sandbox.run(["import", backup])
+    #expect(
+      again.output.hasPrefix(
+        "Imported 0 new and 0 updated products, and left out 10 deleted from the catalog"),
+      "\(again.output)")
+    let restored = try sandbox.run(["import", "--restore-deleted", backup])
+    #expect(restored.output.hasPrefix("Imported 10 new and 0 updated"), "\(restored.output)")
+    #expect(try sandbox.run(["select", "cherries"]).status == 0)
+    #expect(try sandbox.run(["import", backup]).output.hasPrefix("Imported 0 new and 10 updated"))
+  }
+
   /// What a record without an identifier does when its name is taken: updates the product
   /// (the default), is added (`allow`), or refuses the import (`refuse`); two such records of
   /// one product's name are refused, not both applied.

@@ -90,6 +90,33 @@ import Testing
     #expect(products.last?.year == 2021)
   }
 
+  /// Rows cross the reader's 1 MiB buffer anywhere: in a plain field, a quoted one, between a
+  /// carriage return and its line feed.
+  @Test func readsCSVRowsAcrossTheReadBuffer() throws {
+    var text = "name,imageName,year,price,keywords\r\n"
+    var expected: [(name: String, keywords: [String])] = []
+    var index = 0
+    while text.utf8.count < 3 << 20 {
+      index += 1
+      let name = "Kiwi \(index)" + String(repeating: "x", count: index % 71)
+      let keywords = ["k\(index % 7)", "奇异果"]
+      if index.isMultiple(of: 3) {
+        text +=
+          "\"\(name), \"\"gold\"\"\",,2020,1.5,\" \(keywords[0]) ;;\u{00A0}\(keywords[1])\"\r\n"
+        expected.append((name + ", \"gold\"", keywords))
+      } else {
+        text += "\(name),,2020,1.5,\(keywords.joined(separator: ";"))\r\n"
+        expected.append((name, keywords))
+      }
+    }
+    let products = try read(text, name: "products.csv")
+    #expect(products.count == expected.count)
+    let different = zip(products, expected).first {
+      $0.name != $1.name || $0.keywords != $1.keywords
+    }
+    #expect(different == nil, "\(String(describing: different))")
+  }
+
   @Test func aCSVWithoutARequiredColumnOrWithAShortRowIsRefused() {
     #expect(
       failure("name,year,price\nKiwi,2020,1\n")?.reason

@@ -1,0 +1,49 @@
+extension Unicode.Scalar {
+  /// Whether the scalar is a space as Foundation's `CharacterSet.whitespaces` has it: a tab,
+  /// a space separator (general category Zs: U+0020, U+00A0, U+3000, …), or the zero-width
+  /// space U+200B.
+  package var isSpace: Bool {
+    switch value {
+    case 0x09, 0x20, 0x200B: true
+    case 0..<0x80: false
+    default: properties.generalCategory == .spaceSeparator
+    }
+  }
+
+  /// Whether the scalar is a space or a line break as Foundation's
+  /// `CharacterSet.whitespacesAndNewlines` has it: a space, U+000A–U+000D, U+0085, or a line
+  /// or paragraph separator.
+  package var isSpaceOrNewline: Bool {
+    switch value {
+    case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+    default: isSpace
+    }
+  }
+}
+
+extension String {
+  /// The string without the spaces (``Unicode/Scalar/isSpace``) at its ends, as Foundation's
+  /// `trimmingCharacters(in: .whitespaces)` gives it, without bridging: an import trims a
+  /// million names and prices.
+  package var trimmingSpaces: String { trimming(\.isSpace) }
+
+  /// The string without spaces and line breaks (``Unicode/Scalar/isSpaceOrNewline``) at its
+  /// ends, as Foundation's `trimmingCharacters(in: .whitespacesAndNewlines)` gives it.
+  package var trimmingSpacesAndNewlines: String { trimming(\.isSpaceOrNewline) }
+
+  private func trimming(_ isTrimmed: (Unicode.Scalar) -> Bool) -> String {
+    // Most text starts and ends with a printable ASCII character: nothing to trim.
+    let bytes = utf8
+    guard let first = bytes.first, let last = bytes.last else { return self }
+    if first < 0x80, last < 0x80, !isTrimmed(Unicode.Scalar(first)),
+      !isTrimmed(Unicode.Scalar(last))
+    {
+      return self
+    }
+    let scalars = unicodeScalars
+    guard let start = scalars.firstIndex(where: { !isTrimmed($0) }),
+      let end = scalars.lastIndex(where: { !isTrimmed($0) })
+    else { return "" }
+    return String(scalars[start...end])
+  }
+}
