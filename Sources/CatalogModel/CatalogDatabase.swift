@@ -781,8 +781,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   public struct ImportSummary: Sendable, Hashable {
     /// Products added.
     public var inserted = 0
-    /// Products that replaced one with the same identifier.
+    /// Products that replaced one with the same identifier and something else.
     public var updated = 0
+    /// Records the same as the product with their identifier: left as they were.
+    public var unchanged = 0
     /// Products removed because the file, replacing the catalog, did not have them.
     public var removed = 0
     /// Records left out because their products were deleted from the catalog.
@@ -905,21 +907,33 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         summary.skippedDeleted = database.changes
       }
     }
-    do {
+    try Self.failingOnRepeats("products", numberedFrom: first, in: database) {
       try database.execute(Self.createIndexes)
+    }
+    summary.inserted = read - summary.skippedDeleted
+    if summary.inserted > 0 { try ListNumbering.recount(from: first, in: database) }
+    try markSeeded(seeding, in: database)
+    return summary
+  }
+
+  /// Runs what builds a unique index of a table's identifiers; when one is repeated, throws
+  /// ``CatalogError/repeatedIdentifier(_:record:name:)`` naming its later record (positions
+  /// from `first` are records from 1).
+  private static func failingOnRepeats(
+    _ table: String, numberedFrom first: Int, in database: Database,
+    _ building: () throws -> Void
+  ) throws {
+    do {
+      try building()
     } catch let error as SQLiteError where error.isConstraint {
       let repeated = try database.statement(
-        "SELECT identifier, max(position), name FROM products GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
+        "SELECT identifier, max(position), name FROM \(table) GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
       )
       defer { repeated.reset() }
       guard try repeated.step() else { throw error }
       throw CatalogError.repeatedIdentifier(
         repeated.text(0), record: repeated.integer(1) - first + 1, name: repeated.text(2))
     }
-    summary.inserted = read - summary.skippedDeleted
-    if summary.inserted > 0 { try ListNumbering.recount(from: first, in: database) }
-    try markSeeded(seeding, in: database)
-    return summary
   }
 
   private func markSeeded(_ seeding: Seeding?, in database: Database) throws {
@@ -936,37 +950,47 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     madeIdentifiers: () -> [UUID], in database: Database
   ) throws -> ImportSummary {
     try Self.matchByName(madeIdentifiers(), options.duplicates, in: database)
-    let repeated = try database.statement(
-      "SELECT identifier, max(position), name FROM temp.import_staging GROUP BY identifier HAVING count(*) > 1 LIMIT 1"
-    )
-    defer { repeated.reset() }
-    if try repeated.step() {
-      throw CatalogError.repeatedIdentifier(
-        repeated.text(0), record: repeated.integer(1), name: repeated.text(2))
+    let staging = "temp.import_staging"
+    // A unique index of the staged identifiers finds one repeated, and serves every join below.
+    try database.execute("DROP INDEX IF EXISTS temp.import_staging_identifier")
+    try Self.failingOnRepeats(staging, numberedFrom: 1, in: database) {
+      try database.execute(
+        "CREATE UNIQUE INDEX temp.import_staging_identifier ON import_staging(identifier)")
     }
     var summary = ImportSummary()
     let inCatalog = "(SELECT identifier FROM products)"
-    if options.restoringDeleted {
-      // Restored products are no longer deleted ones: a later import keeps them.
-      try database.run(
-        "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM temp.import_staging)"
-      )
-    } else {
-      // A product deleted since the file was written is not brought back unasked.
-      try database.run(
-        "DELETE FROM temp.import_staging WHERE identifier IN (SELECT identifier FROM deletions WHERE identifier IS NOT NULL) AND identifier NOT IN \(inCatalog)"
-      )
-      summary.skippedDeleted = database.changes
+    let deletedIdentifiers = "SELECT identifier FROM deletions WHERE identifier IS NOT NULL"
+    if try database.integer("SELECT EXISTS (\(deletedIdentifiers))") == 1 {
+      if options.restoringDeleted {
+        // Restored products are no longer deleted ones: a later import keeps them.
+        try database.run(
+          "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM \(staging))"
+        )
+      } else {
+        // A product deleted since the file was written is not brought back unasked.
+        try database.run(
+          "DELETE FROM \(staging) WHERE identifier IN (\(deletedIdentifiers)) AND identifier NOT IN \(inCatalog)"
+        )
+        summary.skippedDeleted = database.changes
+      }
     }
+    // Only what differs is written: an unchanged product keeps its generation, so the search
+    // index has nothing to follow for it.
     try database.run(
-      "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM temp.import_staging AS s WHERE products.identifier = s.identifier"
+      "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM \(staging) AS s WHERE products.identifier = s.identifier AND (products.name IS NOT s.name OR products.image_name IS NOT s.image_name OR products.year IS NOT s.year OR products.price_cents IS NOT s.price_cents OR products.keywords IS NOT s.keywords OR products.image_directory IS NOT s.image_directory)"
     )
     summary.updated = database.changes
+    let matched =
+      try database.integer(
+        "SELECT count(*) FROM \(staging) AS s WHERE EXISTS (SELECT 1 FROM products AS p WHERE p.identifier = s.identifier)"
+      ) ?? 0
+    summary.unchanged = matched - summary.updated
+    summary.inserted = read - summary.skippedDeleted - matched
     if options.replacing {
       // The file becomes the catalog: what it lacks goes (and is logged as deleted, so that
       // importing an older file does not bring it back), the rest keep their order, and the
       // catalog gets a new identity, so every search index is built again.
-      let lacked = "identifier NOT IN (SELECT identifier FROM temp.import_staging)"
+      let lacked = "identifier NOT IN (SELECT identifier FROM \(staging))"
       try database.run(
         "INSERT INTO deletions(generation, position, identifier) SELECT ?, 0, identifier FROM products WHERE \(lacked)",
         .integer(generation))
@@ -979,18 +1003,26 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           .integer(Int(Int64.random(in: 1...Int64.max))))
       }
     }
-    try database.run("DELETE FROM temp.import_staging WHERE identifier IN \(inCatalog)")
-    summary.inserted = try database.integer("SELECT count(*) FROM temp.import_staging") ?? 0
+    guard summary.inserted > 0 else {
+      try markSeeded(seeding, in: database)
+      return summary
+    }
     let existing = try ListNumbering.nextPosition(in: database) - 1
     // Many new rows: the indexes are built once at the end, sorted, rather than a row at a
     // time.
     let rebuildsIndexes = summary.inserted > (try numbering.count(in: database))
-    if rebuildsIndexes { try database.execute(Self.dropIndexes) }
+    var new = "NOT EXISTS (SELECT 1 FROM products AS p WHERE p.identifier = s.identifier)"
+    if rebuildsIndexes {
+      // Fewer staged records are in the catalog than not: they go while its index can find them.
+      if matched > 0 { try database.run("DELETE FROM \(staging) WHERE identifier IN \(inCatalog)") }
+      try database.execute(Self.dropIndexes)
+      new = "1"
+    }
     try database.run(
-      "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM temp.import_staging ORDER BY position",
+      "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM \(staging) AS s WHERE \(new) ORDER BY position",
       .integer(existing))
     if rebuildsIndexes { try database.execute(Self.createIndexes) }
-    if summary.inserted > 0 { try ListNumbering.recount(from: existing + 1, in: database) }
+    try ListNumbering.recount(from: existing + 1, in: database)
     try markSeeded(seeding, in: database)
     return summary
   }

@@ -64,6 +64,7 @@ extension CatalogMain {
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(
       "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
+        + (summary.unchanged > 0 ? ", \(summary.unchanged.grouped) unchanged" : "")
         + (summary.removed > 0
           ? ", and removed \(summary.removed.grouped) not in the file"
           : "")
