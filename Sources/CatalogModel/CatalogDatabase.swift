@@ -894,19 +894,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     in database: Database
   ) throws -> ImportSummary {
     var summary = ImportSummary()
-    let deletedIdentifiers = "SELECT identifier FROM deletions WHERE identifier IS NOT NULL"
-    if try database.integer("SELECT EXISTS (\(deletedIdentifiers))") == 1 {
-      if options.restoringDeleted {
-        // Restored products are no longer deleted ones: a later import keeps them.
-        try database.run(
-          "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM products)"
-        )
-      } else {
-        // A product deleted since the file was written is not brought back unasked.
-        try database.run("DELETE FROM products WHERE identifier IN (\(deletedIdentifiers))")
-        summary.skippedDeleted = database.changes
-      }
-    }
+    // Every product is a new one: none is kept because the catalog has it.
+    summary.skippedDeleted = try Self.leavingOutDeleted(
+      from: "products", unless: "0", restoring: options.restoringDeleted, in: database)
     try Self.failingOnRepeats("products", numberedFrom: first, in: database) {
       try database.execute(Self.createIndexes)
     }
@@ -936,6 +926,26 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
   }
 
+  /// Leaves out of an import's records those of products deleted from the catalog, which an
+  /// older file still has, unless a condition keeps them; when restoring, keeps them all and the
+  /// deletion log forgets them, so that a later import keeps them too.
+  ///
+  /// - Returns: How many records were left out.
+  private static func leavingOutDeleted(
+    from table: String, unless kept: String, restoring: Bool, in database: Database
+  ) throws -> Int {
+    let deleted = "SELECT identifier FROM deletions WHERE identifier IS NOT NULL"
+    guard try database.integer("SELECT EXISTS (\(deleted))") == 1 else { return 0 }
+    if restoring {
+      try database.run(
+        "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM \(table))"
+      )
+      return 0
+    }
+    try database.run("DELETE FROM \(table) WHERE identifier IN (\(deleted)) AND NOT (\(kept))")
+    return database.changes
+  }
+
   private func markSeeded(_ seeding: Seeding?, in database: Database) throws {
     guard let seeding else { return }
     try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
@@ -959,21 +969,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
     var summary = ImportSummary()
     let inCatalog = "(SELECT identifier FROM products)"
-    let deletedIdentifiers = "SELECT identifier FROM deletions WHERE identifier IS NOT NULL"
-    if try database.integer("SELECT EXISTS (\(deletedIdentifiers))") == 1 {
-      if options.restoringDeleted {
-        // Restored products are no longer deleted ones: a later import keeps them.
-        try database.run(
-          "UPDATE deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM \(staging))"
-        )
-      } else {
-        // A product deleted since the file was written is not brought back unasked.
-        try database.run(
-          "DELETE FROM \(staging) WHERE identifier IN (\(deletedIdentifiers)) AND identifier NOT IN \(inCatalog)"
-        )
-        summary.skippedDeleted = database.changes
-      }
-    }
+    summary.skippedDeleted = try Self.leavingOutDeleted(
+      from: staging, unless: "identifier IN \(inCatalog)", restoring: options.restoringDeleted,
+      in: database)
     // Only what differs is written: an unchanged product keeps its generation, so the search
     // index has nothing to follow for it.
     try database.run(
