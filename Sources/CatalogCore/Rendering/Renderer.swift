@@ -302,32 +302,38 @@ package enum CatalogListing {
     ]
     var chunk: [UInt8] = []
     func pad(_ count: Int) { chunk.append(contentsOf: repeatElement(0x20, count: max(0, count))) }
+    // A row as the table lays it out: the number, the name (padded by its display width), the
+    // year and the price, right-aligned, two spaces apart.
+    func appendRow(
+      _ number: Int, _ name: some Collection<UInt8>, width: Int, _ year: Int, _ cents: Int
+    ) {
+      let digits = String(number).utf8
+      pad(widths[0] - digits.count)
+      chunk.append(contentsOf: digits)
+      pad(2)
+      chunk.append(contentsOf: name)
+      pad(widths[1] - width + 2)
+      let year = String(year).utf8
+      pad(widths[2] - year.count)
+      chunk.append(contentsOf: year)
+      pad(2)
+      let price = Price(cents: cents).formatted.utf8
+      pad(widths[3] - price.count)
+      chunk.append(contentsOf: price)
+      chunk.append(0x0A)
+    }
     let header = table([], widths: widths)
     emit(header + "\n")
     _ = try? database.forEachRecord { number, record in
       switch record {
       case .bytes(let row):
-        let digits = String(number).utf8
-        pad(widths[0] - digits.count)
-        chunk.append(contentsOf: digits)
-        pad(2)
-        chunk.append(contentsOf: row.name)
-        pad(widths[1] - row.name.count + 2)
-        let year = String(row.year).utf8
-        pad(widths[2] - year.count)
-        chunk.append(contentsOf: year)
-        pad(2)
-        let price = Price(cents: row.cents).formatted.utf8
-        pad(widths[3] - price.count)
-        chunk.append(contentsOf: price)
-        chunk.append(0x0A)
+        // Printable ASCII: a byte is a column.
+        appendRow(number, row.name, width: row.name.count, row.year, row.cents)
       case .product(let product):
-        let table = table([(number, product)], widths: widths)
-        // The row alone, without the header.
-        if let end = table.utf8.firstIndex(of: 0x0A) {
-          chunk.append(contentsOf: table.utf8[table.utf8.index(after: end)...])
-          chunk.append(0x0A)
-        }
+        // Kept to the editor's rules, so escaping changes nothing; it is the table's rule.
+        let name = product.name.escapingControlCharacters
+        appendRow(
+          number, name.utf8, width: DisplayWidth.of(name), product.year, product.price.cents)
       }
       if chunk.count > 1 << 16 {
         emit(String(decoding: chunk, as: UTF8.self))
