@@ -862,7 +862,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       let offset = empty ? first - 1 : 0
       let insertion = try Self.insertion(into: table, in: database)
       var read = 0
-      try products.forEachProduct { product in
+      try products.forEachProductReadAhead { product in
         read += 1
         try Self.insert(
           product, position: offset + read, generation: generation, with: insertion)
@@ -1321,7 +1321,7 @@ public enum CatalogChange: Sendable, Hashable {
 }
 
 /// Products read one at a time, from a file being imported or from memory.
-public protocol ProductSequence {
+public protocol ProductSequence: Sendable {
   /// Calls a body with each product in order.
   ///
   /// - Throws: What the body throws, or an error naming a bad record.
