@@ -66,6 +66,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case noCatalogDatabase(path: String)
   /// An import stopped by Ctrl-C (SIGINT); the catalog is as it was.
   case importInterrupted
+  /// An export to a file stopped by Ctrl-C; the file was not written.
+  case exportInterrupted(path: String)
   /// `catalog export` of a catalog that cannot be read: the bundled catalog shown in its place
   /// is not the user's, and is not exported as if it were.
   case cannotExport(path: String, reason: String)
@@ -138,6 +140,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
     case .importInterrupted:
       "the import was interrupted; nothing was imported, and the catalog is as it was"
+    case .exportInterrupted(let path):
+      "the export was interrupted; '\(path)' was not written"
     case .noCatalogDatabase(let path):
       "the catalog database '\(path)' cannot be used (see the warning above), so there is no index to build"
     case .sceneSaved(let name):

@@ -87,12 +87,15 @@ public enum ProductExport {
   ///     ``json(_:directory:)``): the file's, or the current directory for standard output.
   ///   - format: JSON or CSV.
   ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
+  ///   - progress: Called every 10,000 products with how many are written; what it throws
+  ///     stops the writing (Ctrl-C, say).
   /// - Returns: What was written.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `progress` throws.
   @discardableResult
   public static func write(
     _ catalog: Catalog, to descriptor: Int32, path: String, directory: String,
-    format: Format = .json, byteOrderMark: Bool = false
+    format: Format = .json, byteOrderMark: Bool = false,
+    progress: (_ written: Int) throws -> Void = { _ in }
   ) throws -> Summary {
     var output = Output(descriptor: descriptor, path: path)
     if byteOrderMark { output.append("\u{FEFF}") }
@@ -114,6 +117,7 @@ public enum ProductExport {
       }
       summary.count += 1
       if output.bytes.count > 1 << 16 { try output.flush() }
+      if summary.count % 10_000 == 0 { try progress(summary.count) }
     }
     if let database = catalog.source as? CatalogDatabase {
       try database.forEachRecord { try write($1) }
@@ -227,18 +231,22 @@ public enum ProductExport {
   }
 
   /// Writes a catalog to a file atomically and durably: a temporary file beside it, `fsync`,
-  /// rename, and `fsync` of the directory. An existing file is replaced only by a complete one.
+  /// rename, and `fsync` of the directory. An existing file is replaced only by a complete one;
+  /// a writing stopped by an error leaves no file.
   ///
   /// - Parameters:
   ///   - catalog: The catalog.
   ///   - path: The file.
   ///   - format: JSON or CSV; by default what the file's name asks for (``Format/forFile(_:)``).
   ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
+  ///   - progress: Called every 10,000 products with how many are written; what it throws
+  ///     stops the writing (Ctrl-C, say).
   /// - Returns: What was written.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `progress` throws.
   @discardableResult
   public static func write(
-    _ catalog: Catalog, toFile path: String, format: Format? = nil, byteOrderMark: Bool = false
+    _ catalog: Catalog, toFile path: String, format: Format? = nil, byteOrderMark: Bool = false,
+    progress: (_ written: Int) throws -> Void = { _ in }
   ) throws -> Summary {
     let directory = (path as NSString).deletingLastPathComponent
     let folder = directory.isEmpty ? "." : directory
@@ -258,7 +266,7 @@ public enum ProductExport {
     }
     let summary = try write(
       catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path),
-      format: format ?? .forFile(path), byteOrderMark: byteOrderMark)
+      format: format ?? .forFile(path), byteOrderMark: byteOrderMark, progress: progress)
     guard fsync(descriptor) == 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
     }

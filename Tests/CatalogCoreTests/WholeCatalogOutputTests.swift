@@ -56,6 +56,31 @@ import Testing
     #expect(rowSummary.keywordsSplitByCSV == (format == .csv ? 1 : 0))
   }
 
+  /// An export stopped part way (Ctrl-C) leaves no file, neither the one asked for nor its
+  /// temporary one, and an existing file as it was.
+  @Test func anExportStoppedPartWayLeavesNoFile() throws {
+    struct Stop: Error {}
+    let temporary = TemporaryDirectory()
+    let catalog = Catalog(
+      (1...25_000).map {
+        Product(
+          identifier: UUID(), name: "P\($0)", imageName: "", year: 2000, price: Price(cents: $0),
+          keywords: [])
+      })
+    let path = temporary.path + "/export.csv"
+    try Data("earlier".utf8).write(to: URL(fileURLWithPath: path))
+    var calls: [Int] = []
+    #expect(throws: Stop.self) {
+      try ProductExport.write(catalog, toFile: path) { written in
+        calls.append(written)
+        if written == 20_000 { throw Stop() }
+      }
+    }
+    #expect(calls == [10_000, 20_000])
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "earlier")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == ["export.csv"])
+  }
+
   @Test func listAllFromRowBytesIsTheSameAsFromProducts() throws {
     let temporary = TemporaryDirectory()
     func listed(_ catalog: Catalog) -> String {

@@ -119,20 +119,10 @@ import Testing
     _ = try sandbox.run(input: "list\n")
     let before = try sandbox.run(["export", "--format", "csv"]).output
     let file = try sandbox.writeFile("many.json", CatalogDatabaseTests.productsJSON(300_000))
-    let process = sandbox.start(["import", file])
-    Thread.sleep(forTimeInterval: seconds)
     // About 14 s in a debug build on two cores: still reading records either time.
-    guard process.isRunning else {
-      process.waitUntilExit()
-      Issue.record("the import ended before Ctrl-C (status \(process.terminationStatus))")
-      return
-    }
-    kill(process.processIdentifier, SIGINT)
-    let errors = String(
-      decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
-        ?? Data(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 130, "\(errors)")
+    guard let (status, errors) = interrupt(sandbox.start(["import", file]), after: seconds)
+    else { return }
+    #expect(status == 130, "\(errors)")
     #expect(
       errors.split(separator: "\n").last
         == "error: the import was interrupted; nothing was imported, and the catalog is as it was",
@@ -142,7 +132,8 @@ import Testing
   }
 
   /// Deleting the first of 200,000 products renumbers nothing on disk, yet every later product
-  /// moves up one list number with its data intact, and the search index follows.
+  /// moves up one list number with its data intact, and the search index follows; an export of
+  /// them stopped with Ctrl-C leaves no file.
   @Test func deletingTheFirstOfManyProductsKeepsEveryOtherIntact() throws {
     let sandbox = CatalogSandbox()
     let count = 200_000
@@ -159,5 +150,34 @@ import Testing
     lines.remove(at: 1)
     #expect(after == lines.joined(separator: "\r\n"))
     #expect(try sandbox.run(input: "select \(count)\n").status == 1)
+
+    // Ctrl-C during an export to a file (about 2 s here in a debug build) leaves no file.
+    let path = sandbox.root + "/stopped.csv"
+    guard let (status, errors) = interrupt(sandbox.start(["export", path]), after: 0.5) else {
+      return
+    }
+    #expect(status == 130, "\(errors)")
+    #expect(errors == "error: the export was interrupted; '\(path)' was not written\n")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: sandbox.root).allSatisfy {
+        !$0.contains("stopped")
+      })
+  }
+
+  /// Sends Ctrl-C (SIGINT) to a running command after a while: its exit status and standard
+  /// error; nil, and an issue recorded, when it ended first.
+  private func interrupt(_ process: Process, after seconds: Double) -> (Int32, String)? {
+    Thread.sleep(forTimeInterval: seconds)
+    guard process.isRunning else {
+      process.waitUntilExit()
+      Issue.record("the command ended before Ctrl-C (status \(process.terminationStatus))")
+      return nil
+    }
+    kill(process.processIdentifier, SIGINT)
+    let errors = String(
+      decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
+        ?? Data(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, errors)
   }
 }

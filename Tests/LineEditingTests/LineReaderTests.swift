@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import LineEditing
@@ -27,11 +28,17 @@ import Testing
       }
     }
 
-    func closeWriter() { close(write) }
+    /// Whether ``closeWriter()`` closed the writing end: it is closed once, or a descriptor
+    /// another test opened since under the same number would be closed in its place.
+    private let writerClosed = Atomic(false)
+
+    func closeWriter() {
+      if !writerClosed.exchange(true, ordering: .relaxed) { close(write) }
+    }
 
     deinit {
       close(read)
-      close(write)
+      closeWriter()
     }
   }
 

@@ -24,27 +24,17 @@ extension CatalogMain {
     }
     let started = Date()
     let result: (summary: CatalogDatabase.ImportSummary, warnings: [String])
-    // Ctrl-C stops the import between records, or SQLite in the middle of a statement, and the
-    // transaction is rolled back: the catalog stays as it was.
-    let interrupted = Atomic<Bool>(false)
-    signal(SIGINT, SIG_IGN)
-    let interruption = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    interruption.setEventHandler { interrupted.store(true, ordering: .relaxed) }
-    interruption.resume()
-    defer {
-      interruption.cancel()
-      signal(SIGINT, SIG_DFL)
-    }
     do {
-      result = try store.importFile(
-        file, options: options,
-        progress: { stage in
-          guard !interrupted.load(ordering: .relaxed) else {
-            throw CatalogCoreError.importInterrupted
-          }
-          progress?.update(stage)
-        })
-      progress?.finish()
+      // Ctrl-C stops the import between records, or SQLite in the middle of a statement, and
+      // the transaction is rolled back: the catalog stays as it was.
+      result = try interruptible(by: .importInterrupted) { check in
+        try store.importFile(
+          file, options: options,
+          progress: { stage in
+            try check()
+            progress?.update(stage)
+          })
+      }
     } catch CatalogCoreError.importInterrupted {
       progress?.finish()
       report.error(CatalogCoreError.importInterrupted.localizedDescription)
@@ -53,6 +43,7 @@ extension CatalogMain {
       progress?.finish()
       throw error
     }
+    progress?.finish()
     for warning in result.warnings { report.warning(warning) }
     let summary = result.summary
     // More changes than the search index follows cheaply, or a first import of many products
@@ -142,8 +133,28 @@ extension CatalogMain {
     for warning in loaded.warnings { report.warning(warning) }
     let summary: ProductExport.Summary
     if let path, path != "-" {
-      summary = try ProductExport.write(
-        loaded.catalog, toFile: path, format: format, byteOrderMark: byteOrderMark)
+      // A file takes a while at a million products: a progress bar on a terminal, and Ctrl-C
+      // stops it without leaving a file.
+      let count = loaded.catalog.count
+      let progress = isatty(2) == 1 ? ProgressLine(noun: "products") : nil
+      do {
+        summary = try interruptible(by: .exportInterrupted(path: path)) { check in
+          try ProductExport.write(
+            loaded.catalog, toFile: path, format: format, byteOrderMark: byteOrderMark
+          ) { written in
+            try check()
+            progress?.show(fraction: count > 0 ? Double(written) / Double(count) : 1, written)
+          }
+        }
+      } catch CatalogCoreError.exportInterrupted(let path) {
+        progress?.finish()
+        report.error(CatalogCoreError.exportInterrupted(path: path).localizedDescription)
+        return ExitStatus.interrupted
+      } catch {
+        progress?.finish()
+        throw error
+      }
+      progress?.finish()
       // A report, not a warning: on standard output, as `cp -v` and `sqlite3` say what they did.
       TextOutput.standardOutput.line("Exported \(summary.count.grouped) products to '\(path)'.")
     } else {
@@ -165,37 +176,53 @@ extension CatalogMain {
   }
 }
 
-/// A progress bar on standard error: how much of the file is read, the records so far and the
-/// rate; redrawn at most ten times a second.
-private final class ImportProgress: Sendable {
+/// Runs a long command with Ctrl-C caught: SIGINT only marks the command interrupted, and the
+/// `check` its body calls now and then throws `error` once it is, so that the command stops
+/// where it can leave everything as it was.
+private func interruptible<Result>(
+  by error: CatalogCoreError, _ body: (_ check: () throws -> Void) throws -> Result
+) throws -> Result {
+  let interrupted = Atomic<Bool>(false)
+  signal(SIGINT, SIG_IGN)
+  let interruption = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+  interruption.setEventHandler { interrupted.store(true, ordering: .relaxed) }
+  interruption.resume()
+  defer {
+    interruption.cancel()
+    signal(SIGINT, SIG_DFL)
+  }
+  return try body {
+    if interrupted.load(ordering: .relaxed) { throw error }
+  }
+}
+
+/// A progress line on standard error — a bar, the count so far and the rate, or a note in
+/// their place — redrawn at most ten times a second.
+private final class ProgressLine: Sendable {
   private struct State {
     var fraction = 0.0
-    var records = 0
+    var count = 0
+    var note: String?
     var lastDrawn = 0.0
-    var isSaving = false
   }
   private let state = Mutex(State())
   private let started = Date()
+  private let noun: String
 
-  func read(_ bytes: Int, of size: Int) {
-    state.withLock { $0.fraction = size > 0 ? min(1, Double(bytes) / Double(size)) : 0 }
-    draw()
+  /// - Parameter noun: What is counted, plural: `records`, `products`.
+  init(noun: String) {
+    self.noun = noun
   }
 
-  func update(_ stage: ImportStage) {
-    switch stage {
-    case .reading(let count):
-      state.withLock { $0.records = count }
-      draw()
-    case .saving(let count):
-      state.withLock {
-        $0.records = count
-        $0.fraction = 1
-        $0.isSaving = true
-        $0.lastDrawn = -1
-      }
-      draw()
+  /// Shows how far the work is, and how many things it did.
+  func show(fraction: Double? = nil, _ count: Int? = nil, note: String? = nil, now: Bool = false) {
+    state.withLock {
+      if let fraction { $0.fraction = min(1, max(0, fraction)) }
+      if let count { $0.count = count }
+      $0.note = note ?? $0.note
+      if now { $0.lastDrawn = -1 }
     }
+    draw()
   }
 
   private func draw() {
@@ -205,19 +232,42 @@ private final class ImportProgress: Sendable {
       state.lastDrawn = elapsed
       let width = 30
       let filled = Int(state.fraction * Double(width))
-      let rate = elapsed > 0 ? Int(Double(state.records) / elapsed) : 0
+      let rate = elapsed > 0 ? Int(Double(state.count) / elapsed) : 0
       let bar =
         "\r[" + String(repeating: "#", count: filled)
         + String(repeating: " ", count: width - filled) + "] \(Int(state.fraction * 100))%  "
-      if state.isSaving {
-        return bar + "\(state.records.grouped) records read; saving them to the catalog…"
-      }
-      return bar + "\(state.records.grouped) records  \(rate.grouped)/s"
+      return bar + (state.note ?? "\(state.count.grouped) \(noun)  \(rate.grouped)/s")
     }
     if let line { TextOutput.standardError.write(line + "\u{1B}[K") }
   }
 
+  /// Clears the line.
   func finish() {
     TextOutput.standardError.write("\r\u{1B}[K")
+  }
+}
+
+/// An import's progress: how much of the file is read, the records so far and the rate, then
+/// that the records are being saved.
+private final class ImportProgress: Sendable {
+  private let line = ProgressLine(noun: "records")
+
+  func read(_ bytes: Int, of size: Int) {
+    line.show(fraction: size > 0 ? Double(bytes) / Double(size) : 0)
+  }
+
+  func update(_ stage: ImportStage) {
+    switch stage {
+    case .reading(let count):
+      line.show(count)
+    case .saving(let count):
+      line.show(
+        fraction: 1, count,
+        note: "\(count.grouped) records read; saving them to the catalog…", now: true)
+    }
+  }
+
+  func finish() {
+    line.finish()
   }
 }

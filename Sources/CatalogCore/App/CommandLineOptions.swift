@@ -92,17 +92,19 @@ package struct CommandLineOptions: Sendable, Hashable {
     'catalog import' reads a JSON array shaped like products.json, or CSV with a
     header row (name, imageName, year, price; identifier and keywords optional,
     keywords separated by ';'). It imports every record or none: new identifiers
-    are added, existing ones updated; the first import into a new data directory
-    starts a catalog of yours alone (no sample products), and --replace makes the
-    catalog exactly the file's products, saying how many others it removed.
+    are added, existing ones updated where they differ; the first import into a
+    new data directory starts a catalog of yours alone (no sample products), and
+    --replace makes the catalog exactly the file's products, saying how many
+    others it removed.
     A record without an identifier updates the one product of its name (several
     of that name refuse the import); --duplicates allow adds it as a new product,
     --duplicates refuse refuses the import. Products you deleted are not brought
     back by importing an older file (the import says how many it left out)
     unless you add --restore-deleted. Ctrl-C stops an import and changes nothing.
-    'catalog export' writes the catalog as JSON,
-    or as CSV for a FILE ending in .csv or with --format csv (--bom begins it with a
-    UTF-8 byte order mark, for spreadsheets); either imports back to the same catalog.
+    'catalog export' writes the catalog as JSON, or as CSV for a FILE ending in
+    .csv or with --format csv (--bom begins it with a UTF-8 byte order mark, for
+    spreadsheets); either imports back to the same catalog. Ctrl-C stops an export
+    to a FILE and leaves no file.
 
     Search reads an index kept beside the catalog (search.index), which follows
     edits as they are saved and is built again, in the background, when many
