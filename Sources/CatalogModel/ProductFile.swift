@@ -87,6 +87,22 @@ public struct ProductFile: ProductSequence, Sendable {
 
   private func read(_ body: (Product) throws -> Void) throws {
     let reader = try data.map { ByteReader(bytes: Array($0), name: path) } ?? ByteReader(path: path)
+    do {
+      try read(reader, body)
+    } catch let error as ProductFileError {
+      // What looks like the end of the file, or a record cut short, is a read that failed.
+      if let failure = reader.failure { throw readFailure(failure, reader) }
+      throw error
+    }
+    if let failure = reader.failure { throw readFailure(failure, reader) }
+  }
+
+  private func readFailure(_ reason: String, _ reader: ByteReader) -> ProductFileError {
+    ProductFileError(
+      path: path, record: nil, line: reader.line, reason: "it cannot be read (\(reason))")
+  }
+
+  private func read(_ reader: ByteReader, _ body: (Product) throws -> Void) throws {
     reader.onRead = onRead
     reader.skipByteOrderMark()
     reader.skipWhitespace()
@@ -139,6 +155,8 @@ final class ByteReader {
   var onRead: (@Sendable (Int, Int) -> Void)?
   /// A field of the current record that was too long to keep: it was read past, not stored.
   var oversizedField: (name: String, bytes: Int)?
+  /// Why the file could not be read further (an I/O error), once it could not.
+  private(set) var failure: String?
 
   init(bytes: [UInt8], name: String) {
     path = name
@@ -212,6 +230,8 @@ final class ByteReader {
     while true {
       let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
+      // The reading ends here; the readers name this, not the end it looks like.
+      if count < 0 { failure = String(cString: strerror(errno)) }
       end = max(0, count)
       bytesRead += end
       onRead?(bytesRead, fileSize)

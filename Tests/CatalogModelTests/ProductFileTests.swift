@@ -117,6 +117,18 @@ import Testing
     #expect(different == nil, "\(String(describing: different))")
   }
 
+  /// A read that fails (`/proc/self/mem` gives EIO at offset 0) is named, not taken for the
+  /// end of the file: an empty file, or fewer records than it has.
+  @Test func aFileThatCannotBeReadIsNamedSo() {
+    var error: ProductFileError?
+    do {
+      try ProductFile(path: "/proc/self/mem").forEachProduct { _ in }
+    } catch let thrown as ProductFileError {
+      error = thrown
+    } catch {}
+    #expect(error?.reason == "it cannot be read (Input/output error)")
+  }
+
   @Test func aCSVWithoutARequiredColumnOrWithAShortRowIsRefused() {
     #expect(
       failure("name,year,price\nKiwi,2020,1\n")?.reason
