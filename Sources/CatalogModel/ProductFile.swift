@@ -245,12 +245,12 @@ final class ByteReader {
     }
   }
 
+  /// Skips a UTF-8 byte order mark (EF BB BF) at the start; another character beginning with
+  /// EF (U+F000–U+FFFF) stays.
   func skipByteOrderMark() {
-    if peek() == 0xEF {
-      _ = next()
-      _ = next()
-      _ = next()
-    }
+    guard peek() == 0xEF, end - start >= 3, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF
+    else { return }
+    start += 3
   }
 }
 

@@ -153,6 +153,7 @@ import Testing
       ["Kiwi", "Lime"], 123_450
     ),
     ("products.csv", "name,imageName,year,price\n  Kiwi  ,,2020,1.5\n", ["Kiwi"], 150),
+    ("products.csv", "\u{FEFF}name,imageName,year,price\nKiwi,,2020,1.5\n", ["Kiwi"], 150),
     (
       "products.json",
       #"[{"name": " Kiwi ", "imageName": "", "year": 2020, "price": 1.5, "keywords": null, "identifier": null}]"#,
@@ -184,6 +185,8 @@ import Testing
       "the field 'notes' (column 5) is longer than 65536 bytes"
     ),
     ("name,imageName,year,price\nKiwi,,2020,\"1.234,50\"\n", "price:"),
+    // A full-width letter begins with the byte a byte order mark begins with: it is kept.
+    ("\u{FF4E}name,imageName,year,price\nKiwi,,2020,1\n", "the header row has no column 'name'"),
   ])
   func refusesNamingTheProblem(_ text: String, _ reason: String) {
     let error = failure(text)
