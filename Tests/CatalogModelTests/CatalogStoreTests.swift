@@ -36,6 +36,35 @@ import Testing
     #expect(try store.load().catalog.count == 10)
   }
 
+  /// A first import builds its database unseen, without the write-ahead log, and puts it in
+  /// place whole: in WAL mode, intact, with the products; a refused file leaves no database.
+  @Test func aFirstImportBuildsTheDatabaseWholeAndInWALMode() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path + "/data", seedPath: seed)
+    let file = temporary.path + "/p.csv"
+    try Data("name,imageName,year,price\nKiwi,,2020,1\nLime,,2021,2\n".utf8).write(
+      to: URL(fileURLWithPath: file))
+    let result = try store.importFile(ProductFile(path: file))
+    #expect(result.summary.inserted == 2)
+    let database = try Database(path: store.databasePath, mode: .readOnly)
+    for (pragma, expected) in [("journal_mode", "wal"), ("integrity_check", "ok")] {
+      let statement = try database.statement("PRAGMA \(pragma)")
+      defer { statement.reset() }
+      #expect(try statement.step())
+      #expect(statement.text(0) == expected)
+    }
+    #expect(try store.load().catalog.count == 2)
+
+    let other = CatalogStore(directoryPath: temporary.path + "/other", seedPath: seed)
+    try Data("name,imageName,year,price\nKiwi,,2020,1\nLime,,1800,2\n".utf8).write(
+      to: URL(fileURLWithPath: file))
+    #expect(throws: ProductFileError.self) { try other.importFile(ProductFile(path: file)) }
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temporary.path + "/other").filter {
+        $0.hasPrefix("catalog.sqlite")
+      } == [])
+  }
+
   @Test func editsFromTwoConnectionsAreBothKept() throws {
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)

@@ -16,6 +16,10 @@ extension CatalogMain {
   static func importProducts(
     _ path: String, options: ImportOptions = .init(), paths: AppPaths, report: Reporter
   ) throws -> Int32 {
+    // SQLite's temporary files (the staging table, the sorting that builds an index) go beside
+    // the catalog, not to /tmp, often a small memory file system: set before any connection
+    // opens and any other thread runs, unless the user chose a directory.
+    setenv("SQLITE_TMPDIR", paths.dataDirectory, 0)
     let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
     let progress = isatty(2) == 1 ? ImportProgress() : nil
     var file = ProductFile(path: path)
