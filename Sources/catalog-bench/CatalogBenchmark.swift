@@ -129,10 +129,13 @@ private func shellImport(_ file: String) -> String {
   """
 }
 
-/// A whole process's wall time and peak memory.
+/// A whole process's wall time, peak memory, and what it wrote to disk.
 struct ProcessMeasure {
   var milliseconds: Double
   var peakKilobytes: Int
+  /// Bytes the process wrote to storage (`ru_oublock`, 512-byte blocks): what it synced, or
+  /// what was written back while it ran; not what stayed in the page cache after it exited.
+  var writtenBytes: Int = 0
 }
 
 /// Runs a program to completion, with a script (or nothing) on standard input, and measures it
@@ -187,5 +190,6 @@ func measure(_ executable: URL, _ arguments: [String], input: String = "") throw
       "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) failed (status \(exitStatus)): \(reason)"
     )
   }
-  return ProcessMeasure(milliseconds: elapsed, peakKilobytes: usage.ru_maxrss)
+  return ProcessMeasure(
+    milliseconds: elapsed, peakKilobytes: usage.ru_maxrss, writtenBytes: usage.ru_oublock * 512)
 }

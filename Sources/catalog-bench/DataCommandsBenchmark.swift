@@ -15,7 +15,8 @@ import Foundation
 ///   `catalog list 1` (a one-command process that changes nothing).
 ///
 /// Standard output goes to `/dev/null`; medians of `--runs` (default 3) for the reads, of 15
-/// deletions each.
+/// deletions each. Beside the times: the import's and the export's peak memory, and what the
+/// import wrote against the size of the database it made.
 func dataCommandsBenchmark() throws {
   guard let source = stringOption("--catalog") else {
     throw CatalogBenchError("data needs --catalog FILE (make one with synth_catalog.py)")
@@ -36,6 +37,8 @@ func dataCommandsBenchmark() throws {
   waitForBackgroundWork(dataDirectory: seed[3])
 
   var importTimes: [Double] = []
+  var importPeaks: [Int] = []
+  var importWrites: [Int] = []
   var reimportTimes: [Double] = []
   var shellImportTimes: [Double] = []
   var directories: [String] = []
@@ -44,7 +47,10 @@ func dataCommandsBenchmark() throws {
     directories = ["--state-dir", root + "/state\(run)", "--data-dir", root + "/data\(run)"]
     // An import of many products starts the search index's rebuild in the background: each
     // measurement waits for it, so that none runs beside another's work.
-    importTimes.append(try measure(catalog, ["import", rows] + directories).milliseconds)
+    let imported = try measure(catalog, ["import", rows] + directories)
+    importTimes.append(imported.milliseconds)
+    importPeaks.append(imported.peakKilobytes)
+    importWrites.append(imported.writtenBytes)
     waitForBackgroundWork(dataDirectory: directories[3])
     reimportTimes.append(try measure(catalog, ["import", rows] + directories).milliseconds)
     waitForBackgroundWork(dataDirectory: directories[3])
@@ -64,8 +70,11 @@ func dataCommandsBenchmark() throws {
   var listTimes: [Double] = []
   var shellJSONTimes: [Double] = []
   var shellCSVTimes: [Double] = []
+  var exportPeaks: [Int] = []
   for _ in 0..<runs {  // interleaved, so that all see the same machine
-    jsonTimes.append(try measure(catalog, ["export"] + directories).milliseconds)
+    let exported = try measure(catalog, ["export"] + directories)
+    jsonTimes.append(exported.milliseconds)
+    exportPeaks.append(exported.peakKilobytes)
     shellJSONTimes.append(try measure(sqlite3, ["-json", shellDatabase, columns]).milliseconds)
     csvTimes.append(
       try measure(catalog, ["export", "--format", "csv"] + directories).milliseconds)
@@ -87,9 +96,10 @@ func dataCommandsBenchmark() throws {
     }
   }
 
-  let products = try CatalogDatabase(
-    path: directories[3] + "/" + CatalogStore.databaseName, readOnly: true
-  ).count
+  let databasePath = directories[3] + "/" + CatalogStore.databaseName
+  let products = try CatalogDatabase(path: databasePath, readOnly: true).count
+  let databaseBytes =
+    (try? FileManager.default.attributesOfItem(atPath: databasePath)[.size] as? Int) ?? 0
   print(
     String(
       format: """
@@ -100,7 +110,9 @@ func dataCommandsBenchmark() throws {
         "export_csv_s": %.2f, "sqlite3_csv_s": %.2f, "export_csv_ratio": %.2f, \
         "list_all_s": %.2f, "list_all_ratio": %.2f, \
         "delete_front_ms": %.1f, "delete_middle_ms": %.1f, "delete_end_ms": %.1f, \
-        "one_command_floor_ms": %.1f}
+        "one_command_floor_ms": %.1f, \
+        "import_peak_mb": %.0f, "import_written_mb": %.0f, "database_mb": %.0f, \
+        "export_peak_mb": %.0f}
         """, products, runs,
       median(importTimes) / 1000, median(shellImportTimes) / 1000,
       median(importTimes) / median(shellImportTimes),
@@ -111,7 +123,9 @@ func dataCommandsBenchmark() throws {
       median(csvTimes) / median(shellCSVTimes),
       median(listTimes) / 1000, median(listTimes) / median(shellCSVTimes),
       median(deleteTimes["front"] ?? []), median(deleteTimes["middle"] ?? []),
-      median(deleteTimes["end"] ?? []), median(floorTimes)))
+      median(deleteTimes["end"] ?? []), median(floorTimes),
+      Double(importPeaks.max() ?? 0) / 1024, median(importWrites.map(Double.init)) / 1e6,
+      Double(databaseBytes) / 1e6, Double(exportPeaks.max() ?? 0) / 1024))
 }
 
 /// Waits until no `catalog` process works on a data directory in the background (the search
