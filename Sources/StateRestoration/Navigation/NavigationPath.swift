@@ -107,7 +107,9 @@ public struct NavigationPath: Sendable, Equatable {
     var items: [CodableRepresentation.Item] = []
     items.reserveCapacity(storage.count)
     for (index, element) in elements.enumerated() {
-      let typeName = String(reflecting: type(of: element))
+      // Named only for an error: `String(reflecting:)` searched the runtime's conformance
+      // records (megabytes of them, Foundation being linked in) at every launch.
+      var typeName: String { _typeName(type(of: element), qualified: true) }
       guard let entry = registry.entry(for: element) else {
         if element is any Codable {
           throw .unregisteredType(position: index + 1, typeName: typeName)

@@ -184,7 +184,7 @@ extension RouteManager where Route: Codable {
     for index in 0..<decoded.count {
       guard let route = decoded.element(at: index, as: Route.self) else {
         path = routes
-        let typeName = String(reflecting: type(of: decoded.elements[index]))
+        let typeName = _typeName(type(of: decoded.elements[index]), qualified: true)
         return .undecodableValue(
           typeName: typeName, position: index + 1, reason: "not a '\(Route.self)'")
       }
