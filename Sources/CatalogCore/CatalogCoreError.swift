@@ -68,6 +68,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case importInterrupted
   /// An export to a file stopped by Ctrl-C; the file was not written.
   case exportInterrupted(path: String)
+  /// `catalog reindex` stopped by Ctrl-C; the index file is as it was.
+  case reindexInterrupted
   /// `catalog export` of a catalog that cannot be read: the bundled catalog shown in its place
   /// is not the user's, and is not exported as if it were.
   case cannotExport(path: String, reason: String)
@@ -142,6 +144,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "the import was interrupted; nothing was imported, and the catalog is as it was"
     case .exportInterrupted(let path):
       "the export was interrupted; '\(path)' was not written"
+    case .reindexInterrupted:
+      "the index build was interrupted; the search index is as it was"
     case .noCatalogDatabase(let path):
       "the catalog database '\(path)' cannot be used (see the warning above), so there is no index to build"
     case .sceneSaved(let name):

@@ -87,6 +87,32 @@ extension SearchIndex {
   ///   - origin: What the index was built from, kept in the file's header.
   /// - Throws: ``SearchIndexError/cannotWrite(path:reason:)``.
   public func write(to path: String, origin: Origin) throws(SearchIndexError) {
+    let sections = storage.sections
+    try Self.writeFile(
+      to: path, documentCount: baseCount, origin: origin, sectionLengths: sections.map(\.count)
+    ) { (section, put) throws(SearchIndexError) in
+      try put(sections[section])
+    }
+  }
+
+  /// Writes an index file atomically and durably from its sections' bytes, produced in order
+  /// a piece at a time, so that no section need be held whole: each block's checksum is made as
+  /// its bytes go by, and the header, written last at the start, holds them.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - documentCount: The number of documents.
+  ///   - origin: What the index was built from.
+  ///   - sectionLengths: Each of the six sections' length in bytes.
+  ///   - produce: Called for each section in order, with where to put its bytes; it must put
+  ///     exactly the section's length.
+  /// - Throws: ``SearchIndexError/cannotWrite(path:reason:)``, or what `produce` throws.
+  static func writeFile(
+    to path: String, documentCount: Int, origin: Origin, sectionLengths: [Int],
+    produce: (
+      _ section: Int, _ put: (UnsafeRawBufferPointer) throws(SearchIndexError) -> Void
+    ) throws(SearchIndexError) -> Void
+  ) throws(SearchIndexError) {
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -105,7 +131,7 @@ extension SearchIndex {
     do {
       defer { close(descriptor) }
       let header = IndexHeader(
-        documentCount: baseCount, origin: origin, sectionLengths: storage.sections.map(\.count))
+        documentCount: documentCount, origin: origin, sectionLengths: sectionLengths)
       var crcs = [UInt32](repeating: 0, count: header.blockCount)
       // The data first, after room for the header, with each block's checksum.
       var position = header.dataStart
@@ -131,10 +157,16 @@ extension SearchIndex {
         try writeAll(descriptor, bytes, at: position, failure)
         position += bytes.count
       }
-      for (section, bytes) in zip(header.sections, storage.sections) {
+      for (index, section) in header.sections.enumerated() {
         let padding = section.lowerBound - position
         if padding > 0 { try put(UnsafeRawBufferPointer(rebasing: zeros[..<padding])) }
-        try put(bytes)
+        try produce(index, put)
+        guard position == section.upperBound else {
+          throw .cannotWrite(
+            path: path,
+            reason:
+              "section \(index) came to \(position - section.lowerBound) bytes of \(section.count)")
+        }
       }
       if blockFill > 0 { crcs[block] = crc }
       let headerBytes = header.encoded(blockChecksums: crcs)
@@ -385,6 +417,12 @@ final class MappedIndexFile: @unchecked Sendable {
   deinit {
     munmap(UnsafeMutableRawPointer(mutating: address), bytes.count)
     close(descriptor)
+  }
+
+  /// Lets the pages read so far leave this process's memory; they stay in the page cache, and
+  /// a later read maps them again.
+  func releasePages() {
+    _ = madvise(UnsafeMutableRawPointer(mutating: address), bytes.count, MADV_DONTNEED)
   }
 
   /// Whether the mapped file was changed in place since it was mapped: written, cut short or

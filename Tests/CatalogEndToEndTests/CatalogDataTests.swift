@@ -133,7 +133,7 @@ import Testing
 
   /// Deleting the first of 200,000 products renumbers nothing on disk, yet every later product
   /// moves up one list number with its data intact, and the search index follows; an export of
-  /// them stopped with Ctrl-C leaves no file.
+  /// them stopped with Ctrl-C leaves no file, and a reindex stopped so leaves the index as it was.
   @Test func deletingTheFirstOfManyProductsKeepsEveryOtherIntact() throws {
     let sandbox = CatalogSandbox()
     let count = 200_000
@@ -161,6 +161,23 @@ import Testing
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: sandbox.root).allSatisfy {
         !$0.contains("stopped")
+      })
+
+    // Ctrl-C during `catalog reindex` leaves the index file as it was, and no slices.
+    let indexPath = sandbox.dataDirectory + "/search.index"
+    _ = try sandbox.run(["reindex"])
+    let index = try Data(contentsOf: URL(fileURLWithPath: indexPath))
+    _ = try sandbox.run(input: "delete 1\n")
+    guard let (indexStatus, indexErrors) = interrupt(sandbox.start(["reindex"]), after: 0.5)
+    else { return }
+    #expect(indexStatus == 130, "\(indexErrors)")
+    #expect(
+      indexErrors
+        == "error: the index build was interrupted; the search index is as it was\n")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: indexPath)) == index)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: sandbox.dataDirectory).allSatisfy {
+        !$0.hasPrefix(".search-slice")
       })
   }
 

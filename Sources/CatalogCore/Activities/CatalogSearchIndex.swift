@@ -161,29 +161,42 @@ package struct CatalogSearchIndex: Sendable {
   ///   - path: The index file.
   ///   - database: The catalog database.
   ///   - writing: Whether a file that cannot be written is an error.
+  ///   - progress: Called every 10,000 products with how many are indexed of how many; what it
+  ///     throws stops the build, which leaves the file as it was.
   /// - Returns: The index, as built.
   /// - Throws: ``CatalogDatabaseError`` when the catalog cannot be read; with `.always`,
-  ///   ``SearchIndexError`` or ``StateRestorationError`` when the file cannot be written.
+  ///   ``SearchIndexError`` or ``StateRestorationError`` when the file cannot be written; or
+  ///   what `progress` throws.
   @discardableResult
   package static func build(
-    _ path: String, database: CatalogDatabase, writing: Writing = .ifFree
+    _ path: String, database: CatalogDatabase, writing: Writing = .ifFree,
+    progress: (_ indexed: Int, _ total: Int) throws -> Void = { _, _ in }
   ) throws -> CatalogSearchIndex {
     // Taken first, so that a process waiting for it then builds from a later snapshot.
     switch writing {
     case .always:
       return try build(
-        path, database: database, holding: FileLock.acquireWaiting(lockPath(path)), strict: true)
+        path, database: database, holding: FileLock.acquireWaiting(lockPath(path)), strict: true,
+        progress: progress)
     case .ifFree:
       return try build(
-        path, database: database, holding: try? FileLock.acquire(lockPath(path)), strict: false)
+        path, database: database, holding: try? FileLock.acquire(lockPath(path)), strict: false,
+        progress: progress)
     }
   }
 
   /// Builds the index, and writes it when this process holds the file's lock; a failure to
   /// write is thrown only when `strict`.
   private static func build(
-    _ path: String, database: CatalogDatabase, holding lock: FileLock?, strict: Bool
+    _ path: String, database: CatalogDatabase, holding lock: FileLock?, strict: Bool,
+    progress: (Int, Int) throws -> Void = { _, _ in }
   ) throws -> CatalogSearchIndex {
+    if let lock,
+      let built = try buildFile(path, database: database, strict: strict, progress: progress)
+    {
+      withExtendedLifetime(lock) {}
+      return built
+    }
     var documents: [SearchDocument] = []
     var generation = 0
     var total = 0
@@ -210,6 +223,44 @@ package struct CatalogSearchIndex: Sendable {
     }
     return CatalogSearchIndex(index: index, generation: generation)
   }
+
+  /// Builds the index file a slice of products at a time, in bounded memory whatever the
+  /// catalog's size (`SearchIndexFileBuilder`, its slices beside the file), and opens it.
+  ///
+  /// - Returns: The index; nil when the file could not be written and `strict` is false (the
+  ///   caller then builds it in memory).
+  private static func buildFile(
+    _ path: String, database: CatalogDatabase, strict: Bool, progress: (Int, Int) throws -> Void
+  ) throws -> CatalogSearchIndex? {
+    guard let identity = database.identity else { return nil }
+    let directory = (path as NSString).deletingLastPathComponent
+    var builder = SearchIndexFileBuilder(
+      temporaryDirectory: directory.isEmpty ? "." : directory, sliceSize: sliceSize)
+    defer { builder.removeSlices() }
+    var generation = 0
+    var total = 0
+    // A product left out (it breaks the editor's rules) is a document that matches nothing, so
+    // that every later document keeps its product's number.
+    let nothing = SearchDocument(title: "", keywords: [])
+    do {
+      try database.forEachProduct(start: { now, count in (generation, total) = (now, count) }) {
+        number, product in
+        while builder.count < number - 1 { try builder.add(nothing) }
+        try builder.add(document(product))
+        if number % 10_000 == 0 { try progress(number, total) }
+      }
+      while builder.count < total { try builder.add(nothing) }
+      try builder.write(
+        to: path, origin: SearchIndex.Origin(source: identity, generation: UInt64(generation)))
+      return CatalogSearchIndex(index: try SearchIndex(contentsOf: path), generation: generation)
+    } catch let error as SearchIndexError {
+      if strict { throw error }
+      return nil
+    }
+  }
+
+  /// How many products a build indexes in memory at a time: about 170 MB at most.
+  static let sliceSize = 500_000
 
   /// Builds the index file again in the background, from a connection of its own, unless
   /// another process is already doing so (which leaves a new file too). Until the new file is

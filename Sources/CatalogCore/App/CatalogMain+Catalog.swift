@@ -27,27 +27,20 @@ extension CatalogMain {
       file.onRead = { bytes, size in progress.read(bytes, of: size) }
     }
     let started = Date()
-    let result: (summary: CatalogDatabase.ImportSummary, warnings: [String])
-    do {
-      // Ctrl-C stops the import between records, or SQLite in the middle of a statement, and
-      // the transaction is rolled back: the catalog stays as it was.
-      result = try interruptible(by: .importInterrupted) { check in
-        try store.importFile(
-          file, options: options,
-          progress: { stage in
-            try check()
-            progress?.update(stage)
-          })
-      }
-    } catch CatalogCoreError.importInterrupted {
-      progress?.finish()
-      report.error(CatalogCoreError.importInterrupted.localizedDescription)
-      return ExitStatus.interrupted
-    } catch {
-      progress?.finish()
-      throw error
-    }
-    progress?.finish()
+    // Ctrl-C stops the import between records, or SQLite in the middle of a statement, and
+    // the transaction is rolled back: the catalog stays as it was.
+    guard
+      let result = try interruptible(
+        by: .importInterrupted, clearing: progress?.finish, report: report,
+        { check in
+          try store.importFile(
+            file, options: options,
+            progress: { stage in
+              try check()
+              progress?.update(stage)
+            })
+        })
+    else { return ExitStatus.interrupted }
     for warning in result.warnings { report.warning(warning) }
     let summary = result.summary
     // More changes than the search index follows cheaply, or a first import of many products
@@ -83,8 +76,21 @@ extension CatalogMain {
       throw CatalogCoreError.noCatalogDatabase(path: store.databasePath)
     }
     let started = Date()
-    let index = try CatalogSearchIndex.build(
-      store.searchIndexPath, database: database, writing: .always)
+    // Seconds at a million products: a progress bar on a terminal, and Ctrl-C stops the build
+    // leaving the index as it was.
+    let progress = isatty(2) == 1 ? ProgressLine(noun: "products") : nil
+    guard
+      let index = try interruptible(
+        by: .reindexInterrupted, clearing: progress?.finish, report: report,
+        { check in
+          try CatalogSearchIndex.build(
+            store.searchIndexPath, database: database, writing: .always
+          ) { indexed, total in
+            try check()
+            progress?.show(fraction: total > 0 ? Double(indexed) / Double(total) : 1, indexed)
+          }
+        })
+    else { return ExitStatus.interrupted }
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(
       "Indexed \(index.index.count.grouped) product\(index.index.count == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s: '\(store.searchIndexPath)'."
@@ -141,24 +147,19 @@ extension CatalogMain {
       // stops it without leaving a file.
       let count = loaded.catalog.count
       let progress = isatty(2) == 1 ? ProgressLine(noun: "products") : nil
-      do {
-        summary = try interruptible(by: .exportInterrupted(path: path)) { check in
-          try ProductExport.write(
-            loaded.catalog, toFile: path, format: format, byteOrderMark: byteOrderMark
-          ) { written in
-            try check()
-            progress?.show(fraction: count > 0 ? Double(written) / Double(count) : 1, written)
-          }
-        }
-      } catch CatalogCoreError.exportInterrupted(let path) {
-        progress?.finish()
-        report.error(CatalogCoreError.exportInterrupted(path: path).localizedDescription)
-        return ExitStatus.interrupted
-      } catch {
-        progress?.finish()
-        throw error
-      }
-      progress?.finish()
+      guard
+        let written = try interruptible(
+          by: .exportInterrupted(path: path), clearing: progress?.finish, report: report,
+          { check in
+            try ProductExport.write(
+              loaded.catalog, toFile: path, format: format, byteOrderMark: byteOrderMark
+            ) { written in
+              try check()
+              progress?.show(fraction: count > 0 ? Double(written) / Double(count) : 1, written)
+            }
+          })
+      else { return ExitStatus.interrupted }
+      summary = written
       // A report, not a warning: on standard output, as `cp -v` and `sqlite3` say what they did.
       TextOutput.standardOutput.line("Exported \(summary.count.grouped) products to '\(path)'.")
     } else {
@@ -197,6 +198,22 @@ private func interruptible<Result>(
   }
   return try body {
     if interrupted.load(ordering: .relaxed) { throw error }
+  }
+}
+
+/// Runs a long command with Ctrl-C caught, as the other `interruptible` does, clears its
+/// progress line when it ends, and reports Ctrl-C in one line: nil when Ctrl-C stopped it.
+private func interruptible<Result>(
+  by error: CatalogCoreError, clearing clear: (() -> Void)?, report: Reporter,
+  _ body: (_ check: () throws -> Void) throws -> Result
+) throws -> Result? {
+  defer { clear?() }
+  do {
+    return try interruptible(by: error, body)
+  } catch let caught as CatalogCoreError where caught == error {
+    clear?()
+    report.error(error.localizedDescription)
+    return nil
   }
 }
 
