@@ -5,13 +5,24 @@ import SearchIndex
 /// `catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K] [--builds N]
 /// [--overlay N]`: builds the index from a catalog's decoded products (the median of N builds),
 /// changes N documents after the build if asked, and answers the standard query set, printing
-/// the same JSON shape as `fts5_baseline.py`, plus the index's memory.
+/// the same JSON shape as `fts5_baseline.py`, plus the index's memory. With `--index FILE`
+/// instead of `--catalog`, it maps an index file and answers the queries from it.
 func searchBenchmark() throws {
-  guard let catalogPath = stringOption("--catalog") else {
-    throw CatalogBenchError("search needs --catalog FILE (make one with synth_catalog.py)")
-  }
   let repeats = option("--repeat", default: 50)
   let limit = option("--limit", default: 20)
+  // `--index FILE`: an index file `catalog reindex` wrote, mapped as the REPL maps it: a
+  // catalog of ten million products need not be decoded to be searched.
+  if let indexPath = stringOption("--index") {
+    let index = try SearchIndex(contentsOf: indexPath)
+    try answerStandardQueries(
+      index, products: index.count, buildSeconds: 0, buildRuns: 0, residentGrowth: 0,
+      repeats: repeats, limit: limit)
+    return
+  }
+  guard let catalogPath = stringOption("--catalog") else {
+    throw CatalogBenchError(
+      "search needs --catalog FILE (make one with synth_catalog.py) or --index FILE")
+  }
 
   guard let data = FileManager.default.contents(atPath: catalogPath) else {
     throw CatalogBenchError("cannot read '\(catalogPath)'")
@@ -37,8 +48,19 @@ func searchBenchmark() throws {
   }
   let buildSeconds = median(buildTimes)
 
-  let classes = try standardQueries()
+  try answerStandardQueries(
+    index, products: products.count, buildSeconds: buildSeconds, buildRuns: buildTimes.count,
+    residentGrowth: residentAfter - residentBefore, repeats: repeats, limit: limit)
+}
 
+/// Answers the standard query set `repeats` times each and prints the JSON report: medians and
+/// 99th percentiles per class, in microseconds.
+private func answerStandardQueries(
+  _ index: SearchIndex, products: Int, buildSeconds: Double, buildRuns: Int,
+  residentGrowth: Int, repeats: Int, limit: Int
+) throws {
+  let clock = ContinuousClock()
+  let classes = try standardQueries()
   var report: [String] = []
   for (name, queries) in classes {
     var samples: [Double] = []
@@ -63,8 +85,8 @@ func searchBenchmark() throws {
       format: """
         {"engine": "catalog-index", "products": %d, "terms": %d, "build_s": %.3f, "build_runs": %d, \
         "index_bytes": %d, "bytes_per_product": %.1f, "resident_growth_bytes": %d, "classes": {%@}}
-        """, products.count, index.termCount, buildSeconds, buildTimes.count, footprint,
-      Double(footprint) / Double(max(products.count, 1)), residentAfter - residentBefore,
+        """, products, index.termCount, buildSeconds, buildRuns, footprint,
+      Double(footprint) / Double(max(products, 1)), residentGrowth,
       report.joined(separator: ", ")))
 }
 
