@@ -284,6 +284,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       if let error = error as? SQLiteError {
         throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
       }
+      // The temporary file is the database being made: the user knows it by its own name.
+      if case .cannotWrite(temporary, let reason) = error as? CatalogDatabaseError {
+        throw CatalogDatabaseError.cannotWrite(path: path, reason: reason)
+      }
       throw error
     }
   }

@@ -157,6 +157,36 @@ import Testing
     withExtendedLifetime(disk) {}  // unmounted only now
   }
 
+  // MARK: A full disk during an import
+
+  /// The data directory fills during an import: into a new data directory (the database built
+  /// in a temporary file) and into a catalog that has products (through a staging table in the
+  /// data directory). Each says so in one line naming the catalog, not a temporary file, leaves
+  /// no temporary file, and changes nothing. Uses a small tmpfs mount (needs root).
+  @Test func aFullDiskDuringAnImportChangesNothing() throws {
+    let sandbox = CatalogSandbox()
+    guard let disk = SmallDisk(at: sandbox.dataDirectory, kilobytes: 2048) else { return }
+    let large = try sandbox.writeFile("large.json", CatalogDatabaseTests.productsJSON(40_000))
+    let catalog = "'\(sandbox.dataDirectory)/catalog.sqlite'"
+    func expectRefused(_ result: CatalogSandbox.Result) {
+      #expect(result.status == 1)
+      #expect(result.errorLines.count == 1, "\(result.errors)")
+      #expect(result.errors.contains("cannot save the catalog \(catalog)"), "\(result.errors)")
+      #expect(result.errors.contains("No space left on device"), "\(result.errors)")
+      let left = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.dataDirectory)) ?? []
+      #expect(!left.contains { $0.hasSuffix(".tmp") || $0.hasPrefix("etilqs") }, "\(left)")
+    }
+    expectRefused(try sandbox.run(["import", large]))
+    #expect(!FileManager.default.fileExists(atPath: sandbox.dataDirectory + "/catalog.sqlite"))
+
+    let small = try sandbox.writeFile("small.json", CatalogDatabaseTests.productsJSON(1_000))
+    #expect(try sandbox.run(["import", small]).status == 0)
+    let before = try sandbox.run(["export"]).output
+    expectRefused(try sandbox.run(["import", large]))
+    #expect(try sandbox.run(["export"]).output == before)
+    withExtendedLifetime(disk) {}  // unmounted only now
+  }
+
   // MARK: Two processes editing one product
 
   /// Process A opens the editor on Cherries and changes its draft with `draftLine`; then
