@@ -303,7 +303,7 @@ extension AppState {
   /// A product `add` begins: a new identifier, the name given, this year, price 0.00, no
   /// picture of its own.
   private func newProduct(named name: String, environment: some AppEnvironment) throws -> Product {
-    let trimmed = name.trimmingCharacters(in: .whitespaces)
+    let trimmed = name.trimmingSpacesAndNewlines
     if let reason = Product.nameViolation(trimmed) {
       throw CatalogError.invalidName(reason: reason)
     }
