@@ -131,6 +131,39 @@ import Testing
     #expect(try sandbox.run(input: "list\n").output.contains("10 products."))
   }
 
+  /// SQLite's temporary files during an import (the staging table, the sorts that build indexes)
+  /// are in the data directory, not in `/tmp`: seen from `/proc` while the import runs, as the
+  /// files it holds open (unlinked at once, as SQLite does).
+  @Test func anImportKeepsItsTemporaryFilesInTheDataDirectory() throws {
+    // The user's own choice is kept: nothing to check then.
+    guard ProcessInfo.processInfo.environment["SQLITE_TMPDIR"] == nil else { return }
+    let sandbox = CatalogSandbox()
+    let first = try sandbox.writeFile("first.json", CatalogDatabaseTests.productsJSON(1_000))
+    #expect(try sandbox.run(["import", first]).status == 0)
+    // Into a catalog with products: through the staging table, which spills to a file.
+    let more = try sandbox.writeFile(
+      "more.json", CatalogDatabaseTests.productsJSON(80_000, start: 2_000))
+    let process = sandbox.start(["import", more])
+    var temporaryFiles: Set<String> = []
+    while process.isRunning {
+      let descriptors = "/proc/\(process.processIdentifier)/fd"
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? [] {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(
+          atPath: descriptors + "/" + name), target.contains("etilqs_")
+        {
+          temporaryFiles.insert(target)
+        }
+      }
+      usleep(5_000)
+    }
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(!temporaryFiles.isEmpty)
+    #expect(
+      temporaryFiles.allSatisfy { $0.hasPrefix(sandbox.dataDirectory + "/etilqs_") },
+      "\(temporaryFiles)")
+  }
+
   /// Deleting the first of 200,000 products renumbers nothing on disk, yet every later product
   /// moves up one list number with its data intact, and the search index follows; an export of
   /// them stopped with Ctrl-C leaves no file, and a reindex stopped so leaves the index as it was.
