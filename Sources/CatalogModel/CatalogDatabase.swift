@@ -524,10 +524,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// Calls a body with every product in order and its list number, in one read: as its row's
-  /// bytes when they show
-  /// that it keeps the editor's rules (``ProductBytes``), otherwise as a `Product` checked in
-  /// full; a row that breaks the rules is left out (``takeSkippedRows()``). For writing a
-  /// whole catalog out: the body must not use this database.
+  /// bytes when they show that it keeps the editor's rules (``ProductBytes``), otherwise as a
+  /// `Product` checked in full; a row that breaks the rules is left out (``takeSkippedRows()``).
+  /// For writing a whole catalog out: the body must not use this database.
   ///
   /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the body throws.
   public func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws {
@@ -600,9 +599,9 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// Checks the whole file once in this process, or waits for the check under way: SQLite's
   /// `quick_check`, that every index holds one entry for each product (a row an index misses
   /// would be duplicated by an import, or lost to lookups), that no two products share a
-  /// position, and that the counts list numbers are found from agree with the rows. Once a check is begun, every write waits for its verdict, so
-  /// a file found damaged is never written: not by an edit, and not by SQLite copying its log
-  /// into it at exit.
+  /// position, and that the counts list numbers are found from agree with the rows. Once a
+  /// check is begun, every write waits for its verdict, so a file found damaged is never
+  /// written: not by an edit, and not by SQLite copying its log into it at exit.
   ///
   /// About half a second at a million products (quick_check reads every page): a REPL on a
   /// terminal runs it in the background from its launch, an import before it writes; a

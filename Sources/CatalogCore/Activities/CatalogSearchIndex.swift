@@ -280,7 +280,10 @@ package struct CatalogSearchIndex: Sendable {
       guard let lock = try? FileLock.acquire(lockPath(path)),
         let database = try? CatalogDatabase(path: databasePath, readOnly: true)
       else { return }
-      _ = try? build(path, database: database, holding: lock, strict: false)
+      // Only the file is wanted: when it cannot be written (a full disk), an index built in
+      // memory instead would be thrown away, after holding the whole catalog's index.
+      _ = try? buildFile(path, database: database, strict: false) { _, _ in }
+      withExtendedLifetime(lock) {}
     }
     if !started { done() }
   }
