@@ -7,9 +7,10 @@ import StateRestoration
 /// Each launching process leaves an empty marker file named after its identity in
 /// `launching/` (`PID.STARTTIME`) and removes it at its prompt; a marker whose process is gone
 /// is a launch that crashed. Other terminals starting at the same time are not crashes. Markers
-/// are made and counted under a lock; creating or removing one is a single directory entry and
-/// one `fsync` of the directory, so that start-up pays no file rewrite. A `launch.json` of an
-/// earlier version is read once, turned into markers and removed.
+/// are made and counted under a lock; creating or removing one is a single directory entry,
+/// not synced: a marker must outlive a process that crashed, which the system's cache does, and
+/// one lost with the machine only forgets a launch. Start-up pays no file rewrite and no
+/// `fsync`. A `launch.json` of an earlier version is read once, turned into markers and removed.
 package enum LaunchTracker {
   /// How many launches in a row may die before the prompt before state is set aside.
   package static let failureLimit = 2
@@ -52,7 +53,6 @@ package enum LaunchTracker {
     let descriptor = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     if descriptor >= 0 {
       close(descriptor)
-      synchronize(directory, warnings: &warnings)
     } else {
       warnings.append(
         "cannot record the launch in '\(marker)': \(String(cString: strerror(errno)))")
@@ -108,24 +108,12 @@ package enum LaunchTracker {
   private static func remove(
     _ names: [String], in directory: StateDirectory, warnings: inout [String]
   ) {
-    var removed = false
     for name in names {
       let path = directory.path(of: folder + "/" + name)
-      if unlink(path) == 0 {
-        removed = true
-      } else if errno != ENOENT {
+      if unlink(path) != 0 && errno != ENOENT {
         warnings.append(
           "cannot record the launch in '\(path)': \(String(cString: strerror(errno)))")
       }
-    }
-    if removed { synchronize(directory, warnings: &warnings) }
-  }
-
-  private static func synchronize(_ directory: StateDirectory, warnings: inout [String]) {
-    do {
-      try DurableFile.synchronizeDirectory(directory.path(of: folder))
-    } catch {
-      warnings.append("cannot record the launch: \(error.localizedDescription)")
     }
   }
 
