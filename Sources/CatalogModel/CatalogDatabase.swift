@@ -39,6 +39,8 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     var generation = 0
     var count = 0
     var identity: UInt64?
+    var isSeeded = false
+    var isMigrated = false
     var readFailure: String?
     var skippedRows: [String] = []
     var skippedUnnamed = 0
@@ -115,18 +117,18 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     var hasImageDirectory = true
     var numbering = ListNumbering(dense: false)
     do {
-      // Everything is decided through a connection that cannot write: a database refused here
+      // One connection, the process's only one to the file. Until the file is known to be a
+      // catalog this program can use, nothing is written through it: a database refused here
       // is never written, not even by SQLite copying its log into it as the connection closes.
-      let reader = try Database(path: path, mode: .readOnly)
-      let version = try Self.checkSchema(reader)
+      database = try Database(path: path, mode: readOnly ? .readOnly : .readWrite)
+      database.checkpointOnClose(false)
+      let version = try Self.checkSchema(database)
       hasImageDirectory = !readOnly || version >= 3
       // Before version 4, positions are the list numbers; the upgrade adds the block counts.
       numbering.dense = version < 4
-      cached = try Self.readState(reader, numbering)
-      if readOnly {
-        database = reader
-      } else {
-        database = try Database(path: path, mode: .readWrite)
+      cached = try Self.readState(database, numbering)
+      if !readOnly {
+        database.checkpointOnClose(true)
         // Statement journals stay in memory: on disk, an import of a million rows wrote each
         // row's pages a second time to a file in /var/tmp.
         // The log is kept between runs (no file created and removed at every launch), but
@@ -208,8 +210,18 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   private static func readStateInSnapshot(_ database: Database, _ numbering: ListNumbering)
     throws -> State
   {
-    let generation =
-      try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
+    var state = State()
+    let information = try database.statement("SELECT key, value FROM catalog_info")
+    defer { information.reset() }
+    while try information.step() {
+      switch information.text(0) {
+      case "generation": state.generation = information.integer(1)
+      case "identity": state.identity = UInt64(bitPattern: Int64(information.integer(1)))
+      case "seeded": state.isSeeded = information.integer(1) == 1
+      case "migrated": state.isMigrated = information.integer(1) == 1
+      default: break
+      }
+    }
     let count = try numbering.count(in: database)
     // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
     // not a count to page through.
@@ -223,10 +235,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     if let problem = try numbering.problem(in: database) {
       throw CatalogDatabaseError.damaged(problem)
     }
-    let identity = try database.integer("SELECT value FROM catalog_info WHERE key = 'identity'")
-    var state = State()
-    (state.generation, state.count) = (generation, count)
-    state.identity = identity.map { UInt64(bitPattern: Int64($0)) }
+    state.count = count
     return state
   }
 
@@ -324,17 +333,19 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     return stateLock.withLock {
       defer {
         (cached.generation, cached.count) = (state.generation, state.count)
-        cached.identity = state.identity
+        (cached.identity, cached.isSeeded) = (state.identity, state.isSeeded)
+        cached.isMigrated = state.isMigrated
       }
       return cached.generation != state.generation || cached.count != state.count
     }
   }
 
-  /// A flag of the database's `catalog_info` table: whether it was seeded, or migrated from a
-  /// `products.json`.
-  public func flag(_ key: String) throws -> Bool {
-    try reading { try $0.integer("SELECT value FROM catalog_info WHERE key = ?", .text(key)) } == 1
-  }
+  /// Whether the catalog was given its first products (the bundled ones, an earlier version's
+  /// `products.json`, or an import), as of the last read of its state.
+  public var isSeeded: Bool { stateLock.withLock { cached.isSeeded } }
+  /// Whether the first products came from an earlier version's `products.json`, as of the last
+  /// read of its state.
+  public var isMigrated: Bool { stateLock.withLock { cached.isMigrated } }
 
   // MARK: - CatalogSource
 
@@ -617,7 +628,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// Records a check's verdict; a damaged file is reported once and never written.
   private func conclude(_ damage: String?) {
     if let damage {
-      connectionLock.withLock { connection.neverCheckpointOnClose() }
+      connectionLock.withLock { connection.checkpointOnClose(false) }
       stateLock.withLock { cached.readFailure = damage }
     }
     verification.finish(damage)

@@ -103,9 +103,9 @@ public struct CatalogStore: Sendable {
   public func loadForReading() throws -> Loaded {
     do {
       if FileManager.default.fileExists(atPath: databasePath) || isLink(databasePath) {
+        // The flag and the count are read in one snapshot as the file opens.
         let database = try CatalogDatabase(path: databasePath, readOnly: true)
-        if try database.flag("seeded") {
-          try database.refresh()
+        if database.isSeeded {
           return Loaded(catalog: Catalog(source: database), database: nil)
         }
       }
@@ -265,11 +265,11 @@ public struct CatalogStore: Sendable {
     guard FileManager.default.fileExists(atPath: databasePath) || isLink(databasePath) else {
       return nil
     }
+    // The flags and the count are read in one snapshot as the file opens: a catalog seeded by
+    // another process meanwhile is seen seeded with its products, or not at all.
     let database = try CatalogDatabase(path: databasePath)
-    guard try database.flag("seeded") else { return nil }
-    // Seeded perhaps by another process just after this one first counted the products.
-    try database.refresh()
-    if try database.flag("migrated"), legacyFileKind == .regular {
+    guard database.isSeeded else { return nil }
+    if database.isMigrated, legacyFileKind == .regular {
       // A crash came between the migration and the rename.
       try keepLegacyFile(warnings: &warnings)
     } else if legacyFileKind == .regular {

@@ -228,10 +228,11 @@ package final class Database {
     sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
   }
 
-  /// Leaves the write-ahead log as it is when the last connection closes, instead of copying it
-  /// into the database file: for a file found damaged, which must not be written.
-  package func neverCheckpointOnClose() {
-    _ = csqlite_set_checkpoint_on_close(handle, 0)
+  /// Whether closing the last connection copies the write-ahead log into the database file
+  /// (SQLite's default). Off for a file not yet checked, or found damaged, which must not be
+  /// written: the log is then left as it is.
+  package func checkpointOnClose(_ enabled: Bool) {
+    _ = csqlite_set_checkpoint_on_close(handle, enabled ? 1 : 0)
   }
 
   /// The rows the last statement changed.
