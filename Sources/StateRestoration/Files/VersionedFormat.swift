@@ -28,24 +28,37 @@ extension VersionedFormat {
   ///   ``StateRestorationError/malformed(path:detail:)``.
   public static func decoded(from data: Data, path: String) throws -> Self {
     let decoder = JSONDecoder()
+    // The whole file first: a file this version reads is parsed once. Only a file that does
+    // not decode is read again for its version, to tell a newer format from damage.
+    let contentError: any Error
+    do {
+      let content = try decoder.decode(Self.self, from: data)
+      try checkVersion(content.formatVersion, path: path)
+      return content
+    } catch let error as StateRestorationError {
+      throw error
+    } catch {
+      contentError = error
+    }
     let header: FormatHeader
     do {
       header = try decoder.decode(FormatHeader.self, from: data)
     } catch {
       throw StateRestorationError.malformed(path: path, detail: describe(error))
     }
-    guard header.formatVersion <= currentFormatVersion else {
+    try checkVersion(header.formatVersion, path: path)
+    throw StateRestorationError.malformed(path: path, detail: describe(contentError))
+  }
+
+  /// Refuses a version this program does not read.
+  private static func checkVersion(_ version: Int, path: String) throws {
+    guard version <= currentFormatVersion else {
       throw StateRestorationError.newerFormatVersion(
-        path: path, found: header.formatVersion, supported: currentFormatVersion)
+        path: path, found: version, supported: currentFormatVersion)
     }
-    guard header.formatVersion >= 1 else {
+    guard version >= 1 else {
       throw StateRestorationError.malformed(
-        path: path, detail: "format version \(header.formatVersion) is not valid")
-    }
-    do {
-      return try decoder.decode(Self.self, from: data)
-    } catch {
-      throw StateRestorationError.malformed(path: path, detail: describe(error))
+        path: path, detail: "format version \(version) is not valid")
     }
   }
 
