@@ -182,7 +182,7 @@ package enum CatalogMain {
       output.removeLast(Describe.continueHint.count + 1)
     }
     TextOutput.standardOutput.line(output)
-    for note in notes + store.environment.settleHistory() + store.finish(next) {
+    for note in notes + store.environment.settleHistory(closing: true) + store.finish(next) {
       report.warning(note)
     }
     return ExitStatus.success
@@ -348,7 +348,9 @@ package enum CatalogMain {
     }
     // Leaving sends every scene to the background phase; each command's changes are already
     // on disk, so there is nothing left to save but the activity history's last write.
-    for note in store.environment.settleHistory() + store.finish(state) { report.warning(note) }
+    for note in store.environment.settleHistory(closing: true) + store.finish(state) {
+      report.warning(note)
+    }
     if let exitSignal { return 128 + exitSignal }
     return failed && !isInteractive ? ExitStatus.failure : ExitStatus.success
   }

@@ -189,9 +189,12 @@ package final class LiveEnvironment: AppEnvironment {
 
   /// Waits for the history write ``makeCurrentInBackground(_:)`` started, if any.
   ///
+  /// - Parameter closing: Whether the process is leaving: the history's connection then
+  ///   closes, folding its log into the file.
   /// - Returns: A warning when it failed.
-  package func settleHistory() -> [String] {
+  package func settleHistory(closing: Bool = false) -> [String] {
     pendingHistory.wait()
+    if closing { history.close() }
     return historyWarning.message.withLock { warning in
       defer { warning = nil }
       return warning.map { [$0] } ?? []

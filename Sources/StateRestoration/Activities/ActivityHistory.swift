@@ -1,4 +1,5 @@
 import SQLite
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -26,6 +27,8 @@ public struct ActivityHistory: Sendable, Hashable {
   public let path: String
   /// The most entries kept; the least recently active go first.
   public let capacity: Int
+  /// The connection this history and its copies share, opened at the first use.
+  private let connection = SharedConnection()
 
   /// The schema version of the database (`PRAGMA user_version`).
   public static let schemaVersion = 1
@@ -42,6 +45,18 @@ public struct ActivityHistory: Sendable, Hashable {
     self.directory = directory
     self.path = path
     self.capacity = capacity
+  }
+
+  /// Whether two histories are of the same file with the same capacity.
+  public static func == (left: ActivityHistory, right: ActivityHistory) -> Bool {
+    (left.directory, left.path, left.capacity) == (right.directory, right.path, right.capacity)
+  }
+
+  /// Hashes what ``==(left:right:)`` compares.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(directory)
+    hasher.combine(path)
+    hasher.combine(capacity)
   }
 
   /// The earlier version's JSON file beside the database: the same name ending in `.json`.
@@ -371,6 +386,13 @@ public struct ActivityHistory: Sendable, Hashable {
     return earlier.count
   }
 
+  /// Closes the connection this history and its copies share, copying the write-ahead log into
+  /// the database as the last connection to it closes; the next call opens it again. For the
+  /// end of a process, so that it leaves one file behind.
+  public func close() {
+    connection.close()
+  }
+
   /// Moves a database that cannot be read to quarantine, with its write-ahead log, so that the
   /// history starts empty; its shared-memory index, which holds nothing of its own, is removed.
   ///
@@ -378,6 +400,7 @@ public struct ActivityHistory: Sendable, Hashable {
   /// - Throws: A ``StateRestorationError`` when it cannot be moved.
   @discardableResult
   public func setAside() throws -> String {
+    connection.close()
     let date = Date()
     if directory.contains(path + "-wal") { _ = try? directory.quarantine(path + "-wal", at: date) }
     unlink(directory.path(of: path + "-shm"))
@@ -457,18 +480,32 @@ public struct ActivityHistory: Sendable, Hashable {
     }
   }
 
-  /// Opens the database for reading; nil when it does not exist yet.
+  /// Runs a body on the database; nil when it does not exist yet (or has no tables yet).
+  ///
+  /// The connection is kept for the next call while the file at the path is the same one; a
+  /// file another process moved away or replaced is opened again. It is opened for reading
+  /// only until a write needs more: a file that is not a history, or is damaged, stays the
+  /// bytes it was (no log copied into it) for quarantine to keep.
   private func readDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result? {
     let file = directory.path(of: path)
-    guard FileManager.default.fileExists(atPath: file) || isLink(file) else { return nil }
     do {
-      // Read through a connection that cannot write: a file that is not a history, or is
-      // damaged, stays the bytes it was (no log copied into it) for quarantine to keep.
-      try checkFile(file)
-      let database = try Database(path: file, mode: .readOnly)
-      // A file a writer created but has not given its tables yet holds nothing.
-      guard try checkVersion(database, file) == Self.schemaVersion else { return nil }
-      return try body(database)
+      return try connection.use(file: file) { cached in
+        let database: Database
+        if let open = cached {
+          database = open
+        } else {
+          guard FileManager.default.fileExists(atPath: file) || isLink(file) else { return nil }
+          try checkFile(file)
+          database = try Database(path: file, mode: .readOnly)
+          cached = database
+        }
+        // A file a writer created but has not given its tables yet holds nothing.
+        guard try checkVersion(database, file) == Self.schemaVersion else {
+          cached = nil
+          return nil
+        }
+        return try body(database)
+      }
     } catch let error as SQLiteError {
       // A full disk or a read-only directory is not damage: the file is kept as it is.
       guard error.isDamage else {
@@ -478,12 +515,15 @@ public struct ActivityHistory: Sendable, Hashable {
     }
   }
 
-  /// Opens the database, creating it 0600 when missing, and runs a write transaction.
+  /// Runs a write transaction, creating the database 0600 when missing.
   private func writeDatabase(_ body: (Database) throws -> Void) throws {
     let file = directory.path(of: path)
     do {
-      let database = try open(creating: true)
-      try database.writeTransaction { try body(database) }
+      try connection.use(file: file, writable: true) { cached in
+        let database = try cached ?? self.open(creating: true)
+        cached = database
+        try database.writeTransaction { try body(database) }
+      }
     } catch let error as SQLiteError {
       if error.isDamage {
         throw StateRestorationError.malformed(path: file, detail: error.description)
@@ -569,7 +609,7 @@ public struct ActivityHistory: Sendable, Hashable {
     guard descriptor >= 0 else {
       throw StateRestorationError.cannotRead(path: file, reason: String(cString: strerror(errno)))
     }
-    defer { close(descriptor) }
+    defer { Glibc.close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
       throw StateRestorationError.cannotRead(path: file, reason: "it is not a regular file")
@@ -584,6 +624,61 @@ public struct ActivityHistory: Sendable, Hashable {
   private func isLink(_ file: String) -> Bool {
     var status = stat()
     return lstat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+  }
+}
+
+/// One connection to a history's database, shared by the copies of an ``ActivityHistory``
+/// and serialized by a lock; it is dropped when the file at the path is no longer the one it
+/// opened, when a call fails (a file found damaged is closed without writing it), and before
+/// the file is set aside.
+private final class SharedConnection: Sendable {
+  private struct Open {
+    var database: Database
+    var device: UInt64
+    var inode: UInt64
+    var isWritable: Bool
+  }
+
+  private let state = Mutex<Open?>(nil)
+
+  /// Runs a body with the connection, or nil when there is none for the file as it is now; the
+  /// body opens one by setting it. A read-only connection is dropped for a body that writes.
+  func use<Result>(
+    file: String, writable: Bool = false, _ body: (inout Database?) throws -> Result
+  ) throws -> Result {
+    try state.withLock { open in
+      var status = stat()
+      let exists = lstat(file, &status) == 0
+      if let current = open,
+        !exists || current.device != UInt64(status.st_dev)
+          || current.inode != UInt64(status.st_ino) || (writable && !current.isWritable)
+      {
+        open = nil
+      }
+      var database = open?.database
+      do {
+        let result = try body(&database)
+        if let database, open == nil, lstat(file, &status) == 0 {
+          open = Open(
+            database: database, device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
+            isWritable: writable)
+        } else if database == nil {
+          open = nil
+        }
+        return result
+      } catch {
+        // What failed may be damage: the connection closes without copying its log into the
+        // file.
+        (database ?? open?.database)?.checkpointOnClose(false)
+        open = nil
+        throw error
+      }
+    }
+  }
+
+  /// Closes the connection.
+  func close() {
+    state.withLock { $0 = nil }
   }
 }
 
