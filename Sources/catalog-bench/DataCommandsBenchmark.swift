@@ -130,7 +130,7 @@ func dataCommandsBenchmark() throws {
 
 /// Waits until no `catalog` process works on a data directory in the background (the search
 /// index's rebuild that a large import starts), looking at every process's command line.
-private func waitForBackgroundWork(dataDirectory: String) {
+func waitForBackgroundWork(dataDirectory: String) {
   while true {
     let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     let busy = processes.contains { process in
@@ -149,7 +149,7 @@ private func waitForBackgroundWork(dataDirectory: String) {
 /// indexes, durably and in one transaction, as `catalog import` does: `.import` into a
 /// staging table, then the same columns (cents, folded names, keywords joined by the unit
 /// separator) and the same five indexes.
-private func shellCSVImport(_ file: String) -> String {
+func shellCSVImport(_ file: String) -> String {
   """
   PRAGMA journal_mode = WAL;
   PRAGMA synchronous = FULL;

@@ -14,6 +14,10 @@
 //   catalog-bench data --catalog FILE [--runs N]
 //       Every data command (import, re-import, export, list --all, delete) as a whole process,
 //       beside the sqlite3 shell doing the same work on the same rows in the same run.
+//   catalog-bench scale --products N | --catalog FILE [--runs N] [--edits N] [--history N]
+//       Every budget of issue 24 at one size (up to 10,000,000 products) in one run, as a
+//       table: import, reindex, export, REPL search, launch, a saved edit, each beside its
+//       reference (sqlite3, FTS5, the hello world) with ratios and peak memory.
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
 //       JSON shape of Tests/Fixtures/bench/fts5_baseline.py, plus the index's memory.
@@ -200,6 +204,7 @@ do {
   case "cold-search": try coldSearchBenchmark()
   case "deliver": try deliveryBenchmark()
   case "pictures": try pictureBenchmark()
+  case "scale": try scaleBenchmark()
   default:
     FileHandle.standardError.write(
       Data(
@@ -211,6 +216,7 @@ do {
                catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N] [--history N]
                catalog-bench deliver [--runs N]
                catalog-bench pictures [--runs N]
+               catalog-bench scale --products N | --catalog FILE [--runs N] [--edits N] [--history N]
 
         """.utf8))
     exit(64)
