@@ -16,6 +16,8 @@ struct ListNumbering {
   /// Whether positions are the list numbers themselves (a version-3 database opened for
   /// reading only).
   var dense: Bool
+  /// The block counts as last read, for reads: see ``BlockSums``.
+  let sums = BlockSums()
 
   /// How many positions a block holds, as a power of two.
   static let blockShift = 10
@@ -86,16 +88,16 @@ struct ListNumbering {
   }
 
   /// The position of the product with a list number; nil when there is none.
+  ///
+  /// Read through the block counts kept in memory (``BlockSums``), which a change of the
+  /// catalog's generation reads again: call it only where no write of this transaction has
+  /// changed the counts yet.
   func position(ofNumber number: Int, in database: Database) throws -> Int? {
     guard number >= 1 else { return nil }
     if dense { return number }
-    let block = try database.statement(
-      "SELECT block, running - live FROM (SELECT block, live, sum(live) OVER (ORDER BY block ROWS UNBOUNDED PRECEDING) AS running FROM blocks) WHERE running >= ? LIMIT 1"
-    )
-    defer { block.reset() }
-    try block.bind([.integer(number)])
-    guard try block.step() else { return nil }
-    let (index, before) = (block.integer(0), block.integer(1))
+    guard let (index, before) = try sums.block(holdingNumber: number, in: database) else {
+      return nil
+    }
     guard index >= 0, index < Self.largestPosition >> Self.blockShift, before < number else {
       return nil
     }
@@ -104,49 +106,55 @@ struct ListNumbering {
       .integer(index << Self.blockShift + 1), .integer(number - before - 1))
   }
 
-  /// The list numbers of products at positions, read in one pass over the block counts.
+  /// The list numbers of products at positions, read through the block counts kept in
+  /// memory (as ``position(ofNumber:in:)`` reads them).
   ///
   /// - Returns: For each position, its list number.
   func numbers(ofPositions positions: some Sequence<Int>, in database: Database) throws
     -> [Int: Int]
   {
-    let sorted = Set(positions).sorted()
-    if dense { return Dictionary(uniqueKeysWithValues: sorted.map { ($0, $0) }) }
+    if dense {
+      return Dictionary(positions.map { ($0, $0) }, uniquingKeysWith: { first, _ in first })
+    }
     var numbers: [Int: Int] = [:]
-    let blocks = try database.statement("SELECT block, live FROM blocks ORDER BY block")
-    defer { blocks.reset() }
-    let within = try database.statement(
-      "SELECT count(*) FROM products WHERE position BETWEEN ? AND ?")
-    defer { within.reset() }
-    var before = 0
-    var next = sorted.startIndex
-    while next < sorted.endIndex, try blocks.step() {
-      let (index, live) = (blocks.integer(0), blocks.integer(1))
+    for position in Set(positions) {
+      let index = (position &- 1) >> Self.blockShift
       // Positions in blocks with no count (damage) get no number.
-      while next < sorted.endIndex, (sorted[next] &- 1) >> Self.blockShift < index {
-        next += 1
-      }
-      while next < sorted.endIndex, (sorted[next] &- 1) >> Self.blockShift == index {
-        let position = sorted[next]
-        let start = index << Self.blockShift + 1
-        if live == Self.blockSize {
-          // A full block has every position: no need to count.
-          numbers[position] = before &+ (position - start + 1)
-        } else {
-          within.reset()
-          try within.bind([.integer(start), .integer(position)])
-          if try within.step() { numbers[position] = before &+ within.integer(0) }
-        }
-        next += 1
-      }
-      before = before &+ live
+      guard let (live, before) = try sums.counts(ofBlock: index, in: database) else { continue }
+      numbers[position] = try Self.number(
+        ofPosition: position, block: index, live: live, before: before, in: database)
     }
     return numbers
   }
 
-  /// The list number of the product at a position.
+  /// The list number of the product at a position, read from the table itself: for a write
+  /// transaction, whose own changes the counts in memory do not know.
   func number(ofPosition position: Int, in database: Database) throws -> Int? {
-    try numbers(ofPositions: [position], in: database)[position]
+    if dense { return position }
+    let index = (position &- 1) >> Self.blockShift
+    guard
+      let live = try database.integer(
+        "SELECT live FROM blocks WHERE block = ? AND live > 0", .integer(index))
+    else { return nil }
+    let before =
+      try database.integer(
+        "SELECT coalesce(sum(live), 0) FROM blocks WHERE block < ?", .integer(index)) ?? 0
+    return try Self.number(
+      ofPosition: position, block: index, live: live, before: before, in: database)
+  }
+
+  /// A position's list number, from the count of its block and of the products before it.
+  private static func number(
+    ofPosition position: Int, block index: Int, live: Int, before: Int, in database: Database
+  ) throws -> Int {
+    let start = index << blockShift + 1
+    // A full block has every position: no need to count.
+    if live == blockSize { return before &+ (position - start + 1) }
+    let within =
+      try database.integer(
+        "SELECT count(*) FROM products WHERE position BETWEEN ? AND ?", .integer(start),
+        .integer(position)) ?? 0
+    return before &+ within
   }
 
   /// Counts a product added at a position.
@@ -181,5 +189,69 @@ struct ListNumbering {
     defer { statement.reset() }
     guard try statement.step(), statement.integer(0) > 0 else { return nil }
     return Self.damage + "\(statement.integer(0)) blocks of positions are miscounted"
+  }
+}
+
+/// The block counts of a catalog as running sums, read once per generation of the catalog:
+/// finding a list number's block is then a binary search rather than a pass over the table
+/// (about 10,000 rows at ten million products), which a search does for every result it shows.
+///
+/// Each use compares the catalog's generation, which every change of the products raises in
+/// the same transaction, with the one the sums were read at, and reads them again when it
+/// moved: another process's change is seen at once. Used only under the database's connection
+/// lock, and only in reads: a write transaction changes the counts before it commits.
+final class BlockSums: @unchecked Sendable {
+  private var generation: Int?
+  /// The blocks with products, in order.
+  private var blocks: [Int] = []
+  /// How many products each holds.
+  private var live: [Int] = []
+  /// How many products come before each.
+  private var before: [Int] = []
+
+  /// The block holding the product with a list number, and how many products come before it.
+  func block(holdingNumber number: Int, in database: Database) throws -> (Int, Int)? {
+    try load(database)
+    // The first block whose products reach the number.
+    var low = 0
+    var high = blocks.count
+    while low < high {
+      let middle = (low + high) / 2
+      if before[middle] &+ live[middle] < number { low = middle + 1 } else { high = middle }
+    }
+    return low < blocks.count ? (blocks[low], before[low]) : nil
+  }
+
+  /// A block's count of products and how many come before it; nil for a block with none.
+  func counts(ofBlock block: Int, in database: Database) throws -> (live: Int, before: Int)? {
+    try load(database)
+    var low = 0
+    var high = blocks.count
+    while low < high {
+      let middle = (low + high) / 2
+      if blocks[middle] < block { low = middle + 1 } else { high = middle }
+    }
+    guard low < blocks.count, blocks[low] == block else { return nil }
+    return (live[low], before[low])
+  }
+
+  private func load(_ database: Database) throws {
+    let current =
+      try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
+    guard current != generation else { return }
+    blocks.removeAll(keepingCapacity: true)
+    live.removeAll(keepingCapacity: true)
+    before.removeAll(keepingCapacity: true)
+    let statement = try database.statement(
+      "SELECT block, live FROM blocks WHERE live > 0 ORDER BY block")
+    defer { statement.reset() }
+    var total = 0
+    while try statement.step() {
+      blocks.append(statement.integer(0))
+      live.append(statement.integer(1))
+      before.append(total)
+      total = total &+ statement.integer(1)
+    }
+    generation = current
   }
 }

@@ -96,6 +96,33 @@ import Testing
     try expectAgrees(database, with: model)
   }
 
+  /// Numbers are found through block counts kept in memory: another process's deletions and
+  /// additions are seen at once, before this one refreshes its count.
+  @Test func numbersFollowAnotherProcessesChangesAtOnce() throws {
+    let temporary = TemporaryDirectory()
+    let database = try newDatabase(temporary)
+    var model = (1...3_000).map(product)
+    _ = try database.importProducts(model)
+    try expectAgrees(database, with: model)
+    let other = try CatalogDatabase(path: temporary.path + "/catalog.sqlite")
+    for doomed in [model[0], model[1_500], model[2_999]] {
+      try other.apply([.delete(doomed.identifier, name: doomed.name)])
+      model.removeAll { $0.identifier == doomed.identifier }
+      for number in [1, 1_024, 1_025, 1_500, model.count] {
+        #expect(database.product(number: number) == model[number - 1])
+        #expect(database.number(of: model[number - 1].identifier) == number)
+      }
+      #expect(
+        database.products(numbers: 1_499...1_502).map(\.product) == Array(model[1_498..<1_502]))
+    }
+    let added = product(3_001)
+    try other.apply([.insert(added)])
+    model.append(added)
+    #expect(database.product(number: model.count) == added)
+    try database.refresh()
+    try expectAgrees(database, with: model)
+  }
+
   @Test func theSearchIndexLogSaysTheNumberEachDeletedProductHad() throws {
     let temporary = TemporaryDirectory()
     let database = try newDatabase(temporary)
