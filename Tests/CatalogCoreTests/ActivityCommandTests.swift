@@ -219,3 +219,49 @@ extension ActivityCommandTests {
     #expect(newer.last?.lastActiveDate == Date(timeIntervalSinceReferenceDate: 300))
   }
 }
+
+extension ActivityCommandTests {
+  /// A search reads the history and finds its products once, until the history changes, in
+  /// this process or another, or one of its activities expires.
+  @Test func aSearchReadsTheHistoryAgainOnlyWhenItChanges() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    let history = ActivityHistory(directory: state)
+    let search = ActivitySearch(catalog: bundledCatalog)
+    let flowers = bundledProducts.filter { $0.keywords.contains("flower") }
+    try #require(flowers.count >= 3)
+    let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    var reads = 0
+    func view(_ product: Product, at offset: Double, in history: ActivityHistory) throws {
+      var activity = ProductActivity.show(product)
+      activity.lastActiveDate = start + offset
+      activity.expirationDate = offset == 4 ? start + 200 : nil
+      try history.save(activity)
+    }
+    func first(at now: Date = start + 100) throws -> String? {
+      try search.results(
+        for: "flower",
+        readingHistory: {
+          reads += 1
+          return (try? history.entries(limit: ActivitySearch.historyLimit)) ?? []
+        }, historyVersion: try history.version(), now: now
+      ).first?.product.name
+    }
+    try view(flowers[0], at: 1, in: history)
+    #expect(try first() == flowers[0].name)
+    #expect(try first() == flowers[0].name)
+    #expect(reads == 1)
+    try view(flowers[1], at: 2, in: history)
+    #expect(try first() == flowers[1].name)
+    #expect(reads == 2)
+    // Another process's view, seen through SQLite's count of other connections' commits.
+    try view(flowers[2], at: 3, in: ActivityHistory(directory: state))
+    #expect(try first() == flowers[2].name)
+    #expect(reads == 3)
+    // A view that expires: the ranking is made again once it has.
+    try view(flowers[0], at: 4, in: history)
+    #expect(try first() == flowers[0].name)
+    #expect(try first(at: start + 300) == flowers[2].name)
+    #expect(reads == 5)
+  }
+}

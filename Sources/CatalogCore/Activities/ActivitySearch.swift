@@ -2,6 +2,7 @@ import CatalogModel
 import Foundation
 import SearchIndex
 import StateRestoration
+import Synchronization
 
 /// One result of `search`: the activity that shows a product, and why it matched.
 package struct SearchResult: Sendable, Hashable {
@@ -53,6 +54,10 @@ package struct ActivitySearch: Sendable {
     self.catalog = catalog
     self.index = index
   }
+
+  /// The ranking the history gave the last search, shared by the copies of this value: a new
+  /// catalog or index makes a new value, and so a new ranking.
+  private let rankings = RankingCache()
 
   /// Calls a body with the search of a catalog: the catalog database's index file with the
   /// changes since it was built laid over it, or an index in memory for a catalog not in the
@@ -116,13 +121,15 @@ package struct ActivitySearch: Sendable {
   /// - Parameters:
   ///   - text: The query.
   ///   - readingHistory: Reads the saved activities' entries.
+  ///   - historyVersion: The history's version: the ranking made from it is kept, and used
+  ///     again while the version and the catalog are the same; nil to read it every time.
   ///   - now: The time, for expiry.
   ///   - limit: The most results.
   /// - Returns: The results, best first.
   /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
   package func results(
-    for text: String, readingHistory: () -> [ActivityHistory.Entry], now: Date,
-    limit: Int = defaultLimit
+    for text: String, readingHistory: () -> [ActivityHistory.Entry],
+    historyVersion: ActivityHistory.Version? = nil, now: Date, limit: Int = defaultLimit
   ) throws -> [SearchResult] {
     let query: SearchQuery
     do {
@@ -131,31 +138,16 @@ package struct ActivitySearch: Sendable {
       throw CatalogCoreError.invalidSearch(error.description)
     }
     guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
-    let history = readingHistory()
-    // Newest first (ties by key, so that every process ranks alike), one entry a product.
-    let live = history.filter {
-      $0.activityType == ProductActivity.type && !$0.isExpired(at: now)
-    }.sorted {
-      let (first, second) = ($0.lastActiveDate ?? .distantPast, $1.lastActiveDate ?? .distantPast)
-      return first != second ? first > second : $0.historyKey < $1.historyKey
+    // The history is read, and its products found in the catalog (a thousand lookups), once
+    // for as long as neither changes nor one of its activities expires.
+    let ranking: Ranking
+    if let historyVersion, let cached = rankings.ranking(for: historyVersion, at: now) {
+      ranking = cached
+    } else {
+      ranking = self.ranking(of: readingHistory(), at: now)
+      if let historyVersion { rankings.keep(ranking, for: historyVersion) }
     }
-    let targets = live.map { $0.targetContentIdentifier.flatMap(UUID.init(uuidString:)) }
-    let numbers = catalog.numbers(of: targets.compactMap { $0 })
-    var viewed: [Int: ActivityHistory.Entry] = [:]
-    var order: [Int] = []
-    for (entry, target) in zip(live, targets) {
-      guard let number = target.flatMap({ numbers[$0] }) else { continue }
-      let document = index.document(ofNumber: number)
-      if viewed[document] == nil {
-        viewed[document] = entry
-        order.append(document)
-      }
-    }
-    // Boosts fall from 0.95 towards 0.05, all below one match's weight.
-    var boosts: [Int: Double] = [:]
-    for (rank, document) in order.enumerated() {
-      boosts[document] = 0.95 - 0.9 * Double(rank) / Double(order.count)
-    }
+    let (boosts, viewed) = (ranking.boosts, ranking.viewed)
     return try index.index.search(query, limit: limit, boosts: boosts).compactMap { hit in
       guard let number = index.number(ofDocument: hit.document),
         let product = catalog.product(number: number)
@@ -169,6 +161,42 @@ package struct ActivitySearch: Sendable {
     }
   }
 
+  /// What the history adds to a search: a boost for each viewed product's document, and the
+  /// entry that viewed it.
+  fileprivate struct Ranking: Sendable {
+    var boosts: [Int: Double] = [:]
+    var viewed: [Int: ActivityHistory.Entry] = [:]
+    /// When the first of its activities expires, which changes it.
+    var validUntil: Date?
+  }
+
+  private func ranking(of history: [ActivityHistory.Entry], at now: Date) -> Ranking {
+    // Newest first (ties by key, so that every process ranks alike), one entry a product.
+    let live = history.filter {
+      $0.activityType == ProductActivity.type && !$0.isExpired(at: now)
+    }.sorted {
+      let (first, second) = ($0.lastActiveDate ?? .distantPast, $1.lastActiveDate ?? .distantPast)
+      return first != second ? first > second : $0.historyKey < $1.historyKey
+    }
+    let targets = live.map { $0.targetContentIdentifier.flatMap(UUID.init(uuidString:)) }
+    let numbers = catalog.numbers(of: targets.compactMap { $0 })
+    var ranking = Ranking(validUntil: live.compactMap(\.expirationDate).min())
+    var order: [Int] = []
+    for (entry, target) in zip(live, targets) {
+      guard let number = target.flatMap({ numbers[$0] }) else { continue }
+      let document = index.document(ofNumber: number)
+      if ranking.viewed[document] == nil {
+        ranking.viewed[document] = entry
+        order.append(document)
+      }
+    }
+    // Boosts fall from 0.95 towards 0.05, all below one match's weight.
+    for (rank, document) in order.enumerated() {
+      ranking.boosts[document] = 0.95 - 0.9 * Double(rank) / Double(order.count)
+    }
+    return ranking
+  }
+
   private static func describe(_ match: SearchHit.Match) -> String {
     let field = match.field.rawValue
     switch match.kind {
@@ -177,5 +205,24 @@ package struct ActivitySearch: Sendable {
     case .prefix: return "\(field): prefix '\(match.term)' of '\(match.word)'"
     case .typo: return "\(field): '\(match.word)' for '\(match.term)' (one typo)"
     }
+  }
+}
+
+/// The last ranking an ``ActivitySearch`` made, with the history version it was made from.
+private final class RankingCache: Sendable {
+  private let last = Mutex<(version: ActivityHistory.Version, ranking: ActivitySearch.Ranking)?>(
+    nil)
+
+  func ranking(for version: ActivityHistory.Version, at now: Date) -> ActivitySearch.Ranking? {
+    last.withLock { last in
+      guard let last, last.version == version,
+        last.ranking.validUntil.map({ now < $0 }) ?? true
+      else { return nil }
+      return last.ranking
+    }
+  }
+
+  func keep(_ ranking: ActivitySearch.Ranking, for version: ActivityHistory.Version) {
+    last.withLock { $0 = (version, ranking) }
   }
 }

@@ -91,8 +91,10 @@ package final class LiveEnvironment: AppEnvironment {
     func entries() -> [ActivityHistory.Entry] {
       (try? history.entries(limit: ActivitySearch.historyLimit)) ?? []
     }
+    let version = try? history.version()
     do {
-      return try search(for: catalog).results(for: text, readingHistory: entries, now: now)
+      return try search(for: catalog).results(
+        for: text, readingHistory: entries, historyVersion: version, now: now)
     } catch let damage as SearchIndexError {
       // A block of the file failed its checksum as the search read it: build it again.
       searchIndex = nil

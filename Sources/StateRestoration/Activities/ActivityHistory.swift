@@ -219,6 +219,28 @@ public struct ActivityHistory: Sendable, Hashable {
       } ?? []
   }
 
+  /// A value that changes whenever the saved activities change, by this process or another:
+  /// what a program that derives something from the history (a search's ranking) keeps beside
+  /// it, to know when to derive it again. Equal versions mean the same saved activities; a
+  /// version may change without a change of the activities (the file opened again, say).
+  public struct Version: Sendable, Hashable {
+    fileprivate var connection: Int
+    fileprivate var writes: Int
+    fileprivate var others: Int
+  }
+
+  /// The history's version now (see ``Version``), read without reading the activities.
+  ///
+  /// - Returns: The version; nil when there is no database yet.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  public func version() throws -> Version? {
+    // A database another process replaced is opened again, with a new connection number.
+    try readDatabase { database in
+      try connection.version(
+        others: database.integer("PRAGMA data_version") ?? 0)
+    }
+  }
+
   /// The saved activity with a history key, if there is one.
   ///
   /// - Parameter key: The ``UserActivityRecord/historyKey``.
@@ -640,6 +662,13 @@ private final class SharedConnection: Sendable {
   }
 
   private let state = Mutex<Open?>(nil)
+  /// How many connections were opened, and how many writes went through the open one: with
+  /// SQLite's count of other connections' commits, the history's ``ActivityHistory/Version``.
+  private let counts = Mutex<(opened: Int, writes: Int)>((0, 0))
+
+  func version(others: Int) -> ActivityHistory.Version {
+    counts.withLock { .init(connection: $0.opened, writes: $0.writes, others: others) }
+  }
 
   /// Runs a body with the connection, or nil when there is none for the file as it is now; the
   /// body opens one by setting it. A read-only connection is dropped for a body that writes.
@@ -662,9 +691,11 @@ private final class SharedConnection: Sendable {
           open = Open(
             database: database, device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
             isWritable: writable)
+          counts.withLock { $0 = ($0.opened &+ 1, 0) }
         } else if database == nil {
           open = nil
         }
+        if writable { counts.withLock { $0.writes &+= 1 } }
         return result
       } catch {
         // What failed may be damage: the connection closes without copying its log into the
