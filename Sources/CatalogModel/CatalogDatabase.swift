@@ -394,9 +394,11 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           "SELECT position FROM products WHERE identifier = ?")
         defer { statement.reset() }
         var positions: [UUID: Int] = [:]
-        for identifier in identifiers {
+        // In the index's order, so that neighbouring lookups read neighbouring pages.
+        let keyed = identifiers.map { ($0, $0.canonicalText) }.sorted { $0.1 < $1.1 }
+        for (identifier, text) in keyed {
           statement.reset()
-          try statement.bind(identifier.canonicalText, at: 1)
+          try statement.bind(text, at: 1)
           if try statement.step() { positions[identifier] = statement.integer(0) }
         }
         let byPosition = try numbering.numbers(ofPositions: positions.values, in: database)
