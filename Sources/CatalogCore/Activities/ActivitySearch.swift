@@ -137,13 +137,15 @@ package struct ActivitySearch: Sendable {
     } catch {
       throw CatalogCoreError.invalidSearch(error.description)
     }
-    guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
+    guard limit > 0 else { return [] }
     // The history is read, and its products found in the catalog (a thousand lookups), once
-    // for as long as neither changes nor one of its activities expires.
+    // for as long as neither changes nor one of its activities expires; and only when
+    // something matches.
     let ranking: Ranking
     if let historyVersion, let cached = rankings.ranking(for: historyVersion, at: now) {
       ranking = cached
     } else {
+      guard !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
       ranking = self.ranking(of: readingHistory(), at: now)
       if let historyVersion { rankings.keep(ranking, for: historyVersion) }
     }
