@@ -22,8 +22,10 @@ import StateRestoration
 ///   same row in a transaction (WAL, `synchronous=FULL`, as the catalog's database is);
 ///
 /// and in this process, as the REPL runs it: `search QUERY` (parsed, applied and rendered)
-/// for the standard query set, five times each, with `--history` products viewed, which rank
-/// the results; its 99th percentile is the budget.
+/// for the standard query set, `--search-repeats` times each (20), with `--history` products
+/// viewed (1,000), which rank the results; its 99th percentile is the budget. The first search
+/// of the process, which reads the history and finds its products in the catalog, is shown
+/// beside it.
 func scaleBenchmark() throws {
   let runs = option("--runs", default: 3)
   let edits = option("--edits", default: 15)
@@ -104,7 +106,8 @@ func scaleBenchmark() throws {
 
   progress("search in the REPL")
   let search = try replSearchTimes(
-    data: data, state: root + "/search-state", viewed: viewed, repeats: 5)
+    data: data, state: root + "/search-state", viewed: viewed,
+    repeats: option("--search-repeats", default: 20))
 
   progress("launch")
   _ = try measure(
@@ -172,9 +175,10 @@ func scaleBenchmark() throws {
       mb(theirs.map(\.peakKilobytes).max() ?? 0), time / referenceTime)
   }
   table.row(
-    "REPL `search`, p99 (p50)",
-    String(format: "%.1f ms (%.1f ms)", percentile(search, 0.99), median(search)), "",
-    "budget", "20 ms", "", percentile(search, 0.99) / 20)
+    "REPL `search`, p99 (p50; the first)",
+    String(
+      format: "%.1f ms (%.1f ms; %.1f ms)", percentile(search, 0.99), median(search),
+      search.first ?? 0), "", "budget", "20 ms", "", percentile(search, 0.99) / 20)
   let launchTime = median(launches.map(\.milliseconds))
   let helloTime = median(hellos.map(\.milliseconds))
   table.row(

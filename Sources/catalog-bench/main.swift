@@ -15,6 +15,7 @@
 //       Every data command (import, re-import, export, list --all, delete) as a whole process,
 //       beside the sqlite3 shell doing the same work on the same rows in the same run.
 //   catalog-bench scale --products N | --catalog FILE [--runs N] [--edits N] [--history N]
+//                      [--search-repeats N]
 //       Every budget of issue 24 at one size (up to 10,000,000 products) in one run, as a
 //       table: import, reindex, export, REPL search, launch, a saved edit, each beside its
 //       reference (sqlite3, FTS5, the hello world) with ratios and peak memory.
@@ -217,6 +218,7 @@ do {
                catalog-bench deliver [--runs N]
                catalog-bench pictures [--runs N]
                catalog-bench scale --products N | --catalog FILE [--runs N] [--edits N] [--history N]
+                                   [--search-repeats N]
 
         """.utf8))
     exit(64)
