@@ -121,9 +121,25 @@ import Testing
     }
   }
 
-  @Test func helpCoversEveryCommandWord() throws {
+  /// The words help shows are the words the parser knows, completion completes and a typo is
+  /// matched against: `image` was parsed and in help, but neither completed nor suggested.
+  @Test func everyCommandInHelpIsParsedCompletedAndSuggested() throws {
+    let state = AppState(
+      catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main)
     for word in CommandParser.commandWords {
       #expect(try Help.text(for: word).contains("usage:"))
+      do {
+        _ = try CommandParser.parse(word)
+      } catch CatalogCoreError.unknownCommand {
+        Issue.record("'\(word)' is in help but not parsed")
+      } catch {}
+      let line = Array(word.dropLast())
+      #expect(
+        Completion.complete(line, cursor: line.count, state: state).candidates.contains(word),
+        "'\(word)' is not completed")
+    }
+    #expect(throws: CatalogCoreError.unknownCommand("imgae", suggestion: "image")) {
+      try CommandParser.parse("imgae cherries.png")
     }
   }
 }

@@ -3,14 +3,9 @@ import StateRestoration
 /// Turns a line the user typed into a ``Command``: the first word names the command, the rest
 /// of the line is its arguments (product names may contain spaces).
 package enum CommandParser {
-  /// The command words, for suggestions and help.
-  package static let commandWords = [
-    "list", "select", "push", "year", "back", "root", "path", "open", "tab", "edit", "name",
-    "price", "done", "cancel", "add", "delete", "search", "activities", "forget", "continue",
-    "handoff", "scenes", "scene",
-    "state", "help",
-    "quit", "exit",
-  ]
+  /// The command words, for completion and suggestions: those of ``Help``, which lists every
+  /// command.
+  package static var commandWords: [String] { Help.commandWords }
 
   /// Parses one line.
   ///

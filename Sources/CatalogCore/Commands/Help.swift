@@ -151,6 +151,16 @@ package enum Help {
   ///   - width: The columns to wrap to: the terminal's, 80 in a script.
   /// - Returns: The text.
   /// - Throws: ``CatalogCoreError/unknownCommand(_:suggestion:)`` for an unknown topic.
+  /// Every command word, in the order of help: what completion, typo suggestions and the
+  /// shell's completion scripts offer, so that none of them misses a command help shows.
+  package static let commandWords: [String] = {
+    var words: [String] = []
+    for word in groups.flatMap({ $0.entries.flatMap(\.words) }) where !words.contains(word) {
+      words.append(word)
+    }
+    return words
+  }()
+
   package static func text(for topic: String?, width: Int = 80) throws -> String {
     let width = max(40, width)
     guard let topic else {
