@@ -571,9 +571,10 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// SQLite by their length, the others by `width`), without making a `Product` of each row.
   ///
   /// - Parameter width: The width of a name that is not ASCII.
-  /// - Returns: The widest name and the largest price; nil when the catalog cannot be read.
-  public func widestNameAndPrice(width: (String) -> Int) -> (name: Int, cents: Int)? {
-    try? reading { database in
+  /// - Returns: The widest name and the largest price.
+  /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when the catalog cannot be read.
+  public func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int) {
+    try reading { database in
       try database.readTransaction {
         // ASCII when its characters are its bytes (a name with an ASCII control character,
         // which the list leaves out, may widen the column; GLOB would cost twice the scan).

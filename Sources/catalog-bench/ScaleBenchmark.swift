@@ -216,7 +216,7 @@ private func replSearchTimes(data: String, state: String, viewed: Int, repeats: 
         guard let command = try CommandParser.parse("search " + query) else { continue }
         let result = try current.applying(command, environment: store.environment)
         var output = result.output
-        result.continuation?.produce { output += $0 }
+        try result.continuation?.produce { output += $0 }
         times.append(milliseconds(clock.now - start))
         current = result.state
         withExtendedLifetime(output) {}

@@ -83,13 +83,13 @@ import Testing
 
   @Test func listAllFromRowBytesIsTheSameAsFromProducts() throws {
     let temporary = TemporaryDirectory()
-    func listed(_ catalog: Catalog) -> String {
+    func listed(_ catalog: Catalog) throws -> String {
       let parts = Mutex<String>("")
-      CatalogListing.all(catalog).produce { part in parts.withLock { $0 += part } }
+      try CatalogListing.all(catalog).produce { part in parts.withLock { $0 += part } }
       return parts.withLock { $0 }
     }
-    let fromRows = listed(try database(temporary))
-    #expect(fromRows == listed(Catalog(Self.products)))
+    let fromRows = try listed(try database(temporary))
+    #expect(try fromRows == listed(Catalog(Self.products)))
     #expect(fromRows.contains("\n   3  樱桃             2020          $0.00\n"))
     #expect(fromRows.hasSuffix("3,006 products."))
   }

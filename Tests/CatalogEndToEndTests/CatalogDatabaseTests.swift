@@ -382,6 +382,38 @@ import Testing
   /// one line, and edits are refused from then on; nothing crashes.
   @Test func damageWhileRunningIsReportedAndEditsRefused() throws {
     let sandbox = CatalogSandbox()
+    defer { withExtendedLifetime(sandbox) {} }
+    let process = try damagedUnderARunningREPL(sandbox)
+    process.send("list 140")
+    process.send("select 1\nedit\nprice 1\ndone")
+    let errors = process.finishReading().errors
+    #expect(process.terminationStatus == 1, "\(errors)")
+    let warnings = errors.split(separator: "\n").filter {
+      $0.hasPrefix("warning: cannot read the catalog")
+    }
+    #expect(warnings.count == 1, "\(errors)")
+    #expect(errors.contains("error: edits are refused"), "\(errors)")
+  }
+
+  /// `list --all` of a catalog damaged under the REPL: an error and a failing status, never
+  /// the rows it could read followed by the total, as if the list were whole.
+  @Test func aListOfEverythingThatCannotBeReadIsAnError() throws {
+    let sandbox = CatalogSandbox()
+    defer { withExtendedLifetime(sandbox) {} }
+    let process = try damagedUnderARunningREPL(sandbox)
+    process.send("list --all")
+    let (output, errors) = process.finishReading()
+    #expect(process.terminationStatus == 1, "\(errors)")
+    #expect(!output.contains("3,000 products."), "\(output.suffix(300))")
+    #expect(
+      errors.contains(
+        "error: the output stopped part way: the catalog cannot be read (database disk image is malformed)"
+      ), "\(errors)")
+  }
+
+  /// A REPL showing a product of a catalog of 3,000, whose database is then overwritten with
+  /// junk from its second page on. The sandbox must outlive the process.
+  private func damagedUnderARunningREPL(_ sandbox: CatalogSandbox) throws -> Process {
     let file = try sandbox.writeFile("many.json", Self.productsJSON(3_000))
     #expect(try sandbox.run(["import", file]).status == 0)
     let process = sandbox.start()
@@ -392,20 +424,7 @@ import Testing
     try handle.seek(toOffset: 4096)
     try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 4096))
     try handle.close()
-    process.send("list 140")
-    process.send("select 1\nedit\nprice 1\ndone")
-    try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
-    _ = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
-    let errors = String(
-      decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
-        ?? Data(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 1, "\(errors)")
-    let warnings = errors.split(separator: "\n").filter {
-      $0.hasPrefix("warning: cannot read the catalog")
-    }
-    #expect(warnings.count == 1, "\(errors)")
-    #expect(errors.contains("error: edits are refused"), "\(errors)")
+    return process
   }
 
   @Test(arguments: ["truncated", "newer"])

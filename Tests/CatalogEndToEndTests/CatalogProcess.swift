@@ -252,6 +252,22 @@ extension Process {
     waitUntilExit()
   }
 
+  /// Ends the input, reads what the process writes until it ends, and waits for it.
+  ///
+  /// - Returns: Its standard output and standard error.
+  func finishReading() -> (output: String, errors: String) {
+    try? (standardInput as? Pipe)?.fileHandleForWriting.close()
+    func text(_ pipe: Any?) -> String {
+      String(
+        decoding: (pipe as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data(),
+        as: UTF8.self)
+    }
+    let output = text(standardOutput)
+    let errors = text(standardError)
+    waitUntilExit()
+    return (output, errors)
+  }
+
   /// Sends SIGKILL and waits for the process to end.
   func killHard() {
     kill(processIdentifier, SIGKILL)

@@ -291,14 +291,7 @@ import Testing
     process.readOutput(until: "Cherries")
     #expect(unlink(sandbox.databasePath) == 0)
     process.send("edit\nprice 3.00\ndone")
-    try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
-    let output = String(
-      decoding: (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
-        ?? Data(), as: UTF8.self)
-    let errors = String(
-      decoding: (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile()
-        ?? Data(), as: UTF8.self)
-    process.waitUntilExit()
+    let (output, errors) = process.finishReading()
     #expect(!output.contains("Saved"), "\(output)")
     let lines = errors.split(separator: "\n").filter { $0.hasPrefix("error: ") }
     #expect(lines.count == 1, "\(errors)")

@@ -300,7 +300,18 @@ package enum CatalogMain {
         state = next
         if let continuation = result.continuation {
           if !result.output.isEmpty { output.write(result.output) }
-          continuation.produce { output.write($0) }
+          do {
+            try continuation.produce { output.write($0) }
+          } catch {
+            // The parts so far are out and the command's change is saved; what could not be
+            // read is an error, not a short answer.
+            output.write("\n")
+            report.error(
+              "the output stopped part way: the catalog cannot be read (\(error.localizedDescription))"
+            )
+            failed = true
+            return result.quits
+          }
           output.write("\n")
         } else {
           output.line(result.output)

@@ -34,13 +34,14 @@ package struct CommandResult: Sendable {
   }
 }
 
-/// Text produced in parts: `produce` calls its argument with each part, in order.
+/// Text produced in parts: `produce` calls its argument with each part, in order, and throws
+/// when the rest cannot be read (the parts given so far are all there is).
 package struct OutputContinuation: Sendable {
   /// Makes the parts.
-  package let produce: @Sendable ((String) -> Void) -> Void
+  package let produce: @Sendable ((String) -> Void) throws -> Void
 
   /// Creates a continuation.
-  package init(_ produce: @escaping @Sendable ((String) -> Void) -> Void) {
+  package init(_ produce: @escaping @Sendable ((String) -> Void) throws -> Void) {
     self.produce = produce
   }
 }

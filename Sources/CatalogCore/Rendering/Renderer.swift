@@ -258,7 +258,9 @@ package enum CatalogListing {
     if let database = catalog.source as? CatalogDatabase {
       return OutputContinuation { emit in
         guard catalog.count > 0 else { return }
-        all(database, emit)
+        // A read that fails part way is an error after the rows so far, never a short list
+        // with its total.
+        try all(database, emit)
         emit("\(catalog.count.grouped) products.")
       }
     }
@@ -294,8 +296,8 @@ package enum CatalogListing {
   /// Every product of a database, as ``table(_:widths:)`` renders them: rows whose bytes show
   /// they keep the editor's rules (``ProductBytes``, a name of printable ASCII) are written from
   /// those bytes, the others through the table.
-  private static func all(_ database: CatalogDatabase, _ emit: (String) -> Void) {
-    guard let widest = database.widestNameAndPrice(width: { DisplayWidth.of($0) }) else { return }
+  private static func all(_ database: CatalogDatabase, _ emit: (String) -> Void) throws {
+    let widest = try database.widestNameAndPrice(width: { DisplayWidth.of($0) })
     let widths = [
       String(database.count).count, max(4, widest.name), 4,
       max(5, Price(cents: widest.cents).formatted.count),
@@ -324,7 +326,8 @@ package enum CatalogListing {
     }
     let header = table([], widths: widths)
     emit(header + "\n")
-    _ = try? database.forEachRecord { number, record in
+    defer { emit(String(decoding: chunk, as: UTF8.self)) }
+    try database.forEachRecord { number, record in
       switch record {
       case .bytes(let row):
         // Printable ASCII: a byte is a column.
@@ -340,7 +343,6 @@ package enum CatalogListing {
         chunk.removeAll(keepingCapacity: true)
       }
     }
-    emit(String(decoding: chunk, as: UTF8.self))
   }
 
   /// Product rows as a table: number, name, year, price.
