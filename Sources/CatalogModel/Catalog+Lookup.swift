@@ -10,7 +10,7 @@ extension Catalog {
   /// - Returns: The product.
   /// - Throws: ``CatalogError/noMatch(_:suggestion:)`` with the closest name,
   ///   ``CatalogError/ambiguous(_:candidates:)`` or ``CatalogError/numberOutOfRange(_:count:)``.
-  public func product(matching reference: String) throws -> Product {
+  package func product(matching reference: String) throws -> Product {
     let text = reference.trimmingSpaces
     if let number = Int(text), text.allSatisfy(\.isASCII) {
       guard let product = product(number: number) else {

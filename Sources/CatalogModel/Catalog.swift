@@ -6,7 +6,7 @@ import Foundation
 /// same at a million products as at ten. List numbers run from 1 to ``count`` in the catalog's
 /// order. Reads do not throw: a source that fails to read answers as if the product were not
 /// there, and keeps the reason for the app to report (``CatalogDatabase/takeReadFailure()``).
-public protocol CatalogSource: AnyObject, Sendable {
+package protocol CatalogSource: AnyObject, Sendable {
   /// A number that changes whenever the products change.
   var generation: Int { get }
   /// The number of products.
@@ -42,19 +42,19 @@ public protocol CatalogSource: AnyObject, Sendable {
 
 extension CatalogSource {
   /// Counts them one by one: for catalogs in memory.
-  public func count(foldedPrefix: String) -> Int {
+  package func count(foldedPrefix: String) -> Int {
     products(foldedName: foldedPrefix, exact: false, limit: Int.max).count
   }
 
   /// Calls a body with every product in list order, without holding them all in memory.
-  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
+  package func forEachProduct(_ body: (Product) throws -> Void) rethrows {
     try forEachNumberedProduct { try body($1) }
   }
 }
 
 extension CatalogSource {
   /// The list numbers of many products, looked up one by one.
-  public func numbers(of identifiers: [UUID]) -> [UUID: Int] {
+  package func numbers(of identifiers: [UUID]) -> [UUID: Int] {
     var numbers: [UUID: Int] = [:]
     for identifier in identifiers {
       if let number = number(of: identifier) { numbers[identifier] = number }
@@ -68,11 +68,11 @@ extension CatalogSource {
 /// A value: two catalogs are equal when they read the same source at the same generation with
 /// the same pending replacements. ``replace(_:)`` changes this value only, until the app saves
 /// the change to its source.
-public struct Catalog: Sendable, Hashable {
+package struct Catalog: Sendable, Hashable {
   /// The products' source.
-  public let source: any CatalogSource
+  package let source: any CatalogSource
   /// The source's generation when this value was made.
-  public let generation: Int
+  package let generation: Int
   private var replacements: [UUID: Product] = [:]
   private var removals: Set<UUID> = []
 
@@ -80,40 +80,40 @@ public struct Catalog: Sendable, Hashable {
   ///
   /// - Parameter products: The products in list order.
   /// - Complexity: O(*n*).
-  public init(_ products: [Product]) {
+  package init(_ products: [Product]) {
     self.init(source: ProductList(products))
   }
 
   /// A catalog read from a source, at its current generation.
   ///
   /// - Parameter source: The source.
-  public init(source: any CatalogSource) {
+  package init(source: any CatalogSource) {
     self.source = source
     generation = source.generation
   }
 
   /// Whether two catalogs read the same source at the same generation with the same pending changes.
-  public static func == (lhs: Catalog, rhs: Catalog) -> Bool {
+  package static func == (lhs: Catalog, rhs: Catalog) -> Bool {
     lhs.source === rhs.source && lhs.generation == rhs.generation
       && lhs.replacements == rhs.replacements && lhs.removals == rhs.removals
   }
 
   /// Hashes the source and the generation.
-  public func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     hasher.combine(ObjectIdentifier(source))
     hasher.combine(generation)
   }
 
   /// The number of products.
-  public var count: Int { source.count }
+  package var count: Int { source.count }
 
   /// Whether the catalog has no products.
-  public var isEmpty: Bool { count == 0 }
+  package var isEmpty: Bool { count == 0 }
 
   /// The product with an identifier, if the catalog has it.
   ///
   /// - Parameter identifier: The product's identifier.
-  public subscript(identifier: UUID) -> Product? {
+  package subscript(identifier: UUID) -> Product? {
     if removals.contains(identifier) { return nil }
     if let replaced = replacements[identifier] { return replaced }
     return source.product(identifier: identifier)
@@ -123,7 +123,7 @@ public struct Catalog: Sendable, Hashable {
   ///
   /// - Parameter number: The list number.
   /// - Returns: The product, or nil past either end of the list.
-  public func product(number: Int) -> Product? {
+  package func product(number: Int) -> Product? {
     guard number >= 1, number <= count, let product = source.product(number: number) else {
       return nil
     }
@@ -134,7 +134,7 @@ public struct Catalog: Sendable, Hashable {
   ///
   /// - Parameter identifier: The product's identifier.
   /// - Returns: The number, from 1.
-  public func number(of identifier: UUID) -> Int? {
+  package func number(of identifier: UUID) -> Int? {
     source.number(of: identifier)
   }
 
@@ -143,7 +143,7 @@ public struct Catalog: Sendable, Hashable {
   ///
   /// - Parameter identifiers: The products' identifiers.
   /// - Returns: The number of each product the catalog has, from 1.
-  public func numbers(of identifiers: [UUID]) -> [UUID: Int] {
+  package func numbers(of identifiers: [UUID]) -> [UUID: Int] {
     source.numbers(of: identifiers)
   }
 
@@ -153,7 +153,7 @@ public struct Catalog: Sendable, Hashable {
   ///   - page: The page, from 1.
   ///   - size: Products a page.
   /// - Returns: The page's products; empty past the last page.
-  public func page(_ page: Int, size: Int) -> [(number: Int, product: Product)] {
+  package func page(_ page: Int, size: Int) -> [(number: Int, product: Product)] {
     guard let numbers = Paging(total: count, size: size).numbers(onPage: page) else { return [] }
     return source.products(numbers: numbers).map {
       ($0.number, replacements[$0.product.identifier] ?? $0.product)
@@ -164,7 +164,7 @@ public struct Catalog: Sendable, Hashable {
   ///
   /// - Parameter year: The year.
   /// - Returns: The count.
-  public func count(year: Int) -> Int {
+  package func count(year: Int) -> Int {
     source.count(year: year)
   }
 
@@ -175,7 +175,7 @@ public struct Catalog: Sendable, Hashable {
   ///   - size: Products a page.
   ///   - year: The year.
   /// - Returns: The page's products.
-  public func page(_ page: Int, size: Int, year: Int) -> [(number: Int, product: Product)] {
+  package func page(_ page: Int, size: Int, year: Int) -> [(number: Int, product: Product)] {
     let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: size)
     guard page >= 1, size >= 1, !overflow else { return [] }
     return source.products(year: year, offset: offset, limit: size).map {
@@ -186,7 +186,7 @@ public struct Catalog: Sendable, Hashable {
   /// Calls a body with every product in list order. O(*n*): for export and indexing only.
   ///
   /// - Parameter body: What to do with each product.
-  public func forEachProduct(_ body: (Product) throws -> Void) rethrows {
+  package func forEachProduct(_ body: (Product) throws -> Void) rethrows {
     try source.forEachProduct { try body(replacements[$0.identifier] ?? $0) }
   }
 
@@ -194,7 +194,7 @@ public struct Catalog: Sendable, Hashable {
   /// everything, export and indexing only.
   ///
   /// - Parameter body: What to do with each product.
-  public func forEachNumberedProduct(_ body: (_ number: Int, _ product: Product) throws -> Void)
+  package func forEachNumberedProduct(_ body: (_ number: Int, _ product: Product) throws -> Void)
     rethrows
   {
     try source.forEachNumberedProduct { try body($0, replacements[$1.identifier] ?? $1) }
@@ -203,7 +203,7 @@ public struct Catalog: Sendable, Hashable {
   /// Removes a product, in this value only: it is no longer found by its identifier.
   ///
   /// - Parameter identifier: The product's identifier.
-  public mutating func remove(_ identifier: UUID) {
+  package mutating func remove(_ identifier: UUID) {
     removals.insert(identifier)
   }
 
@@ -212,7 +212,7 @@ public struct Catalog: Sendable, Hashable {
   /// - Parameter product: The new version of the product.
   /// - Returns: false when the catalog has no product with that identifier.
   @discardableResult
-  public mutating func replace(_ product: Product) -> Bool {
+  package mutating func replace(_ product: Product) -> Bool {
     guard self[product.identifier] != nil else { return false }
     replacements[product.identifier] = product
     return true
@@ -220,7 +220,7 @@ public struct Catalog: Sendable, Hashable {
 }
 
 /// Products held in memory: the bundled catalog, and catalogs made in tests.
-public final class ProductList: CatalogSource {
+package final class ProductList: CatalogSource {
   private let products: [Product]
   private let numbers: [UUID: Int]
   private let folded: [(name: String, index: Int)]
@@ -228,7 +228,7 @@ public final class ProductList: CatalogSource {
   /// Creates a list; of products sharing an identifier, the first is kept.
   ///
   /// - Parameter products: The products in list order.
-  public init(_ products: [Product]) {
+  package init(_ products: [Product]) {
     var unique: [Product] = []
     var numbers: [UUID: Int] = [:]
     for product in products where numbers[product.identifier] == nil {
@@ -243,46 +243,46 @@ public final class ProductList: CatalogSource {
   }
 
   /// A number that changes whenever the products change.
-  public var generation: Int { 0 }
+  package var generation: Int { 0 }
   /// The number of products.
-  public var count: Int { products.count }
+  package var count: Int { products.count }
 
   /// The product with a list number.
-  public func product(number: Int) -> Product? {
+  package func product(number: Int) -> Product? {
     products.indices.contains(number - 1) ? products[number - 1] : nil
   }
 
   /// The product with an identifier.
-  public func product(identifier: UUID) -> Product? {
+  package func product(identifier: UUID) -> Product? {
     numbers[identifier].map { products[$0 - 1] }
   }
 
   /// A product's list number.
-  public func number(of identifier: UUID) -> Int? {
+  package func number(of identifier: UUID) -> Int? {
     numbers[identifier]
   }
 
   /// The products with list numbers in a range, in order, with their numbers.
-  public func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
+  package func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
     let range = numbers.clamped(to: 1...max(1, products.count))
     guard !products.isEmpty else { return [] }
     return range.map { ($0, products[$0 - 1]) }
   }
 
   /// The number of products.
-  public func count(year: Int) -> Int {
+  package func count(year: Int) -> Int {
     products.count { $0.year == year }
   }
 
   /// A page of a year's products with their list numbers.
-  public func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
+  package func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
     Array(
       products.enumerated().lazy.filter { $0.element.year == year }.dropFirst(offset).prefix(limit)
         .map { ($0.offset + 1, $0.element) })
   }
 
   /// Products by folded name, or by folded-name prefix, in folded-name order.
-  public func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
+  package func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
     Array(
       folded.lazy.filter { exact ? $0.name == key : $0.name.hasPrefix(key) }.prefix(limit).map {
         self.products[$0.index]
@@ -290,12 +290,12 @@ public final class ProductList: CatalogSource {
   }
 
   /// Names that sort near a folded key.
-  public func names(near foldedKey: String, limit: Int) -> [String] {
+  package func names(near foldedKey: String, limit: Int) -> [String] {
     folded.map { products[$0.index].name }
   }
 
   /// Calls a body with every product in order, and its number.
-  public func forEachNumberedProduct(_ body: (Int, Product) throws -> Void) rethrows {
+  package func forEachNumberedProduct(_ body: (Int, Product) throws -> Void) rethrows {
     for (offset, product) in products.enumerated() { try body(offset + 1, product) }
   }
 }

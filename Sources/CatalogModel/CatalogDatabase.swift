@@ -10,17 +10,17 @@ import StateRestoration
 /// mode with `synchronous=FULL`, so a change is durable when the call returns.
 ///
 /// Safe to share between threads: the connection and the cached counts are each behind a lock.
-public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
+package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// The schema version this program reads and writes (`PRAGMA user_version`). Version 1
   /// lacked the deletion log, the index of changes and the identity; version 2 the directory
   /// a relative image path is relative to; version 3 the counts of products by blocks of
   /// positions that make a deletion renumber nothing (``ListNumbering``), and the identifiers
   /// of deleted products. What is missing is added when an older database is opened for
   /// writing.
-  public static let schemaVersion = 4
+  package static let schemaVersion = 4
 
   /// The database file's path.
-  public let path: String
+  package let path: String
   private let connection: Database
   private let connectionLock = NSLock()
   /// The columns a product is read from: an older database opened for reading only has no
@@ -111,7 +111,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - readOnly: Whether to open it for reading only; otherwise it is put in WAL mode with
   ///     `synchronous=FULL`.
   /// - Throws: ``CatalogDatabaseError`` when it is not a catalog database this program can use.
-  public init(path: String, readOnly: Bool = false) throws {
+  package init(path: String, readOnly: Bool = false) throws {
     try DatabaseFileCheck.check(path)
     let database: Database
     var hasImageDirectory = true
@@ -244,7 +244,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///
   /// - Parameter path: The file to create.
   /// - Throws: ``CatalogDatabaseError`` or a file-system error.
-  public static func create(at path: String) throws {
+  package static func create(at path: String) throws {
     try create(at: path, filling: false) { _ in }
   }
 
@@ -256,7 +256,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - path: The file to create.
   ///   - building: What to do with the new database before it is put in place.
   /// - Throws: ``CatalogDatabaseError``, a file-system error, or what `building` throws.
-  public static func create(at path: String, building: (CatalogDatabase) throws -> Void)
+  package static func create(at path: String, building: (CatalogDatabase) throws -> Void)
     throws
   {
     try create(at: path, filling: true, building)
@@ -322,7 +322,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Returns: true when the products changed since the last refresh.
   /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when they cannot be read.
   @discardableResult
-  public func refresh() throws -> Bool {
+  package func refresh() throws -> Bool {
     let state: State
     do {
       state = try connectionLock.withLock { try Self.readState(connection, numbering) }
@@ -342,25 +342,25 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// Whether the catalog was given its first products (the bundled ones, an earlier version's
   /// `products.json`, or an import), as of the last read of its state.
-  public var isSeeded: Bool { stateLock.withLock { cached.isSeeded } }
+  package var isSeeded: Bool { stateLock.withLock { cached.isSeeded } }
   /// Whether the first products came from an earlier version's `products.json`, as of the last
   /// read of its state.
-  public var isMigrated: Bool { stateLock.withLock { cached.isMigrated } }
+  package var isMigrated: Bool { stateLock.withLock { cached.isMigrated } }
 
   // MARK: - CatalogSource
 
   /// A number that changes whenever the products change.
-  public var generation: Int { stateLock.withLock { cached.generation } }
+  package var generation: Int { stateLock.withLock { cached.generation } }
   /// A random number made with the database, which tells it from another catalog; nil in a
   /// version-1 database opened for reading only.
-  public var identity: UInt64? { stateLock.withLock { cached.identity } }
+  package var identity: UInt64? { stateLock.withLock { cached.identity } }
   /// The number of products.
-  public var count: Int { stateLock.withLock { cached.count } }
+  package var count: Int { stateLock.withLock { cached.count } }
   /// SQLite's message for a read that failed since the last call, which it clears: reads answer
   /// as if a product were missing, so the app asks after each command and says so.
   ///
   /// - Returns: The message, or nil when every read succeeded.
-  public func takeReadFailure() -> String? {
+  package func takeReadFailure() -> String? {
     stateLock.withLock {
       defer { cached.readFailure = nil }
       return cached.readFailure
@@ -368,25 +368,25 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// The product with a list number.
-  public func product(number: Int) -> Product? {
+  package func product(number: Int) -> Product? {
     products(numbers: number...number).first?.product
   }
 
   /// The product with an identifier.
-  public func product(identifier: UUID) -> Product? {
+  package func product(identifier: UUID) -> Product? {
     query(
       "SELECT \(columns) FROM products WHERE identifier = ?", [.text(identifier.canonicalText)]
     ).first
   }
 
   /// A product's list number.
-  public func number(of identifier: UUID) -> Int? {
+  package func number(of identifier: UUID) -> Int? {
     numbers(of: [identifier])[identifier]
   }
 
   /// The list numbers of many products, in one read transaction with one statement: a search
   /// ranks the products of up to 10,000 saved activities.
-  public func numbers(of identifiers: [UUID]) -> [UUID: Int] {
+  package func numbers(of identifiers: [UUID]) -> [UUID: Int] {
     var numbers: [UUID: Int] = [:]
     _ = try? reading { database in
       try database.readTransaction {
@@ -410,7 +410,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// The products with list numbers in a range, in order, each with its number: a row left out
   /// (``takeSkippedRows()``) leaves a gap, not a shift.
-  public func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
+  package func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
     var result: [(Int, Product)] = []
     _ = try? reading { database in
       try database.readTransaction {
@@ -447,13 +447,13 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// The number of products.
-  public func count(year: Int) -> Int {
+  package func count(year: Int) -> Int {
     (try? reading { try $0.integer("SELECT count(*) FROM products WHERE year = ?", .integer(year)) })
       .flatMap { $0 } ?? 0
   }
 
   /// A page of a year's products with their list numbers.
-  public func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
+  package func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
     var result: [(Int, Product)] = []
     _ = try? reading { database in
       try database.readTransaction {
@@ -474,7 +474,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// Products by folded name, or by folded-name prefix, in folded-name order.
-  public func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
+  package func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
     exact
       ? query(
         "SELECT \(columns) FROM products WHERE folded_name = ? ORDER BY folded_name LIMIT ?",
@@ -486,7 +486,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// How many products' folded names start with a folded prefix: one count over an index
   /// range.
-  public func count(foldedPrefix key: String) -> Int {
+  package func count(foldedPrefix key: String) -> Int {
     (try? reading {
       try $0.integer(
         "SELECT count(*) FROM products WHERE folded_name >= ? AND folded_name < ?", .text(key),
@@ -495,7 +495,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// Names that sort near a folded key.
-  public func names(near foldedKey: String, limit: Int) -> [String] {
+  package func names(near foldedKey: String, limit: Int) -> [String] {
     let half = max(1, limit / 2)
     var names: [String] = []
     _ = try? reading { database in
@@ -512,7 +512,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// Calls a body with every product in order, and its list number.
-  public func forEachNumberedProduct(_ body: (Int, Product) throws -> Void) rethrows {
+  package func forEachNumberedProduct(_ body: (Int, Product) throws -> Void) rethrows {
     // Pages by position, so that no statement stays open while the body runs, all in one read
     // transaction: what another process saves meanwhile does not shift the pages.
     let began = (try? reading { try $0.execute("BEGIN") }) != nil
@@ -542,7 +542,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// For writing a whole catalog out: the body must not use this database.
   ///
   /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the body throws.
-  public func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws {
+  package func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws {
     try reading { database in
       try database.readTransaction {
         let statement = try database.statement(
@@ -573,7 +573,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameter width: The width of a name that is not ASCII.
   /// - Returns: The widest name and the largest price.
   /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when the catalog cannot be read.
-  public func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int) {
+  package func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int) {
     try reading { database in
       try database.readTransaction {
         // ASCII when its characters are its bytes (a name with an ASCII control character,
@@ -603,7 +603,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// Starts checking the whole file in the background, on a connection of its own (see
   /// ``verify()``). A REPL starts it at launch, so that its first edit seldom waits.
-  public func verifyInBackground() {
+  package func verifyInBackground() {
     guard verification.begin() else { return }
     let path = self.path
     let started = detachThread { [self] in conclude(Self.check(path)) }
@@ -623,7 +623,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// opened and on SQLite's own errors.
   ///
   /// - Throws: ``CatalogDatabaseError/damaged(_:)`` saying what is wrong.
-  public func verify() throws {
+  package func verify() throws {
     if verification.begin() { conclude(Self.check(path)) }
     if let damage = verification.wait() { throw CatalogDatabaseError.damaged(damage) }
   }
@@ -675,15 +675,15 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   // MARK: - Changes
 
   /// What changed in the catalog after a generation, read in one snapshot.
-  public struct Changes: Sendable {
+  package struct Changes: Sendable {
     /// The generation the snapshot shows.
-    public var generation: Int
+    package var generation: Int
     /// The number of products then.
-    public var count: Int
+    package var count: Int
     /// The positions of the products deleted, each as it was when it was deleted, in order.
-    public var deletedPositions: [Int]
+    package var deletedPositions: [Int]
     /// The products added or edited, with their positions now, in position order.
-    public var changed: [(position: Int, product: Product)]
+    package var changed: [(position: Int, product: Product)]
   }
 
   /// What changed after a generation: the deletion log and the rows whose `changed` generation
@@ -694,7 +694,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - limit: The most changes worth reading.
   /// - Returns: The changes, or nil when there are more than `limit`.
   /// - Throws: ``CatalogDatabaseError/damaged(_:)``.
-  public func changes(after generation: Int, limit: Int) throws -> Changes? {
+  package func changes(after generation: Int, limit: Int) throws -> Changes? {
     try reading { database in
       try database.execute("BEGIN")
       defer { try? database.execute("COMMIT") }
@@ -739,7 +739,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - start: Called once before the products, with the snapshot's generation and count.
   ///   - body: Called with each product.
   /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the closures throw.
-  public func forEachProduct(
+  package func forEachProduct(
     start: (_ generation: Int, _ count: Int) throws -> Void,
     _ body: (_ number: Int, _ product: Product) throws -> Void
   ) throws {
@@ -763,7 +763,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameter changes: The changes.
   /// - Throws: A ``CatalogError`` (a conflict, a product another process removed) or a
   ///   ``CatalogDatabaseError``; the database is then as it was.
-  public func apply(_ changes: [CatalogChange]) throws {
+  package func apply(_ changes: [CatalogChange]) throws {
     try writing { database in
       let generation = try Self.nextGeneration(database)
       for change in changes {
@@ -803,7 +803,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// Where the products that seed a new database come from.
-  public enum Seeding: Sendable {
+  package enum Seeding: Sendable {
     /// The bundled catalog.
     case bundled
     /// An earlier version's `products.json`.
@@ -811,17 +811,17 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   /// What an import did.
-  public struct ImportSummary: Sendable, Hashable {
+  package struct ImportSummary: Sendable, Hashable {
     /// Products added.
-    public var inserted = 0
+    package var inserted = 0
     /// Products that replaced one with the same identifier and something else.
-    public var updated = 0
+    package var updated = 0
     /// Records the same as the product with their identifier: left as they were.
-    public var unchanged = 0
+    package var unchanged = 0
     /// Products removed because the file, replacing the catalog, did not have them.
-    public var removed = 0
+    package var removed = 0
     /// Records left out because their products were deleted from the catalog.
-    public var skippedDeleted = 0
+    package var skippedDeleted = 0
   }
 
   /// Imports products in one transaction: new identifiers are appended in order, existing ones
@@ -839,7 +839,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///     throws stops the import, which leaves the catalog as it was (Ctrl-C, say).
   /// - Returns: What was inserted, updated and removed.
   /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
-  public func importProducts(
+  package func importProducts(
     _ products: some ProductSequence, seeding: Seeding? = nil, options: ImportOptions = .init(),
     madeIdentifiers: () -> [UUID] = { [] }, progress: (ImportStage) throws -> Void = { _ in }
   ) throws -> ImportSummary {
@@ -1233,7 +1233,7 @@ public final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// rules; each row is reported once in a process.
   ///
   /// - Returns: The lines, which the call clears.
-  public func takeSkippedRows() -> [String] {
+  package func takeSkippedRows() -> [String] {
     stateLock.withLock {
       defer { (cached.skippedRows, cached.skippedUnnamed) = ([], 0) }
       let more = cached.skippedUnnamed
@@ -1336,7 +1336,7 @@ private final class Verification: @unchecked Sendable {
 private struct ImportStopped: Error {}
 
 /// How far an import has come.
-public enum ImportStage: Sendable, Hashable {
+package enum ImportStage: Sendable, Hashable {
   /// Reading and checking the file's records: how many so far.
   case reading(records: Int)
   /// Every record read; merging them into the catalog, building indexes and committing.
@@ -1344,7 +1344,7 @@ public enum ImportStage: Sendable, Hashable {
 }
 
 /// A change to save to the catalog.
-public enum CatalogChange: Sendable, Hashable {
+package enum CatalogChange: Sendable, Hashable {
   /// An edit of an existing product's fields.
   case edit(ProductChange)
   /// A new product, appended to the list.
@@ -1354,7 +1354,7 @@ public enum CatalogChange: Sendable, Hashable {
 }
 
 /// Products read one at a time, from a file being imported or from memory.
-public protocol ProductSequence: Sendable {
+package protocol ProductSequence: Sendable {
   /// Calls a body with each product in order.
   ///
   /// - Throws: What the body throws, or an error naming a bad record.
@@ -1363,13 +1363,13 @@ public protocol ProductSequence: Sendable {
 
 extension Array: ProductSequence where Element == Product {
   /// Calls a body with every product in order.
-  public func forEachProduct(_ body: (Product) throws -> Void) throws {
+  package func forEachProduct(_ body: (Product) throws -> Void) throws {
     for product in self { try body(product) }
   }
 }
 
 /// Why the catalog database cannot be used.
-public enum CatalogDatabaseError: Error, Sendable, Equatable, LocalizedError {
+package enum CatalogDatabaseError: Error, Sendable, Equatable, LocalizedError {
   /// The file is not a catalog database, or is damaged.
   case damaged(String)
   /// The file was written by a newer version of the program.
@@ -1378,7 +1378,7 @@ public enum CatalogDatabaseError: Error, Sendable, Equatable, LocalizedError {
   case cannotWrite(path: String, reason: String)
 
   /// The message shown to the user.
-  public var errorDescription: String? {
+  package var errorDescription: String? {
     switch self {
     case .damaged(let reason): reason
     case .newerSchema(let found, let supported):

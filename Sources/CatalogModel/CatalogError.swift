@@ -1,7 +1,7 @@
 import Foundation
 
 /// What can go wrong with the catalog: finding a product, validating an edit, saving it.
-public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
+package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// No product matches the reference; `suggestion` is the closest name, if any is close.
   case noMatch(String, suggestion: String?)
   /// The reference is a prefix of several names: the first few (with their list numbers when
@@ -57,7 +57,7 @@ public enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   }
 
   /// The message shown to the user: what went wrong, with the values involved in quotes.
-  public var errorDescription: String? {
+  package var errorDescription: String? {
     switch self {
     case .noMatch(let reference, let suggestion):
       "no product matches '\(reference.abbreviated)'"

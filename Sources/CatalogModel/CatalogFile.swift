@@ -5,18 +5,18 @@ import StateRestoration
 ///
 /// The bundled seed (`Resources/products.json`) and the benchmark catalogs are a bare JSON
 /// array of products; that shape is read too, as format version 1.
-public struct CatalogFile: VersionedFormat, Hashable {
+package struct CatalogFile: VersionedFormat, Hashable {
   /// The format version this program writes.
-  public static let currentFormatVersion = 1
+  package static let currentFormatVersion = 1
   /// The version recorded in the file.
-  public var formatVersion: Int
+  package var formatVersion: Int
   /// The products, in list order.
-  public var products: [Product]
+  package var products: [Product]
 
   /// Creates the file's contents for a list of products.
   ///
   /// - Parameter products: The products, in list order.
-  public init(products: [Product]) {
+  package init(products: [Product]) {
     formatVersion = Self.currentFormatVersion
     self.products = products
   }
@@ -28,7 +28,7 @@ public struct CatalogFile: VersionedFormat, Hashable {
   ///   - path: The file's path, for error messages.
   /// - Returns: The file's contents.
   /// - Throws: A `StateRestorationError` when it is malformed or of a newer format.
-  public static func parse(_ data: Data, path: String) throws -> CatalogFile {
+  package static func parse(_ data: Data, path: String) throws -> CatalogFile {
     let firstByte = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
     guard firstByte == UInt8(ascii: "[") else { return try decoded(from: data, path: path) }
     do {

@@ -13,40 +13,40 @@ import Synchronization
 /// A database that cannot be used — not a database, cut short, damaged, of a newer schema — is
 /// never written to: the bundled catalog is shown instead, with a warning, and edits are refused
 /// until it is fixed.
-public struct CatalogStore: Sendable {
+package struct CatalogStore: Sendable {
   /// What loading the catalog gave.
-  public struct Loaded: Sendable {
+  package struct Loaded: Sendable {
     /// The catalog to run on.
-    public var catalog: Catalog
+    package var catalog: Catalog
     /// The user's database, when it can be read and written.
-    public var database: CatalogDatabase?
+    package var database: CatalogDatabase?
     /// Why edits are refused, when the user's catalog could not be used; nil when edits work.
-    public var readOnlyReason: String?
+    package var readOnlyReason: String?
     /// One-line warnings for the user: an unusable database, an empty catalog, products left
     /// out of a migration.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
   }
 
   /// The database's name in the data directory.
-  public static let databaseName = "catalog.sqlite"
+  package static let databaseName = "catalog.sqlite"
   /// The earlier versions' catalog file, migrated once.
-  public static let legacyName = "products.json"
+  package static let legacyName = "products.json"
   /// What a migrated `products.json` is renamed to.
-  public static let importedName = "products.json.imported"
+  package static let importedName = "products.json.imported"
   /// The lock that serializes creating and seeding the database between processes.
-  public static let lockName = "catalog.lock"
+  package static let lockName = "catalog.lock"
 
   /// The data directory's path (`$XDG_DATA_HOME/catalog` or `--data-dir`).
-  public let directoryPath: String
+  package let directoryPath: String
   /// The bundled seed catalog's path or name; it is only ever read.
-  public var seedPath: String { seed().path }
+  package var seedPath: String { seed().path }
   /// The seed, made only when it is needed: a launch on an existing database never reads it.
   private let seed: @Sendable () -> ProductFile
 
   /// The user's catalog database's path.
-  public var databasePath: String { directoryPath + "/" + Self.databaseName }
+  package var databasePath: String { directoryPath + "/" + Self.databaseName }
   /// The search index of the catalog database, beside it.
-  public var searchIndexPath: String { directoryPath + "/search.index" }
+  package var searchIndexPath: String { directoryPath + "/search.index" }
   private var legacyPath: String { directoryPath + "/" + Self.legacyName }
 
   /// Creates a store.
@@ -54,7 +54,7 @@ public struct CatalogStore: Sendable {
   /// - Parameters:
   ///   - directoryPath: The data directory; created 0700 when the catalog is first seeded.
   ///   - seedPath: The bundled catalog to seed a new database with.
-  public init(directoryPath: String, seedPath: @autoclosure @escaping @Sendable () -> String) {
+  package init(directoryPath: String, seedPath: @autoclosure @escaping @Sendable () -> String) {
     self.directoryPath = directoryPath
     seed = { ProductFile(path: seedPath()) }
   }
@@ -64,7 +64,7 @@ public struct CatalogStore: Sendable {
   /// - Parameters:
   ///   - directoryPath: The data directory.
   ///   - seed: The seed catalog, read only when a database is seeded or cannot be used.
-  public init(directoryPath: String, seed: @escaping @Sendable () -> ProductFile) {
+  package init(directoryPath: String, seed: @escaping @Sendable () -> ProductFile) {
     self.directoryPath = directoryPath
     self.seed = seed
   }
@@ -74,7 +74,7 @@ public struct CatalogStore: Sendable {
   ///
   /// - Returns: The catalog to run on.
   /// - Throws: A `StateRestorationError` only when the bundled catalog itself cannot be read.
-  public func load() throws -> Loaded {
+  package func load() throws -> Loaded {
     var warnings: [String] = []
     do {
       let database = try openOrCreate(warnings: &warnings)
@@ -100,7 +100,7 @@ public struct CatalogStore: Sendable {
   /// - Returns: The user's catalog; an earlier version's `products.json` not yet migrated; or
   ///   the bundled one.
   /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
-  public func loadForReading() throws -> Loaded {
+  package func loadForReading() throws -> Loaded {
     do {
       if FileManager.default.fileExists(atPath: databasePath) || isLink(databasePath) {
         // The flag and the count are read in one snapshot as the file opens.
@@ -137,7 +137,7 @@ public struct CatalogStore: Sendable {
   /// - Throws: ``ProductFileError`` naming the first bad record,
   ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
   ///   ``CatalogDatabaseError/cannotWrite(path:reason:)``. The catalog is then as it was.
-  public func importFile(
+  package func importFile(
     _ file: ProductFile, options: ImportOptions = .init(),
     progress: (ImportStage) throws -> Void = { _ in }
   ) throws

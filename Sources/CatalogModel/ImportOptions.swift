@@ -1,7 +1,7 @@
 /// How an import treats what the catalog already has.
-public struct ImportOptions: Sendable, Hashable {
+package struct ImportOptions: Sendable, Hashable {
   /// What a record without an identifier does when the catalog has a product of its name.
-  public enum DuplicateNames: String, Sendable, Hashable, CaseIterable {
+  package enum DuplicateNames: String, Sendable, Hashable, CaseIterable {
     /// It updates the one product of that name; several products of the name, or several
     /// records of it, refuse the import. The default: importing a sheet again changes what
     /// the first import added instead of adding it twice.
@@ -13,12 +13,12 @@ public struct ImportOptions: Sendable, Hashable {
   }
 
   /// Whether the file becomes the catalog: products it lacks are removed.
-  public var replacing: Bool
+  package var replacing: Bool
   /// What a record without an identifier does when the catalog has a product of its name.
-  public var duplicates: DuplicateNames
+  package var duplicates: DuplicateNames
   /// Whether records of products deleted from the catalog bring them back; otherwise they are
   /// left out and counted.
-  public var restoringDeleted: Bool
+  package var restoringDeleted: Bool
 
   /// Options for an import.
   ///
@@ -26,7 +26,7 @@ public struct ImportOptions: Sendable, Hashable {
   ///   - replacing: Whether the file becomes the catalog.
   ///   - duplicates: What a record without an identifier does when its name is taken.
   ///   - restoringDeleted: Whether deleted products come back.
-  public init(
+  package init(
     replacing: Bool = false, duplicates: DuplicateNames = .update, restoringDeleted: Bool = false
   ) {
     self.replacing = replacing

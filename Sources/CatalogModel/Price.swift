@@ -4,17 +4,17 @@ import Foundation
 ///
 /// Prices are kept as whole cents, so `10.99` is exactly ten dollars and ninety-nine cents, and
 /// are written to JSON as decimal numbers (`10.99`), never through binary floating point.
-public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// The amount in cents.
-  public let cents: Int
+  package let cents: Int
 
   /// The largest price a product may have: one million dollars.
-  public static let maximum = Price(cents: 100_000_000)
+  package static let maximum = Price(cents: 100_000_000)
 
   /// Creates a price from whole cents.
   ///
   /// - Parameter cents: The amount in cents.
-  public init(cents: Int) {
+  package init(cents: Int) {
     self.cents = cents
   }
 
@@ -23,7 +23,7 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// - Parameter text: The typed text.
   /// - Throws: ``CatalogError/invalidPrice(_:reason:)`` naming what is wrong: not a number, more
   ///   than two fraction digits, or outside 0...1,000,000.
-  public init(parsing text: String) throws {
+  package init(parsing text: String) throws {
     var digits = Substring(text.trimmingSpaces)
     if digits.first == "$" { digits = digits.dropFirst() }
     let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
@@ -55,7 +55,7 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
   ///
   /// - Parameter text: The number's text.
   /// - Throws: ``CatalogError/invalidPrice(_:reason:)``.
-  public init(parsingNumber text: String) throws {
+  package init(parsingNumber text: String) throws {
     if let cents = Self.plainCents(text) {
       self.init(cents: cents)
       return
@@ -109,13 +109,13 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
   }
 
   /// The price as a decimal number of dollars, exactly.
-  public var decimalValue: Decimal { Decimal(cents) / 100 }
+  package var decimalValue: Decimal { Decimal(cents) / 100 }
 
   /// The price as the user sees it: `$10.99`, `$1,250.00`.
-  public var formatted: String { text(symbol: true, grouped: true) }
+  package var formatted: String { text(symbol: true, grouped: true) }
 
   /// The price as typed in the editor: `10.99`.
-  public var plainText: String { text(symbol: false, grouped: false) }
+  package var plainText: String { text(symbol: false, grouped: false) }
 
   /// The digits written into the string's own storage: a whole catalog is listed and exported
   /// a price at a time, and characters appended one by one cost a tenth of a second a million.
@@ -153,17 +153,17 @@ public struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
   }
 
   /// The price as the user sees it: `$10.99`.
-  public var description: String { formatted }
+  package var description: String { formatted }
 
   /// Orders prices by amount.
-  public static func < (lhs: Price, rhs: Price) -> Bool { lhs.cents < rhs.cents }
+  package static func < (lhs: Price, rhs: Price) -> Bool { lhs.cents < rhs.cents }
 }
 
 extension Price: Codable {
   /// Decodes a JSON number such as `10.99`.
   ///
   /// - Throws: `DecodingError` when it is negative, above the maximum or has fractions of a cent.
-  public init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     let amount = try container.decode(Decimal.self)
     var cents = amount * 100
@@ -178,7 +178,7 @@ extension Price: Codable {
   }
 
   /// Encodes the price as a JSON number with no binary rounding: `10.99`.
-  public func encode(to encoder: any Encoder) throws {
+  package func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(decimalValue)
   }

@@ -2,11 +2,11 @@ import Foundation
 
 extension Product {
   /// The most keywords a product may have.
-  public static let maximumKeywordCount = 64
+  package static let maximumKeywordCount = 64
   /// The longest keyword, in characters.
-  public static let maximumKeywordLength = 100
+  package static let maximumKeywordLength = 100
   /// The longest picture name or path, in bytes.
-  public static let maximumImageNameLength = 4096
+  package static let maximumImageNameLength = 4096
 
   /// The first of the editor's rules (SPEC section 4) the product breaks, as the end of a
   /// sentence such as "the name has 120 characters; the limit is 100"; nil when it keeps them
@@ -16,7 +16,7 @@ extension Product {
   /// by another program cannot slow down or break what shows it.
   ///
   /// - Complexity: O(*n*) in the size of the product's text.
-  public var ruleViolation: String? {
+  package var ruleViolation: String? {
     // Catalogs are checked whole at launch: the common case, a short printable ASCII name,
     // is settled without trimming.
     if !Self.isPlainName(name),
@@ -68,7 +68,7 @@ extension Product {
 
   /// Why a trimmed name breaks the editor's rules, or nil: empty, too long, or holding a
   /// control character.
-  public static func nameViolation(_ trimmedName: String) -> String? {
+  package static func nameViolation(_ trimmedName: String) -> String? {
     guard !trimmedName.isEmpty else { return "is empty" }
     // Counting stops past the limit, so a huge name costs no more than a long one.
     let length = trimmedName.prefix(ProductEdit.maximumNameLength + 1).count

@@ -1,27 +1,27 @@
 import Foundation
 
 /// A product of the catalog, as in Apple's sample, plus keywords for search.
-public struct Product: Sendable, Hashable, Codable, Identifiable {
+package struct Product: Sendable, Hashable, Codable, Identifiable {
   /// The product's identity; it never changes, even when the product is renamed.
-  public let identifier: UUID
+  package let identifier: UUID
   /// The display name.
-  public var name: String
+  package var name: String
   /// The picture: the name of a bundled one (`Resources/Images/<imageName>.png`), or the path
   /// of an image file, PNG or JPEG, as it was given (see ``imagePath``).
-  public var imageName: String
+  package var imageName: String
   /// The directory a relative path in ``imageName`` is relative to: the directory of the file
   /// the product was imported from. Nil for a bundled picture, an absolute path, or a product
   /// that was not imported from a file.
-  public var imageDirectory: String?
+  package var imageDirectory: String?
   /// The year the product was introduced.
-  public var year: Int
+  package var year: Int
   /// The price, exact to the cent.
-  public var price: Price
+  package var price: Price
   /// Words that find the product in search: localized names and a category.
-  public var keywords: [String]
+  package var keywords: [String]
 
   /// The product's identity.
-  public var id: UUID { identifier }
+  package var id: UUID { identifier }
 
   /// Creates a product.
   ///
@@ -33,7 +33,7 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
   ///   - price: The price.
   ///   - keywords: Words that find the product in search.
   ///   - imageDirectory: The directory a relative image path is relative to.
-  public init(
+  package init(
     identifier: UUID, name: String, imageName: String, year: Int, price: Price,
     keywords: [String] = [], imageDirectory: String? = nil
   ) {
@@ -54,7 +54,7 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
   ///
   /// - Parameter decoder: The decoder.
   /// - Throws: `DecodingError` when a field is missing or of the wrong type.
-  public init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     identifier = try container.decode(UUID.self, forKey: .identifier)
     name = try container.decode(String.self, forKey: .name)
@@ -71,7 +71,7 @@ extension Product {
   /// bundled picture's name: it holds a `/`, or ends as an image file does (`.png`, `.jpg`,
   /// `.jpeg`). A relative path is resolved against ``imageDirectory``, or else against the
   /// current directory.
-  public var imagePath: String? {
+  package var imagePath: String? {
     guard Self.isImagePath(imageName) else { return nil }
     guard let imageDirectory, !imageName.hasPrefix("/") else { return imageName }
     return Self.resolvingImagePath(imageName, against: imageDirectory)
@@ -82,7 +82,7 @@ extension Product {
   ///
   /// - Parameter directory: The absolute directory of the file being written.
   /// - Returns: What the file's `imageName` should say.
-  public func imageName(relativeTo directory: String) -> String {
+  package func imageName(relativeTo directory: String) -> String {
     guard let imageDirectory, let imagePath, imagePath != imageName else { return imageName }
     return imageDirectory == directory ? imageName : imagePath
   }
@@ -91,7 +91,7 @@ extension Product {
   ///
   /// - Parameter name: The picture name.
   /// - Returns: Whether it holds a `/` or ends in `.png`, `.jpg` or `.jpeg`.
-  public static func isImagePath(_ name: String) -> Bool {
+  package static func isImagePath(_ name: String) -> Bool {
     // Bytes, not Foundation's search: a million names are checked when a catalog is imported.
     let bytes = name.utf8
     guard !bytes.contains(UInt8(ascii: "/")) else { return true }
@@ -108,7 +108,7 @@ extension Product {
   ///   - always: Whether any path is resolved, not only a picture's; an absolute one is then
   ///     cleared of `.` and `..` too.
   /// - Returns: The name, unchanged unless it is a relative path.
-  public static func resolvingImagePath(
+  package static func resolvingImagePath(
     _ name: String, against directory: String, always: Bool = false
   ) -> String {
     guard always || (isImagePath(name) && !name.hasPrefix("/")) else { return name }

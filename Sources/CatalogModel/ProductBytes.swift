@@ -2,19 +2,19 @@
 /// `Product` of each: only for a row whose bytes alone show that it keeps the editor's rules
 /// (``init(identifier:name:imageName:keywords:year:cents:)`` says which), and valid only during
 /// the call that gives it.
-public struct ProductBytes {
+package struct ProductBytes {
   /// The identifier in canonical upper-case text.
-  public var identifier: UnsafeBufferPointer<UInt8>
+  package var identifier: UnsafeBufferPointer<UInt8>
   /// The name: printable ASCII, trimmed.
-  public var name: UnsafeBufferPointer<UInt8>
+  package var name: UnsafeBufferPointer<UInt8>
   /// The picture name: printable ASCII, relative to no directory.
-  public var imageName: UnsafeBufferPointer<UInt8>
+  package var imageName: UnsafeBufferPointer<UInt8>
   /// The keywords, separated by the unit separator (0x1F); UTF-8 without control characters.
-  public var keywords: UnsafeBufferPointer<UInt8>
+  package var keywords: UnsafeBufferPointer<UInt8>
   /// The year.
-  public var year: Int
+  package var year: Int
   /// The price in cents.
-  public var cents: Int
+  package var cents: Int
 
   /// The row's bytes, when they show on their own that the row keeps the editor's rules: an
   /// upper-case canonical identifier, a name of printable ASCII as the editor leaves it, a
@@ -97,7 +97,7 @@ public struct ProductBytes {
 
 /// A product of the catalog, as its row's bytes or, for a row that needed the full check, as a
 /// `Product`.
-public enum ProductRecord {
+package enum ProductRecord {
   /// A row whose bytes showed it keeps the editor's rules.
   case bytes(ProductBytes)
   /// A row read and checked in full.

@@ -1,15 +1,15 @@
 import Foundation
 
 /// The fields the editor changes: what an edit began from and what its draft holds.
-public struct ProductFields: Sendable, Hashable, Codable {
+package struct ProductFields: Sendable, Hashable, Codable {
   /// The name.
-  public var name: String
+  package var name: String
   /// The year.
-  public var year: Int
+  package var year: Int
   /// The price.
-  public var price: Price
+  package var price: Price
   /// The picture; nil in fields saved by an earlier version, which did not edit it.
-  public var imageName: String?
+  package var imageName: String?
 
   /// Creates the fields.
   ///
@@ -18,7 +18,7 @@ public struct ProductFields: Sendable, Hashable, Codable {
   ///   - year: The year.
   ///   - price: The price.
   ///   - imageName: The picture.
-  public init(name: String, year: Int, price: Price, imageName: String? = nil) {
+  package init(name: String, year: Int, price: Price, imageName: String? = nil) {
     self.name = name
     self.year = year
     self.price = price
@@ -28,7 +28,7 @@ public struct ProductFields: Sendable, Hashable, Codable {
   /// A product's fields.
   ///
   /// - Parameter product: The product.
-  public init(_ product: Product) {
+  package init(_ product: Product) {
     self.init(
       name: product.name, year: product.year, price: product.price, imageName: product.imageName)
   }
@@ -39,16 +39,16 @@ public struct ProductFields: Sendable, Hashable, Codable {
 /// Applied to the product as it is now, it changes only the fields the draft changed, so that
 /// what another process saved meanwhile in the other fields is kept; when another process
 /// changed one of the same fields to something else, it refuses with both values.
-public struct ProductChange: Sendable, Hashable {
+package struct ProductChange: Sendable, Hashable {
   /// The product edited.
-  public var identifier: UUID
+  package var identifier: UUID
   /// The values when the edit began; nil for a draft restored from an older version, whose
   /// every field that differs from the product counts as changed.
-  public var base: ProductFields?
+  package var base: ProductFields?
   /// The values of the draft.
-  public var edited: ProductFields
+  package var edited: ProductFields
   /// Whether the draft wins where another process changed the same field.
-  public var overridesConflicts: Bool
+  package var overridesConflicts: Bool
 
   /// Creates a change.
   ///
@@ -58,7 +58,7 @@ public struct ProductChange: Sendable, Hashable {
   ///   - edited: The values of the draft.
   ///   - overridesConflicts: Whether the draft wins over another process's change to the same
   ///     field.
-  public init(
+  package init(
     identifier: UUID, base: ProductFields?, edited: ProductFields, overridesConflicts: Bool = false
   ) {
     self.identifier = identifier
@@ -74,7 +74,7 @@ public struct ProductChange: Sendable, Hashable {
   /// - Returns: The product with the draft's changed fields and the current other fields.
   /// - Throws: ``CatalogError/editConflict(product:field:theirs:yours:)`` naming the first
   ///   field both changed to different values, unless ``overridesConflicts``.
-  public func applied(to current: Product) throws -> Product {
+  package func applied(to current: Product) throws -> Product {
     var product = current
     product.name = try merged(
       "name", \.name, current: current, shown: { "'\($0.abbreviated)'" }, typed: { $0 })

@@ -1,21 +1,21 @@
 import Foundation
 
 /// The editor's draft, as typed, and its validation (SPEC section 4).
-public struct ProductEdit: Sendable, Hashable {
+package struct ProductEdit: Sendable, Hashable {
   /// The draft name.
-  public var name: String
+  package var name: String
   /// The draft year, as typed.
-  public var year: String
+  package var year: String
   /// The draft price, as typed.
-  public var price: String
+  package var price: String
   /// The draft picture: a bundled picture's name or an image file's path; nil to keep the
   /// product's.
-  public var image: String?
+  package var image: String?
 
   /// The longest name allowed, in characters.
-  public static let maximumNameLength = 100
+  package static let maximumNameLength = 100
   /// The years a product may have.
-  public static let years = 1900...2100
+  package static let years = 1900...2100
 
   /// Creates a draft.
   ///
@@ -24,7 +24,7 @@ public struct ProductEdit: Sendable, Hashable {
   ///   - year: The draft year, as typed.
   ///   - price: The draft price, as typed.
   ///   - image: The draft picture, or nil to keep the product's.
-  public init(name: String, year: String, price: String, image: String? = nil) {
+  package init(name: String, year: String, price: String, image: String? = nil) {
     self.name = name
     self.year = year
     self.price = price
@@ -34,19 +34,19 @@ public struct ProductEdit: Sendable, Hashable {
   /// A draft holding a product's current values, as the editor starts.
   ///
   /// - Parameter product: The product being edited.
-  public init(product: Product) {
+  package init(product: Product) {
     self.init(name: product.name, year: String(product.year), price: product.price.plainText)
   }
 
   /// Whether the name is empty after trimming, which disables `done`.
-  public var isNameEmpty: Bool { name.trimmingSpacesAndNewlines.isEmpty }
+  package var isNameEmpty: Bool { name.trimmingSpacesAndNewlines.isEmpty }
 
   /// Validates the draft and applies it to a product.
   ///
   /// - Parameter product: The product being edited.
   /// - Returns: The product with the draft's name (trimmed), year and price.
   /// - Throws: A ``CatalogError`` naming the first bad field: name, then year, then price.
-  public func applied(to product: Product) throws -> Product {
+  package func applied(to product: Product) throws -> Product {
     let trimmedName = name.trimmingSpacesAndNewlines
     if let reason = Product.nameViolation(trimmedName) {
       throw CatalogError.invalidName(

@@ -8,9 +8,9 @@ import StateRestoration
 /// Writes a catalog as a JSON array in the shape of the bundled `products.json`, a product at a
 /// time, so that exporting a million products never holds them all in memory. The output
 /// imports back to the same catalog.
-public enum ProductExport {
+package enum ProductExport {
   /// What an export writes.
-  public enum Format: String, Sendable, Hashable {
+  package enum Format: String, Sendable, Hashable {
     /// A JSON array shaped like the bundled `products.json`.
     case json
     /// RFC 4180 CSV with the header the importer reads; keywords joined by `;`.
@@ -20,13 +20,13 @@ public enum ProductExport {
     ///
     /// - Parameter path: The file.
     /// - Returns: The format.
-    public static func forFile(_ path: String) -> Format {
+    package static func forFile(_ path: String) -> Format {
       path.lowercased().hasSuffix(".csv") ? .csv : .json
     }
   }
 
   /// The header row of a CSV export, the importer's column names.
-  public static let csvHeader = "identifier,name,imageName,year,price,keywords"
+  package static let csvHeader = "identifier,name,imageName,year,price,keywords"
 
   /// One product as a CSV row (RFC 4180: a field with a comma, quote or line break in double
   /// quotes, quotes doubled), without its line break.
@@ -35,7 +35,7 @@ public enum ProductExport {
   ///   - product: The product.
   ///   - directory: As for ``json(_:directory:)``.
   /// - Returns: The row.
-  public static func csv(_ product: Product, directory: String? = nil) -> String {
+  package static func csv(_ product: Product, directory: String? = nil) -> String {
     let imageName = directory.map { product.imageName(relativeTo: $0) } ?? product.imageName
     return [
       product.identifier.uuidString, product.name, imageName, String(product.year),
@@ -56,7 +56,7 @@ public enum ProductExport {
   ///     relative image path against: an image path relative to it stays as it was given, one
   ///     relative to another directory is written absolute. Nil writes it as given.
   /// - Returns: The JSON object, without a trailing newline.
-  public static func json(_ product: Product, directory: String? = nil) -> String {
+  package static func json(_ product: Product, directory: String? = nil) -> String {
     let imageName = directory.map { product.imageName(relativeTo: $0) } ?? product.imageName
     return
       "{\"identifier\": \"\(product.identifier.uuidString)\", \"name\": \(product.name.jsonQuoted), "
@@ -66,11 +66,11 @@ public enum ProductExport {
   }
 
   /// What an export wrote.
-  public struct Summary: Sendable, Hashable {
+  package struct Summary: Sendable, Hashable {
     /// The products written.
-    public var count = 0
+    package var count = 0
     /// The products with a keyword holding `;`, which a CSV import would split in two.
-    public var keywordsSplitByCSV = 0
+    package var keywordsSplitByCSV = 0
   }
 
   /// Writes a catalog to a file descriptor.
@@ -92,7 +92,7 @@ public enum ProductExport {
   /// - Returns: What was written.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `progress` throws.
   @discardableResult
-  public static func write(
+  package static func write(
     _ catalog: Catalog, to descriptor: Int32, path: String, directory: String,
     format: Format = .json, byteOrderMark: Bool = false,
     progress: (_ written: Int) throws -> Void = { _ in }
@@ -244,7 +244,7 @@ public enum ProductExport {
   /// - Returns: What was written.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `progress` throws.
   @discardableResult
-  public static func write(
+  package static func write(
     _ catalog: Catalog, toFile path: String, format: Format? = nil, byteOrderMark: Bool = false,
     progress: (_ written: Int) throws -> Void = { _ in }
   ) throws -> Summary {

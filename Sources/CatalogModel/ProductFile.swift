@@ -10,9 +10,9 @@ import Foundation
 ///
 /// Every record is held to the editor's rules (``Product/ruleViolation``); the first bad one
 /// stops the reading with an ``ProductFileError`` naming its record, line and field.
-public struct ProductFile: ProductSequence, Sendable {
+package struct ProductFile: ProductSequence, Sendable {
   /// The file's format.
-  public enum Format: Sendable, Hashable {
+  package enum Format: Sendable, Hashable {
     /// A JSON array of product objects.
     case json
     /// Comma-separated values with a header row naming the columns.
@@ -20,27 +20,27 @@ public struct ProductFile: ProductSequence, Sendable {
   }
 
   /// The largest value of one field, in bytes.
-  public static let fieldLimit = 65_536
+  package static let fieldLimit = 65_536
 
   /// The file's path, or the name of the bytes read instead of a file.
-  public let path: String
+  package let path: String
   /// The bytes to read instead of a file, when the products are in memory.
-  public let data: Data?
+  package let data: Data?
   /// When set, a complete record that breaks a rule is passed here and skipped instead of
   /// stopping the reading: for migrating an earlier catalog, which held such products.
-  public var skipping: (@Sendable (ProductFileError) -> Void)?
+  package var skipping: (@Sendable (ProductFileError) -> Void)?
   /// Called as the file is read, with the bytes read so far and the file's size.
-  public var onRead: (@Sendable (_ bytesRead: Int, _ fileSize: Int) -> Void)?
+  package var onRead: (@Sendable (_ bytesRead: Int, _ fileSize: Int) -> Void)?
   /// Called with the identifier made for each record that has none, which an import may match
   /// to a product of the same name instead.
-  public var onMadeIdentifier: (@Sendable (UUID) -> Void)?
+  package var onMadeIdentifier: (@Sendable (UUID) -> Void)?
 
   /// Creates a reader for a file.
   ///
   /// - Parameters:
   ///   - path: The file.
   ///   - skipping: Where records that break a rule go, when they are to be skipped.
-  public init(path: String, skipping: (@Sendable (ProductFileError) -> Void)? = nil) {
+  package init(path: String, skipping: (@Sendable (ProductFileError) -> Void)? = nil) {
     self.path = path
     data = nil
     self.skipping = skipping
@@ -51,7 +51,7 @@ public struct ProductFile: ProductSequence, Sendable {
   /// - Parameters:
   ///   - data: The bytes.
   ///   - name: What to call them in messages.
-  public init(data: Data, name: String) {
+  package init(data: Data, name: String) {
     path = name
     self.data = data
   }
@@ -59,7 +59,7 @@ public struct ProductFile: ProductSequence, Sendable {
   /// Calls a body with each valid product in the file's order.
   ///
   /// - Throws: ``ProductFileError``, or what the body throws.
-  public func forEachProduct(_ body: (Product) throws -> Void) throws {
+  package func forEachProduct(_ body: (Product) throws -> Void) throws {
     // A picture given as a relative path is relative to the file: kept as given, with the
     // file's directory beside it, so that it names the same file wherever the app runs. Products
     // in memory have no directory.
@@ -78,7 +78,7 @@ public struct ProductFile: ProductSequence, Sendable {
   ///
   /// - Parameter path: The file's path, absolute or relative to the current directory.
   /// - Returns: The directory.
-  public static func absoluteDirectory(of path: String) -> String {
+  package static func absoluteDirectory(of path: String) -> String {
     let absolute = Product.resolvingImagePath(
       path, against: FileManager.default.currentDirectoryPath, always: true)
     guard let slash = absolute.lastIndex(of: "/") else { return "/" }
@@ -123,18 +123,18 @@ public struct ProductFile: ProductSequence, Sendable {
 }
 
 /// A bad record in a product file, or a file that cannot be read.
-public struct ProductFileError: Error, Sendable, Hashable, LocalizedError {
+package struct ProductFileError: Error, Sendable, Hashable, LocalizedError {
   /// The file.
-  public var path: String
+  package var path: String
   /// The record's number, from 1; nil for a problem with the file as a whole.
-  public var record: Int?
+  package var record: Int?
   /// The line where the problem was found.
-  public var line: Int
+  package var line: Int
   /// What is wrong.
-  public var reason: String
+  package var reason: String
 
   /// The message shown to the user.
-  public var errorDescription: String? {
+  package var errorDescription: String? {
     let place =
       record.map { " record \($0)" + (line > 0 ? " (line \(line))" : "") }
       ?? (line > 0 ? " line \(line)" : "")

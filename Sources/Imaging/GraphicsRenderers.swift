@@ -2,14 +2,14 @@ import Foundation
 
 /// Draws an image with the kitty graphics protocol: the picture as PNG, base64 in chunks of
 /// 4,096 bytes, placed at the cursor and scaled by the terminal to a box of cells.
-public struct KittyRenderer: Sendable {
+package struct KittyRenderer: Sendable {
   /// The columns the picture takes.
-  public var columns: Int
+  package var columns: Int
 
   /// Creates a renderer.
   ///
   /// - Parameter columns: The columns the picture takes.
-  public init(columns: Int) {
+  package init(columns: Int) {
     self.columns = max(1, columns)
   }
 
@@ -19,7 +19,7 @@ public struct KittyRenderer: Sendable {
   /// - Parameter image: The image.
   /// - Returns: The lines to write.
   /// - Throws: ``ImagingError`` when the picture cannot be encoded.
-  public func render(_ image: RGBAImage) throws -> [String] {
+  package func render(_ image: RGBAImage) throws -> [String] {
     // Terminal cells are about twice as high as wide.
     let rows = max(1, (image.height * columns + image.width) / (2 * image.width))
     // The terminal scales it; sending more than 800 pixels across gains nothing.
@@ -49,14 +49,14 @@ public struct KittyRenderer: Sendable {
 /// Draws an image as sixels (DEC's six-pixel columns): scaled to a width in pixels with an
 /// area-averaging filter, its colours the 216 of a 6×6×6 cube, each run of a colour written
 /// once with a repeat count.
-public struct SixelRenderer: Sendable {
+package struct SixelRenderer: Sendable {
   /// The picture's width in pixels.
-  public var width: Int
+  package var width: Int
 
   /// Creates a renderer.
   ///
   /// - Parameter width: The picture's width in pixels.
-  public init(width: Int) {
+  package init(width: Int) {
     self.width = max(1, width)
   }
 
@@ -64,7 +64,7 @@ public struct SixelRenderer: Sendable {
   ///
   /// - Parameter image: The image.
   /// - Returns: The lines to write.
-  public func render(_ image: RGBAImage) -> [String] {
+  package func render(_ image: RGBAImage) -> [String] {
     let outWidth = min(width, image.width)
     let outHeight = max(1, image.height * outWidth / image.width)
     let scaled = HalfBlockRenderer.scale(image, width: outWidth, height: outHeight)

@@ -1,8 +1,8 @@
 /// Draws an image in a terminal with upper-half-block characters (`▀`): each character cell
 /// shows two pixels, the upper one in the foreground colour and the lower in the background.
-public struct HalfBlockRenderer: Sendable {
+package struct HalfBlockRenderer: Sendable {
   /// How colours are written.
-  public enum ColorDepth: Sendable, Hashable {
+  package enum ColorDepth: Sendable, Hashable {
     /// 24-bit colour (`COLORTERM=truecolor` or `24bit`).
     case trueColor
     /// The xterm 256-colour palette: its 6×6×6 cube and grey ramp.
@@ -10,16 +10,16 @@ public struct HalfBlockRenderer: Sendable {
   }
 
   /// How colours are written.
-  public var depth: ColorDepth
+  package var depth: ColorDepth
   /// The most columns the picture takes.
-  public var maximumColumns: Int
+  package var maximumColumns: Int
 
   /// Creates a renderer.
   ///
   /// - Parameters:
   ///   - depth: How colours are written.
   ///   - maximumColumns: The most columns the picture takes.
-  public init(depth: ColorDepth, maximumColumns: Int = 40) {
+  package init(depth: ColorDepth, maximumColumns: Int = 40) {
     self.depth = depth
     self.maximumColumns = max(1, maximumColumns)
   }
@@ -32,7 +32,7 @@ public struct HalfBlockRenderer: Sendable {
   ///
   /// - Parameter image: The image.
   /// - Returns: The lines.
-  public func render(_ image: RGBAImage) -> [String] {
+  package func render(_ image: RGBAImage) -> [String] {
     let columns = min(maximumColumns, image.width)
     let rows = max(1, (image.height * columns + image.width - 1) / image.width)
     let scaled = Self.scale(image, width: columns, height: rows + rows % 2)

@@ -15,14 +15,14 @@ import CImageCodecs
 /// image over the limits is an ``ImagingError``, never a crash: the libraries' own error
 /// handling (libpng's `longjmp`, libjpeg's `error_exit`) ends in C, and comes out as a code and
 /// a message. The size is checked from the header, before the pixels are allocated.
-public struct ImageDecoder: Sendable {
+package struct ImageDecoder: Sendable {
   /// The most bytes of a file read.
-  public var maximumFileSize = 64 << 20
+  package var maximumFileSize = 64 << 20
   /// The most pixels decoded.
-  public var maximumPixels = 50_000_000
+  package var maximumPixels = 50_000_000
 
   /// Creates a decoder with the default limits: 64 MiB, 50 megapixels.
-  public init() {}
+  package init() {}
 
   /// Decodes an image file's bytes, PNG or JPEG, told apart by their first bytes.
   ///
@@ -33,7 +33,7 @@ public struct ImageDecoder: Sendable {
   ///     stays at least this; nil for full size.
   /// - Returns: The image, upright.
   /// - Throws: ``ImagingError``.
-  public func decode(_ bytes: [UInt8], minimumSide: Int? = nil) throws(ImagingError)
+  package func decode(_ bytes: [UInt8], minimumSide: Int? = nil) throws(ImagingError)
     -> RGBAImage
   {
     guard bytes.count <= maximumFileSize else {
@@ -77,7 +77,7 @@ public struct ImageDecoder: Sendable {
   /// - Parameter path: The file.
   /// - Returns: The width and height in pixels.
   /// - Throws: ``ImagingError``.
-  public func size(contentsOf path: String) throws(ImagingError) -> (width: Int, height: Int) {
+  package func size(contentsOf path: String) throws(ImagingError) -> (width: Int, height: Int) {
     let bytes = try read(path)
     guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) || bytes.starts(with: [0xFF, 0xD8, 0xFF])
     else { throw .unknownFormat }
@@ -103,7 +103,7 @@ public struct ImageDecoder: Sendable {
   ///   - minimumSide: As for ``decode(_:minimumSide:)``.
   /// - Returns: The image, upright.
   /// - Throws: ``ImagingError``.
-  public func decode(contentsOf path: String, minimumSide: Int? = nil) throws(ImagingError)
+  package func decode(contentsOf path: String, minimumSide: Int? = nil) throws(ImagingError)
     -> RGBAImage
   {
     try decode(read(path), minimumSide: minimumSide)
@@ -144,7 +144,7 @@ extension RGBAImage {
   ///
   /// - Parameter orientation: The EXIF orientation, 1 to 8; anything else is 1.
   /// - Returns: The image as it is meant to be seen.
-  public func oriented(_ orientation: Int) -> RGBAImage {
+  package func oriented(_ orientation: Int) -> RGBAImage {
     guard (2...8).contains(orientation) else { return self }
     let swaps = orientation >= 5
     let (outWidth, outHeight) = swaps ? (height, width) : (width, height)

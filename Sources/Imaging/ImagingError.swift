@@ -1,7 +1,7 @@
 import Foundation
 
 /// What can go wrong reading or writing an image.
-public enum ImagingError: Error, Sendable, Equatable, LocalizedError {
+package enum ImagingError: Error, Sendable, Equatable, LocalizedError {
   /// The data is not a PNG file or is damaged; the detail says where.
   case invalidPNG(String)
   /// The data is not a JPEG file or is damaged, truncated or corrupt.
@@ -20,7 +20,7 @@ public enum ImagingError: Error, Sendable, Equatable, LocalizedError {
   case compression(Int32)
 
   /// The message shown to the user: what went wrong, with the values involved in quotes.
-  public var errorDescription: String? {
+  package var errorDescription: String? {
     switch self {
     case .invalidPNG(let detail): "not a valid PNG image: \(detail)"
     case .invalidJPEG(let detail): "not a valid JPEG image: \(detail)"

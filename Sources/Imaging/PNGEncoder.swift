@@ -2,14 +2,14 @@ import CZlib
 
 /// Writes images as PNG: 8-bit RGBA, non-interlaced, each row filtered with the filter that
 /// compresses best by the usual heuristic (smallest sum of absolute values).
-public enum PNGEncoder {
+package enum PNGEncoder {
   /// Encodes an image as a PNG file.
   ///
   /// - Parameter image: The image.
   /// - Returns: The file's bytes.
   /// - Throws: ``ImagingError/compression(_:)`` when zlib fails.
   /// - Complexity: O(*n*) in the number of pixels.
-  public static func encode(_ image: RGBAImage) throws -> [UInt8] {
+  package static func encode(_ image: RGBAImage) throws -> [UInt8] {
     var output: [UInt8] = PNGFormat.signature
     var header: [UInt8] = []
     header.appendBigEndian(UInt32(image.width))

@@ -1,11 +1,11 @@
 /// An image in memory: 8-bit RGBA pixels, row by row from the top left.
-public struct RGBAImage: Sendable, Hashable {
+package struct RGBAImage: Sendable, Hashable {
   /// The width in pixels.
-  public let width: Int
+  package let width: Int
   /// The height in pixels.
-  public let height: Int
+  package let height: Int
   /// The pixels, four bytes each (red, green, blue, alpha), `width × height` of them.
-  public var pixels: [UInt8]
+  package var pixels: [UInt8]
 
   /// Creates an image filled with one colour.
   ///
@@ -13,7 +13,7 @@ public struct RGBAImage: Sendable, Hashable {
   ///   - width: The width in pixels, at least 1.
   ///   - height: The height in pixels, at least 1.
   ///   - fill: The colour of every pixel, as red, green, blue and alpha; transparent by default.
-  public init(width: Int, height: Int, fill: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)) {
+  package init(width: Int, height: Int, fill: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)) {
     self.width = max(1, width)
     self.height = max(1, height)
     pixels = [UInt8](repeating: 0, count: self.width * self.height * 4)
@@ -31,7 +31,7 @@ public struct RGBAImage: Sendable, Hashable {
   ///   - width: The width in pixels.
   ///   - height: The height in pixels.
   ///   - pixels: `width × height × 4` bytes of RGBA; nil when the count does not match the size.
-  public init?(width: Int, height: Int, pixels: [UInt8]) {
+  package init?(width: Int, height: Int, pixels: [UInt8]) {
     guard width > 0, height > 0, pixels.count == width * height * 4 else { return nil }
     self.width = width
     self.height = height
