@@ -35,8 +35,9 @@ public final class UserActivity: Sendable {
   ///
   /// - Parameters:
   ///   - activityType: The activity's type, reverse-DNS style.
-  ///   - center: Where it becomes current; the shared center by default.
-  public convenience init(activityType: String, center: UserActivityCenter = .shared) {
+  ///   - center: Where it becomes current, and whose history saves it: given explicitly, so
+  ///     that no activity is made current where nothing saves it.
+  public convenience init(activityType: String, center: UserActivityCenter) {
     self.init(record: UserActivityRecord(activityType: activityType), center: center)
   }
 
@@ -44,8 +45,8 @@ public final class UserActivity: Sendable {
   ///
   /// - Parameters:
   ///   - record: The record.
-  ///   - center: Where it becomes current; the shared center by default.
-  public init(record: UserActivityRecord, center: UserActivityCenter = .shared) {
+  ///   - center: Where it becomes current, and whose history saves it.
+  public init(record: UserActivityRecord, center: UserActivityCenter) {
     state = Mutex(State(record: record))
     self.center = center
   }

@@ -19,9 +19,6 @@ public final class UserActivityCenter: Sendable {
   private let state: Mutex<State>
   private let clock: @Sendable () -> Date
 
-  /// A center with no declared types and no history; declare types and set a history to use it.
-  public static let shared = UserActivityCenter()
-
   /// Creates a center.
   ///
   /// - Parameters:
