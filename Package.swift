@@ -95,7 +95,8 @@ let package = Package(
     .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
-    .target(name: "TestSupport", dependencies: ["CatalogModel"], path: "Tests/TestSupport"),
+    .target(
+      name: "TestSupport", dependencies: ["CatalogModel", "LineEditing"], path: "Tests/TestSupport"),
     .testTarget(
       name: "StateRestorationTests", dependencies: ["SQLite", "StateRestoration", "TestSupport"]),
     .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
@@ -104,7 +105,7 @@ let package = Package(
     .testTarget(
       name: "ImagingTests",
       dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel"]),
-    .testTarget(name: "LineEditingTests", dependencies: ["LineEditing"]),
+    .testTarget(name: "LineEditingTests", dependencies: ["LineEditing", "TestSupport"]),
     .testTarget(
       name: "CatalogCoreTests", dependencies: ["CatalogCore", "LineEditing", "TestSupport"]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not

@@ -1,0 +1,132 @@
+import CatalogModel
+import Foundation
+import LineEditing
+import StateRestoration
+import TestSupport
+import Testing
+
+@testable import CatalogCore
+
+@Suite struct CompletionTests {
+  static let state = AppState(
+    catalog: bundledCatalog,
+    scenes: [Scene(name: .main), Scene(name: SceneName("side") ?? .main)],
+    activeSceneName: .main)
+
+  @Test(arguments: [
+    ("se", ["select", "search"]),
+    ("sc", ["scenes", "scene"]),
+    ("select red", ["Red Rose"]),
+    ("select ", bundledProducts.map(\.name)),
+    ("push gl", ["Gladiolus"]),
+    ("push GLA", ["Gladiolus"]),
+    ("scene ", ["new", "switch", "open", "close"]),
+    ("scenes --a", ["--all"]),
+    ("scene sw", ["switch"]),
+    ("scene switch s", ["side"]),
+    ("scene close ", ["main", "side"]),
+    ("scene new side ma", ["Mango"]),
+    ("handoff s", ["side"]),
+    ("tab p", ["photo"]),
+    ("help con", ["continue"]),
+    ("path -", ["--codable"]),
+    ("open catalog://pro", ["catalog://products", "catalog://product/"]),
+    ("open catalog://product/red", ["catalog://product/Red%20Rose"]),
+    ("open catalog://scene/", ["catalog://scene/main/", "catalog://scene/side/"]),
+    (
+      "open c",
+      [
+        "catalog://products", "catalog://product/", "catalog://year/", "catalog://search?q=",
+        "catalog://scene/",
+      ]
+    ),
+    ("list ", []),
+  ])
+  func completesByContext(line: String, expected: [String]) {
+    let result = Completion.complete(Array(line), cursor: line.count, state: Self.state)
+    #expect(result.candidates == expected)
+  }
+
+  /// A completed name with quotes or a backslash is inserted quoted, as the parser reads it
+  /// back: the command it makes selects that product.
+  @Test(arguments: [
+    ("select fish", #"Fish "n" chips"#, #""Fish \"n\" chips" "#),
+    ("select o'", "O'Brien", #""O'Brien" "#),
+    ("select \"o'b", "O'Brien", #""O'Brien" "#),
+    ("select back", #"Back\slash"#, #""Back\\slash" "#),
+  ])
+  func completesANameWithQuotesAsAWordTheParserReadsBack(
+    _ line: String, _ name: String, _ inserted: String
+  ) throws {
+    var products = bundledProducts
+    products[0].name = name
+    let state = AppState(
+      catalog: Catalog(products), scenes: [Scene(name: .main)], activeSceneName: .main)
+    let result = Completion.complete(Array(line), cursor: line.count, state: state)
+    #expect(result.replacement == inserted, "\(result.candidates)")
+    let completed = String(Array(line)[..<result.start]) + (result.replacement ?? "")
+    #expect(try CommandParser.parse(completed) == .select(name))
+  }
+
+  /// A scene name in quotes is one word: `scene new "my scene"` is one (invalid) name, not a
+  /// name and a product.
+  @Test func sceneArgumentsFollowTheQuotingRule() {
+    #expect(throws: CatalogCoreError.invalidSceneName("my scene")) {
+      try CommandParser.parse(#"scene new "my scene""#)
+    }
+    #expect(
+      (try? CommandParser.parse(#"scene new side "Red Rose""#))
+        == .newScene(SceneName("side") ?? .main, product: "Red Rose"))
+    #expect(
+      (try? CommandParser.parse("scene close 'side' --discard"))
+        == .closeScene("side", discard: true))
+  }
+
+  @Test func replacesTheWordWithTheCommonPrefix() {
+    let roses = Completion.complete(Array("open catalog://pro"), cursor: 18, state: Self.state)
+    #expect(roses.replacement == "catalog://product")
+    let one = Completion.complete(Array("select mang"), cursor: 11, state: Self.state)
+    #expect(one.start == 7 && one.replacement == "Mango ")
+    let scene = Completion.complete(Array("open catalog://scene/si"), cursor: 23, state: Self.state)
+    #expect(scene.replacement == "catalog://scene/side/")
+  }
+}
+
+extension CompletionTests {
+  @Test func mistypedScenesGetASuggestion() throws {
+    let state = try run(["scene new side"]).state
+    let error = #expect(throws: CatalogCoreError.self) {
+      try run(["scene switch sidd"], from: state)
+    }
+    #expect(error?.localizedDescription == "no open scene named 'sidd'; did you mean 'side'?")
+    let far = #expect(throws: CatalogCoreError.self) {
+      try run(["scene switch elsewhere"], from: state)
+    }
+    #expect(far?.localizedDescription == "no open scene named 'elsewhere'; open scenes: main, side")
+  }
+}
+
+extension CompletionTests {
+  /// A terminal completing as the REPL does, on the bundled catalog.
+  private func terminal() -> FakeTerminal {
+    FakeTerminal(complete: { Completion.complete($0, cursor: $1, state: Self.state) })
+  }
+
+  @Test func completesCommandsAndProducts() {
+    var terminal = terminal()
+    terminal.type("sel\t")
+    #expect(terminal.text == "select ")
+    terminal.type("che\t")
+    #expect(terminal.text == "select Cherries ")
+  }
+
+  @Test func aSecondTabListsCandidatesInColumns() {
+    var terminal = terminal()
+    terminal.type("s\t")
+    #expect(terminal.text == "s")
+    #expect(terminal.output.hasSuffix("\u{07}"))
+    terminal.type("\t")
+    #expect(terminal.output.contains("select  search  scenes  scene   state"))
+    #expect(terminal.text == "s")
+  }
+}
