@@ -72,3 +72,10 @@ import Testing
     #expect(described.contains("Photo  Images/Cherries.png, 64×64 pixels"))
   }
 }
+
+@Suite struct TableTests {
+  @Test func tablesAlignByDisplayWidth() {
+    let table = Table.render(rows: [["樱桃", "x"], ["Mango", "y"]])
+    #expect(table == "樱桃   x\nMango  y")
+  }
+}

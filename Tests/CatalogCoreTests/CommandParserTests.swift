@@ -1,0 +1,110 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+import Testing
+
+@testable import CatalogCore
+@testable import LineEditing
+
+@Suite struct CommandParserTests {
+  @Test(arguments: [
+    ("list", Command.list(.page(1))), ("list 3", .list(.page(3))), ("list --all", .list(.all)),
+    ("activities", .activities(page: 1)), ("forget 2", .forget(.number(2))),
+    ("forget red rose", .forget(.product("red rose"))), ("forget --all", .forget(.all)),
+    ("  select  red rose ", .select("red rose")), ("back", .back(1)),
+    ("back 2", .back(2)),
+    ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side")!, product: "9")),
+    ("scene close", .closeScene(nil)), ("help select", .help("select")), ("exit", .quit),
+    ("name  A  B ", .setName("A B")), ("name \"A  B\"", .setName("A  B")),
+  ])
+  func parsesCommands(_ line: String, _ command: Command) throws {
+    #expect(try CommandParser.parse(line) == command)
+  }
+
+  @Test(arguments: ["", "   ", "# a comment", "  # indented comment"])
+  func blankLinesAndCommentsAreSkipped(_ line: String) throws {
+    #expect(try CommandParser.parse(line) == nil)
+  }
+
+  @Test(arguments: [
+    ("frobnicate", "unknown command 'frobnicate'; type 'help' for the list"),
+    ("selct cher", "unknown command 'selct'; did you mean 'select'?"),
+    // Two neighbours swapped is one slip of the fingers, as one letter left out is.
+    ("lsit", "unknown command 'lsit'; did you mean 'list'?"),
+    ("slect cher", "unknown command 'slect'; did you mean 'select'?"),
+    ("select", "missing argument; usage: select PRODUCT"),
+    ("list all", "'all' is not a page number from 1 (list [PAGE] | list --all)"),
+    ("tab video", "'video' is not a tab; use 'tab detail' or 'tab photo'"),
+    ("back -1", "'-1' is not a positive number of steps"),
+    (
+      "scene",
+      "missing argument; usage: scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]"
+    ),
+    ("scene swtich a", "'swtich' is not a scene action; did you mean 'scene switch'?"),
+    ("select \u{1B}[A", "the line contains the control character U+001B; remove it and try again"),
+  ])
+  func badLinesGiveOneLineErrors(_ line: String, _ message: String) {
+    do {
+      _ = try CommandParser.parse(line)
+      Issue.record("parsed '\(line)'")
+    } catch {
+      #expect(error.localizedDescription == message)
+      #expect(!message.contains("\n"))
+    }
+  }
+
+  /// The words help shows are the words the parser knows, completion completes and a typo is
+  /// matched against: `image` was parsed and in help, but neither completed nor suggested.
+  @Test func everyCommandInHelpIsParsedCompletedAndSuggested() throws {
+    let state = AppState(
+      catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main)
+    for word in CommandParser.commandWords {
+      #expect(try Help.text(for: word).contains("usage:"))
+      do {
+        _ = try CommandParser.parse(word)
+      } catch CatalogCoreError.unknownCommand {
+        Issue.record("'\(word)' is in help but not parsed")
+      } catch {}
+      let line = Array(word.dropLast())
+      #expect(
+        Completion.complete(line, cursor: line.count, state: state).candidates.contains(word),
+        "'\(word)' is not completed")
+    }
+    #expect(throws: CatalogCoreError.unknownCommand("imgae", suggestion: "image")) {
+      try CommandParser.parse("imgae cherries.png")
+    }
+  }
+}
+
+/// One quoting rule for every command's arguments (SPEC section 4).
+@Suite struct QuotingTests {
+  @Test(arguments: [
+    ("select \"Red Rose\"", Command.select("Red Rose")),
+    ("select 'red rose'", .select("red rose")),
+    ("select Red\\ Rose", .select("Red Rose")),
+    ("name \"Quoted Name\"", .setName("Quoted Name")),
+    ("name Cherries \"Noires\"", .setName("Cherries Noires")),
+    ("name \"say \\\"hi\\\"\"", .setName("say \"hi\"")),
+    ("name 'it\\s'", .setName("it\\s")),
+    ("name O\\'Brien", .setName("O'Brien")),
+    ("name \"O'Brien\"", .setName("O'Brien")),
+    ("add \"Kiwi  Gold\"", .add("Kiwi  Gold")),
+    ("delete 'white rose'", .delete("white rose")),
+    ("scene new side \"red rose\"", .newScene(SceneName("side")!, product: "red rose")),
+    ("search \"golden mango\"", .search("\"golden mango\"")),
+  ])
+  func argumentsFollowOneRule(_ line: String, _ command: Command) throws {
+    #expect(try CommandParser.parse(line) == command)
+  }
+
+  @Test(arguments: ["name \"", "select 'red rose", "name O'Brien"])
+  func anUnclosedQuoteIsAnError(_ line: String) {
+    #expect(throws: CatalogCoreError.self) { try CommandParser.parse(line) }
+  }
+
+  @Test func emptyQuotesAreNoName() {
+    #expect(throws: CatalogCoreError.missingArgument(usage: "name TEXT")) {
+      try CommandParser.parse("name \"\"")
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import CatalogModel
+import Foundation
+import StateRestoration
+import Testing
+
+@testable import CatalogCore
+@testable import LineEditing
+
+@Suite struct HelpTests {
+  @Test(arguments: [80, 60, 120])
+  func helpFitsTheWidth(_ width: Int) throws {
+    for topic in [nil, "scene new", "done", "exit", "forget"] as [String?] {
+      let text = try Help.text(for: topic, width: width)
+      for line in text.split(separator: "\n") {
+        #expect(DisplayWidth.of(String(line)) <= width, "\(topic ?? "help"): \(line)")
+      }
+    }
+  }
+
+  @Test func helpTakesMultiWordCommandsAndListsExit() throws {
+    #expect(try Help.text(for: "scene new").hasPrefix("usage: scene new NAME [PRODUCT]"))
+    #expect(try Help.text(for: "exit").hasPrefix("usage: quit · exit"))
+    #expect(try Help.text(for: nil).contains("quit · exit"))
+  }
+
+  @Test func searchInTheEditorDoesNotOfferContinue() throws {
+    let (_, editing) = try run(["select cher", "edit", "search mango"])
+    #expect(editing.hasSuffix(Describe.continueHintWhileEditing))
+    let (_, browsing) = try run(["select cher", "search mango"])
+    #expect(browsing.hasSuffix(Describe.continueHint))
+  }
+}
