@@ -27,11 +27,7 @@ func catalogBenchmark() throws {
   let file = arguments[index + 1]
   let runs = option("--runs", default: 20)
   let doneRuns = option("--done-runs", default: 200)
-  let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  let catalog = binaries.appendingPathComponent("catalog")
-  let hello = binaries.appendingPathComponent("hello-foundation")
-  let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
+  let (catalog, hello, sqlite3) = (Programs.catalog, Programs.hello, Programs.sqlite3)
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
 

@@ -21,11 +21,7 @@ func coldSearchBenchmark() throws {
   }
   let runs = option("--runs", default: 15)
   let viewed = option("--history", default: 0)
-  let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  let catalog = binaries.appendingPathComponent("catalog")
-  let hello = binaries.appendingPathComponent("hello-foundation")
-  let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
+  let (catalog, hello, sqlite3) = (Programs.catalog, Programs.hello, Programs.sqlite3)
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
   let directories = ["--state-dir", root + "/state", "--data-dir", root + "/data"]
@@ -37,16 +33,7 @@ func coldSearchBenchmark() throws {
     (try FileManager.default.attributesOfItem(atPath: indexPath)[.size] as? Int) ?? 0
   let fts = root + "/fts.sqlite"
   let ftsBuild = try measure(
-    sqlite3, [fts],
-    input: """
-      ATTACH '\(root)/data/catalog.sqlite' AS c;
-      CREATE VIRTUAL TABLE p USING fts5(name, keywords,
-        tokenize='unicode61 remove_diacritics 2', prefix='2 3');
-      INSERT INTO p(rowid, name, keywords)
-        SELECT position, name, replace(keywords, char(31), ' ') FROM c.products;
-      INSERT INTO p(p) VALUES ('optimize');
-
-      """)
+    sqlite3, [fts], input: fts5BuildScript(catalogDatabase: root + "/data/catalog.sqlite"))
   let database = try CatalogDatabase(path: root + "/data/catalog.sqlite", readOnly: true)
   let products = database.count
   try fillHistory(viewed, of: database, in: root + "/state")

@@ -22,10 +22,7 @@ func dataCommandsBenchmark() throws {
     throw CatalogBenchError("data needs --catalog FILE (make one with synth_catalog.py)")
   }
   let runs = option("--runs", default: 3)
-  let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  let catalog = binaries.appendingPathComponent("catalog")
-  let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
+  let (catalog, sqlite3) = (Programs.catalog, Programs.sqlite3)
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
 

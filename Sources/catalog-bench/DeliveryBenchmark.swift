@@ -10,9 +10,7 @@ import Foundation
 /// same run, interleaved.
 func deliveryBenchmark() throws {
   let runs = option("--runs", default: 30)
-  let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  let catalog = binaries.appendingPathComponent("catalog")
+  let catalog = Programs.catalog
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
   let alone = ["--state-dir", root + "/alone/state", "--data-dir", root + "/alone/data"]

@@ -30,11 +30,7 @@ func scaleBenchmark() throws {
   let runs = option("--runs", default: 3)
   let edits = option("--edits", default: 15)
   let viewed = option("--history", default: 1000)
-  let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  let catalog = binaries.appendingPathComponent("catalog")
-  let hello = binaries.appendingPathComponent("hello-foundation")
-  let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
+  let (catalog, hello, sqlite3) = (Programs.catalog, Programs.hello, Programs.sqlite3)
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
 
@@ -78,16 +74,7 @@ func scaleBenchmark() throws {
   progress("reindex")
   let reindex = try measure(catalog, ["reindex"] + directories)
   let fts = try measure(
-    sqlite3, [root + "/fts.sqlite"],
-    input: """
-      ATTACH '\(databasePath)' AS c;
-      CREATE VIRTUAL TABLE p USING fts5(name, keywords,
-        tokenize='unicode61 remove_diacritics 2', prefix='2 3');
-      INSERT INTO p(rowid, name, keywords)
-        SELECT position, name, replace(keywords, char(31), ' ') FROM c.products;
-      INSERT INTO p(p) VALUES ('optimize');
-
-      """)
+    sqlite3, [root + "/fts.sqlite"], input: fts5BuildScript(catalogDatabase: databasePath))
   try? FileManager.default.removeItem(atPath: root + "/fts.sqlite")
 
   progress("export")

@@ -60,6 +60,32 @@ func timeRun(_ executable: URL, _ arguments: [String]) throws -> Double {
   try measure(executable, arguments).milliseconds
 }
 
+/// The programs the benchmarks run: the `catalog` and hello world built beside this one, and
+/// the `sqlite3` shell.
+enum Programs {
+  /// The folder of this executable, where `swift build` put the others.
+  static let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent()
+  static let catalog = folder.appendingPathComponent("catalog")
+  static let hello = folder.appendingPathComponent("hello-foundation")
+  static let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
+}
+
+/// The `sqlite3` script that builds the FTS5 table of a catalog database's products into the
+/// shell's database, as `fts5_baseline.py` makes it: unicode61, diacritics removed, prefix
+/// indexes on 2 and 3 characters, optimized.
+func fts5BuildScript(catalogDatabase path: String) -> String {
+  """
+  ATTACH '\(path.replacingOccurrences(of: "'", with: "''"))' AS c;
+  CREATE VIRTUAL TABLE p USING fts5(name, keywords,
+    tokenize='unicode61 remove_diacritics 2', prefix='2 3');
+  INSERT INTO p(rowid, name, keywords)
+    SELECT position, name, replace(keywords, char(31), ' ') FROM c.products;
+  INSERT INTO p(p) VALUES ('optimize');
+
+  """
+}
+
 struct CatalogBenchError: Error, CustomStringConvertible {
   let description: String
   init(_ description: String) { self.description = description }
@@ -68,10 +94,7 @@ struct CatalogBenchError: Error, CustomStringConvertible {
 func startup() throws {
   let runs = option("--runs", default: 30)
   let sceneCount = option("--scenes", default: 8)
-  let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  let catalog = binaries.appendingPathComponent("catalog")
-  let hello = binaries.appendingPathComponent("hello-foundation")
+  let (catalog, hello) = (Programs.catalog, Programs.hello)
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
   let directories = ["--state-dir", root + "/state", "--data-dir", root + "/data"]
