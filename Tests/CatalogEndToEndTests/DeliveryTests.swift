@@ -195,7 +195,7 @@ import Testing
     fake.start()
     let result = try sandbox.run(["open", "catalog://product/Cherries"], timeout: 30)
     #expect(result.status == 1)
-    #expect(result.errors.contains("is not a catalog of this state directory"), "\(result.errors)")
+    #expect(result.errors.contains("is not a program of this state directory"), "\(result.errors)")
     #expect(!result.errors.contains("\u{1B}") && !result.output.contains("\u{1B}"))
     #expect(received.withLock { $0 }.isEmpty, "the fake owner was sent a message")
     withExtendedLifetime(lock) {}

@@ -265,7 +265,7 @@ public final class DeliveryChannel: @unchecked Sendable {
       return
     }
     // The greeting first: the sender checks it before it sends anything.
-    Self.send(Reply(ok: true, text: "catalog", key: key), on: connection)
+    Self.send(Reply(ok: true, text: "ready", key: key), on: connection)
     var message: Message
     let deadline = Self.now() + Self.messageDeadline
     switch Self.readLine(from: connection, limit: Self.maximumMessageSize, until: deadline) {
@@ -332,18 +332,18 @@ public final class DeliveryChannel: @unchecked Sendable {
     var length = socklen_t(MemoryLayout<PeerCredentials>.size)
     guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
       credentials.pid == pid, credentials.uid == getuid()
-    else { throw .notCatalog(pid: pid) }
+    else { throw .notOfThisDirectory(pid: pid) }
     switch readLine(from: descriptor, limit: 4096, until: now() + messageDeadline) {
     case .line(let bytes):
       guard let greeting = try? JSONDecoder().decode(Reply.self, from: Data(bytes)) else {
-        throw .notCatalog(pid: pid)
+        throw .notOfThisDirectory(pid: pid)
       }
       if !greeting.ok && greeting.key == nil && greeting.text.hasPrefix("refused: too many") {
         throw .noAnswer(pid: pid)
       }
-      guard greeting.key == key else { throw .notCatalog(pid: pid) }
+      guard greeting.key == key else { throw .notOfThisDirectory(pid: pid) }
     case .tooLong:
-      throw .notCatalog(pid: pid)
+      throw .notOfThisDirectory(pid: pid)
     case .failed:
       throw .noAnswer(pid: pid)
     }
@@ -483,7 +483,7 @@ public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
   case tooLarge
   /// The process listening is not the one named, or did not greet with the state directory's
   /// key: not a program of this state directory. Nothing was sent to it.
-  case notCatalog(pid: Int32)
+  case notOfThisDirectory(pid: Int32)
   /// The process did not greet in time (it is stopped or hung) or went away first; nothing was
   /// sent to it.
   case noAnswer(pid: Int32)
@@ -491,14 +491,14 @@ public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What went wrong, in a line.
   public var description: String {
     switch self {
-    case .notListening(let pid): "the catalog process \(pid) is not listening"
+    case .notListening(let pid): "the process \(pid) is not listening"
     case .ended(let pid):
-      "the catalog process \(pid) ended the delivery before confirming it; it may or may not have been applied there"
+      "the process \(pid) ended the delivery before confirming it; it may or may not have been applied there"
     case .tooLarge: "the message is too large to deliver"
     case .noAnswer(let pid):
-      "the catalog process \(pid) did not answer; nothing was sent to it"
-    case .notCatalog(let pid):
-      "the process \(pid) that answered is not a catalog of this state directory; nothing was sent to it"
+      "the process \(pid) did not answer; nothing was sent to it"
+    case .notOfThisDirectory(let pid):
+      "the process \(pid) that answered is not a program of this state directory; nothing was sent to it"
     }
   }
 }
