@@ -110,8 +110,13 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - path: The file.
   ///   - readOnly: Whether to open it for reading only; otherwise it is put in WAL mode with
   ///     `synchronous=FULL`.
+  ///   - willUpgrade: Called with the number of products before a file of an earlier version
+  ///     is upgraded for writing, once, in one transaction (about a second a million products):
+  ///     for a note on a terminal.
   /// - Throws: ``CatalogDatabaseError`` when it is not a catalog database this program can use.
-  package init(path: String, readOnly: Bool = false) throws {
+  package init(
+    path: String, readOnly: Bool = false, willUpgrade: ((_ products: Int) -> Void)? = nil
+  ) throws {
     try DatabaseFileCheck.check(path)
     let database: Database
     var hasImageDirectory = true
@@ -139,6 +144,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         )
         database.keepWriteAheadLog()
         if version < Self.schemaVersion {
+          willUpgrade?(cached.count)
           try database.writeTransaction {
             // Checked again inside the write lock: another process may have upgraded it.
             let found = try database.integer("PRAGMA user_version") ?? 0

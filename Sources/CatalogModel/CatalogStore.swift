@@ -42,6 +42,9 @@ package struct CatalogStore: Sendable {
   package var seedPath: String { seed().path }
   /// The seed, made only when it is needed: a launch on an existing database never reads it.
   private let seed: @Sendable () -> ProductFile
+  /// Called with the number of products before the catalog of an earlier version is upgraded
+  /// for writing (see ``CatalogDatabase/init(path:readOnly:willUpgrade:)``).
+  package var willUpgrade: (@Sendable (_ products: Int) -> Void)?
 
   /// The user's catalog database's path.
   package var databasePath: String { directoryPath + "/" + Self.databaseName }
@@ -228,7 +231,7 @@ package struct CatalogStore: Sendable {
     if !FileManager.default.fileExists(atPath: databasePath) && !isLink(databasePath) {
       try CatalogDatabase.create(at: databasePath)
     }
-    let database = try CatalogDatabase(path: databasePath)
+    let database = try CatalogDatabase(path: databasePath, willUpgrade: willUpgrade)
     if legacyFileKind == .other {
       // An earlier version wrote a regular file; reading a FIFO or a device would block or
       // never end.
@@ -267,7 +270,7 @@ package struct CatalogStore: Sendable {
     }
     // The flags and the count are read in one snapshot as the file opens: a catalog seeded by
     // another process meanwhile is seen seeded with its products, or not at all.
-    let database = try CatalogDatabase(path: databasePath)
+    let database = try CatalogDatabase(path: databasePath, willUpgrade: willUpgrade)
     guard database.isSeeded else { return nil }
     if database.isMigrated, legacyFileKind == .regular {
       // A crash came between the migration and the rename.

@@ -270,7 +270,12 @@ import Testing
     #expect(reader.products(numbers: 1...10).map(\.product) == before.map(\.product))
     #expect(
       try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 3)
-    let writer = try CatalogDatabase(path: store.databasePath)
+    // The upgrade is announced, with the number of products, before it starts; once.
+    var told: [Int] = []
+    let writer = try CatalogDatabase(path: store.databasePath, willUpgrade: { told.append($0) })
+    #expect(told == [10])
+    _ = try CatalogDatabase(path: store.databasePath, willUpgrade: { told.append($0) })
+    #expect(told == [10])
     #expect(writer.products(numbers: 1...10).map(\.product) == before.map(\.product))
     try writer.apply([.delete(before[2].product.identifier, name: before[2].product.name)])
     #expect(writer.count == 9)

@@ -1,5 +1,10 @@
 import CatalogModel
 import CatalogResources
+import LineEditing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 extension CatalogStore {
   /// The user's catalog in a data directory, seeded from the catalog built into the binary.
@@ -7,9 +12,18 @@ extension CatalogStore {
   /// - Parameter directoryPath: The data directory.
   /// - Returns: The store.
   package static func bundled(directoryPath: String) -> CatalogStore {
-    CatalogStore(
+    var store = CatalogStore(
       directoryPath: directoryPath,
       seed: { ProductFile(data: CatalogResources.catalogData, name: CatalogResources.catalogName) }
     )
+    // An upgrade of a large catalog takes seconds: a person at a terminal is told why.
+    let path = store.databasePath
+    store.willUpgrade = { products in
+      guard products >= 100_000, isatty(STDERR_FILENO) == 1 else { return }
+      TextOutput.standardError.line(
+        "note: upgrading the catalog '\(path)' of \(products.grouped) products for this version, once: about a second a million"
+      )
+    }
+    return store
   }
 }
