@@ -95,9 +95,8 @@ struct ListNumbering {
   func position(ofNumber number: Int, in database: Database) throws -> Int? {
     guard number >= 1 else { return nil }
     if dense { return number }
-    guard let (index, before) = try sums.block(holdingNumber: number, in: database) else {
-      return nil
-    }
+    try sums.read(from: database)
+    guard let (index, before) = sums.block(holdingNumber: number) else { return nil }
     guard index >= 0, index < Self.largestPosition >> Self.blockShift, before < number else {
       return nil
     }
@@ -116,11 +115,12 @@ struct ListNumbering {
     if dense {
       return Dictionary(positions.map { ($0, $0) }, uniquingKeysWith: { first, _ in first })
     }
+    try sums.read(from: database)
     var numbers: [Int: Int] = [:]
     for position in Set(positions) {
       let index = (position &- 1) >> Self.blockShift
       // Positions in blocks with no count (damage) get no number.
-      guard let (live, before) = try sums.counts(ofBlock: index, in: database) else { continue }
+      guard let (live, before) = sums.counts(ofBlock: index) else { continue }
       numbers[position] = try Self.number(
         ofPosition: position, block: index, live: live, before: before, in: database)
     }
@@ -196,10 +196,11 @@ struct ListNumbering {
 /// finding a list number's block is then a binary search rather than a pass over the table
 /// (about 10,000 rows at ten million products), which a search does for every result it shows.
 ///
-/// Each use compares the catalog's generation, which every change of the products raises in
-/// the same transaction, with the one the sums were read at, and reads them again when it
-/// moved: another process's change is seen at once. Used only under the database's connection
-/// lock, and only in reads: a write transaction changes the counts before it commits.
+/// Each read (``read(from:)``, once a lookup) compares the catalog's generation, which every
+/// change of the products raises in the same transaction, with the one the sums were read at,
+/// and reads them again when it moved: another process's change is seen at once. Used only
+/// under the database's connection lock, and only in reads: a write transaction changes the
+/// counts before it commits.
 final class BlockSums: @unchecked Sendable {
   private var generation: Int?
   /// The blocks with products, in order.
@@ -210,8 +211,7 @@ final class BlockSums: @unchecked Sendable {
   private var before: [Int] = []
 
   /// The block holding the product with a list number, and how many products come before it.
-  func block(holdingNumber number: Int, in database: Database) throws -> (Int, Int)? {
-    try load(database)
+  func block(holdingNumber number: Int) -> (Int, Int)? {
     // The first block whose products reach the number.
     var low = 0
     var high = blocks.count
@@ -223,8 +223,7 @@ final class BlockSums: @unchecked Sendable {
   }
 
   /// A block's count of products and how many come before it; nil for a block with none.
-  func counts(ofBlock block: Int, in database: Database) throws -> (live: Int, before: Int)? {
-    try load(database)
+  func counts(ofBlock block: Int) -> (live: Int, before: Int)? {
     var low = 0
     var high = blocks.count
     while low < high {
@@ -235,10 +234,13 @@ final class BlockSums: @unchecked Sendable {
     return (live[low], before[low])
   }
 
-  private func load(_ database: Database) throws {
+  /// Makes the sums those of the database's snapshot: read again unless its generation is the
+  /// one they were read at. A read that fails leaves none, to be read again next time.
+  func read(from database: Database) throws {
     let current =
       try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
     guard current != generation else { return }
+    generation = nil
     blocks.removeAll(keepingCapacity: true)
     live.removeAll(keepingCapacity: true)
     before.removeAll(keepingCapacity: true)
