@@ -55,9 +55,6 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case nothingToHandOff(scene: String)
   /// A link for one scene opened with `--scene` naming another.
   case linkSceneMismatch(link: String, option: String)
-  /// A state file could not be read, nor moved to quarantine; it is left as it is, unread
-  /// and never overwritten.
-  case cannotSetAside(problem: String, reason: String)
   /// `scene new NAME` for a scene saved with its state, which opening restores.
   case sceneSaved(String)
   /// Closing a scene whose editor holds changes not saved, without `--discard`.
@@ -138,8 +135,6 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "scene '\(scene)' shows no product, so it has no activity to hand off; select one first"
     case .linkSceneMismatch(let link, let option):
       "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
-    case .cannotSetAside(let problem, let reason):
-      "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
     case .importInterrupted:
       "the import was interrupted; nothing was imported, and the catalog is as it was"
     case .exportInterrupted(let path):

@@ -21,13 +21,21 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
   /// A file that is fine cannot be used now: the disk is full, the directory read-only, an
   /// I/O error. Nothing is wrong with the file, which is kept as it is.
   case unavailable(path: String, reason: String)
+  /// A scene another running process has open: its process identifier and terminal, when
+  /// known.
+  case sceneOpenElsewhere(scene: String, pid: Int32?, terminal: String?)
+  /// A file that could not be read could not be moved to quarantine either, so it was left
+  /// unread and nothing was written over it.
+  case cannotSetAside(problem: String, reason: String)
 
   /// Whether the error says the file itself is bad (not valid, too large, not a regular file
   /// or a link), rather than that it cannot be used now or belongs to a newer version.
   public var isDamage: Bool {
     switch self {
     case .malformed, .tooLarge, .cannotRead: true
-    case .cannotWrite, .newerFormatVersion, .locked, .unavailable: false
+    case .cannotWrite, .newerFormatVersion, .locked, .unavailable, .sceneOpenElsewhere,
+      .cannotSetAside:
+      false
     }
   }
 
@@ -48,6 +56,20 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
       "'\(path)' is locked by another process" + (owner.map { " (pid \($0))" } ?? "")
     case .unavailable(let path, let reason):
       "cannot use '\(path)' now: \(reason)"
+    case .sceneOpenElsewhere(let scene, let pid, let terminal):
+      "scene '\(scene)' is open in another process"
+        + (pid.map { " (pid \($0)" + (terminal.map { ", \($0)" } ?? "") + ")" } ?? "")
+        + "; quit it there first, or choose another scene"
+    case .cannotSetAside(let problem, let reason):
+      "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
     }
+  }
+
+  /// A one-line account of any error: its description when it has one.
+  ///
+  /// - Parameter error: The error.
+  /// - Returns: The message.
+  static func describing(_ error: any Error) -> String {
+    (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
   }
 }

@@ -18,6 +18,7 @@ package final class AppStore {
   /// Whether this run leaves the session's scene in front as it is (``LaunchOptions/leavesFrontAlone``).
   private var leavesFrontAlone = false
   private var directory: StateDirectory { environment.directory }
+  private var sessions: SessionStore { environment.sessions }
 
   private init(environment: LiveEnvironment) {
     self.environment = environment
@@ -38,73 +39,42 @@ package final class AppStore {
   package static func launch(_ options: LaunchOptions) throws -> (
     store: AppStore, state: AppState, warnings: [String]
   ) {
-    let directory = try StateDirectory(creating: options.paths.stateDirectory)
-    var warnings = makePrivate(options.paths)
-    // A link or a file in place of a folder is refused before anything is read through it.
-    for folder in Self.stateFolders where directory.contains(folder) {
-      try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
+    let sessions = try SessionStore(directory: options.paths.stateDirectory)
+    var warnings = sessions.warnings
+    let dataDirectory = options.paths.dataDirectory
+    if let warning = StateDirectory.makePrivate(dataDirectory, subfolders: []) {
+      warnings.append(warning)
     }
-    directory.removeAbandonedTemporaryFiles(
-      subfolders: ["scenes", StateDirectory.quarantineFolder])
-    DurableFile.removeAbandonedTemporaryFiles(in: options.paths.dataDirectory)
-    DeliveryChannel.removeStaleSockets(in: directory)
-    let restarting = try LaunchTracker.begin(in: directory, warnings: &warnings)
+    DurableFile.removeAbandonedTemporaryFiles(in: dataDirectory)
+    let launch = try sessions.beginLaunch()
+    warnings += launch.warnings
+    if launch.startsFresh {
+      warnings.append(
+        "catalog did not reach its prompt the last \(launch.crashedLaunches) times it started; "
+          + "its saved state (\(launch.filesSetAside) files) was moved to '\(sessions.directory.path(of: StateDirectory.quarantineFolder))' and it starts fresh"
+      )
+    }
+    let restarting = launch.startsFresh
     do {
       let (store, state) = try restore(
-        options, directory: directory, restarting: restarting, warnings: &warnings)
+        options, sessions: sessions, restarting: restarting, warnings: &warnings)
       return (store, state, warnings)
     } catch {
       // A launch refused with a message is not a crash: it must not count toward the limit.
-      LaunchTracker.end(in: directory, reachedPrompt: false)
+      sessions.endLaunch(reachedPrompt: false)
       throw error
     }
   }
 
-  /// The folders of the state directory.
-  private static let stateFolders = [
-    "scenes", "locks", LaunchTracker.folder, StateDirectory.quarantineFolder,
-  ]
-
-  /// Takes away others' access to the state and data directories, where a user or an older
-  /// version left it, with their files.
-  ///
-  /// - Returns: A warning for each directory that was changed.
-  private static func makePrivate(_ paths: AppPaths) -> [String] {
-    var warnings: [String] = []
-    for (directory, subfolders) in [
-      (paths.stateDirectory, stateFolders),
-      (paths.dataDirectory, []),
-    ] {
-      do {
-        guard let old = try DurableFile.tightenPermissions(of: directory, to: 0o700) else {
-          continue
-        }
-        for folder in [directory] + subfolders.map({ directory + "/" + $0 }) {
-          let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-          for entry in entries {
-            let path = folder + "/" + entry
-            let isFolder = folder == directory && subfolders.contains(entry)
-            try DurableFile.tightenPermissions(of: path, to: isFolder ? 0o700 : 0o600)
-          }
-        }
-        warnings.append(
-          "'\(directory)' was open to other users (mode \(String(old, radix: 8))); "
-            + "made it and its files private (0700 and 0600)")
-      } catch {
-        warnings.append(error.localizedDescription)
-      }
-    }
-    return warnings
-  }
-
   private static func restore(
-    _ options: LaunchOptions, directory: StateDirectory, restarting: Bool, warnings: inout [String]
+    _ options: LaunchOptions, sessions: SessionStore, restarting: Bool, warnings: inout [String]
   ) throws -> (AppStore, AppState) {
+    let directory = sessions.directory
     let catalogStore = CatalogStore.bundled(directoryPath: options.paths.dataDirectory)
     let loaded = try catalogStore.load()
     warnings += loaded.warnings
     let environment = LiveEnvironment(
-      directory: directory, catalogStore: catalogStore, database: loaded.database,
+      sessions: sessions, catalogStore: catalogStore, database: loaded.database,
       catalogReadOnlyReason: loaded.readOnlyReason)
     let store = AppStore(environment: environment)
 
@@ -223,7 +193,7 @@ package final class AppStore {
       _ = try directory.quarantine(path)
       return 1
     } catch {
-      throw CatalogCoreError.cannotSetAside(
+      throw StateRestorationError.cannotSetAside(
         problem: "--fresh cannot set scene '\(name)' aside", reason: error.localizedDescription)
     }
   }
@@ -271,7 +241,7 @@ package final class AppStore {
   ///
   /// - Returns: A one-line warning when that could not be recorded.
   package func markReady() -> [String] {
-    LaunchTracker.end(in: directory, reachedPrompt: true)
+    sessions.endLaunch(reachedPrompt: true)
   }
 
   /// Saves what a command changed: the product edits, the scenes whose storage differs, the
@@ -322,20 +292,20 @@ package final class AppStore {
     }
     let oldScenes = Dictionary(
       old.scenes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    var prepared: [PreparedWrite] = []
+    var changed: [Scene] = []
     for scene in new.scenes {
       let isCurrent = scene.name == new.activeSceneName && current != nil
       guard
         isCurrent || oldScenes[scene.name]?.storage != scene.storage
           || oldScenes[scene.name]?.userActivity != scene.userActivity
       else { continue }
-      if oldScenes[scene.name] == nil, let note = try setAsideUnread(scene.name) {
-        notes.append(note)
-      }
-      var file = SceneFile(scene)
-      if isCurrent { file.activity = current }
-      prepared.append(try directory.prepareSave(file, to: SceneFile.path(for: scene.name)))
+      var saved = scene
+      if isCurrent { saved.userActivity = current }
+      changed.append(saved)
     }
+    // A file this process has not read, in the way of a scene it opens anew, is set aside.
+    let prepared = try sessions.prepare(saving: changed)
+    notes += prepared.notes
     if !catalogChanges.isEmpty {
       new.catalog = try environment.save(catalogChanges)
       new.updateActivities()
@@ -354,42 +324,17 @@ package final class AppStore {
         }
       }
     }
-    for write in prepared { try write.commit() }
     // Scenes this process held and no longer has: closed, including a saved scene the command
     // opened only to close it for good.
     let closed = Set(old.scenes.map(\.name)).union(environment.ownedScenes)
       .subtracting(new.scenes.map(\.name))
-    // The session first: a crash between the two leaves an unlisted file, which the next
-    // `scene new` of that name sets aside, never a listed scene whose storage is gone.
-    if old.session != new.session || !closed.isEmpty {
-      try saveSession(new, released: closed)
-    }
-    for name in closed {
-      try directory.remove(SceneFile.path(for: name))
-      environment.releaseScene(name)
-    }
+    try sessions.commit(
+      prepared,
+      session: old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil,
+      closing: closed)
     if let current { environment.makeCurrentInBackground(current) }
     environment.bringToFront(new.activeSceneName)
     return notes
-  }
-
-  /// Moves to quarantine the file of a scene this process opens anew, if one was left there
-  /// (by a crash while closing it, or a session file that lost it): a file the app has not
-  /// read is never overwritten.
-  ///
-  /// - Returns: A note for the user when a file was moved.
-  /// - Throws: ``CatalogCoreError/cannotSetAside(problem:reason:)`` when it cannot be moved:
-  ///   the scene is then not saved over it.
-  private func setAsideUnread(_ name: SceneName) throws -> String? {
-    let path = SceneFile.path(for: name)
-    guard !environment.scenesRead.contains(name), directory.contains(path) else { return nil }
-    do {
-      let destination = try directory.quarantine(path)
-      return "scene '\(name)' had a saved file from before; kept it as '\(destination)'"
-    } catch {
-      throw CatalogCoreError.cannotSetAside(
-        problem: "scene '\(name)' has a saved file from before", reason: error.localizedDescription)
-    }
   }
 
   /// The state with the catalog as other processes may have changed it.
@@ -413,23 +358,24 @@ package final class AppStore {
   }
 
   private func saveScene(_ scene: Scene) throws {
-    try directory.save(SceneFile(scene), to: SceneFile.path(for: scene.name))
+    try sessions.commit(sessions.prepare(saving: [scene]))
+  }
+
+  /// This process's scenes and the one in front, as the shared session should list them: a
+  /// passing scene is not the session's — not listed, never the one in front next time.
+  private func sessionShown(by state: AppState, keepingFront: Bool = false) -> SessionState {
+    SessionState(
+      scenes: state.scenes.map(\.name).filter { $0 != passingScene },
+      activeScene: state.activeSceneName == passingScene || keepingFront || leavesFrontAlone
+        ? nil : state.activeSceneName)
   }
 
   private func saveSession(
     _ state: AppState, released: Set<SceneName>, keepingFront: Bool = false
   ) throws {
-    let lock = try directory.lockWaiting(LockFiles.session)
-    defer { withExtendedLifetime(lock) {} }
-    var ignored: [String] = []
-    let current = try loadSession(warnings: &ignored)
-    // A passing scene is not the session's: not listed, never the one in front next time.
-    let merged = current.merging(
-      owned: state.scenes.map(\.name).filter { $0 != passingScene }, released: released,
-      activeScene: state.activeSceneName == passingScene || keepingFront || leavesFrontAlone
-        ? nil : state.activeSceneName)
-    guard merged != current || !directory.contains(SessionFile.path) else { return }
-    try directory.save(SessionFile(merged), to: SessionFile.path)
+    let shown = sessionShown(by: state, keepingFront: keepingFront)
+    try sessions.saveSession(
+      owned: shown.scenes, released: released, activeScene: shown.activeScene)
   }
 
   /// Sets an unreadable activity history or line history aside, so that they are saved again.
@@ -493,21 +439,9 @@ package final class AppStore {
   }
 
   private func loadSession(warnings: inout [String]) throws -> SessionState {
-    do {
-      return try SessionFile.read(in: directory)
-    } catch {
-      // The scene files are still there: the session is rebuilt from them, so that no scene is
-      // left unlisted and later overwritten by a new scene of its name.
-      let rebuilt = SessionFile.rebuilt(in: directory)
-      let count = rebuilt.scenes.count
-      warnings.append(
-        try setAside(
-          SessionFile.path, because: error,
-          consequence: count == 0
-            ? "the session starts with scene 'main'"
-            : "rebuilt the session from \(count) scene file\(count == 1 ? "" : "s")"))
-      return rebuilt
-    }
+    let (session, warning) = try sessions.restoreSession()
+    if let warning { warnings.append(warning) }
+    return session
   }
 
   /// Loads a scene; the activity its file holds is added to `activities` for the history.
@@ -515,19 +449,15 @@ package final class AppStore {
     _ name: SceneName, catalog: Catalog, activities: inout [UserActivityRecord],
     warnings: inout [String]
   ) throws -> Scene {
-    let file: SceneFile?
-    do {
-      file = try SceneFile.read(name, in: directory)
-    } catch {
+    let restored = try sessions.restoreScene(name)
+    if let setAside = restored.setAside {
       warnings.append(
-        try setAside(
-          SceneFile.path(for: name), because: error, consequence: "scene '\(name)' starts fresh"))
-      return Scene(name: name)
+        "\(setAside.reason); moved it to '\(setAside.keptAs)' and scene '\(name)' starts fresh")
     }
-    guard let file else { return Scene(name: name) }
-    environment.scenesRead.insert(name)
-    if let activity = file.activity { activities.append(activity) }
-    var scene = Scene(name: name, storage: file.storage)
+    guard restored.wasSaved else { return Scene(name: name) }
+    let savedActivity = restored.scene.userActivity
+    if let activity = savedActivity { activities.append(activity) }
+    var scene = Scene(name: name, storage: restored.scene.storage)
     let note = scene.validate(against: catalog)
     if let note {
       // What was dropped (a path, a draft) may be wanted again, if the catalog was replaced
@@ -542,7 +472,7 @@ package final class AppStore {
       warnings.append("scene '\(name)': \(note)\(kept)")
     }
     scene.userActivity = scene.advertisedActivity(in: catalog)
-    var saved = file.activity
+    var saved = savedActivity
     saved?.lastActiveDate = nil
     if note != nil || scene.userActivity != saved {
       do {
@@ -559,28 +489,14 @@ package final class AppStore {
   /// Used for files that are never written without being read first (the histories): when the
   /// move fails, the file stays, and the app goes on without it.
   private func quarantine(_ path: String, because error: any Error, consequence: String) -> String {
-    do {
-      return try setAside(path, because: error, consequence: consequence)
-    } catch {
-      return error.localizedDescription
-    }
-  }
-
-  /// Moves a file that could not be read to quarantine, for a warning that says so; the
-  /// session and scene files, which the app then writes afresh, must be out of the way first.
-  ///
-  /// - Throws: ``CatalogCoreError/cannotSetAside(problem:reason:)`` when the move fails: the
-  ///   file is left unread, and so never overwritten.
-  private func setAside(_ path: String, because error: any Error, consequence: String) throws
-    -> String
-  {
     let reason = error.localizedDescription
     do {
       let destination = try directory.quarantine(path)
       return "\(reason); moved it to '\(destination)' and \(consequence)"
     } catch let moveError {
-      throw CatalogCoreError.cannotSetAside(
-        problem: reason, reason: moveError.localizedDescription)
+      return StateRestorationError.cannotSetAside(
+        problem: reason, reason: moveError.localizedDescription
+      ).localizedDescription
     }
   }
 }

@@ -8,11 +8,13 @@ import SearchIndex
 import StateRestoration
 import Synchronization
 
-/// The environment of a running app: scene ownership through locks, durable catalog edits,
+/// The environment of a running app: its scenes (``SessionStore``), durable catalog edits,
 /// and the product pictures on disk.
 package final class LiveEnvironment: AppEnvironment {
+  /// The saved scenes and the session, and which scenes this process owns.
+  package let sessions: SessionStore
   /// The state directory.
-  package let directory: StateDirectory
+  package var directory: StateDirectory { sessions.directory }
   /// The user's catalog on disk.
   package let catalogStore: CatalogStore
   /// The user's catalog database; nil when it could not be used.
@@ -25,11 +27,6 @@ package final class LiveEnvironment: AppEnvironment {
   /// newer version's file), as said at launch: activities are then kept in the scene files
   /// alone, and no command repeats the warning.
   package var historyUnavailable = false
-  /// The scenes whose files this process has read: saving them never sets a file aside.
-  package var scenesRead: Set<SceneName> = []
-  private var locks: [SceneName: FileLock] = [:]
-  /// The scene in front, as recorded in the lock files.
-  private var frontScene: SceneName?
   private var searchIndex: ActivitySearch?
   private let backgroundRebuild = BackgroundRebuild()
   private let pendingHistory = DispatchGroup()
@@ -41,14 +38,14 @@ package final class LiveEnvironment: AppEnvironment {
   private var pictureProblems: [String: String?] = [:]
 
   init(
-    directory: StateDirectory, catalogStore: CatalogStore, database: CatalogDatabase?,
+    sessions: SessionStore, catalogStore: CatalogStore, database: CatalogDatabase?,
     catalogReadOnlyReason: String?
   ) {
-    self.directory = directory
+    self.sessions = sessions
     self.catalogStore = catalogStore
     self.database = database
     self.catalogReadOnlyReason = catalogReadOnlyReason
-    history = ActivityHistory(directory: directory)
+    history = ActivityHistory(directory: sessions.directory)
   }
 
   package var now: Date { Date() }
@@ -204,18 +201,16 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func claimScene(_ name: SceneName) throws {
-    guard locks[name] == nil else { return }
+    try Self.sayingCatalogProcess { try sessions.claim(name) }
+  }
+
+  /// Runs a scene operation, naming another process that has the scene open a catalog
+  /// process, as the app's messages do.
+  private static func sayingCatalogProcess<T>(_ body: () throws -> T) throws -> T {
     do {
-      let lock = try directory.lock(LockFiles.scene(name))
-      lock.record(
-        note: SceneOwner(
-          process: .current, terminal: SceneOwner.currentTerminal, isFront: name == frontScene
-        ).note)
-      locks[name] = lock
-    } catch StateRestorationError.locked(_, let pid) {
-      let owner = self.owner(of: name)
-      throw CatalogCoreError.sceneOwned(
-        name.rawValue, pid: owner?.process.pid ?? pid, terminal: owner?.terminal)
+      return try body()
+    } catch StateRestorationError.sceneOpenElsewhere(let name, let pid, let terminal) {
+      throw CatalogCoreError.sceneOwned(name, pid: pid, terminal: terminal)
     }
   }
 
@@ -224,17 +219,13 @@ package final class LiveEnvironment: AppEnvironment {
   /// - Parameter name: The scene.
   /// - Returns: The owner, this process included.
   package func owner(of name: SceneName) -> SceneOwner? {
-    guard let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(name))) else {
-      return nil
-    }
-    // This process's record stays in a lock it has given back.
-    return owner.isThisProcess && locks[name] == nil ? nil : owner
+    sessions.owner(of: name)
   }
 
   package func handOff(
     _ activity: UserActivityRecord, from source: SceneName, to scene: SceneName
   ) throws -> String? {
-    guard locks[scene] == nil, let owner = owner(of: scene), !owner.isThisProcess else {
+    guard !sessions.isClaimed(scene), let owner = owner(of: scene), !owner.isThisProcess else {
       return nil
     }
     let message = DeliveryChannel.Message(
@@ -261,14 +252,7 @@ package final class LiveEnvironment: AppEnvironment {
   ///
   /// - Parameter name: The active scene.
   package func bringToFront(_ name: SceneName) {
-    guard name != frontScene else { return }
-    frontScene = name
-    for (scene, lock) in locks {
-      lock.record(
-        note: SceneOwner(
-          process: .current, terminal: SceneOwner.currentTerminal, isFront: scene == name
-        ).note)
-    }
+    sessions.bringToFront(name)
   }
 
   /// The scenes of the session that this process does not have open, with who has them open,
@@ -277,9 +261,9 @@ package final class LiveEnvironment: AppEnvironment {
   /// - Parameter catalog: The catalog, to name what the scenes show.
   /// - Returns: The scenes, in the session's order.
   package func otherScenes(in catalog: Catalog) -> [OtherScene] {
-    let listed = (try? SessionFile.read(in: directory))?.scenes ?? []
-    let unlisted = SessionFile.sceneNamesOnDisk(in: directory).filter { !listed.contains($0) }
-    return (listed + unlisted).filter { locks[$0] == nil }.map { name in
+    let listed = (try? sessions.readSession())?.scenes ?? []
+    let unlisted = sessions.savedSceneNames.filter { !listed.contains($0) }
+    return (listed + unlisted).filter { !sessions.isClaimed($0) }.map { name in
       let file = try? SceneFile.read(name, in: directory)
       let scene = file.map { Scene(name: name, storage: $0.storage) } ?? Scene(name: name)
       var status = stat()
@@ -293,41 +277,27 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func hasSavedScene(_ name: SceneName) -> Bool {
-    locks[name] == nil && owner(of: name) == nil
+    !sessions.isClaimed(name) && owner(of: name) == nil
       && directory.contains(SceneFile.path(for: name))
   }
 
   package func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?) {
-    try claimScene(name)
-    do {
-      let file = try SceneFile.read(name, in: directory)
-      scenesRead.insert(name)
-      return (file.map { Scene(name: name, storage: $0.storage) } ?? Scene(name: name), nil)
-    } catch {
-      // Only a file that cannot be read is set aside; the scene starts fresh.
-      let path = SceneFile.path(for: name)
-      do {
-        let kept = try directory.quarantine(path)
-        return (
-          Scene(name: name),
-          "scene '\(name)' could not be read (\(error.localizedDescription)); kept it as '\(kept)' and opened the scene fresh"
-        )
-      } catch let moving {
-        releaseScene(name)
-        throw CatalogCoreError.cannotSetAside(
-          problem: "scene '\(name)' cannot be read", reason: moving.localizedDescription)
-      }
+    let restored = try Self.sayingCatalogProcess { try sessions.restoreScene(name) }
+    // Only a file that cannot be read is set aside; the scene starts fresh.
+    let note = restored.setAside.map {
+      "scene '\(name)' could not be read (\($0.reason)); kept it as '\($0.keptAs)' and opened the scene fresh"
     }
+    return (Scene(name: name, storage: restored.scene.storage), note)
   }
 
   /// The scenes this process holds the locks of.
-  package var ownedScenes: Set<SceneName> { Set(locks.keys) }
+  package var ownedScenes: Set<SceneName> { sessions.claimedScenes }
 
   /// Gives up a scene this process owns.
   ///
   /// - Parameter name: The scene.
   package func releaseScene(_ name: SceneName) {
-    locks[name] = nil
+    sessions.release(name)
   }
 
   /// Saves catalog changes durably in one transaction, each edit merged with what other

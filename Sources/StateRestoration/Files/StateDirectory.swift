@@ -40,6 +40,32 @@ public struct StateDirectory: Sendable, Hashable {
     self.path = path
   }
 
+  /// Takes away others' access to a directory, where a user or an older version left it,
+  /// with its files and those of the subfolders named.
+  ///
+  /// - Parameters:
+  ///   - path: The directory.
+  ///   - subfolders: Folders in it whose files are made private too.
+  /// - Returns: A one-line warning when the directory was changed or could not be.
+  public static func makePrivate(_ path: String, subfolders: [String]) -> String? {
+    do {
+      guard let old = try DurableFile.tightenPermissions(of: path, to: 0o700) else {
+        return nil
+      }
+      for folder in [path] + subfolders.map({ path + "/" + $0 }) {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for entry in entries {
+          let isFolder = folder == path && subfolders.contains(entry)
+          try DurableFile.tightenPermissions(of: folder + "/" + entry, to: isFolder ? 0o700 : 0o600)
+        }
+      }
+      return "'\(path)' was open to other users (mode \(String(old, radix: 8))); "
+        + "made it and its files private (0700 and 0600)"
+    } catch {
+      return StateRestorationError.describing(error)
+    }
+  }
+
   /// The path of a file in the directory.
   ///
   /// - Parameter relativePath: The file's path inside the directory.

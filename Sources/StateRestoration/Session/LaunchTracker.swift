@@ -1,5 +1,13 @@
-import Foundation
-import StateRestoration
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Notices a crash at launch, as Apple's state restoration does: when launches died before
 /// their prompt twice in a row, the next one sets the saved state aside and starts fresh.
@@ -11,53 +19,45 @@ import StateRestoration
 /// not synced: a marker must outlive a process that crashed, which the system's cache does, and
 /// one lost with the machine only forgets a launch. Start-up pays no file rewrite and no
 /// `fsync`. A `launch.json` of an earlier version is read once, turned into markers and removed.
-package enum LaunchTracker {
+enum LaunchTracker {
   /// How many launches in a row may die before the prompt before state is set aside.
-  package static let failureLimit = 2
+  static let failureLimit = 2
   /// The folder of markers, in the state directory.
-  package static let folder = "launching"
+  static let folder = "launching"
 
   /// Records that this process is launching.
   ///
   /// After too many launches that died before their prompt, moves the session and the scene
   /// files no live process owns to quarantine, so that this launch starts fresh.
   ///
-  /// - Parameters:
-  ///   - directory: The state directory.
-  ///   - warnings: Where one-line warnings go.
-  /// - Returns: Whether the saved state was set aside.
+  /// - Parameter directory: The state directory.
+  /// - Returns: What the launches before this one left: crashes, files set aside, warnings.
   /// - Throws: A `StateRestorationError` when the lock cannot be taken or the folder is not
   ///   a folder.
-  package static func begin(in directory: StateDirectory, warnings: inout [String]) throws -> Bool {
+  static func begin(in directory: StateDirectory) throws -> LaunchCheck {
     let lock = try directory.lockWaiting(LockFiles.launch)
     defer { withExtendedLifetime(lock) {} }
     try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
-    importLegacyFile(in: directory, warnings: &warnings)
-    var crashed = markers(in: directory).filter { !$0.identity.isRunning }
-    var restarting = false
+    var check = LaunchCheck()
+    importLegacyFile(in: directory, warnings: &check.warnings)
+    let crashed = markers(in: directory).filter { !$0.identity.isRunning }
     if crashed.count >= failureLimit {
-      restarting = true
-      var moved = 0
+      check.crashedLaunches = crashed.count
       for path in [SessionFile.path] + unownedSceneFiles(in: directory)
       where directory.contains(path) {
-        if (try? directory.quarantine(path)) != nil { moved += 1 }
+        if (try? directory.quarantine(path)) != nil { check.filesSetAside += 1 }
       }
-      warnings.append(
-        "catalog did not reach its prompt the last \(crashed.count) times it started; "
-          + "its saved state (\(moved) files) was moved to '\(directory.path(of: StateDirectory.quarantineFolder))' and it starts fresh"
-      )
-      remove(crashed.map(\.name), in: directory, warnings: &warnings)
-      crashed = []
+      remove(crashed.map(\.name), in: directory, warnings: &check.warnings)
     }
     let marker = directory.path(of: folder + "/" + name(of: .current))
     let descriptor = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     if descriptor >= 0 {
       close(descriptor)
     } else {
-      warnings.append(
+      check.warnings.append(
         "cannot record the launch in '\(marker)': \(String(cString: strerror(errno)))")
     }
-    return restarting
+    return check
   }
 
   /// Records that this process's launch ended: it reached its prompt, which forgives the
@@ -68,7 +68,7 @@ package enum LaunchTracker {
   ///   - reachedPrompt: Whether the launch reached its prompt.
   /// - Returns: A one-line warning when the launch could not be recorded.
   @discardableResult
-  package static func end(in directory: StateDirectory, reachedPrompt: Bool) -> [String] {
+  static func end(in directory: StateDirectory, reachedPrompt: Bool) -> [String] {
     var warnings: [String] = []
     do {
       let lock = try directory.lockWaiting(LockFiles.launch)
@@ -79,7 +79,7 @@ package enum LaunchTracker {
       }
       remove(names, in: directory, warnings: &warnings)
     } catch {
-      warnings.append("cannot record the launch: \(error.localizedDescription)")
+      warnings.append("cannot record the launch: \(StateRestorationError.describing(error))")
     }
     return warnings
   }
@@ -135,7 +135,7 @@ package enum LaunchTracker {
       }
       try directory.remove(LaunchFile.path)
     } catch {
-      let reason = error.localizedDescription
+      let reason = StateRestorationError.describing(error)
       if let destination = try? directory.quarantine(LaunchFile.path) {
         warnings.append(
           "\(reason); moved it to '\(destination)', and the count of crashed launches starts at 0"

@@ -1,31 +1,50 @@
-import Foundation
-import StateRestoration
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// `scenes/NAME.json`: one scene's storage and its restoration activity.
-package struct SceneFile: VersionedFormat, Hashable {
-  package static let currentFormatVersion = 1
-  package var formatVersion = currentFormatVersion
+public struct SceneFile: VersionedFormat, Hashable {
+  /// The format this version writes.
+  public static let currentFormatVersion = 1
+  /// The file's format.
+  public var formatVersion = currentFormatVersion
   /// The scene's name; it matches the file's name.
-  package var name: SceneName
+  public var name: SceneName
   /// The scene's storage, every value tagged with its type.
-  package var storage: SceneStorageValues
+  public var storage: SceneStorageValues
   /// The activity the scene advertised, if any.
-  package var activity: UserActivityRecord?
+  public var activity: UserActivityRecord?
 
-  package init(name: SceneName, storage: SceneStorageValues, activity: UserActivityRecord? = nil) {
+  /// Creates a scene's file.
+  ///
+  /// - Parameters:
+  ///   - name: The scene.
+  ///   - storage: Its storage.
+  ///   - activity: The activity it advertises, if any.
+  public init(name: SceneName, storage: SceneStorageValues, activity: UserActivityRecord? = nil) {
     self.name = name
     self.storage = storage
     self.activity = activity
   }
 
-  package init(_ scene: Scene) {
+  /// The file that saves a scene: its storage and the activity it advertises.
+  ///
+  /// - Parameter scene: The scene.
+  public init(_ scene: Scene) {
     self.init(name: scene.name, storage: scene.storage, activity: scene.userActivity)
   }
 
   /// The file's path in the state directory.
-  package static func path(for name: SceneName) -> String { "scenes/\(name.rawValue).json" }
+  public static func path(for name: SceneName) -> String { "scenes/\(name.rawValue).json" }
 
-  /// Reads a scene's file, as the launch and `catalog state` both do.
+  /// Reads a scene's file, as a launch and a program's state report both do.
   ///
   /// - Parameters:
   ///   - name: The scene.
@@ -33,7 +52,7 @@ package struct SceneFile: VersionedFormat, Hashable {
   /// - Returns: The file's contents, or nil when the scene has no file yet.
   /// - Throws: A `StateRestorationError` when the file cannot be read, is malformed, is of a
   ///   newer format, or holds another scene (a file copied or renamed by hand).
-  package static func read(_ name: SceneName, in directory: StateDirectory) throws -> SceneFile? {
+  public static func read(_ name: SceneName, in directory: StateDirectory) throws -> SceneFile? {
     let file = try directory.load(SceneFile.self, from: path(for: name))
     if let file, file.name != name {
       throw StateRestorationError.malformed(
@@ -44,29 +63,36 @@ package struct SceneFile: VersionedFormat, Hashable {
 }
 
 /// `session.json`: the open scenes in order and the active one.
-package struct SessionFile: VersionedFormat, Hashable {
-  package static let currentFormatVersion = 1
-  package var formatVersion = currentFormatVersion
+public struct SessionFile: VersionedFormat, Hashable {
+  /// The format this version writes.
+  public static let currentFormatVersion = 1
+  /// The file's format.
+  public var formatVersion = currentFormatVersion
   /// The open scenes, in order.
-  package var scenes: [SceneName]
+  public var scenes: [SceneName]
   /// The active scene.
-  package var activeScene: SceneName?
+  public var activeScene: SceneName?
 
-  package static let path = "session.json"
+  /// The file's path in the state directory.
+  public static let path = "session.json"
 
-  package init(_ session: SessionState) {
+  /// The file that saves a session.
+  ///
+  /// - Parameter session: The session.
+  public init(_ session: SessionState) {
     scenes = session.scenes
     activeScene = session.activeScene
   }
 
-  package var session: SessionState { SessionState(scenes: scenes, activeScene: activeScene) }
+  /// The session the file saves.
+  public var session: SessionState { SessionState(scenes: scenes, activeScene: activeScene) }
 
   /// Reads the session file.
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The session; empty when there is no file yet.
   /// - Throws: A `StateRestorationError` when the file cannot be read.
-  package static func read(in directory: StateDirectory) throws -> SessionState {
+  public static func read(in directory: StateDirectory) throws -> SessionState {
     try directory.load(SessionFile.self, from: path)?.session ?? rebuilt(in: directory)
   }
 
@@ -75,7 +101,7 @@ package struct SessionFile: VersionedFormat, Hashable {
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The session; empty when there are no scene files.
-  package static func rebuilt(in directory: StateDirectory) -> SessionState {
+  public static func rebuilt(in directory: StateDirectory) -> SessionState {
     var names = sceneNamesOnDisk(in: directory)
     if let main = names.firstIndex(of: .main) { names.insert(names.remove(at: main), at: 0) }
     let newest = names.map { ($0, modificationTime(of: $0, in: directory)) }.max { $0.1 < $1.1 }
@@ -87,7 +113,7 @@ package struct SessionFile: VersionedFormat, Hashable {
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The names, sorted.
-  package static func sceneNamesOnDisk(in directory: StateDirectory) -> [SceneName] {
+  public static func sceneNamesOnDisk(in directory: StateDirectory) -> [SceneName] {
     let files =
       (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
     return files.compactMap { file in
@@ -110,15 +136,15 @@ package struct SessionFile: VersionedFormat, Hashable {
 /// A launch adds its process and removes it at the prompt; an entry whose process is gone is a
 /// launch that crashed. Processes still starting are not crashes, so several terminals may
 /// launch at once.
-package struct LaunchFile: VersionedFormat, Hashable {
-  package static let currentFormatVersion = 2
-  package var formatVersion = currentFormatVersion
+struct LaunchFile: VersionedFormat, Hashable {
+  static let currentFormatVersion = 2
+  var formatVersion = currentFormatVersion
   /// The processes that started and have not reached their prompt, oldest first.
-  package var launches: [ProcessIdentity]
+  var launches: [ProcessIdentity]
 
-  package static let path = "launch.json"
+  static let path = "launch.json"
 
-  package init(launches: [ProcessIdentity]) {
+  init(launches: [ProcessIdentity]) {
     self.launches = launches
   }
 
@@ -126,7 +152,7 @@ package struct LaunchFile: VersionedFormat, Hashable {
     case formatVersion, launches, unfinishedLaunches
   }
 
-  package init(from decoder: any Decoder) throws {
+  init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     let version = try container.decode(Int.self, forKey: .formatVersion)
     if version == 1 {
@@ -139,7 +165,7 @@ package struct LaunchFile: VersionedFormat, Hashable {
     }
   }
 
-  package func encode(to encoder: any Encoder) throws {
+  func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(formatVersion, forKey: .formatVersion)
     try container.encode(launches, forKey: .launches)
@@ -147,8 +173,11 @@ package struct LaunchFile: VersionedFormat, Hashable {
 }
 
 /// Where lock files live in the state directory.
-package enum LockFiles {
-  package static func scene(_ name: SceneName) -> String { "locks/scene-\(name.rawValue).lock" }
-  package static let session = "locks/session.lock"
-  package static let launch = "locks/launch.lock"
+public enum LockFiles {
+  /// The lock a scene's owner holds: `locks/scene-NAME.lock`.
+  public static func scene(_ name: SceneName) -> String { "locks/scene-\(name.rawValue).lock" }
+  /// The lock held while the session file is read and rewritten.
+  public static let session = "locks/session.lock"
+  /// The lock held while launches are counted.
+  public static let launch = "locks/launch.lock"
 }

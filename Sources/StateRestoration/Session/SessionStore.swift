@@ -1,0 +1,446 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// A program's saved scenes in a state directory: what an Apple app gets from the system when
+/// it is relaunched — its windows back, each with its scene storage.
+///
+/// A store claims the scenes this process shows (a lock each, held by the store and released
+/// by ``release(_:)``, ``close(_:)`` or when the store goes away, and by the kernel when the
+/// process dies), restores each one from `scenes/NAME.json` — a file that cannot be read goes
+/// to `quarantine/` with a warning and that scene starts fresh; a readable one is never
+/// touched —, rebuilds `session.json` from the scene files when it is lost, counts launches
+/// that died before they were ready, and saves a set of scene changes all or nothing: every
+/// file is written and flushed beside its old version first, and only then renamed into place.
+///
+/// The shortest way to adopt it, with `@SceneStorage`:
+///
+/// ```swift
+/// let session = try SessionStore(directory: stateDirectory)
+/// let scene = try session.open(.main)
+/// let view = SceneStore.$current.withValue(scene) { ListView() }
+/// view.items.append("milk")   // a @SceneStorage property
+/// try session.save()          // durable now; restored at the next launch, even after kill -9
+/// ```
+///
+/// A program that keeps its scenes as values (``Scene``) uses ``restoreScene(_:)``,
+/// ``prepare(saving:)`` and ``commit(_:session:closing:)`` instead, and can do its own work —
+/// a database transaction, say — between preparing and committing.
+public final class SessionStore {
+  /// The state directory.
+  public let directory: StateDirectory
+  /// One-line warnings for the user from opening the directory and its scenes: a directory
+  /// that was open to other users, a scene file that could not be read and was set aside.
+  public private(set) var warnings: [String] = []
+  /// The terminal this process's scenes are shown on, recorded in their lock files.
+  public var terminal: String? = SceneOwner.currentTerminal
+
+  private var locks: [SceneName: FileLock] = [:]
+  /// The scene in front, as recorded in the lock files.
+  private var frontScene: SceneName?
+  /// The scenes whose file this process read, found missing or wrote: saving them never sets
+  /// a file aside.
+  private var knownFiles: Set<SceneName> = []
+  /// The scenes opened with ``open(_:)``, in order, with the change count last saved.
+  private var openScenes: [OpenScene] = []
+
+  private struct OpenScene {
+    var name: SceneName
+    var store: SceneStore
+    var activity: UserActivityRecord?
+    var savedChangeCount: Int?
+  }
+
+  /// The folders of a state directory.
+  public static let folders = [
+    "scenes", "locks", LaunchTracker.folder, StateDirectory.quarantineFolder,
+  ]
+
+  /// How many launches in a row may die before they are ready (``endLaunch(reachedPrompt:)``)
+  /// before ``beginLaunch()`` sets the saved state aside.
+  public static let crashLimit = LaunchTracker.failureLimit
+
+  /// Opens a state directory: creates it 0700 when missing, makes it private when it was open
+  /// to others (a warning says so), refuses a link or a file in place of one of its folders,
+  /// and removes what writers killed mid-write left behind.
+  ///
+  /// - Parameter path: The state directory.
+  /// - Throws: A ``StateRestorationError`` when the directory cannot be created or one of its
+  ///   folders is not a folder.
+  public init(directory path: String) throws {
+    directory = try StateDirectory(creating: path)
+    if let warning = StateDirectory.makePrivate(path, subfolders: Self.folders) {
+      warnings.append(warning)
+    }
+    // A link or a file in place of a folder is refused before anything is read through it.
+    for folder in Self.folders where directory.contains(folder) {
+      try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
+    }
+    directory.removeAbandonedTemporaryFiles(
+      subfolders: ["scenes", StateDirectory.quarantineFolder])
+    DeliveryChannel.removeStaleSockets(in: directory)
+  }
+
+  // MARK: Launches
+
+  /// Records that this process is launching, as Apple's state restoration notices an app
+  /// that crashes at launch: when the launches before it died before they were ready
+  /// ``crashLimit`` times in a row, the session file and the scene files no running process
+  /// owns go to quarantine, and this launch starts fresh.
+  ///
+  /// Call ``endLaunch(reachedPrompt:)`` once the program is ready for its user, or when it
+  /// refuses to start with a message.
+  ///
+  /// - Returns: What the launches before this one left.
+  /// - Throws: A ``StateRestorationError`` when the launch lock cannot be taken.
+  public func beginLaunch() throws -> LaunchCheck {
+    try LaunchTracker.begin(in: directory)
+  }
+
+  /// Records that this process's launch ended.
+  ///
+  /// - Parameter reachedPrompt: Whether the program became ready for its user, which forgives
+  ///   the crashes before it; false for a launch refused with a message, which is no crash.
+  /// - Returns: One-line warnings when the launch could not be recorded.
+  @discardableResult
+  public func endLaunch(reachedPrompt: Bool) -> [String] {
+    LaunchTracker.end(in: directory, reachedPrompt: reachedPrompt)
+  }
+
+  // MARK: The session
+
+  /// Reads the session: which scenes are open, in order, and which is active; rebuilt from
+  /// the scene files when there is no session file.
+  ///
+  /// - Returns: The session.
+  /// - Throws: A ``StateRestorationError`` when the session file cannot be read.
+  public func readSession() throws -> SessionState {
+    try SessionFile.read(in: directory)
+  }
+
+  /// Reads the session for a launch: a session file that cannot be read goes to quarantine,
+  /// and the session is rebuilt from the scene files beside it, so that no scene is left
+  /// unlisted.
+  ///
+  /// - Returns: The session, and a warning when the file was set aside.
+  /// - Throws: ``StateRestorationError/cannotSetAside(problem:reason:)`` when an unreadable
+  ///   file cannot be moved: it is then left unread, and never written over.
+  public func restoreSession() throws -> (session: SessionState, warning: String?) {
+    do {
+      return (try readSession(), nil)
+    } catch {
+      let rebuilt = SessionFile.rebuilt(in: directory)
+      let count = rebuilt.scenes.count
+      let warning = try setAside(
+        SessionFile.path, because: error,
+        consequence: count == 0
+          ? "the session starts with scene '\(SceneName.main)'"
+          : "rebuilt the session from \(count) scene file\(count == 1 ? "" : "s")")
+      return (rebuilt, warning)
+    }
+  }
+
+  /// Merges this process's scenes into the session file that every process of the directory
+  /// shares (``SessionState/merging(owned:released:activeScene:)``), under the session lock.
+  ///
+  /// - Parameters:
+  ///   - owned: This process's scenes, in order.
+  ///   - released: The scenes this process closed.
+  ///   - activeScene: The scene in front; nil leaves the session's as it is.
+  /// - Throws: A ``StateRestorationError`` when the file cannot be written.
+  public func saveSession(
+    owned: [SceneName], released: Set<SceneName> = [], activeScene: SceneName?
+  ) throws {
+    let lock = try directory.lockWaiting(LockFiles.session)
+    defer { withExtendedLifetime(lock) {} }
+    let current = try restoreSession().session
+    let merged = current.merging(owned: owned, released: released, activeScene: activeScene)
+    guard merged != current || !directory.contains(SessionFile.path) else { return }
+    try directory.save(SessionFile(merged), to: SessionFile.path)
+  }
+
+  /// The scenes that have a file in `scenes/`, sorted by name.
+  public var savedSceneNames: [SceneName] { SessionFile.sceneNamesOnDisk(in: directory) }
+
+  // MARK: Owning scenes
+
+  /// Makes this process the owner of a scene; claiming a scene it owns already does nothing.
+  ///
+  /// - Parameter name: The scene.
+  /// - Throws: ``StateRestorationError/sceneOpenElsewhere(scene:pid:terminal:)`` when another
+  ///   running process has it open.
+  public func claim(_ name: SceneName) throws {
+    guard locks[name] == nil else { return }
+    do {
+      let lock = try directory.lock(LockFiles.scene(name))
+      lock.record(
+        note: SceneOwner(process: .current, terminal: terminal, isFront: name == frontScene).note)
+      locks[name] = lock
+    } catch StateRestorationError.locked(_, let pid) {
+      let owner = self.owner(of: name)
+      throw StateRestorationError.sceneOpenElsewhere(
+        scene: name.rawValue, pid: owner?.process.pid ?? pid, terminal: owner?.terminal)
+    }
+  }
+
+  /// Gives a scene up, leaving its file as it is: another process may open it now.
+  ///
+  /// - Parameter name: The scene.
+  public func release(_ name: SceneName) {
+    locks[name] = nil
+    knownFiles.remove(name)
+    openScenes.removeAll { $0.name == name }
+  }
+
+  /// The scenes this process owns.
+  public var claimedScenes: Set<SceneName> { Set(locks.keys) }
+
+  /// Whether this process owns a scene.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: true when this store holds the scene's lock.
+  public func isClaimed(_ name: SceneName) -> Bool { locks[name] != nil }
+
+  /// The process that has a scene open, if a running one has.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The owner, this process included.
+  public func owner(of name: SceneName) -> SceneOwner? {
+    guard let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(name))) else {
+      return nil
+    }
+    // This process's record stays in a lock it has given back.
+    return owner.isThisProcess && locks[name] == nil ? nil : owner
+  }
+
+  /// Records which of this process's scenes is in front, in their lock files, for other
+  /// processes that list every window's scenes.
+  ///
+  /// - Parameter name: The scene in front.
+  public func bringToFront(_ name: SceneName) {
+    guard name != frontScene else { return }
+    frontScene = name
+    for (scene, lock) in locks {
+      lock.record(
+        note: SceneOwner(process: .current, terminal: terminal, isFront: scene == name).note)
+    }
+  }
+
+  // MARK: Restoring and saving scenes
+
+  /// Claims a scene and reads it back from its file: its storage and the activity it
+  /// advertised. A file that cannot be read goes to quarantine and the scene starts fresh.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The scene, whether it had a file, and the file set aside, if one was.
+  /// - Throws: ``StateRestorationError/sceneOpenElsewhere(scene:pid:terminal:)`` when another
+  ///   process has it open; ``StateRestorationError/cannotSetAside(problem:reason:)`` when an
+  ///   unreadable file cannot be moved (the scene is then not claimed, and its file untouched).
+  public func restoreScene(_ name: SceneName) throws -> RestoredScene {
+    try claim(name)
+    let path = SceneFile.path(for: name)
+    do {
+      let file = try SceneFile.read(name, in: directory)
+      knownFiles.insert(name)
+      return RestoredScene(
+        scene: Scene(name: name, storage: file?.storage ?? .init(), userActivity: file?.activity),
+        wasSaved: file != nil)
+    } catch {
+      let reason = StateRestorationError.describing(error)
+      do {
+        let destination = try directory.quarantine(path)
+        knownFiles.insert(name)
+        return RestoredScene(
+          scene: Scene(name: name), wasSaved: false,
+          setAside: RestoredScene.SetAside(reason: reason, keptAs: destination))
+      } catch let moving {
+        release(name)
+        throw StateRestorationError.cannotSetAside(
+          problem: reason, reason: StateRestorationError.describing(moving))
+      }
+    }
+  }
+
+  /// Writes and flushes the files of scenes beside their old versions, claiming each scene:
+  /// the first half of a save, which ``commit(_:session:closing:)`` puts in place. Dropping
+  /// the result leaves every file as it was.
+  ///
+  /// A file this process has not read (left by a crash while a scene was closed, say) is
+  /// moved to quarantine first, with a note: a file the program has not read is never
+  /// written over.
+  ///
+  /// - Parameter scenes: The scenes to save, with the activities they advertise.
+  /// - Returns: The prepared files.
+  /// - Throws: A ``StateRestorationError``: a full disk, a scene another process owns, a file
+  ///   in the way that cannot be moved.
+  public func prepare(saving scenes: [Scene]) throws -> PreparedScenes {
+    var prepared = PreparedScenes()
+    for scene in scenes {
+      try claim(scene.name)
+      let path = SceneFile.path(for: scene.name)
+      if !knownFiles.contains(scene.name), directory.contains(path) {
+        do {
+          let destination = try directory.quarantine(path)
+          prepared.notes.append(
+            "scene '\(scene.name)' had a saved file from before; kept it as '\(destination)'")
+        } catch {
+          throw StateRestorationError.cannotSetAside(
+            problem: "scene '\(scene.name)' has a saved file from before",
+            reason: StateRestorationError.describing(error))
+        }
+      }
+      prepared.writes.append(try directory.prepareSave(SceneFile(scene), to: path))
+      prepared.names.append(scene.name)
+    }
+    return prepared
+  }
+
+  /// Puts prepared scene files in place, updates the shared session, and closes scenes.
+  ///
+  /// The session is written before closed scenes' files are removed: a crash between the two
+  /// leaves an unlisted file, which the next ``prepare(saving:)`` of that name sets aside,
+  /// never a listed scene whose storage is gone.
+  ///
+  /// - Parameters:
+  ///   - prepared: The files ``prepare(saving:)`` wrote.
+  ///   - session: This process's scenes in order and the one in front (nil to leave the
+  ///     session's as it is), merged into the session file; nil when the session did not
+  ///     change.
+  ///   - closing: Scenes this process closes: taken out of the session, their files removed
+  ///     and their locks released.
+  /// - Throws: A ``StateRestorationError`` when a file cannot be renamed or removed.
+  public func commit(
+    _ prepared: PreparedScenes, session: SessionState? = nil, closing: Set<SceneName> = []
+  ) throws {
+    for write in prepared.writes { try write.commit() }
+    knownFiles.formUnion(prepared.names)
+    if session != nil || !closing.isEmpty {
+      let owned =
+        session?.scenes ?? openScenes.map(\.name).filter { !closing.contains($0) }
+      try saveSession(owned: owned, released: closing, activeScene: session?.activeScene)
+    }
+    for name in closing {
+      try directory.remove(SceneFile.path(for: name))
+      release(name)
+    }
+  }
+
+  // MARK: Scenes for @SceneStorage
+
+  /// Opens a scene for `@SceneStorage` properties: claims it, restores its storage, and
+  /// returns the store its properties bind to (``SceneStore/current``). A file that could
+  /// not be read is set aside with a warning in ``warnings``.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The scene's storage; the same store each time the scene is opened.
+  /// - Throws: ``StateRestorationError/sceneOpenElsewhere(scene:pid:terminal:)`` when another
+  ///   process has it open, or another ``StateRestorationError``.
+  public func open(_ name: SceneName) throws -> SceneStore {
+    if let open = openScenes.first(where: { $0.name == name }) { return open.store }
+    let restored = try restoreScene(name)
+    if let setAside = restored.setAside {
+      warnings.append(
+        "\(setAside.reason); moved it to '\(setAside.keptAs)' and scene '\(name)' starts fresh")
+    }
+    let store = SceneStore(restored.scene.storage)
+    openScenes.append(
+      OpenScene(
+        name: name, store: store, activity: restored.scene.userActivity,
+        savedChangeCount: restored.wasSaved ? store.changeCount : nil))
+    return store
+  }
+
+  /// Saves every scene opened with ``open(_:)`` whose storage changed since it was opened or
+  /// last saved, and the session, all or nothing: when this returns, it is on disk.
+  ///
+  /// - Parameter activeScene: The scene in front; by default the last opened.
+  /// - Throws: A ``StateRestorationError``; every file is then as it was.
+  public func save(activeScene: SceneName? = nil) throws {
+    let changed = openScenes.indices.filter {
+      openScenes[$0].savedChangeCount != openScenes[$0].store.changeCount
+    }
+    let counts = changed.map { openScenes[$0].store.changeCount }
+    let prepared = try prepare(
+      saving: changed.map {
+        Scene(
+          name: openScenes[$0].name, storage: openScenes[$0].store.values,
+          userActivity: openScenes[$0].activity)
+      })
+    let active = activeScene ?? openScenes.last?.name
+    try commit(
+      prepared, session: SessionState(scenes: openScenes.map(\.name), activeScene: active))
+    for (index, count) in zip(changed, counts) { openScenes[index].savedChangeCount = count }
+    if let active { bringToFront(active) }
+  }
+
+  /// Closes a scene opened with ``open(_:)`` or claimed: as when a window is closed for good,
+  /// its storage is destroyed, its file removed and the scene taken out of the session.
+  ///
+  /// - Parameter name: The scene.
+  /// - Throws: A ``StateRestorationError`` when the session or the file cannot be written.
+  public func close(_ name: SceneName) throws {
+    try claim(name)
+    try commit(PreparedScenes(), closing: [name])
+  }
+
+  /// Moves a file that could not be read to quarantine, for a warning that says so.
+  private func setAside(_ path: String, because error: any Error, consequence: String) throws
+    -> String
+  {
+    let reason = StateRestorationError.describing(error)
+    do {
+      let destination = try directory.quarantine(path)
+      return "\(reason); moved it to '\(destination)' and \(consequence)"
+    } catch let moveError {
+      throw StateRestorationError.cannotSetAside(
+        problem: reason, reason: StateRestorationError.describing(moveError))
+    }
+  }
+}
+
+/// What ``SessionStore/beginLaunch()`` found: the launches before this one that died before
+/// they were ready, and what was set aside because of them.
+public struct LaunchCheck: Sendable, Hashable {
+  /// How many launches in a row died before they were ready; 0 unless they reached
+  /// ``SessionStore/crashLimit``, when the saved state was set aside.
+  public var crashedLaunches = 0
+  /// How many files (the session and unowned scenes) went to quarantine.
+  public var filesSetAside = 0
+  /// One-line warnings: a launch that could not be recorded, a record that could not be read.
+  public var warnings: [String] = []
+
+  /// Whether this launch starts fresh, its saved state set aside.
+  public var startsFresh: Bool { crashedLaunches > 0 }
+}
+
+/// A scene as ``SessionStore/restoreScene(_:)`` read it back.
+public struct RestoredScene: Sendable, Hashable {
+  /// A file that could not be read: why, and where it was kept.
+  public struct SetAside: Sendable, Hashable {
+    /// Why the file could not be read, naming it.
+    public var reason: String
+    /// The file's path in `quarantine/`.
+    public var keptAs: String
+  }
+
+  /// The scene: its storage and the activity it advertised, or a fresh scene.
+  public var scene: Scene
+  /// Whether the scene had a file that was read.
+  public var wasSaved: Bool
+  /// The file that could not be read and was moved to quarantine, if any.
+  public var setAside: SetAside?
+}
+
+/// Scene files written and flushed beside their old versions, waiting for
+/// ``SessionStore/commit(_:session:closing:)``: dropping them leaves every file as it was.
+public struct PreparedScenes {
+  /// Notes for the user: files in the way that were moved to quarantine.
+  public internal(set) var notes: [String] = []
+  var writes: [PreparedWrite] = []
+  var names: [SceneName] = []
+
+  /// No scene files: for a commit that only updates the session or closes scenes.
+  public init() {}
+}

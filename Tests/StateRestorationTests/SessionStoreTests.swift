@@ -1,0 +1,158 @@
+import Foundation
+import StateRestoration
+import TestSupport
+import Testing
+
+private struct ListView {
+  @SceneStorage("ListView.items") var items: [String] = []
+  @SceneStorage("ListView.selection") var selection: Int?
+}
+
+@Suite struct SessionStoreTests {
+  @Test func sceneStorageSavedThroughTheStoreComesBackInTheNextOne() throws {
+    let temporary = TemporaryDirectory()
+    do {
+      let session = try SessionStore(directory: temporary.path)
+      let view = SceneStore.$current.withValue(try session.open(.main)) { ListView() }
+      view.items.append("milk")
+      view.selection = 0
+      try session.save()
+    }
+    let session = try SessionStore(directory: temporary.path)
+    let view = SceneStore.$current.withValue(try session.open(.main)) { ListView() }
+    #expect(view.items == ["milk"])
+    #expect(view.selection == 0)
+    #expect(try session.readSession() == SessionState(scenes: [.main], activeScene: .main))
+    #expect(session.warnings.isEmpty)
+  }
+
+  @Test func aSceneIsOwnedByOneStoreUntilItIsReleased() throws {
+    let temporary = TemporaryDirectory()
+    let first = try SessionStore(directory: temporary.path)
+    _ = try first.open(.main)
+    let second = try SessionStore(directory: temporary.path)
+    let refusal = #expect(throws: StateRestorationError.self) { try second.claim(.main) }
+    guard case .sceneOpenElsewhere(let scene, let pid, _) = refusal else {
+      Issue.record("\(String(describing: refusal))")
+      return
+    }
+    #expect(scene == "main" && pid == getpid())
+    first.release(.main)
+    try second.claim(.main)
+    #expect(second.claimedScenes == [.main])
+  }
+
+  @Test func anUnreadableSceneIsSetAsideAndAReadableOneIsNotTouched() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let good = SceneFile(name: .main, storage: SceneStorageValues(["k": .string("v")]))
+    try directory.save(good, to: SceneFile.path(for: .main))
+    let before = try Data(contentsOf: URL(fileURLWithPath: directory.path(of: "scenes/main.json")))
+    try Data("{not json".utf8).write(to: URL(fileURLWithPath: directory.path(of: "scenes/b.json")))
+
+    let session = try SessionStore(directory: temporary.path)
+    let restored = try session.restoreScene(.main)
+    #expect(restored.wasSaved && restored.setAside == nil)
+    #expect(restored.scene.storage == good.storage)
+    let broken = try session.restoreScene(#require(SceneName("b")))
+    #expect(!broken.wasSaved && broken.scene.storage.entries.isEmpty)
+    let kept = try #require(broken.setAside?.keptAs)
+    #expect(kept.contains("/quarantine/scenes-b."))
+    #expect(FileManager.default.contents(atPath: kept) == Data("{not json".utf8))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: directory.path(of: "scenes/main.json"))) == before)
+  }
+
+  @Test func aLostSessionIsRebuiltFromTheSceneFiles() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let other = try #require(SceneName("other"))
+    for name in [other, SceneName.main] {
+      try directory.save(SceneFile(name: name, storage: .init()), to: SceneFile.path(for: name))
+    }
+    try Data("[]".utf8).write(to: URL(fileURLWithPath: directory.path(of: SessionFile.path)))
+    let session = try SessionStore(directory: temporary.path)
+    let (restored, warning) = try session.restoreSession()
+    #expect(restored.scenes == [.main, other])
+    #expect(warning?.contains("rebuilt the session from 2 scene files") == true)
+    #expect(!directory.contains(SessionFile.path))
+  }
+
+  @Test func preparedScenesThatAreNotCommittedLeaveEveryFileAsItWas() throws {
+    let temporary = TemporaryDirectory()
+    let session = try SessionStore(directory: temporary.path)
+    let second = try #require(SceneName("second"))
+    var scenes = [Scene(name: .main), Scene(name: second)]
+    try session.commit(session.prepare(saving: scenes))
+    scenes[0].storage = SceneStorageValues(["n": .int(1)])
+    scenes[1].storage = SceneStorageValues(["n": .int(2)])
+    do { _ = try session.prepare(saving: scenes) }
+    for scene in [SceneName.main, second] {
+      #expect(try SceneFile.read(scene, in: session.directory)?.storage.entries.isEmpty == true)
+    }
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: session.directory.path(of: "scenes"))
+        .sorted() == ["main.json", "second.json"])
+    try session.commit(session.prepare(saving: scenes))
+    #expect(try SceneFile.read(second, in: session.directory)?.storage.entries["n"] == .int(2))
+  }
+
+  @Test func aFileThisProcessHasNotReadIsSetAsideRatherThanOverwritten() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let left = try #require(SceneName("left"))
+    try directory.save(
+      SceneFile(name: left, storage: SceneStorageValues(["draft": .string("keep me")])),
+      to: SceneFile.path(for: left))
+    let session = try SessionStore(directory: temporary.path)
+    let prepared = try session.prepare(saving: [Scene(name: left)])
+    #expect(prepared.notes.count == 1)
+    #expect(prepared.notes.first?.contains("had a saved file from before") == true)
+    try session.commit(prepared)
+    let quarantined = try FileManager.default.contentsOfDirectory(
+      atPath: directory.path(of: StateDirectory.quarantineFolder))
+    #expect(quarantined.count == 1)
+    // Written once, the file is this process's: the next save writes it in place.
+    #expect(try session.prepare(saving: [Scene(name: left)]).notes.isEmpty)
+  }
+
+  @Test func closingASceneRemovesItsFileAndItsPlaceInTheSession() throws {
+    let temporary = TemporaryDirectory()
+    let session = try SessionStore(directory: temporary.path)
+    let notes = try #require(SceneName("notes"))
+    SceneStore.$current.withValue(try session.open(.main)) { ListView() }.items = ["a"]
+    SceneStore.$current.withValue(try session.open(notes)) { ListView() }.items = ["b"]
+    try session.save(activeScene: notes)
+    #expect(try session.readSession() == SessionState(scenes: [.main, notes], activeScene: notes))
+    try session.close(notes)
+    #expect(try session.readSession().scenes == [.main])
+    #expect(!session.directory.contains(SceneFile.path(for: notes)))
+    #expect(!session.isClaimed(notes))
+  }
+
+  @Test func launchesThatDiedBeforeTheyWereReadySetTheStateAside() throws {
+    let temporary = TemporaryDirectory()
+    do {
+      let session = try SessionStore(directory: temporary.path)
+      _ = try session.open(.main)
+      try session.save()
+    }
+    let session = try SessionStore(directory: temporary.path)
+    // Two launches by processes that are gone, which never said they were ready.
+    let dead = deadProcessIdentifier()
+    try FileManager.default.createDirectory(
+      atPath: session.directory.path(of: "launching"), withIntermediateDirectories: true)
+    for start in 1...SessionStore.crashLimit {
+      _ = FileManager.default.createFile(
+        atPath: session.directory.path(of: "launching/\(dead).\(start)"), contents: nil)
+    }
+    let check = try session.beginLaunch()
+    #expect(check.startsFresh)
+    #expect(check.crashedLaunches == SessionStore.crashLimit)
+    #expect(check.filesSetAside == 2)
+    #expect(!session.directory.contains(SessionFile.path))
+    #expect(session.endLaunch(reachedPrompt: true).isEmpty)
+    // Ready once, the next launch is a normal one.
+    #expect(try !session.beginLaunch().startsFresh)
+  }
+}
