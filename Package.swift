@@ -91,6 +91,9 @@ let package = Package(
         "CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "SearchIndex", "Imaging",
         "CImageCodecs",
       ]),
+    // A to-do REPL restored after kill -9, on StateRestoration's public API alone: the
+    // library's adoption example (README, Getting Started).
+    .executableTarget(name: "restoration-example", dependencies: ["StateRestoration"]),
     // The start-up baseline that catalog-bench compares against, linked as `catalog` is.
     .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.

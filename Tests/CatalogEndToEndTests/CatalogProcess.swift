@@ -85,12 +85,18 @@ final class CatalogSandbox {
 
   /// Starts `catalog` with pipes for its standard streams; the caller writes and reads.
   func start(_ arguments: [String] = []) -> Process {
-    let process = Process()
-    process.executableURL = Self.executable
     var directoryArguments = ["--state-dir", stateDirectory, "--data-dir", dataDirectory]
     if arguments.first == "state" { directoryArguments = ["state"] + directoryArguments }
-    process.arguments =
-      directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments)
+    return Self.start(
+      Self.executable,
+      directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments))
+  }
+
+  /// Starts a built program with pipes for its standard streams, `NO_COLOR` set.
+  static func start(_ executable: URL, _ arguments: [String]) -> Process {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["NO_COLOR"] = "1"
     process.environment = environment
@@ -100,7 +106,7 @@ final class CatalogSandbox {
     do {
       try process.run()
     } catch {
-      Issue.record("cannot start \(Self.executable.path): \(error)")
+      Issue.record("cannot start \(executable.path): \(error)")
     }
     return process
   }

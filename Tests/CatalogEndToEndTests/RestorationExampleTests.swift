@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The library's adoption example, `restoration-example`, run as a user would: it comes back
+/// where it was after SIGKILL, using StateRestoration's public API alone.
+@Suite struct RestorationExampleTests {
+  static let executable = CatalogSandbox.executable.deletingLastPathComponent()
+    .appendingPathComponent("restoration-example")
+
+  let sandbox = CatalogSandbox()
+
+  func start(_ arguments: [String] = []) -> Process {
+    CatalogSandbox.start(Self.executable, ["--state", sandbox.stateDirectory] + arguments)
+  }
+
+  @Test func itComesBackWhereItWasAfterSIGKILL() throws {
+    let first = start()
+    first.readOutput(until: "scene 'main' at /")
+    for line in ["new groceries", "cd groceries", "new milk", "new eggs", "cd 2"] {
+      first.send(line)
+    }
+    first.readOutput(until: "/groceries/2 eggs")
+    first.killHard()
+    #expect(first.terminationReason == .uncaughtSignal)
+
+    let second = start()
+    second.readOutput(until: "scene 'main' at /groceries/2 eggs")
+    second.send("cd ..")
+    second.send("ls")
+    let listed = second.readOutput(until: "2. eggs")
+    #expect(listed.contains("1. milk"))
+    second.killHard()
+  }
+
+  @Test func eachSceneIsOwnedByOneProcessAndKeepsItsOwnPlace() throws {
+    let main = start()
+    main.readOutput(until: "scene 'main' at /")
+    main.send("new work")
+    main.send("cd work")
+    main.readOutput(until: "/work")
+
+    let refused = start()
+    let (_, errors) = refused.finishReading()
+    #expect(refused.terminationStatus == 1)
+    #expect(
+      errors.hasPrefix(
+        "error: scene 'main' is open in another process (pid \(main.processIdentifier)"))
+
+    let other = start(["--scene", "other"])
+    other.readOutput(until: "scene 'other' at /")
+    other.send("ls")
+    other.send("pwd")
+    let shown = other.readOutput(until: "/\n")
+    #expect(!shown.contains("work"), "scene storage is the scene's own")
+    other.finishInput()
+    main.finishInput()
+    let session = try String(
+      contentsOfFile: sandbox.stateDirectory + "/session.json", encoding: .utf8)
+    #expect(session.contains("\"main\"") && session.contains("\"other\""))
+  }
+
+  @Test func anUnreadableSceneFileIsSetAsideAndTheSceneStartsFresh() throws {
+    try sandbox.createStateDirectory(["scenes"])
+    try sandbox.write("{ not json", to: "scenes/main.json")
+    let process = start()
+    process.send("pwd")
+    let (output, errors) = process.finishReading()
+    #expect(process.terminationStatus == 0)
+    #expect(output.hasPrefix("scene 'main' at /\n"))
+    #expect(errors.hasPrefix("warning: '\(sandbox.stateDirectory)/scenes/main.json' is not valid"))
+    #expect(errors.contains("and scene 'main' starts fresh"))
+    #expect(sandbox.quarantined().count == 1)
+  }
+}
