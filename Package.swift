@@ -18,6 +18,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "StateRestoration", targets: ["StateRestoration"]),
+    .library(name: "ActivityIndex", targets: ["ActivityIndex"]),
     .library(name: "SearchIndex", targets: ["SearchIndex"]),
     .executable(name: "catalog", targets: ["catalog"]),
   ],
@@ -53,7 +54,10 @@ let package = Package(
     // A small Swift layer over SQLite: connections, statements, transactions.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
-    .target(name: "StateRestoration", dependencies: ["SQLite"]),
+    // Needs only the toolchain: a program that wants @SceneStorage links no database.
+    .target(name: "StateRestoration"),
+    // The activity history, a SQLite database: where activities eligible for search are kept.
+    .target(name: "ActivityIndex", dependencies: ["StateRestoration", "SQLite"]),
     // Product pictures: PNG and JPEG decoded through libpng and libjpeg-turbo, PNG written
     // through zlib, and drawn for terminals.
     .target(name: "Imaging", dependencies: ["CZlib", "CImageCodecs"]),
@@ -75,8 +79,8 @@ let package = Package(
     .target(
       name: "CatalogCore",
       dependencies: [
-        "StateRestoration", "CatalogModel", "CatalogResources", "Imaging", "SearchIndex",
-        "LineEditing",
+        "StateRestoration", "ActivityIndex", "CatalogModel", "CatalogResources", "Imaging",
+        "SearchIndex", "LineEditing",
       ]
     ),
     // The thin executable: parses the command line and runs the loop. Foundation is linked in,
@@ -88,8 +92,8 @@ let package = Package(
     .executableTarget(
       name: "catalog-bench",
       dependencies: [
-        "CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "SearchIndex", "Imaging",
-        "CImageCodecs",
+        "CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "ActivityIndex", "SearchIndex",
+        "Imaging", "CImageCodecs",
       ]),
     // A to-do REPL restored after kill -9, on StateRestoration's public API alone: the
     // library's adoption example (README, Getting Started).
@@ -101,7 +105,11 @@ let package = Package(
     .target(
       name: "TestSupport", dependencies: ["CatalogModel", "LineEditing"], path: "Tests/TestSupport"),
     .testTarget(
-      name: "StateRestorationTests", dependencies: ["SQLite", "StateRestoration", "TestSupport"]),
+      name: "StateRestorationTests",
+      dependencies: ["StateRestoration", "ActivityIndex", "TestSupport"]),
+    .testTarget(
+      name: "ActivityIndexTests",
+      dependencies: ["ActivityIndex", "SQLite", "StateRestoration", "TestSupport"]),
     .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
     .testTarget(
       name: "CatalogModelTests", dependencies: ["CatalogModel", "SQLite", "TestSupport"]),
@@ -110,13 +118,15 @@ let package = Package(
       dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel"]),
     .testTarget(name: "LineEditingTests", dependencies: ["LineEditing", "TestSupport"]),
     .testTarget(
-      name: "CatalogCoreTests", dependencies: ["CatalogCore", "LineEditing", "TestSupport"]),
+      name: "CatalogCoreTests",
+      dependencies: ["CatalogCore", "ActivityIndex", "LineEditing", "TestSupport"]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not
     // link it, as the executable's static linking would not fit a test bundle.
     .testTarget(
       name: "CatalogEndToEndTests",
       dependencies: [
-        "SQLite", "SearchIndex", "StateRestoration", "Imaging", "CImageCodecs", "TestSupport",
+        "SQLite", "SearchIndex", "StateRestoration", "ActivityIndex", "Imaging", "CImageCodecs",
+        "TestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import ActivityIndex
 import CatalogCore
 import CatalogModel
 import Foundation

@@ -22,6 +22,7 @@
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
 //       JSON shape of Tests/Fixtures/bench/fts5_baseline.py, plus the index's memory.
+import ActivityIndex
 import CatalogCore
 import Foundation
 import StateRestoration

@@ -1,3 +1,4 @@
+import ActivityIndex
 import Foundation
 import SQLite
 import StateRestoration

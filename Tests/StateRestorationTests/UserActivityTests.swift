@@ -1,5 +1,5 @@
+import ActivityIndex
 import Foundation
-import SQLite
 import StateRestoration
 import Synchronization
 import TestSupport
@@ -154,7 +154,7 @@ final class TestClock: Sendable {
     let activity = try productActivity(center)
     activity.isEligibleForSearch = false
     try activity.becomeCurrent()
-    #expect(try center.history?.records().isEmpty == true)
+    #expect(try (center.history as? ActivityHistory)?.records().isEmpty == true)
   }
 
   @Test func needsSaveAsksForFreshUserInfoFirst() throws {
@@ -172,7 +172,9 @@ final class TestClock: Sendable {
     try activity.becomeCurrent()
     #expect(calls.load(ordering: .relaxed) == 1)
     #expect(!activity.needsSave)
-    #expect(try center.history?.records().first?.userInfo["name"] == .string("Morello"))
+    #expect(
+      try (center.history as? ActivityHistory)?.records().first?.userInfo["name"]
+        == .string("Morello"))
   }
 
   @Test func webpageURLsMustBeHTTP() throws {
@@ -224,7 +226,7 @@ final class TestClock: Sendable {
     for name in ["Cherries", "Mango", "Ginger"] {
       try productActivity(center, name: name).becomeCurrent()
     }
-    let history = try #require(center.history)
+    let history = try #require(center.history as? ActivityHistory)
     try history.delete(persistentIdentifiers: ["Mango", "Unknown"])
     #expect(
       Set(try history.records().compactMap(\.persistentIdentifier)) == ["Cherries", "Ginger"])
@@ -241,7 +243,7 @@ final class TestClock: Sendable {
     #expect(throws: UserActivityError.self) { try productActivity(center).becomeCurrent() }
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == garbage)
     // Set aside, it gives way to a fresh history.
-    let history = try #require(center.history)
+    let history = try #require(center.history as? ActivityHistory)
     _ = try history.setAside()
     try productActivity(center).becomeCurrent()
     #expect(try history.count() == 1)
@@ -265,194 +267,5 @@ final class TestClock: Sendable {
     broken.userInfo = ["name": .int(1)]
     #expect(throws: UserActivityError.self) { try routes.continueActivity(broken) }
     #expect(routes.path == ["Cherries"])
-  }
-}
-
-extension UserActivityTests {
-  @Test func theHistoryKeepsItsMostRecentEntriesUpToItsCapacity() throws {
-    let directory = TemporaryDirectory()
-    let history = ActivityHistory(
-      directory: try StateDirectory(creating: directory.path), capacity: 3)
-    for (index, name) in ["A", "B", "C", "D", "B"].enumerated() {
-      var record = UserActivityRecord(activityType: Self.type)
-      record.persistentIdentifier = name
-      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: Double(index))
-      try history.save(record)
-    }
-    #expect(try history.records().compactMap(\.persistentIdentifier) == ["B", "D", "C"])
-  }
-}
-
-extension UserActivityTests {
-  /// A history at its capacity of a million: saving one drops the oldest; finding, listing and
-  /// deleting by identifier each touch a few rows.
-  @Test func aMillionSavedActivities() throws {
-    let directory = TemporaryDirectory()
-    let state = try StateDirectory(creating: directory.path)
-    let history = ActivityHistory(directory: state)
-    #expect(history.capacity == 1_000_000)
-    var first = UserActivityRecord(activityType: Self.type)
-    first.persistentIdentifier = "P0"
-    first.lastActiveDate = Date(timeIntervalSinceReferenceDate: 0)
-    try history.save(first)
-    // 999,999 more, written into the table in one statement, as a million saves leave it.
-    var template = first
-    template.persistentIdentifier = "@ID@"
-    template.lastActiveDate = Date(timeIntervalSinceReferenceDate: 12_345)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    let text = String(decoding: try encoder.encode(template), as: UTF8.self)
-    #expect(text.components(separatedBy: "12345").count == 2, "\(text)")
-    do {
-      let database = try Database(path: state.path(of: "activities.sqlite"), mode: .readWrite)
-      try database.execute(
-        """
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 999999)
-        INSERT INTO activities SELECT 'P' || i, 'P' || i, i,
-          replace(replace('\(text.replacingOccurrences(of: "'", with: "''"))', '@ID@', 'P' || i),
-            '12345', i)
-        FROM n;
-        UPDATE history_info SET value = 1000000 WHERE key = 'count';
-        """)
-    }
-    #expect(try history.count() == 1_000_000)
-    var newest = first
-    newest.persistentIdentifier = "new"
-    newest.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2_000_000)
-    try history.save(newest)
-    #expect(try history.count() == 1_000_000)
-    #expect(try history.record(historyKey: "P0") == nil)
-    #expect(
-      try history.record(historyKey: "P500000")?.lastActiveDate
-        == Date(timeIntervalSinceReferenceDate: 500_000))
-    #expect(try history.records(limit: 2).compactMap(\.persistentIdentifier) == ["new", "P999999"])
-    try history.delete(persistentIdentifiers: ["P999999", "P1"])
-    #expect(try history.count() == 999_998)
-    #expect(try history.record(historyKey: "P1") == nil)
-    #expect(try history.records(limit: 2).compactMap(\.persistentIdentifier) == ["new", "P999998"])
-  }
-
-  /// The entries read by SQLite from the stored records say what decoding them says: with and
-  /// without a target, an expiration date or a last-active date, keys of either kind, text that
-  /// needs escaping; and from an earlier file not imported yet.
-  @Test func entriesAreWhatTheRecordsSay() throws {
-    let directory = TemporaryDirectory()
-    let state = try StateDirectory(creating: directory.path)
-    let history = ActivityHistory(directory: state)
-    for index in 0..<60 {
-      var record = UserActivityRecord(activityType: index % 7 == 0 ? "other.type" : Self.type)
-      record.title = "Show \"№\(index)\" \\ 樱桃\u{1F}"
-      if index % 3 != 0 { record.persistentIdentifier = "P\(index)" }
-      if index % 2 == 0 { record.targetContentIdentifier = UUID().uuidString }
-      if index % 5 != 0 {
-        record.lastActiveDate = Date(timeIntervalSinceReferenceDate: 1e8 + Double(index) / 7)
-      }
-      if index % 4 == 0 {
-        record.expirationDate = Date(timeIntervalSinceReferenceDate: 3.25e8 / Double(index + 1))
-      }
-      try history.save(record)
-    }
-    let decoded = try history.records(limit: 50).map(ActivityHistory.Entry.init)
-    #expect(decoded.count == 50)
-    #expect(try history.entries(limit: 50) == decoded)
-    var earlier = UserActivityRecord(activityType: Self.type)
-    earlier.persistentIdentifier = "from the file"
-    earlier.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2e9)
-    try state.save(EarlierHistory(activities: [earlier]), to: "activities.json")
-    #expect(
-      try history.entries(limit: 3)
-        == (try history.records(limit: 3)).map(ActivityHistory.Entry.init))
-    #expect(try history.entries(limit: 1).first?.historyKey == "from the file")
-  }
-
-  @Test func anEarlierJSONHistoryIsImportedOnceAndKept() throws {
-    let directory = TemporaryDirectory()
-    let state = try StateDirectory(creating: directory.path)
-    let history = ActivityHistory(directory: state)
-    var saved = UserActivityRecord(activityType: Self.type)
-    saved.persistentIdentifier = "B"
-    saved.title = "newer in the database"
-    saved.lastActiveDate = Date(timeIntervalSinceReferenceDate: 50)
-    try history.save(saved)
-    let earlier = ["A": 10.0, "B": 20.0, "C": 30.0].map { name, time in
-      var record = UserActivityRecord(activityType: Self.type)
-      record.persistentIdentifier = name
-      record.title = "from the file"
-      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
-      return record
-    }
-    try state.save(EarlierHistory(activities: earlier), to: "activities.json")
-    // Read alongside before the import, the newer entry of each key winning.
-    #expect(try history.records().compactMap(\.persistentIdentifier) == ["B", "C", "A"])
-    #expect(try history.importEarlierFile() == 3)
-    #expect(try history.importEarlierFile() == nil)
-    #expect(!state.contains("activities.json"))
-    #expect(state.contains("activities.json.imported"))
-    #expect(try history.count() == 3)
-    #expect(try history.record(historyKey: "B")?.title == "newer in the database")
-    #expect(try history.record(historyKey: "A")?.title == "from the file")
-  }
-
-  @Test func aSymlinkedHistoryIsRefusedAndItsTargetUntouched() throws {
-    let directory = TemporaryDirectory()
-    let victim = directory.path + "/victim"
-    try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
-    try FileManager.default.createSymbolicLink(
-      atPath: directory.path + "/activities.sqlite", withDestinationPath: victim)
-    let history = ActivityHistory(directory: try StateDirectory(creating: directory.path))
-    #expect(throws: StateRestorationError.self) { try history.count() }
-    var record = UserActivityRecord(activityType: Self.type)
-    record.persistentIdentifier = "A"
-    #expect(throws: StateRestorationError.self) { try history.save(record) }
-    #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("precious".utf8))
-  }
-}
-
-/// The earlier version's history file, written as that version did.
-private struct EarlierHistory: VersionedFormat {
-  static let currentFormatVersion = 1
-  var formatVersion = currentFormatVersion
-  var activities: [UserActivityRecord]
-}
-
-extension UserActivityTests {
-  /// A history keeps one connection from call to call, and follows its path: a file another
-  /// process moved aside and replaced is opened again, and `close()` lets it go.
-  @Test func theHistoryKeepsOneConnectionToTheFileAtItsPath() throws {
-    let directory = TemporaryDirectory()
-    let state = try StateDirectory(creating: directory.path)
-    let file = state.path(of: "activities.sqlite")
-    func record(_ name: String, at time: Double) -> UserActivityRecord {
-      var record = UserActivityRecord(activityType: Self.type)
-      record.persistentIdentifier = name
-      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
-      return record
-    }
-    let history = ActivityHistory(directory: state)
-    try history.save(record("A", at: 1))
-    try history.save(record("B", at: 2))
-    #expect(try history.count() == 2)
-    #expect(openDescriptors(of: file) == 1)
-
-    let other = ActivityHistory(directory: state)
-    try other.setAside()
-    try other.save(record("C", at: 3))
-    #expect(try history.records().compactMap(\.persistentIdentifier) == ["C"])
-    try history.save(record("D", at: 4))
-    #expect(try other.records().compactMap(\.persistentIdentifier) == ["D", "C"])
-
-    history.close()
-    other.close()
-    #expect(openDescriptors(of: file) == 0)
-    #expect(!FileManager.default.fileExists(atPath: file + "-wal"))
-  }
-
-  /// How many of this process's descriptors are open on a file.
-  private func openDescriptors(of file: String) -> Int {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return entries.count { entry in
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry))
-        == file
-    }
   }
 }

@@ -1,3 +1,4 @@
+import ActivityIndex
 import CatalogModel
 import Foundation
 import SearchIndex

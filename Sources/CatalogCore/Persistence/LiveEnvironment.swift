@@ -1,3 +1,4 @@
+import ActivityIndex
 import CatalogModel
 import CatalogResources
 import Dispatch

@@ -12,7 +12,7 @@ public final class UserActivityCenter: Sendable {
   private struct State {
     var declaredActivityTypes: Set<String>
     var current: UserActivity?
-    var history: ActivityHistory?
+    var history: (any ActivityStore)?
     var handlers: [String: @Sendable (UserActivity) throws -> Void] = [:]
   }
 
@@ -27,7 +27,7 @@ public final class UserActivityCenter: Sendable {
   ///   - history: Where activities eligible for search are saved when they become current.
   ///   - clock: The current time; injectable for tests.
   public init(
-    declaredActivityTypes: Set<String> = [], history: ActivityHistory? = nil,
+    declaredActivityTypes: Set<String> = [], history: (any ActivityStore)? = nil,
     clock: @escaping @Sendable () -> Date = { Date() }
   ) {
     state = Mutex(State(declaredActivityTypes: declaredActivityTypes, history: history))
@@ -41,7 +41,7 @@ public final class UserActivityCenter: Sendable {
   }
 
   /// Where activities eligible for search are saved when they become current.
-  public var history: ActivityHistory? {
+  public var history: (any ActivityStore)? {
     get { state.withLock { $0.history } }
     set { state.withLock { $0.history = newValue } }
   }

@@ -1,4 +1,5 @@
 import SQLite
+import StateRestoration
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -20,7 +21,7 @@ import Synchronization
 ///
 /// An earlier version's JSON file (`activities.json`) is read alongside until
 /// ``importEarlierFile()`` moves its entries into the database and keeps it renamed.
-public struct ActivityHistory: Sendable, Hashable {
+public struct ActivityHistory: ActivityStore, Hashable {
   /// The directory holding the database.
   public let directory: StateDirectory
   /// The database's path in the directory.
