@@ -107,6 +107,7 @@ let package = Package(
     .testTarget(
       name: "StateRestorationTests",
       dependencies: ["StateRestoration", "ActivityIndex", "TestSupport"]),
+    .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
     .testTarget(
       name: "ActivityIndexTests",
       dependencies: ["ActivityIndex", "SQLite", "StateRestoration", "TestSupport"]),

@@ -517,7 +517,8 @@ public struct ActivityHistory: ActivityStore, Hashable {
         if let open = cached {
           database = open
         } else {
-          guard FileManager.default.fileExists(atPath: file) || isLink(file) else { return nil }
+          guard FileManager.default.fileExists(atPath: file) || DatabaseFile.isSymbolicLink(file)
+          else { return nil }
           try checkFile(file)
           database = try Database(path: file, mode: .readOnly)
           cached = database
@@ -557,32 +558,15 @@ public struct ActivityHistory: ActivityStore, Hashable {
 
   private func open(creating: Bool) throws -> Database {
     let file = directory.path(of: path)
-    if isLink(file) {
-      throw StateRestorationError.cannotRead(
-        path: file, reason: "it is a symbolic link; remove it and try again")
-    }
-    let isNew = !FileManager.default.fileExists(atPath: file)
-    if !isNew { try checkHeader(file) }
+    let isNew = !FileManager.default.fileExists(atPath: file) && !DatabaseFile.isSymbolicLink(file)
+    if !isNew { try checkFile(file) }
     let database = try Database(path: file, mode: creating ? .create : .readWrite)
     if isNew { chmod(file, 0o600) }
     if try checkVersion(database, file) < Self.schemaVersion {
       // Several processes may create it at once: the schema under the write lock (waiting
       // for it), then the switch to WAL, retried while another connection holds the file.
-      try database.writeTransaction {
-        if (try database.integer("PRAGMA user_version") ?? 0) < Self.schemaVersion {
-          try database.execute(Self.schema)
-        }
-      }
-      var attempts = 0
-      while true {
-        do {
-          try database.execute("PRAGMA journal_mode = WAL")
-          break
-        } catch let error as SQLiteError where error.isBusy && attempts < 500 {
-          attempts += 1
-          usleep(10_000)
-        }
-      }
+      try database.migrate([Migration(to: 1, Self.schema)])
+      try database.enableWriteAheadLog()
     }
     try database.execute("PRAGMA synchronous = FULL")
     return database
@@ -616,37 +600,21 @@ public struct ActivityHistory: ActivityStore, Hashable {
     return version
   }
 
-  /// Refuses a link, or a file that is not a SQLite database.
+  /// Refuses a link, or a file that is not a whole SQLite database; an empty file is one
+  /// SQLite is creating.
   private func checkFile(_ file: String) throws {
-    if isLink(file) {
+    do {
+      try DatabaseFile.check(file, allowingEmpty: true)
+    } catch .symbolicLink {
       throw StateRestorationError.cannotRead(
         path: file, reason: "it is a symbolic link; remove it and try again")
-    }
-    try checkHeader(file)
-  }
-
-  /// Refuses a file that is not a SQLite database before SQLite opens it: SQLite would take
-  /// its first page from a write-ahead log left beside it, and never notice.
-  private func checkHeader(_ file: String) throws {
-    let descriptor = Glibc.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      throw StateRestorationError.cannotRead(path: file, reason: String(cString: strerror(errno)))
-    }
-    defer { Glibc.close(descriptor) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+    } catch .unreadable(let reason) {
+      throw StateRestorationError.cannotRead(path: file, reason: reason)
+    } catch .notRegularFile {
       throw StateRestorationError.cannotRead(path: file, reason: "it is not a regular file")
+    } catch {
+      throw StateRestorationError.malformed(path: file, detail: error.description)
     }
-    guard status.st_size > 0 else { return }
-    var header = [UInt8](repeating: 0, count: 16)
-    guard read(descriptor, &header, 16) == 16, header == Array("SQLite format 3\0".utf8) else {
-      throw StateRestorationError.malformed(path: file, detail: "it is not a SQLite database")
-    }
-  }
-
-  private func isLink(_ file: String) -> Bool {
-    var status = stat()
-    return lstat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
   }
 }
 

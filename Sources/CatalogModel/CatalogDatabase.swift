@@ -21,8 +21,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// The database file's path.
   package let path: String
-  private let connection: Database
-  private let connectionLock = NSLock()
+  private let connection: SerializedDatabase
   /// The columns a product is read from: an older database opened for reading only has no
   /// `image_directory`.
   private let columns: String
@@ -79,6 +78,14 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     """
   }
 
+  /// The steps from each earlier version to this one's schema, which a new file gets whole.
+  static var migrations: [Migration] {
+    [
+      Migration(to: 2, versionTwo), Migration(to: 3, versionThree),
+      Migration(to: 4, ListNumbering.versionFour),
+    ]
+  }
+
   /// What version 3 added: the directory a relative image path is relative to.
   static let versionThree = """
     ALTER TABLE products ADD COLUMN image_directory TEXT;
@@ -117,7 +124,11 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   package init(
     path: String, readOnly: Bool = false, willUpgrade: ((_ products: Int) -> Void)? = nil
   ) throws {
-    try DatabaseFileCheck.check(path)
+    do {
+      try DatabaseFile.check(path)
+    } catch {
+      throw CatalogDatabaseError.damaged(error.description)
+    }
     let database: Database
     var hasImageDirectory = true
     var numbering = ListNumbering(dense: false)
@@ -139,19 +150,15 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         // The log is kept between runs (no file created and removed at every launch), but
         // emptied when the last connection closes: a launch must not replay the log of a
         // large change to find nothing in it.
+        try database.enableWriteAheadLog()
         try database.execute(
-          "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = 4194304"
+          "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = 4194304"
         )
         database.keepWriteAheadLog()
         if version < Self.schemaVersion {
           willUpgrade?(cached.count)
-          try database.writeTransaction {
-            // Checked again inside the write lock: another process may have upgraded it.
-            let found = try database.integer("PRAGMA user_version") ?? 0
-            if found == 1 { try database.execute(Self.versionTwo) }
-            if found <= 2 { try database.execute(Self.versionThree) }
-            if found <= 3 { try database.execute(ListNumbering.versionFour) }
-          }
+          // Checked again inside the write lock: another process may have upgraded it.
+          try database.migrate(Self.migrations)
           numbering.dense = false
           // The upgrade added the identity.
           cached = try Self.readState(database, numbering)
@@ -161,7 +168,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       throw CatalogDatabaseError.damaged(error.description)
     }
     self.path = path
-    connection = database
+    connection = SerializedDatabase(database)
     self.numbering = numbering
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
     fileIdentity = Self.identity(ofFile: path)
@@ -184,7 +191,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Returns: Its schema version.
   /// - Throws: ``CatalogDatabaseError``, or ``SQLiteError`` when it cannot be read.
   private static func checkSchema(_ database: Database) throws -> Int {
-    let version = try database.integer("PRAGMA user_version") ?? 0
+    let version = try database.schemaVersion
     if version > Self.schemaVersion {
       throw CatalogDatabaseError.newerSchema(found: version, supported: Self.schemaVersion)
     }
@@ -276,7 +283,8 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     do {
       do {
         let database = try Database(path: temporary, mode: .create)
-        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        try database.enableWriteAheadLog()
+        try database.execute("PRAGMA synchronous = FULL")
         try database.writeTransaction { try database.execute(schema) }
         try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
       }
@@ -286,7 +294,11 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
       }
       chmod(temporary, 0o600)
-      try DatabaseFileCheck.synchronize(temporary)
+      do {
+        try DatabaseFile.synchronize(temporary)
+      } catch {
+        throw CatalogDatabaseError.cannotWrite(path: temporary, reason: error.description)
+      }
       // A log left by a database deleted while a process had it open belongs to that file: it
       // must never be read as the new one's.
       for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
@@ -331,7 +343,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   package func refresh() throws -> Bool {
     let state: State
     do {
-      state = try connectionLock.withLock { try Self.readState(connection, numbering) }
+      state = try connection.use { try Self.readState($0, numbering) }
     } catch let error as CatalogDatabaseError {
       stateLock.withLock { cached.readFailure = error.localizedDescription }
       throw error
@@ -637,7 +649,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// Records a check's verdict; a damaged file is reported once and never written.
   private func conclude(_ damage: String?) {
     if let damage {
-      connectionLock.withLock { connection.checkpointOnClose(false) }
+      connection.use { $0.checkpointOnClose(false) }
       stateLock.withLock { cached.readFailure = damage }
     }
     verification.finish(damage)
@@ -1271,7 +1283,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// Runs a read; a failure is kept as ``readFailure`` and rethrown as damage.
   private func reading<Result>(_ body: (Database) throws -> Result) throws -> Result {
     do {
-      return try connectionLock.withLock { try body(connection) }
+      return try connection.use(body)
     } catch let error as SQLiteError {
       stateLock.withLock { cached.readFailure = error.description }
       throw CatalogDatabaseError.damaged(error.description)
@@ -1290,8 +1302,8 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     }
     if verification.isBegun { try verify() }
     do {
-      return try connectionLock.withLock {
-        try connection.writeTransaction { try body(connection) }
+      return try connection.use { database in
+        try database.writeTransaction { try body(database) }
       }
     } catch let error as SQLiteError {
       if error.isDamage {

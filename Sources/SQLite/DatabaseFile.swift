@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What is wrong with a file that should hold a SQLite database, found before SQLite opens
+/// it: SQLite would take a missing first page from a write-ahead log left beside a file that
+/// is not a database, and never notice.
+package enum DatabaseFileProblem: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The file cannot be looked at: the system's reason.
+  case unreadable(String)
+  /// A symbolic link stands at the path; it is never followed.
+  case symbolicLink
+  /// A directory, a FIFO or a device stands at the path.
+  case notRegularFile
+  /// The file is shorter than the database its header describes.
+  case truncated(bytes: Int, needed: Int)
+  /// The file does not start with SQLite's header.
+  case notSQLite
+
+  package var description: String {
+    switch self {
+    case .unreadable(let reason): reason
+    case .symbolicLink: "it is a symbolic link"
+    case .notRegularFile: "it is not a regular file"
+    case .truncated(let bytes, let needed) where needed == DatabaseFile.headerSize:
+      "it is truncated (\(bytes) bytes; a database has at least \(needed))"
+    case .truncated(let bytes, let needed): "it is truncated (\(bytes) bytes of \(needed))"
+    case .notSQLite: "it is not a SQLite database"
+    }
+  }
+}
+
+/// Checks made on a database file before SQLite opens it, so that a file that is not a
+/// database, or was cut short, is recognized as damaged and never written to. Every database
+/// of the package is opened through them.
+package enum DatabaseFile {
+  /// The size of SQLite's file header.
+  package static let headerSize = 100
+
+  /// Checks that a path is a regular file holding a whole SQLite database: the header's magic,
+  /// and a size that holds every page the header counts.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - allowingEmpty: Whether an empty file passes: one SQLite is creating.
+  /// - Throws: A ``DatabaseFileProblem`` saying what is wrong.
+  package static func check(_ path: String, allowingEmpty: Bool = false) throws(DatabaseFileProblem)
+  {
+    var status = stat()
+    guard lstat(path, &status) == 0 else {
+      throw .unreadable(String(cString: strerror(errno)))
+    }
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFLNK: throw .symbolicLink
+    default: throw .notRegularFile
+    }
+    if allowingEmpty && status.st_size == 0 { return }
+    let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    var header = [UInt8](repeating: 0, count: headerSize)
+    let count = read(descriptor, &header, headerSize)
+    guard count == headerSize else { throw .truncated(bytes: max(0, count), needed: headerSize) }
+    guard header.starts(with: magic) else { throw .notSQLite }
+    func bigEndian(_ offset: Int, _ width: Int) -> Int {
+      header[offset..<offset + width].reduce(0) { $0 << 8 | Int($1) }
+    }
+    let rawPageSize = bigEndian(16, 2)
+    let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+    let pages = bigEndian(28, 4)
+    // The page count is valid when the file's change counter matches "version valid for" — and
+    // only for the file alone: a checkpoint killed halfway has written the first page, with the
+    // new count, before the pages that make the file that long, which are still in the
+    // write-ahead log. SQLite reads such a database whole; with frames in the log, it judges.
+    var log = stat()
+    let logHasFrames = lstat(path + "-wal", &log) == 0 && log.st_size > 32
+    let (needed, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+    if bigEndian(24, 4) == bigEndian(92, 4), pages > 0, pageSize >= 512, !logHasFrames,
+      overflow || Int(status.st_size) < needed
+    {
+      throw .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed)
+    }
+  }
+
+  /// Whether a symbolic link stands at a path.
+  ///
+  /// - Parameter path: The path.
+  /// - Returns: true for a link, even one that points nowhere.
+  package static func isSymbolicLink(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+  }
+
+  /// Flushes a file to the disk.
+  ///
+  /// - Parameter path: The file.
+  /// - Throws: The system's reason when it cannot be opened or flushed.
+  package static func synchronize(_ path: String) throws(DatabaseFileProblem) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw .unreadable(String(cString: strerror(errno))) }
+  }
+
+  private static let magic = Array("SQLite format 3\0".utf8)
+}

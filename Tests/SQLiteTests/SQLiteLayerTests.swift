@@ -1,0 +1,103 @@
+import Foundation
+import SQLite
+import TestSupport
+import Testing
+
+/// The SQLite layer both databases open through: the file checks before SQLite reads a byte,
+/// numbered migrations, and the switch to WAL.
+@Suite struct SQLiteLayerTests {
+  func makeDatabase(in directory: TemporaryDirectory, name: String = "a.sqlite") throws -> String {
+    let path = directory.path + "/" + name
+    let database = try Database(path: path, mode: .create)
+    try database.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+    return path
+  }
+
+  @Test func aWholeDatabasePassesItsFileCheck() throws {
+    let directory = TemporaryDirectory()
+    try DatabaseFile.check(try makeDatabase(in: directory))
+  }
+
+  @Test func filesThatAreNotWholeDatabasesAreRefusedBeforeSQLiteOpensThem() throws {
+    let directory = TemporaryDirectory()
+    let database = try makeDatabase(in: directory)
+    let link = directory.path + "/link.sqlite"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database)
+    #expect(throws: DatabaseFileProblem.symbolicLink) { try DatabaseFile.check(link) }
+    #expect(DatabaseFile.isSymbolicLink(link) && !DatabaseFile.isSymbolicLink(database))
+
+    let folder = directory.path + "/folder.sqlite"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+    #expect(throws: DatabaseFileProblem.notRegularFile) { try DatabaseFile.check(folder) }
+
+    let junk = directory.path + "/junk.sqlite"
+    try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: junk))
+    #expect(throws: DatabaseFileProblem.notSQLite) { try DatabaseFile.check(junk) }
+
+    let short = directory.path + "/short.sqlite"
+    try Data("SQLite format 3\0".utf8).write(to: URL(fileURLWithPath: short))
+    #expect(throws: DatabaseFileProblem.truncated(bytes: 16, needed: 100)) {
+      try DatabaseFile.check(short)
+    }
+
+    // Cut short after its header: fewer bytes than the pages the header counts.
+    let whole = try Data(contentsOf: URL(fileURLWithPath: database))
+    let cut = directory.path + "/cut.sqlite"
+    try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+    #expect(throws: DatabaseFileProblem.truncated(bytes: whole.count / 2, needed: whole.count)) {
+      try DatabaseFile.check(cut)
+    }
+
+    let empty = directory.path + "/empty.sqlite"
+    try Data().write(to: URL(fileURLWithPath: empty))
+    #expect(throws: DatabaseFileProblem.self) { try DatabaseFile.check(empty) }
+    try DatabaseFile.check(empty, allowingEmpty: true)
+    #expect(throws: DatabaseFileProblem.self) {
+      try DatabaseFile.check(directory.path + "/missing.sqlite")
+    }
+  }
+
+  @Test func migrationsRunInOrderOnceAndRecordTheirVersion() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path + "/m.sqlite"
+    let steps = [
+      Migration(to: 2, "INSERT INTO log VALUES ('two')"),
+      Migration(to: 1, "CREATE TABLE log(step TEXT)"),
+      Migration(to: 3, "INSERT INTO log VALUES ('three')"),
+    ]
+    let first = try Database(path: path, mode: .create)
+    #expect(try first.migrate(Array(steps.prefix(2))) == 0)
+    #expect(try first.schemaVersion == 2)
+    // Another connection that knows a newer step runs only that one.
+    let second = try Database(path: path, mode: .readWrite)
+    #expect(try second.migrate(steps) == 2)
+    #expect(try second.migrate(steps) == 3)
+    let statement = try second.statement("SELECT group_concat(step, ',') FROM log")
+    defer { statement.reset() }
+    #expect(try statement.step())
+    #expect(statement.text(0) == "two,three")
+  }
+
+  @Test func aFailedMigrationLeavesTheSchemaAsItWas() throws {
+    let directory = TemporaryDirectory()
+    let database = try Database(path: directory.path + "/f.sqlite", mode: .create)
+    try database.migrate([Migration(to: 1, "CREATE TABLE a(x)")])
+    #expect(throws: SQLiteError.self) {
+      try database.migrate([
+        Migration(to: 2, "CREATE TABLE b(x)"), Migration(to: 3, "NOT SQL AT ALL"),
+      ])
+    }
+    #expect(try database.schemaVersion == 1)
+    #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") == 0)
+  }
+
+  @Test func theWriteAheadLogIsTurnedOn() throws {
+    let directory = TemporaryDirectory()
+    let database = try Database(path: directory.path + "/w.sqlite", mode: .create)
+    try database.enableWriteAheadLog()
+    let mode = try database.statement("PRAGMA journal_mode")
+    defer { mode.reset() }
+    #expect(try mode.step())
+    #expect(mode.text(0) == "wal")
+  }
+}
