@@ -62,7 +62,7 @@ let package = Package(
     // through zlib, and drawn for terminals.
     .target(name: "Imaging", dependencies: ["CZlib", "CImageCodecs"]),
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
-    .target(name: "SearchIndex", dependencies: ["CZlib"]),
+    .target(name: "SearchIndex", dependencies: ["CZlib", "StateRestoration"]),
     // Products, prices and the durable catalog store.
     .target(name: "CatalogModel", dependencies: ["StateRestoration", "SQLite"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).

@@ -278,44 +278,38 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   private static func create(
     at path: String, filling: Bool, _ building: (CatalogDatabase) throws -> Void
   ) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    let temporary = DurableFile.temporaryPath(for: path)
     do {
-      do {
-        let database = try Database(path: temporary, mode: .create)
-        try database.enableWriteAheadLog()
-        try database.execute("PRAGMA synchronous = FULL")
-        try database.writeTransaction { try database.execute(schema) }
-        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-      }
-      if filling {
-        // Closed (and its log copied in) before the rename.
-        try Self.buildingUnseen(try CatalogDatabase(path: temporary), building)
+      let prepared = try DurableFile.prepare(for: path) { temporary in
+        do {
+          do {
+            let database = try Database(path: temporary, mode: .create)
+            try database.enableWriteAheadLog()
+            try database.execute("PRAGMA synchronous = FULL")
+            try database.writeTransaction { try database.execute(schema) }
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+          }
+          if filling {
+            // Closed (and its log copied in) before the rename.
+            try Self.buildingUnseen(try CatalogDatabase(path: temporary), building)
+          }
+        } catch {
+          for suffix in ["-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+          // The temporary file is the database being made: the user knows it by its own name.
+          if case .cannotWrite(temporary, let reason) = error as? CatalogDatabaseError {
+            throw CatalogDatabaseError.cannotWrite(path: path, reason: reason)
+          }
+          throw error
+        }
         for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
-      }
-      chmod(temporary, 0o600)
-      do {
-        try DatabaseFile.synchronize(temporary)
-      } catch {
-        throw CatalogDatabaseError.cannotWrite(path: temporary, reason: error.description)
       }
       // A log left by a database deleted while a process had it open belongs to that file: it
       // must never be read as the new one's.
       for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
-      guard rename(temporary, path) == 0 else {
-        throw CatalogDatabaseError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-      }
-      try DurableFile.synchronizeDirectory(directory)
-    } catch {
-      for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
-      if let error = error as? SQLiteError {
-        throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
-      }
-      // The temporary file is the database being made: the user knows it by its own name.
-      if case .cannotWrite(temporary, let reason) = error as? CatalogDatabaseError {
-        throw CatalogDatabaseError.cannotWrite(path: path, reason: reason)
-      }
-      throw error
+      try prepared.commit()
+    } catch let error as SQLiteError {
+      throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
+    } catch StateRestorationError.cannotWrite(_, let reason) {
+      throw CatalogDatabaseError.cannotWrite(path: path, reason: reason)
     }
   }
 

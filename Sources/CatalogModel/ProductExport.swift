@@ -254,27 +254,16 @@ package enum ProductExport {
     // What an earlier export killed before its rename left beside the file goes first: no
     // launch sweeps the user's own folders.
     DurableFile.removeAbandonedTemporaryFiles(of: destination)
-    let temporary = DurableFile.temporaryPath(for: destination)
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-    guard descriptor >= 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+    var summary: Summary?
+    let prepared = try DurableFile.prepare(for: path, permissions: 0o644) { descriptor in
+      summary = try write(
+        catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path),
+        format: format ?? .forFile(path), byteOrderMark: byteOrderMark, progress: progress)
     }
-    var isComplete = false
-    defer {
-      close(descriptor)
-      if !isComplete { unlink(temporary) }
+    try prepared.commit()
+    guard let summary else {
+      throw StateRestorationError.cannotWrite(path: path, reason: "nothing was written")
     }
-    let summary = try write(
-      catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path),
-      format: format ?? .forFile(path), byteOrderMark: byteOrderMark, progress: progress)
-    guard fsync(descriptor) == 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-    }
-    guard rename(temporary, path) == 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-    }
-    isComplete = true
-    try DurableFile.synchronizeDirectory(folder)
     return summary
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StateRestoration
 
 #if canImport(Glibc)
   import Glibc
@@ -113,78 +114,70 @@ extension SearchIndex {
       _ section: Int, _ put: (UnsafeRawBufferPointer) throws(SearchIndexError) -> Void
     ) throws(SearchIndexError) -> Void
   ) throws(SearchIndexError) {
-    let slash = path.lastIndex(of: "/")
-    let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    let temporary =
-      "\(directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
     func failure(_ what: String) -> SearchIndexError {
       .cannotWrite(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
     }
-    // Private like every other file of the app: the index holds every product's text.
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard descriptor >= 0 else { throw failure("cannot create a temporary file") }
-    var written = false
-    defer {
-      if !written { unlink(temporary) }
-    }
+    // Private like every other file of the app (the index holds every product's text), and
+    // durable as every file of the package is written: streamed beside the old one, flushed,
+    // renamed into place, its directory flushed.
     do {
-      defer { close(descriptor) }
-      let header = IndexHeader(
-        documentCount: documentCount, origin: origin, sectionLengths: sectionLengths)
-      var crcs = [UInt32](repeating: 0, count: header.blockCount)
-      // The data first, after room for the header, with each block's checksum.
-      var position = header.dataStart
-      var block = 0
-      var blockFill = 0
-      var crc: UInt32 = 0
-      let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 8, alignment: 8)
-      zeros.initializeMemory(as: UInt8.self, repeating: 0)
-      defer { zeros.deallocate() }
-      func put(_ bytes: UnsafeRawBufferPointer) throws(SearchIndexError) {
-        var rest = bytes
-        while !rest.isEmpty {
-          let count = min(rest.count, IndexHeader.blockSize - blockFill)
-          let piece = UnsafeRawBufferPointer(rebasing: rest[..<count])
-          crc = checksum(piece, continuing: crc)
-          blockFill += count
-          if blockFill == IndexHeader.blockSize {
-            crcs[block] = crc
-            (block, blockFill, crc) = (block + 1, 0, 0)
+      try DurableFile.prepare(for: path) { descriptor throws(SearchIndexError) in
+        let header = IndexHeader(
+          documentCount: documentCount, origin: origin, sectionLengths: sectionLengths)
+        var crcs = [UInt32](repeating: 0, count: header.blockCount)
+        // The data first, after room for the header, with each block's checksum.
+        var position = header.dataStart
+        var block = 0
+        var blockFill = 0
+        var crc: UInt32 = 0
+        let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 8, alignment: 8)
+        zeros.initializeMemory(as: UInt8.self, repeating: 0)
+        defer { zeros.deallocate() }
+        func put(_ bytes: UnsafeRawBufferPointer) throws(SearchIndexError) {
+          var rest = bytes
+          while !rest.isEmpty {
+            let count = min(rest.count, IndexHeader.blockSize - blockFill)
+            let piece = UnsafeRawBufferPointer(rebasing: rest[..<count])
+            crc = checksum(piece, continuing: crc)
+            blockFill += count
+            if blockFill == IndexHeader.blockSize {
+              crcs[block] = crc
+              (block, blockFill, crc) = (block + 1, 0, 0)
+            }
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
           }
-          rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+          try writeAll(descriptor, bytes, at: position, failure)
+          position += bytes.count
         }
-        try writeAll(descriptor, bytes, at: position, failure)
-        position += bytes.count
-      }
-      for (index, section) in header.sections.enumerated() {
-        let padding = section.lowerBound - position
-        if padding > 0 { try put(UnsafeRawBufferPointer(rebasing: zeros[..<padding])) }
-        try produce(index, put)
-        guard position == section.upperBound else {
-          throw .cannotWrite(
-            path: path,
-            reason:
-              "section \(index) came to \(position - section.lowerBound) bytes of \(section.count)")
+        for (index, section) in header.sections.enumerated() {
+          let padding = section.lowerBound - position
+          if padding > 0 { try put(UnsafeRawBufferPointer(rebasing: zeros[..<padding])) }
+          try produce(index, put)
+          guard position == section.upperBound else {
+            throw .cannotWrite(
+              path: path,
+              reason:
+                "section \(index) came to \(position - section.lowerBound) bytes of \(section.count)"
+            )
+          }
         }
-      }
-      if blockFill > 0 { crcs[block] = crc }
-      let headerBytes = header.encoded(blockChecksums: crcs)
-      let headerWritten = headerBytes.withUnsafeBytes { bytes in
-        (try? writeAll(descriptor, bytes, at: 0, failure)) != nil
-      }
-      guard headerWritten else { throw failure("cannot write") }
-      guard ftruncate(descriptor, off_t(header.fileLength)) == 0 else {
-        throw failure("cannot size the file")
-      }
-      guard fsync(descriptor) == 0 else { throw failure("cannot synchronize the file") }
+        if blockFill > 0 { crcs[block] = crc }
+        let headerBytes = header.encoded(blockChecksums: crcs)
+        let headerWritten = headerBytes.withUnsafeBytes { bytes in
+          (try? writeAll(descriptor, bytes, at: 0, failure)) != nil
+        }
+        guard headerWritten else { throw failure("cannot write") }
+        guard ftruncate(descriptor, off_t(header.fileLength)) == 0 else {
+          throw failure("cannot size the file")
+        }
+      }.commit()
+    } catch let error as SearchIndexError {
+      throw error
+    } catch let StateRestorationError.cannotWrite(_, reason) {
+      throw .cannotWrite(path: path, reason: reason)
+    } catch {
+      throw .cannotWrite(path: path, reason: "\(error)")
     }
-    guard rename(temporary, path) == 0 else { throw failure("cannot rename the new file") }
-    written = true
-    let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard directoryDescriptor >= 0 else { throw failure("cannot open its directory") }
-    defer { close(directoryDescriptor) }
-    guard fsync(directoryDescriptor) == 0 else { throw failure("cannot synchronize its directory") }
   }
 
   /// Opens an index file by mapping it into memory: opening costs the same for any size.

@@ -279,3 +279,56 @@ import Testing
     #expect(channel.takePending().isEmpty)
   }
 }
+
+/// The streamed forms of a durable write: contents written through a descriptor, or a file
+/// built by path, flushed beside the destination and put in place only by `commit()`.
+@Suite struct StreamedWriteTests {
+  struct Stop: Error {}
+
+  @Test func aStreamedWriteReplacesTheFileOnlyWhenCommitted() throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/out.txt"
+    try DurableFile.write(Data("old".utf8), to: path)
+    let prepared = try DurableFile.prepare(for: path) { descriptor in
+      for line in ["one\n", "two\n"] {
+        #expect(
+          line.utf8CString.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count - 1) } == 4)
+      }
+    }
+    #expect(try DurableFile.read(path, limit: 100) == Data("old".utf8))
+    try prepared.commit()
+    #expect(try DurableFile.read(path, limit: 100) == Data("one\ntwo\n".utf8))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == ["out.txt"])
+  }
+
+  @Test func aStreamStoppedPartWayLeavesTheOldFileAndNoTemporaryOne() throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/out.txt"
+    try DurableFile.write(Data("old".utf8), to: path)
+    #expect(throws: Stop.self) {
+      _ = try DurableFile.prepare(for: path) { descriptor in
+        _ = write(descriptor, "partial", 7)
+        throw Stop()
+      }
+    }
+    #expect(throws: Stop.self) {
+      _ = try DurableFile.prepare(for: path) { (built: String) in
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: built))
+        throw Stop()
+      }
+    }
+    #expect(try DurableFile.read(path, limit: 100) == Data("old".utf8))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == ["out.txt"])
+  }
+
+  @Test func aFileBuiltByPathIsFlushedAndPutInPlace() throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/built.db"
+    try DurableFile.prepare(for: path, permissions: 0o600) { (built: String) in
+      try Data("built".utf8).write(to: URL(fileURLWithPath: built))
+    }.commit()
+    #expect(try DurableFile.read(path, limit: 100) == Data("built".utf8))
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+  }
+}

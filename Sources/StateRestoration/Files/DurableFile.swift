@@ -45,6 +45,29 @@ public enum DurableFile {
   public static func prepare(_ data: Data, for path: String, permissions: mode_t = 0o600) throws
     -> PreparedWrite
   {
+    try prepare(for: path, permissions: permissions) { descriptor in
+      // Exactly the mode asked for, whatever the umask: state files are private.
+      _ = fchmod(descriptor, permissions)
+      try writeAll(data, to: descriptor, path: path)
+    }
+  }
+
+  /// Streams a file's contents into a temporary file beside the destination and flushes it,
+  /// without replacing the destination yet: for contents too large to hold in memory (an
+  /// export of ten million products, a search index).
+  ///
+  /// - Parameters:
+  ///   - path: The destination; its directory must exist.
+  ///   - permissions: The new file's mode, less the umask; 0600 by default.
+  ///   - body: Writes the contents to the descriptor it is given (with `write` or `pwrite`);
+  ///     what it throws stops the writing, and the temporary file is removed.
+  /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `body` throws; no
+  ///   temporary file is left.
+  public static func prepare(
+    for path: String, permissions: mode_t = 0o600,
+    writing body: (_ descriptor: Int32) throws -> Void
+  ) throws -> PreparedWrite {
     let temporary = temporaryPath(for: path)
     let descriptor = retryingOnInterrupt {
       open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, permissions)
@@ -57,8 +80,41 @@ public enum DurableFile {
       if !isComplete { unlink(temporary) }
     }
     defer { close(descriptor) }
+    try body(descriptor)
+    guard fsync(descriptor) == 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+    }
+    isComplete = true
+    return PreparedWrite(temporaryPath: temporary, path: path)
+  }
+
+  /// Has a file built at a temporary path beside the destination by code that writes files by
+  /// path (SQLite, say), then flushes it, without replacing the destination yet.
+  ///
+  /// - Parameters:
+  ///   - path: The destination; its directory must exist.
+  ///   - permissions: The new file's mode; 0600 by default.
+  ///   - body: Creates the file at the temporary path it is given; what it throws stops the
+  ///     building, and the temporary file is removed (files the body made beside it are its
+  ///     own to remove).
+  /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
+  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `body` throws.
+  public static func prepare(
+    for path: String, permissions: mode_t = 0o600,
+    building body: (_ temporaryPath: String) throws -> Void
+  ) throws -> PreparedWrite {
+    let temporary = temporaryPath(for: path)
+    var isComplete = false
+    defer {
+      if !isComplete { unlink(temporary) }
+    }
+    try body(temporary)
+    let descriptor = retryingOnInterrupt { open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+    guard descriptor >= 0 else {
+      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+    }
+    defer { close(descriptor) }
     _ = fchmod(descriptor, permissions)
-    try writeAll(data, to: descriptor, path: path)
     guard fsync(descriptor) == 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
     }
