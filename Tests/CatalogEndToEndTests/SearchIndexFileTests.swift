@@ -222,6 +222,26 @@ import Testing
     #expect(leftovers.count <= 1, "\(leftovers)")
   }
 
+  /// The REPL's background rebuild is the shell's: a `catalog reindex` process of its own,
+  /// which finishes the file after the REPL that started it has quit, and which a REPL still
+  /// running reads once it has ended.
+  @Test func theREPLsBackgroundRebuildOutlivesItAndIsReadWhenDone() throws {
+    let (sandbox, origin) = try Self.renamedSandbox(count: 60_000, renamed: 1_500)
+    let quitting = sandbox.start()
+    quitting.send("search renamed 001499")
+    quitting.readOutput(until: "Renamed 001499")
+    quitting.finishInput()
+    #expect(quitting.terminationStatus == 0)
+    #expect(Self.isRebuilt(sandbox, after: origin), "the rebuild ended with the REPL")
+
+    let rebuilt = try #require(try SearchIndex(contentsOf: Self.indexPath(sandbox)).origin)
+    let repl = sandbox.start()
+    repl.send("search renamed 000001")
+    repl.readOutput(until: "Renamed 000001")
+    repl.finishInput()
+    #expect(try SearchIndex(contentsOf: Self.indexPath(sandbox)).origin == rebuilt)
+  }
+
   /// A first import of many products into a new data directory builds the index in the
   /// background at once: no later search pays for it unannounced.
   @Test func aFirstLargeImportBuildsTheIndexInTheBackground() throws {

@@ -60,36 +60,6 @@ package struct ActivitySearch: Sendable {
   /// catalog or index makes a new value, and so a new ranking.
   private let rankings = RankingCache()
 
-  /// Calls a body with the search of a catalog: the catalog database's index file with the
-  /// changes since it was built laid over it, or an index in memory for a catalog not in the
-  /// database. When the body finds the file damaged, the index is built again and the body
-  /// called again.
-  ///
-  /// - Parameters:
-  ///   - catalog: The catalog.
-  ///   - indexPath: The index file of the catalog database.
-  ///   - note: Shows a line about building the index, which takes long.
-  ///   - body: What to do with the search.
-  /// - Returns: What the body returns.
-  /// - Throws: What the body throws, or ``CatalogDatabaseError`` when the catalog cannot be
-  ///   read to build the index.
-  package static func opening<Result>(
-    _ catalog: Catalog, indexPath: String, note: (String) -> Void,
-    _ body: (ActivitySearch) throws -> Result
-  ) throws -> Result {
-    guard let database = catalog.source as? CatalogDatabase else {
-      return try body(ActivitySearch(catalog: catalog))
-    }
-    do {
-      let index = try CatalogSearchIndex.open(indexPath, database: database, note: note)
-      return try body(ActivitySearch(catalog: catalog, index: index))
-    } catch let damage as SearchIndexError {
-      note("\(damage.description); building it again")
-      let index = try CatalogSearchIndex.build(indexPath, database: database)
-      return try body(ActivitySearch(catalog: catalog, index: index))
-    }
-  }
-
   /// Brings an index built in memory up to date with a catalog: a catalog with other products is
   /// indexed anew.
   ///

@@ -262,32 +262,6 @@ package struct CatalogSearchIndex: Sendable {
   /// How many products a build indexes in memory at a time: about 170 MB at most.
   static let sliceSize = 500_000
 
-  /// Builds the index file again in the background, from a connection of its own, unless
-  /// another process is already doing so (which leaves a new file too). Until the new file is
-  /// in place, the old one stays.
-  ///
-  /// - Parameters:
-  ///   - path: The index file.
-  ///   - databasePath: The catalog database.
-  ///   - done: Called on the background thread when the file is written, or the build gave up.
-  package static func rebuildInBackground(
-    _ path: String, databasePath: String, done: @escaping @Sendable () -> Void
-  ) {
-    // A thread of its own: a build takes seconds at a million products, too long to hold one
-    // of Dispatch's few worker threads.
-    let started = detachThread {
-      defer { done() }
-      guard let lock = try? FileLock.acquire(lockPath(path)),
-        let database = try? CatalogDatabase(path: databasePath, readOnly: true)
-      else { return }
-      // Only the file is wanted: when it cannot be written (a full disk), an index built in
-      // memory instead would be thrown away, after holding the whole catalog's index.
-      _ = try? buildFile(path, database: database, strict: false) { _, _ in }
-      withExtendedLifetime(lock) {}
-    }
-    if !started { done() }
-  }
-
   /// Brings the overlay up to date with a catalog database.
   ///
   /// - Returns: false when the index is too far behind to follow and must be opened again.

@@ -48,7 +48,10 @@ extension CatalogMain {
     // it unannounced.
     let hasIndex = FileManager.default.fileExists(atPath: store.searchIndexPath)
     let changed = summary.inserted + summary.updated
-    if changed > CatalogSearchIndex.rebuildThreshold { startReindexing(paths) }
+    if changed > CatalogSearchIndex.rebuildThreshold {
+      SearchService.startRebuild(
+        dataDirectory: paths.dataDirectory, indexPath: store.searchIndexPath)
+    }
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(
       "Imported \(summary.inserted.grouped) new and \(summary.updated.grouped) updated product\(summary.inserted + summary.updated == 1 ? "" : "s")"
@@ -96,37 +99,6 @@ extension CatalogMain {
       "Indexed \(index.index.count.grouped) product\(index.index.count == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s: '\(store.searchIndexPath)'."
     )
     return ExitStatus.success
-  }
-
-  /// Starts `catalog reindex` in a process of its own, in the background, which outlives this
-  /// one: a search from the shell found the index far enough behind the catalog.
-  static func startReindexing(_ paths: AppPaths) {
-    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
-    // One is enough: a rebuild under way leaves a new file.
-    guard !CatalogSearchIndex.isBeingBuilt(store.searchIndexPath) else { return }
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { return }
-    let executable = String(
-      decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let arguments = [executable, "--data-dir", paths.dataDirectory, "reindex"]
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for descriptor: Int32 in 0...2 {
-      posix_spawn_file_actions_addopen(
-        &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-    }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // A process group of its own: a ^C at the terminal does not stop it.
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-    posix_spawnattr_setpgroup(&attributes, 0)
-    var pid = pid_t()
-    var argv = arguments.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    _ = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
   }
 
   /// `catalog export [FILE] [--format csv|json] [--bom]`: writes the catalog as JSON or CSV

@@ -122,11 +122,10 @@ package enum CatalogMain {
       }
       return history ?? []
     }
-    let results = try ActivitySearch.opening(
-      loaded.catalog, indexPath: store.searchIndexPath, note: report.note
-    ) { search in
-      if search.index.needsRebuild { startReindexing(paths) }
-      return try search.results(
+    let service = SearchService(
+      indexPath: store.searchIndexPath, dataDirectory: paths.dataDirectory, note: report.note)
+    let results = try service.search(loaded.catalog) { search in
+      try search.results(
         for: query, readingHistory: readHistory, now: Date(), limit: limit)
     }
     for row in (loaded.catalog.source as? CatalogDatabase)?.takeSkippedRows() ?? [] {

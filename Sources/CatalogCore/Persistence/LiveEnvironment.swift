@@ -28,8 +28,8 @@ package final class LiveEnvironment: AppEnvironment {
   /// newer version's file), as said at launch: activities are then kept in the scene files
   /// alone, and no command repeats the warning.
   package var historyUnavailable = false
-  private var searchIndex: ActivitySearch?
-  private let backgroundRebuild = BackgroundRebuild()
+  /// The catalog's search, kept from search to search.
+  private let searchService: SearchService
   private let pendingHistory = DispatchGroup()
   private let historyWarning = WarningBox()
   /// How output looks; pictures are drawn when it says so.
@@ -47,6 +47,9 @@ package final class LiveEnvironment: AppEnvironment {
     self.database = database
     self.catalogReadOnlyReason = catalogReadOnlyReason
     history = ActivityHistory(directory: sessions.directory)
+    searchService = SearchService(
+      indexPath: catalogStore.searchIndexPath, dataDirectory: catalogStore.directoryPath,
+      note: Self.note)
   }
 
   package var now: Date { Date() }
@@ -90,71 +93,10 @@ package final class LiveEnvironment: AppEnvironment {
       (try? history.entries(limit: ActivitySearch.historyLimit)) ?? []
     }
     let version = try? history.version()
-    do {
-      return try search(for: catalog).results(
+    return try searchService.search(catalog) { search in
+      try search.results(
         for: text, readingHistory: entries, historyVersion: version, now: now)
-    } catch let damage as SearchIndexError {
-      // A block of the file failed its checksum as the search read it: build it again.
-      searchIndex = nil
-      Self.note("\(damage.description); building it again")
-      return try search(for: catalog, rebuilding: true).results(
-        for: text, readingHistory: entries, now: now)
     }
-  }
-
-  /// The search for a catalog: the catalog database's index file, with the changes since it was
-  /// built laid over it, or an index in memory for a catalog that is not in the database.
-  private func search(for catalog: Catalog, rebuilding: Bool = false) throws -> ActivitySearch {
-    guard let database = catalog.source as? CatalogDatabase else {
-      if searchIndex == nil {
-        searchIndex = ActivitySearch(catalog: catalog)
-      } else {
-        searchIndex?.update(to: catalog)
-      }
-      return searchIndex ?? ActivitySearch(catalog: catalog)
-    }
-    let path = catalogStore.searchIndexPath
-    // A file built in the background since is opened in place of the one in use.
-    if backgroundRebuild.finished.exchange(false, ordering: .acquiringAndReleasing) {
-      searchIndex = nil
-    }
-    // A file changed in place under the mapping (cut short, written over) is read again, and
-    // built again if it is damaged: touching a page past its new end would kill the process.
-    if let current = searchIndex, current.index.index.fileHasChanged {
-      searchIndex = nil
-      Self.note("the search index '\(path)' was changed by another program; reading it again")
-    }
-    if rebuilding {
-      searchIndex = ActivitySearch(
-        catalog: catalog, index: try CatalogSearchIndex.build(path, database: database))
-    } else if var current = searchIndex, current.catalog.source === database {
-      if current.catalog != catalog {
-        var index = current.index
-        if try index.update(from: database) {
-          current = ActivitySearch(catalog: catalog, index: index)
-        } else {
-          current = ActivitySearch(
-            catalog: catalog,
-            index: try CatalogSearchIndex.open(path, database: database, note: Self.note))
-        }
-        searchIndex = current
-      }
-    } else {
-      searchIndex = ActivitySearch(
-        catalog: catalog,
-        index: try CatalogSearchIndex.open(path, database: database, note: Self.note))
-    }
-    guard let search = searchIndex else { return ActivitySearch(catalog: catalog) }
-    if search.index.needsRebuild,
-      !backgroundRebuild.running.exchange(true, ordering: .acquiringAndReleasing)
-    {
-      let state = backgroundRebuild
-      CatalogSearchIndex.rebuildInBackground(path, databasePath: database.path) {
-        state.running.store(false, ordering: .releasing)
-        state.finished.store(true, ordering: .releasing)
-      }
-    }
-    return search
   }
 
   /// Shows a note about the search index on standard error, when it is a terminal.
@@ -445,11 +387,4 @@ package final class LiveEnvironment: AppEnvironment {
 /// A warning a background task leaves for the main thread.
 private final class WarningBox: Sendable {
   let message = Mutex<String?>(nil)
-}
-
-/// Whether the search index is being built again in the background, and whether a build
-/// finished since the index in use was opened.
-private final class BackgroundRebuild: Sendable {
-  let running = Atomic(false)
-  let finished = Atomic(false)
 }
