@@ -42,6 +42,26 @@ import Testing
     #expect(try run(["select cher", "back"]).state.activeScene.userActivity == nil)
   }
 
+  /// An activity another process hands off is a command like any other: continued in the
+  /// scene it names, which comes to the front; a scene this process does not have is refused.
+  @Test func aDeliveredActivityIsContinuedInItsScene() throws {
+    let environment = FakeEnvironment()
+    let (opened, _) = try run(["scene new side"], environment: environment)
+    let side = try #require(SceneName("side"))
+    let activity = ProductActivity.show(bundledProducts[8])
+    let result = try opened.applying(
+      .continueDelivered(activity, in: .main), environment: environment)
+    #expect(result.state.activeSceneName == .main)
+    #expect(result.state.activeScene.path.routes == [.product(cherries)])
+    #expect(result.output == "Continued 'Show Cherries product' in scene 'main'")
+    #expect(result.state.scene(named: "side")?.path.routes.isEmpty == true)
+    #expect(opened.activeSceneName == side)
+    let elsewhere = try #require(SceneName("elsewhere"))
+    #expect(throws: CatalogCoreError.noSuchScene("elsewhere", open: ["main", "side"])) {
+      try opened.applying(.continueDelivered(activity, in: elsewhere), environment: environment)
+    }
+  }
+
   @Test func searchThenContinueShowsTheProduct() throws {
     let environment = FakeEnvironment()
     var viewed = ProductActivity.show(bundledProducts[8])

@@ -3,7 +3,7 @@ import Foundation
 import StateRestoration
 
 extension AppState {
-  /// Applies `search`, `continue` and `handoff`.
+  /// Applies `search`, `continue` and `handoff`, and continues a delivered activity.
   func applyingActivity(_ command: Command, environment: some AppEnvironment) throws
     -> CommandResult
   {
@@ -114,6 +114,18 @@ extension AppState {
         "Handed off '\(activity.title ?? activity.activityType)' to scene '\(target)'.")
       messages.append(render.location(of: state.activeScene, in: catalog))
       return CommandResult(state: state, output: messages.joined(separator: "\n"))
+
+    case .continueDelivered(let activity, let target):
+      guard state.scene(named: target.rawValue) != nil else {
+        throw CatalogCoreError.noSuchScene(
+          target.rawValue, open: scenes.map(\.name.rawValue))
+      }
+      try state.continueActivity(activity, in: target, environment: environment)
+      state.activeSceneName = target
+      state.updatePhases()
+      return CommandResult(
+        state: state,
+        output: "Continued '\(activity.title ?? activity.activityType)' in scene '\(target)'")
 
     default:
       preconditionFailure("'\(command.word)' is not an activity command")

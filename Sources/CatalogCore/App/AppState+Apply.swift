@@ -75,7 +75,7 @@ extension AppState {
     case .year where !scene.isEditing:
       return try applyingNavigation(command, environment: environment)
 
-    case .search, .continueResult, .handoff, .activities, .forget:
+    case .search, .continueResult, .handoff, .continueDelivered, .activities, .forget:
       return try applyingActivity(command, environment: environment)
 
     case .tab(let tab):
@@ -342,7 +342,7 @@ extension Command {
     case .open: "open"
     case .search: "search"
     case .continueResult: "continue"
-    case .handoff: "handoff"
+    case .handoff, .continueDelivered: "handoff"
     case .tab: "tab"
     case .edit: "edit"
     case .setName: "name"

@@ -63,45 +63,31 @@ extension CatalogMain {
   ) {
     for delivery in channel.takePending() {
       let message = delivery.message
-      let (before, notes) = store.refreshed(state)
-      for note in notes { report.warning(note) }
       do {
-        var next: AppState
-        var changes: [CatalogChange] = []
-        let done: String
-        let here: String
+        let command: Command
         switch message.kind {
         case .openURL:
-          let url = message.url ?? ""
-          let result = try before.applying(.open(url), environment: store.environment)
-          next = result.state
-          changes = result.catalogChanges
-          done = "Opened '\(url.escapingControlCharacters)'"
-          here = "in scene '\(next.activeSceneName)'"
+          command = .open(message.url ?? "")
         case .continueActivity:
-          guard let activity = message.activity, let scene = message.scene,
-            before.scene(named: scene.rawValue) != nil
-          else {
+          guard let activity = message.activity, let scene = message.scene else {
             throw CatalogCoreError.noSuchScene(
-              message.scene?.rawValue ?? "", open: before.scenes.map(\.name.rawValue))
+              message.scene?.rawValue ?? "", open: state.scenes.map(\.name.rawValue))
           }
-          next = before
-          try next.continueActivity(activity, in: scene, environment: store.environment)
-          next.activeSceneName = scene
-          next.updatePhases()
-          done =
-            "Continued '\((activity.title ?? activity.activityType).escapingControlCharacters)'"
-          here = "in scene '\(scene)'"
+          command = .continueDelivered(activity, in: scene)
         }
-        let warnings = try store.commit(from: state, to: &next, catalogChanges: changes)
-        state = next
+        let result = try store.perform(command, on: &state, warn: report.warning)
+        let done =
+          message.kind == .openURL
+          ? "Opened '\((message.url ?? "").escapingControlCharacters)'"
+          : "Continued '\((message.activity.map { $0.title ?? $0.activityType } ?? "").escapingControlCharacters)'"
         // Durable now: only then does the sender hear that it was done.
-        delivery.reply(.init(ok: true, text: "\(done) \(here) (\(senderDescription))."))
+        delivery.reply(
+          .init(
+            ok: true, text: "\(done) in scene '\(state.activeSceneName)' (\(senderDescription))."))
         TextOutput.standardOutput.line(
           "\(done) from \(message.sender.escapingControlCharacters).")
-        for warning in warnings { report.warning(warning) }
+        for warning in result.warnings { report.warning(warning) }
       } catch {
-        state = before
         store.releaseScenes(notIn: state)
         delivery.reply(.init(ok: false, text: error.localizedDescription))
         report.warning(

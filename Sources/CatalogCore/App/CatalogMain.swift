@@ -172,17 +172,17 @@ package enum CatalogMain {
     let (store, state, warnings) = try AppStore.launch(options)
     // Where the link goes (a new scene, when every one is open elsewhere) is said, not silent.
     for warning in warnings + store.notices + store.markReady() { report.warning(warning) }
-    let result = try state.applying(.open(link), environment: store.environment)
-    var next = result.state
-    let notes = try store.commit(
-      from: state, to: &next, catalogChanges: result.catalogChanges)
+    var next = state
+    let result = try store.perform(.open(link), on: &next, warn: report.warning)
     // From a shell there is no `continue`: the REPL's hint would send the user nowhere.
     var output = result.output
     if output.hasSuffix("\n" + Describe.continueHint) {
       output.removeLast(Describe.continueHint.count + 1)
     }
     TextOutput.standardOutput.line(output)
-    for note in notes + store.environment.settleHistory(closing: true) + store.finish(next) {
+    for note in result.warnings + store.environment.settleHistory(closing: true)
+      + store.finish(next)
+    {
       report.warning(note)
     }
     return ExitStatus.success
@@ -286,18 +286,9 @@ package enum CatalogMain {
       // Pages, tables and pictures fit the window as it is now, resized or not (SIGWINCH).
       store.environment.presentation.fit(
         columns: TerminalLineEditor.columns(of: 1), rows: TerminalLineEditor.rows(of: 1))
-      // What other processes saved since the last command is seen now; a scene whose product
-      // they deleted leaves it, and is saved so with this command.
-      let (before, changes) = store.refreshed(state)
-      for note in changes { report.warning(note) }
-      /// Applies a command, saves what it changed, and prints its output; true when it quits.
+      /// Performs a command and prints its output; true when it quits.
       func perform(_ command: Command) throws -> Bool {
-        let result = try before.applying(command, environment: store.environment)
-        var next = result.state
-        let notes = try store.commit(
-          from: state, to: &next, catalogChanges: result.catalogChanges,
-          refreshingActivity: result.showsProduct)
-        state = next
+        let result = try store.perform(command, on: &state, warn: report.warning)
         if let continuation = result.continuation {
           if !result.output.isEmpty { output.write(result.output) }
           do {
@@ -316,14 +307,13 @@ package enum CatalogMain {
         } else {
           output.line(result.output)
         }
-        for note in result.warnings + notes { report.warning(note) }
+        for note in result.warnings { report.warning(note) }
         return result.quits
       }
       do {
         if try perform(command) { break }
       } catch CatalogCoreError.unsavedDraft(let scene, let draft) where isInteractive {
         // A person at a terminal is asked; a script is refused (it must say --discard).
-        state = before
         let question = "discard the draft of '\(draft.escapingControlCharacters)'? [y/N] "
         let answer: String
         if let editor {
@@ -346,12 +336,10 @@ package enum CatalogMain {
         do {
           if try perform(.closeScene(scene, discard: true)) { break }
         } catch {
-          state = before
           report.error(error.localizedDescription)
           failed = true
         }
       } catch {
-        state = before
         report.error(error.localizedDescription)
         failed = true
       }

@@ -39,6 +39,9 @@ package enum Command: Sendable, Hashable {
   case continueResult(Int, scene: String? = nil)
   /// `handoff SCENE`: continue the active scene's activity in another scene.
   case handoff(String)
+  /// An activity another process handed off to one of this process's scenes: continued
+  /// there, which comes to the front. Not typed; delivered.
+  case continueDelivered(UserActivityRecord, in: SceneName)
   /// `scenes [--all]`: list the scenes; with `--all`, also scene files the session does not
   /// list, and when each closed one was saved.
   case scenes(all: Bool = false)

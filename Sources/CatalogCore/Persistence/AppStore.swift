@@ -485,6 +485,37 @@ package final class AppStore {
     return scene
   }
 
+  /// Performs a command: the one path every command takes, typed at the prompt, `catalog open`
+  /// from the shell, or delivered by another process. It sees what other processes saved
+  /// (their notes go to `warn`), applies the command to the state, and saves what it changed;
+  /// when it returns, the change is on disk and the output may be printed.
+  ///
+  /// - Parameters:
+  ///   - command: The command.
+  ///   - state: The state; on return, the state after the command, or, when it throws, the
+  ///     state with the catalog as other processes left it.
+  ///   - warn: Where notes about other processes' changes go, before the command runs.
+  /// - Returns: What the command printed, with the notes of saving it in its warnings.
+  /// - Throws: What applying or saving the command throws; nothing was saved.
+  package func perform(
+    _ command: Command, on state: inout AppState, warn: (String) -> Void
+  ) throws -> CommandResult {
+    let old = state
+    // A scene whose product another process deleted leaves it, and is saved so with this
+    // command.
+    let (before, notes) = refreshed(state)
+    for note in notes { warn(note) }
+    state = before
+    var result = try before.applying(command, environment: environment)
+    var next = result.state
+    result.warnings += try commit(
+      from: old, to: &next, catalogChanges: result.catalogChanges,
+      refreshingActivity: result.showsProduct)
+    state = next
+    result.state = next
+    return result
+  }
+
   /// Moves a file that could not be read to quarantine, for a warning that says so.
   ///
   /// Used for files that are never written without being read first (the histories): when the
