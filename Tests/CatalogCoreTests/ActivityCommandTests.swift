@@ -62,6 +62,34 @@ import Testing
     }
   }
 
+  /// The core describes what a command does outside its state and does none of it: the
+  /// history is forgotten, a scene claimed, an activity handed off only by whoever performs
+  /// the result's effects (the shell), and not at all when the command fails.
+  @Test func commandsReturnTheirEffectsAsDataAndPerformNone() throws {
+    let environment = FakeEnvironment()
+    environment.history = [ProductActivity.show(bundledProducts[8])]
+    let start = AppState(
+      catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main)
+    let forget = try start.applying(.forget(.all), environment: environment)
+    #expect(forget.effects == [.forgetActivities(nil)])
+    #expect(environment.history.count == 1)
+
+    let side = try #require(SceneName("side"))
+    let opened = try start.applying(.newScene(side, product: nil), environment: environment)
+    #expect(opened.effects == [.claimScene(side)])
+    #expect(environment.claimed.isEmpty)
+
+    let (shown, _) = try run(["select cher"], environment: environment)
+    environment.ownedElsewhere = [side]
+    let handoff = try shown.applying(.handoff("side"), environment: environment)
+    let activity = try #require(shown.activeScene.userActivity)
+    #expect(handoff.effects == [.handOff(activity, from: .main, to: side)])
+    #expect(handoff.state == shown && environment.handedOff.isEmpty)
+    #expect(throws: CatalogCoreError.sceneOwned("side", pid: 42)) {
+      try start.applying(.newScene(side, product: nil), environment: environment)
+    }
+  }
+
   @Test func searchThenContinueShowsTheProduct() throws {
     let environment = FakeEnvironment()
     var viewed = ProductActivity.show(bundledProducts[8])

@@ -29,17 +29,30 @@ final class FakeEnvironment: AppEnvironment {
   /// Activities handed off to scenes other processes have open.
   var handedOff: [(UserActivityRecord, SceneName)] = []
 
-  func handOff(_ activity: UserActivityRecord, from source: SceneName, to scene: SceneName)
-    throws -> String?
-  {
-    guard ownedElsewhere.contains(scene) else { return nil }
-    handedOff.append((activity, scene))
-    return "Continued '\(activity.title ?? "")' in scene '\(scene)' (pid 42)."
+  func owner(ofScene name: SceneName) -> SceneOwner? {
+    guard ownedElsewhere.contains(name) else { return nil }
+    return SceneOwner(
+      process: ProcessIdentity(pid: 42, startTime: nil), terminal: nil, isFront: true)
   }
 
-  func claimScene(_ name: SceneName) throws {
-    if ownedElsewhere.contains(name) { throw CatalogCoreError.sceneOwned(name.rawValue, pid: 42) }
-    claimed.append(name)
+  /// Does what a command's effects ask, as the shell would, before its state is saved.
+  func perform(_ result: inout CommandResult) throws {
+    for effect in result.effects {
+      switch effect {
+      case .claimScene(let name):
+        if ownedElsewhere.contains(name) {
+          throw CatalogCoreError.sceneOwned(name.rawValue, pid: 42)
+        }
+        claimed.append(name)
+      case .forgetActivities(nil):
+        history.removeAll()
+      case .forgetActivities(let identifiers?):
+        history.removeAll { $0.persistentIdentifier.map(identifiers.contains) ?? false }
+      case .handOff(let activity, _, let scene):
+        handedOff.append((activity, scene))
+        result.output = "Continued '\(activity.title ?? "")' in scene '\(scene)' (pid 42)."
+      }
+    }
   }
 
   func photoDescription(of product: Product) -> String {
@@ -55,11 +68,6 @@ final class FakeEnvironment: AppEnvironment {
       ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
     }
     return (Array(sorted.dropFirst((page - 1) * size).prefix(size)), history.count)
-  }
-
-  func forgetActivities(_ identifiers: [String]?) throws {
-    guard let identifiers else { return history.removeAll() }
-    history.removeAll { $0.persistentIdentifier.map(identifiers.contains) ?? false }
   }
 
   func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
@@ -79,7 +87,8 @@ func run(
   var output = ""
   for line in lines {
     guard let command = try CommandParser.parse(line) else { continue }
-    let result = try state.applying(command, environment: environment)
+    var result = try state.applying(command, environment: environment)
+    try environment.perform(&result)
     state = result.state
     output = result.output
     environment.catalogChanges += result.catalogChanges

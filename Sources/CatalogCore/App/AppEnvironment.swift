@@ -38,26 +38,19 @@ package protocol AppEnvironment {
   /// - Returns: The scenes, in the session's order.
   func otherScenes(in catalog: Catalog) -> [OtherScene]
 
-  /// Continues an activity in a scene another running process has open, as Handoff moves an
-  /// activity to another device: delivers it there and waits until that process has made it
-  /// durable.
-  ///
-  /// - Parameters:
-  ///   - activity: The activity.
-  ///   - source: The scene it comes from, for the receiver's note.
-  ///   - scene: The scene to continue it in.
-  /// - Returns: What the receiver did, in a sentence; nil when no other process has the scene
-  ///   open.
-  /// - Throws: ``CatalogCoreError/deliveryFailed(_:)``.
-  func handOff(_ activity: UserActivityRecord, from source: SceneName, to scene: SceneName)
-    throws -> String?
-
   /// Whether a scene of this name was saved and no running process has it open: a closed
   /// window's scene, which opening restores with its state.
   ///
   /// - Parameter name: The scene.
   /// - Returns: Whether its file is there and no running process owns it.
   func hasSavedScene(_ name: SceneName) -> Bool
+
+  /// The running process, other than this one, that has a scene open, if any: opening the
+  /// scene here is then refused, and an activity for it is handed off there.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The owner, or nil when no other process has the scene open.
+  func owner(ofScene name: SceneName) -> SceneOwner?
 
   /// Takes ownership of a saved scene no process has open and reads its file, as reopening a
   /// closed window restores its scene storage.
@@ -68,12 +61,6 @@ package protocol AppEnvironment {
   /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process took it
   ///   first.
   func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?)
-
-  /// Takes ownership of a scene for this process, before it is opened.
-  ///
-  /// - Parameter name: The scene.
-  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another live process owns it.
-  func claimScene(_ name: SceneName) throws
 
   /// The description of a product's picture: its path and pixel size.
   ///
@@ -113,13 +100,6 @@ package protocol AppEnvironment {
   /// - Throws: An error naming the history when it cannot be read.
   func savedActivities(page: Int, size: Int) throws -> (records: [UserActivityRecord], total: Int)
 
-  /// Deletes saved activities, as `deleteSavedUserActivities(withPersistentIdentifiers:)` and
-  /// `deleteAllSavedUserActivities` do; they do not come back from a scene's file.
-  ///
-  /// - Parameter identifiers: The persistent identifiers; nil for every saved activity.
-  /// - Throws: An error naming the history when it cannot be written.
-  func forgetActivities(_ identifiers: [String]?) throws
-
   /// The current time, for activities' expiry.
   var now: Date { get }
 
@@ -140,10 +120,9 @@ extension AppEnvironment {
   /// No saved scenes.
   package func hasSavedScene(_ name: SceneName) -> Bool { false }
 
-  /// A fresh scene, claimed.
+  /// A fresh scene.
   package func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?) {
-    try claimScene(name)
-    return (Scene(name: name), nil)
+    (Scene(name: name), nil)
   }
 
   /// Twenty products a page.

@@ -42,28 +42,31 @@ extension AppState {
       switch target {
       case .all:
         let (_, total) = try environment.savedActivities(page: 1, size: 1)
-        try environment.forgetActivities(nil)
         state.lastActivities = []
-        return CommandResult(
+        var result = CommandResult(
           state: state,
           output: "Forgot every saved activity (\(total.grouped)); search finds products alone.")
+        result.effects = [.forgetActivities(nil)]
+        return result
       case .number(let number):
         guard lastActivities.indices.contains(number - 1) else {
           throw CatalogCoreError.noSavedActivity(number, count: lastActivities.count)
         }
         let record = lastActivities[number - 1]
-        try environment.forgetActivities([record.persistentIdentifier ?? record.historyKey])
         state.lastActivities.remove(at: number - 1)
-        return CommandResult(
+        var result = CommandResult(
           state: state, output: "Forgot '\(record.title ?? record.activityType)'.")
+        result.effects = [.forgetActivities([record.persistentIdentifier ?? record.historyKey])]
+        return result
       case .product(let reference):
         let product = try catalog.product(matching: reference)
-        try environment.forgetActivities([product.identifier.uuidString])
         state.lastActivities.removeAll {
           $0.persistentIdentifier == product.identifier.uuidString
         }
-        return CommandResult(
+        var result = CommandResult(
           state: state, output: "Forgot the saved activities of \(product.name).")
+        result.effects = [.forgetActivities([product.identifier.uuidString])]
+        return result
       }
 
     case .continueResult(let number, let sceneName):
@@ -76,8 +79,8 @@ extension AppState {
       var messages: [String] = []
       if state.scene(named: target.rawValue) == nil {
         // Another terminal's scene gets it there; a scene no process has open, here.
-        if let done = try environment.handOff(activity, from: activeSceneName, to: target) {
-          return CommandResult(state: state, output: done)
+        if environment.owner(ofScene: target) != nil {
+          return Self.handingOff(activity, from: activeSceneName, to: target, state: state)
         }
         try state.openScene(target, environment: environment)
         messages.append("Opened scene '\(target)'.")
@@ -97,10 +100,8 @@ extension AppState {
       }
       try state.scene(named: name)?.refuseWhileEditing("handoff")
       // Another terminal's scene: the activity goes there, as Handoff sends it to a device.
-      if state.scene(named: name) == nil,
-        let done = try environment.handOff(activity, from: activeSceneName, to: target)
-      {
-        return CommandResult(state: state, output: done)
+      if state.scene(named: name) == nil, environment.owner(ofScene: target) != nil {
+        return Self.handingOff(activity, from: activeSceneName, to: target, state: state)
       }
       var messages: [String] = []
       if state.scene(named: name) == nil {
@@ -130,6 +131,17 @@ extension AppState {
     default:
       preconditionFailure("'\(command.word)' is not an activity command")
     }
+  }
+
+  /// The result of sending an activity to a scene another process has open: nothing changes
+  /// here, and the other process's answer is the output (``Effect/handOff(_:from:to:)``).
+  static func handingOff(
+    _ activity: UserActivityRecord, from source: SceneName, to target: SceneName,
+    state: AppState
+  ) -> CommandResult {
+    var result = CommandResult(state: state, output: "")
+    result.effects = [.handOff(activity, from: source, to: target)]
+    return result
   }
 
   /// Continues an activity in a scene, as its `onContinueUserActivity` handler would: checks

@@ -19,6 +19,11 @@ extension AppState {
     do {
       var result = try applyingCommand(command, environment: environment)
       result.state.updateActivities()
+      // Each scene the command opened is claimed by the shell before anything is saved.
+      result.effects =
+        result.state.scenes.compactMap {
+          scene(named: $0.name.rawValue) == nil ? Effect.claimScene($0.name) : nil
+        } + result.effects
       return result
     } catch CatalogError.ambiguous(let reference, let candidates, let total, let numbers, nil) {
       // The hint names the command typed: `type 'push 16'`.
@@ -219,7 +224,7 @@ extension AppState {
       let closed = state.scenes.remove(at: index)
       var message = "Closed scene '\(closed.name)'."
       if state.scenes.isEmpty {
-        try environment.claimScene(.main)
+        try Self.refuseIfOpenElsewhere(.main, environment: environment)
         state.scenes = [Scene(name: .main)]
         state.activeSceneName = .main
         message += " Opened a fresh scene 'main'."
@@ -246,7 +251,8 @@ extension AppState {
   ///
   /// - Parameters:
   ///   - name: The scene.
-  ///   - environment: Where the scene is claimed.
+  ///   - environment: Where it is asked whether another process has the scene open; the
+  ///     command's result then asks the shell to claim it (``Effect/claimScene(_:)``).
   /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process owns it.
   mutating func openScene(_ name: SceneName, environment: some AppEnvironment) throws {
     // A saved scene no process has open comes back with its state: a link or `continue` to a
@@ -255,10 +261,20 @@ extension AppState {
       _ = try openSavedScene(name, environment: environment)
       return
     }
-    try environment.claimScene(name)
+    try Self.refuseIfOpenElsewhere(name, environment: environment)
     scenes.append(Scene(name: name))
     activeSceneName = name
     updatePhases()
+  }
+
+  /// Refuses to open a scene another running process has open.
+  ///
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)``.
+  static func refuseIfOpenElsewhere(_ name: SceneName, environment: some AppEnvironment) throws {
+    if let owner = environment.owner(ofScene: name) {
+      throw CatalogCoreError.sceneOwned(
+        name.rawValue, pid: owner.process.pid, terminal: owner.terminal)
+    }
   }
 
   /// Opens a saved scene no process has open, restoring what it had (path, tab, editor and

@@ -1,4 +1,5 @@
 import CatalogModel
+import StateRestoration
 
 /// What applying a command gives: the new state and what to print.
 package struct CommandResult: Sendable {
@@ -20,6 +21,9 @@ package struct CommandResult: Sendable {
   /// Whether the command showed a product, which makes its activity current again even when
   /// it was already in front (as a view's `userActivity` is each time it appears).
   package var showsProduct = false
+  /// What the shell does for the command besides saving its state, before it saves it: the
+  /// core describes effects, it never performs them.
+  package var effects: [Effect] = []
 
   /// Creates a result.
   package init(
@@ -32,6 +36,18 @@ package struct CommandResult: Sendable {
     self.catalogChanges = catalogChanges
     self.continuation = continuation
   }
+}
+
+/// An effect of a command on the world outside its state, which the shell performs before it
+/// saves the state; one that fails fails the command, and nothing is saved.
+package enum Effect: Sendable, Hashable {
+  /// Make this process the owner of a scene the command opened.
+  case claimScene(SceneName)
+  /// Forget saved activities: those of these identifiers, or every one (nil).
+  case forgetActivities([String]?)
+  /// Continue an activity in a scene another running process has open, as Handoff sends it to
+  /// another device; that process's answer is the command's output.
+  case handOff(UserActivityRecord, from: SceneName, to: SceneName)
 }
 
 /// Text produced in parts: `produce` calls its argument with each part, in order, and throws

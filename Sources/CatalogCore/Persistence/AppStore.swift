@@ -496,7 +496,8 @@ package final class AppStore {
   ///     state with the catalog as other processes left it.
   ///   - warn: Where notes about other processes' changes go, before the command runs.
   /// - Returns: What the command printed, with the notes of saving it in its warnings.
-  /// - Throws: What applying or saving the command throws; nothing was saved.
+  /// - Throws: What applying the command, performing its effects (``Effect``) or saving it
+  ///   throws; nothing was saved.
   package func perform(
     _ command: Command, on state: inout AppState, warn: (String) -> Void
   ) throws -> CommandResult {
@@ -507,6 +508,7 @@ package final class AppStore {
     for note in notes { warn(note) }
     state = before
     var result = try before.applying(command, environment: environment)
+    try environment.perform(result.effects, for: &result)
     var next = result.state
     result.warnings += try commit(
       from: old, to: &next, catalogChanges: result.catalogChanges,

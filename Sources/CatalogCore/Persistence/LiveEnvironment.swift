@@ -165,6 +165,37 @@ package final class LiveEnvironment: AppEnvironment {
     sessions.owner(of: name)
   }
 
+  package func owner(ofScene name: SceneName) -> SceneOwner? {
+    guard !sessions.isClaimed(name), let owner = owner(of: name), !owner.isThisProcess else {
+      return nil
+    }
+    return owner
+  }
+
+  /// Performs what a command asked of the world outside its state, before it is saved.
+  ///
+  /// - Parameters:
+  ///   - effects: The effects, in order.
+  ///   - result: The command's result; a handoff's answer becomes its output.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when a scene was taken
+  ///   meanwhile, or what forgetting or handing off throws.
+  package func perform(_ effects: [Effect], for result: inout CommandResult) throws {
+    for effect in effects {
+      switch effect {
+      case .claimScene(let name):
+        try claimScene(name)
+      case .forgetActivities(let identifiers):
+        try forgetActivities(identifiers)
+      case .handOff(let activity, let source, let target):
+        guard let answer = try handOff(activity, from: source, to: target) else {
+          throw CatalogCoreError.deliveryFailed(
+            "scene '\(target)' is no longer open in another terminal; type the command again")
+        }
+        result.output = answer
+      }
+    }
+  }
+
   package func handOff(
     _ activity: UserActivityRecord, from source: SceneName, to scene: SceneName
   ) throws -> String? {
