@@ -75,7 +75,7 @@ let package = Package(
     ),
     // A line editor for terminals: keys, display widths, history, completion hooks, signals.
     .target(name: "LineEditing"),
-    // The app's core: commands, scenes' state, launch and persistence, rendering to text.
+    // The app's pure core: commands, scenes' state, applying a command, rendering to text.
     .target(
       name: "CatalogCore",
       dependencies: [
@@ -83,16 +83,25 @@ let package = Package(
         "SearchIndex", "LineEditing",
       ]
     ),
+    // The app's shell: launch and persistence, the REPL loop, the command line, effects.
+    .target(
+      name: "CatalogApp",
+      dependencies: [
+        "CatalogCore", "StateRestoration", "ActivityIndex", "CatalogModel", "CatalogResources",
+        "Imaging", "SearchIndex", "LineEditing",
+      ]
+    ),
     // The thin executable: parses the command line and runs the loop. Foundation is linked in,
     // as a command run from the shell, such as `catalog search`, is mostly start-up.
     .executableTarget(
-      name: "catalog", dependencies: ["CatalogCore"],
+      name: "catalog", dependencies: ["CatalogApp"],
       linkerSettings: staticFoundation),
     // Measures start-up and durability in a release build: `swift run -c release catalog-bench`.
     .executableTarget(
       name: "catalog-bench",
       dependencies: [
-        "CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "ActivityIndex", "SearchIndex",
+        "CatalogApp", "CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "ActivityIndex",
+        "SearchIndex",
         "Imaging", "CImageCodecs",
       ]),
     // A to-do REPL restored after kill -9, on StateRestoration's public API alone: the
@@ -121,6 +130,9 @@ let package = Package(
     .testTarget(
       name: "CatalogCoreTests",
       dependencies: ["CatalogCore", "ActivityIndex", "LineEditing", "TestSupport"]),
+    .testTarget(
+      name: "CatalogAppTests",
+      dependencies: ["CatalogApp", "CatalogCore", "LineEditing", "TestSupport"]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not
     // link it, as the executable's static linking would not fit a test bundle.
     .testTarget(

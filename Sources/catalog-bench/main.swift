@@ -1,3 +1,4 @@
+import ActivityIndex
 // catalog-bench: measures what the issues budget, in a release build.
 //
 //   catalog-bench startup [--runs N] [--scenes N]
@@ -22,7 +23,7 @@
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
 //       JSON shape of Tests/Fixtures/bench/fts5_baseline.py, plus the index's memory.
-import ActivityIndex
+import CatalogApp
 import CatalogCore
 import Foundation
 import StateRestoration

@@ -1,5 +1,6 @@
-// The `catalog` executable: everything else lives in CatalogCore, where tests reach it.
-import CatalogCore
+// The `catalog` executable: everything else lives in CatalogApp and CatalogCore, where tests
+// reach it.
+import CatalogApp
 
 #if canImport(Glibc)
   import Glibc

@@ -247,29 +247,6 @@ import Testing
 }
 
 extension ActivityCommandTests {
-  @Test func onlyNewerDatedSearchableActivitiesAreRecovered() {
-    func show(_ index: Int, at seconds: Double?) -> UserActivityRecord {
-      var record = ProductActivity.show(bundledProducts[index])
-      record.lastActiveDate = seconds.map { Date(timeIntervalSinceReferenceDate: $0) }
-      return record
-    }
-    let history = [show(8, at: 100), show(6, at: 100)]
-    var dropped = ProductActivity.dropped(bundledProducts[0])
-    dropped.lastActiveDate = Date(timeIntervalSinceReferenceDate: 500)
-    let candidates = [
-      show(8, at: 50),  // older than the history's: nothing to do
-      show(6, at: 200), show(6, at: 300),  // newer: the newest of the two
-      show(1, at: nil),  // never became current
-      dropped,  // not for search
-      show(2, at: 150),
-    ]
-    let newer = ActivityHistoryMerge.newer(candidates, than: history)
-    #expect(newer.map(\.title) == ["Show Orchid product", "Show Mango product"])
-    #expect(newer.last?.lastActiveDate == Date(timeIntervalSinceReferenceDate: 300))
-  }
-}
-
-extension ActivityCommandTests {
   /// A search reads the history and finds its products once, until the history changes, in
   /// this process or another, or one of its activities expires.
   @Test func aSearchReadsTheHistoryAgainOnlyWhenItChanges() throws {

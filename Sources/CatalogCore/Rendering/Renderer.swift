@@ -8,6 +8,13 @@ package struct Renderer<Environment: AppEnvironment> {
   /// Where product pictures are described.
   package let environment: Environment
 
+  /// A renderer for an environment.
+  ///
+  /// - Parameter environment: Where product pictures are described.
+  package init(environment: Environment) {
+    self.environment = environment
+  }
+
   /// The product grid: number, name, year, price; one page, with the total and how to see
   /// more, or every product.
   ///

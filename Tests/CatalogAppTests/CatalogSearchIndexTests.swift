@@ -4,6 +4,7 @@ import SearchIndex
 import TestSupport
 import Testing
 
+@testable import CatalogApp
 @testable import CatalogCore
 
 /// The index file, with the catalog's changes since it was built laid over it, must answer as

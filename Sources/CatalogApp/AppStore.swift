@@ -1,4 +1,5 @@
 import ActivityIndex
+import CatalogCore
 import CatalogModel
 import CatalogResources
 import Foundation

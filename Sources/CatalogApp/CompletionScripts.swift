@@ -1,3 +1,4 @@
+import CatalogCore
 import CatalogModel
 
 /// Shell completion scripts for the command line (`catalog --generate-completion-script

@@ -1,3 +1,4 @@
+import CatalogCore
 import Foundation
 
 /// The directories the app uses: `$XDG_STATE_HOME/catalog` and `$XDG_DATA_HOME/catalog`, or

@@ -1,3 +1,4 @@
+import CatalogCore
 import CatalogModel
 import StateRestoration
 

@@ -5,6 +5,7 @@ import StateRestoration
 import TestSupport
 import Testing
 
+@testable import CatalogApp
 @testable import CatalogCore
 
 @Suite struct PresentationTests {
@@ -60,22 +61,5 @@ import Testing
       .auto, pictures: mode, environment: environment, outputIsTerminal: terminal,
       errorsIsTerminal: terminal, columns: 100)
     #expect(presentation.pictureDepth.map { _ in presentation.pictureKind } == kind)
-  }
-
-  @Test func drawsThePhotoTabWhenPicturesAreOn() throws {
-    let environment = FakeEnvironment()
-    environment.drawsPictures = true
-    let output = try run(["select cher", "tab photo"], environment: environment).output
-    #expect(output == "Cherries\n  <Cherries picture>\n  Tabs  detail [photo]")
-    environment.drawsPictures = false
-    let described = try run(["select cher", "tab photo"], environment: environment).output
-    #expect(described.contains("Photo  Images/Cherries.png, 64×64 pixels"))
-  }
-}
-
-@Suite struct TableTests {
-  @Test func tablesAlignByDisplayWidth() {
-    let table = Table.render(rows: [["樱桃", "x"], ["Mango", "y"]])
-    #expect(table == "樱桃   x\nMango  y")
   }
 }

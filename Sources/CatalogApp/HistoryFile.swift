@@ -1,3 +1,4 @@
+import CatalogCore
 import LineEditing
 import StateRestoration
 

@@ -5,6 +5,7 @@ import StateRestoration
 import TestSupport
 import Testing
 
+@testable import CatalogApp
 @testable import CatalogCore
 
 @Suite struct HistoryFileTests {

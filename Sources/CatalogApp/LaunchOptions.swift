@@ -1,3 +1,4 @@
+import CatalogCore
 import StateRestoration
 
 /// How the app is launched: which scene, from where, restoring or not.
