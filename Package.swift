@@ -111,8 +111,12 @@ let package = Package(
     .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
+    // What every test target shares: temporary directories, seeded randomness, a fake terminal.
+    .target(name: "TestSupport", dependencies: ["LineEditing"], path: "Tests/TestSupport"),
+    // The bundled catalog's products, for the tests of the app's targets.
     .target(
-      name: "TestSupport", dependencies: ["CatalogModel", "LineEditing"], path: "Tests/TestSupport"),
+      name: "CatalogTestSupport", dependencies: ["CatalogModel", "TestSupport"],
+      path: "Tests/CatalogTestSupport"),
     .testTarget(
       name: "StateRestorationTests",
       dependencies: ["StateRestoration", "ActivityIndex", "TestSupport"]),
@@ -122,24 +126,29 @@ let package = Package(
       dependencies: ["ActivityIndex", "SQLite", "StateRestoration", "TestSupport"]),
     .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
     .testTarget(
-      name: "CatalogModelTests", dependencies: ["CatalogModel", "SQLite", "TestSupport"]),
+      name: "CatalogModelTests",
+      dependencies: ["CatalogModel", "SQLite", "TestSupport", "CatalogTestSupport"]),
     .testTarget(
       name: "ImagingTests",
-      dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel"]),
+      dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel", "TestSupport"]),
     .testTarget(name: "LineEditingTests", dependencies: ["LineEditing", "TestSupport"]),
     .testTarget(
       name: "CatalogCoreTests",
-      dependencies: ["CatalogCore", "ActivityIndex", "LineEditing", "TestSupport"]),
+      dependencies: [
+        "CatalogCore", "ActivityIndex", "LineEditing", "TestSupport", "CatalogTestSupport",
+      ]),
     .testTarget(
       name: "CatalogAppTests",
-      dependencies: ["CatalogApp", "CatalogCore", "LineEditing", "TestSupport"]),
+      dependencies: [
+        "CatalogApp", "CatalogCore", "LineEditing", "TestSupport", "CatalogTestSupport",
+      ]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not
     // link it, as the executable's static linking would not fit a test bundle.
     .testTarget(
       name: "CatalogEndToEndTests",
       dependencies: [
         "SQLite", "SearchIndex", "StateRestoration", "ActivityIndex", "Imaging", "CImageCodecs",
-        "TestSupport",
+        "TestSupport", "CatalogTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

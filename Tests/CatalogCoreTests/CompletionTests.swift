@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogTestSupport
 import Foundation
 import LineEditing
 import StateRestoration

@@ -391,7 +391,7 @@ import Testing
       try handle.seek(toOffset: UInt64(size / 4))
       try handle.write(contentsOf: Data(repeating: 0, count: size / 2))
     default:
-      var generator = SystemRandomNumberGenerator()
+      var generator = SeededGenerator(seed: 0x5EED_0001)
       try handle.seek(toOffset: UInt64(size / 4))
       try handle.write(
         contentsOf: Data((0..<(size / 2)).map { _ in UInt8.random(in: 0...255, using: &generator) })

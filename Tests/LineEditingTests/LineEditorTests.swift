@@ -3,6 +3,7 @@ import Testing
 
 @testable import LineEditing
 
+/// Editing a line: text, words, kills and yanks, pastes, and the keys that end it.
 @Suite struct LineEditorTests {
   @Test func editsInTheMiddleOfMixedText() {
     var terminal = FakeTerminal()
@@ -79,50 +80,6 @@ import Testing
     #expect(terminal.text == "push")
   }
 
-  @Test func walksTheHistory() {
-    var terminal = FakeTerminal(history: ["list", "select cher"])
-    terminal.type("draft")
-    terminal.type(up)
-    #expect(terminal.text == "select cher")
-    terminal.type(up + up)
-    #expect(terminal.text == "list")
-    terminal.type(down)
-    #expect(terminal.text == "select cher")
-    terminal.type(down)
-    #expect(terminal.text == "draft")
-    terminal.type("\u{10}")  // Ctrl-P
-    #expect(terminal.text == "select cher")
-  }
-
-  @Test func searchesTheHistoryBackwards() {
-    var terminal = FakeTerminal(history: ["select cherries", "tab photo", "select mango", "list"])
-    terminal.type("\u{12}sel")
-    #expect(terminal.output.contains("(reverse-i-search)`sel': select mango"))
-    #expect(terminal.text == "select mango")
-    terminal.type("\u{12}")
-    #expect(terminal.text == "select cherries")
-    terminal.type("\u{12}")  // no older match: stays
-    #expect(terminal.text == "select cherries")
-    let before = terminal.output.count
-    terminal.type("\r")
-    #expect(terminal.result == .line("select cherries"))
-    // What stays on the screen is the prompt and the accepted line, not the search.
-    let accepted = String(terminal.output.dropFirst(before))
-    #expect(accepted.contains("main › select cherries"), "\(accepted.debugDescription)")
-    #expect(!accepted.contains("reverse-i-search"))
-
-    var cancelled = FakeTerminal(history: ["tab photo"])
-    cancelled.type("draft\u{12}tab\u{07}")  // Ctrl-G cancels
-    #expect(cancelled.text == "draft")
-    var missing = FakeTerminal(history: ["tab photo"])
-    missing.type("\u{12}zz")
-    #expect(missing.output.contains("(reverse-i-search)`zz' (no match): "))
-    var edited = FakeTerminal(history: ["tab photo"])
-    edited.type("\u{12}pho" + right + "s")  // another key takes the match and goes on
-    // The match's cursor is at "pho"; Right moves past its "p", then "s" goes in.
-    #expect(edited.text == "tab pshoto")
-  }
-
   /// A one-line paste is text to edit: it does not run, and its control characters go.
   @Test func aOneLinePasteDoesNotRunAndKeepsItsText() {
     var terminal = FakeTerminal()
@@ -147,58 +104,5 @@ import Testing
     cleared.type("list\u{0C}")
     #expect(cleared.output.contains("\u{1B}[H\u{1B}[2J"))
     #expect(cleared.text == "list")
-  }
-
-  @Test func decodesSequencesSplitAcrossReads() {
-    var decoder = KeyDecoder()
-    #expect(decoder.feed([0x1B]).isEmpty)
-    #expect(decoder.feed(Array("[1;5".utf8)).isEmpty)
-    #expect(decoder.feed(Array("C".utf8)) == [.wordRight])
-    #expect(decoder.feed([0xE6, 0xA8]).isEmpty)
-    #expect(decoder.feed([0xB1]) == [.text("樱")])
-    #expect(decoder.feed([0x1B]).isEmpty)
-    #expect(decoder.flush() == [.escape])
-    #expect(decoder.feed(Array("\u{1B}[200~a\u{1B}[2".utf8)).isEmpty)
-    #expect(decoder.feed(Array("01~".utf8)) == [.paste("a")])
-    #expect(decoder.feed([0xFF]) == [.text("\u{FFFD}")])
-  }
-
-  @Test func keysTypedAheadGoToTheNextLine() {
-    var terminal = FakeTerminal()
-    terminal.type("select cher\rtab ph")
-    #expect(terminal.result == .line("select cher"))
-    var next = LineSession(
-      prompt: "main › ", plainPrompt: "main › ", history: [], columns: 80,
-      complete: { _, _ in LineCompletion(start: 0, candidates: []) })
-    let (_, result) = next.start(after: terminal.session.carry)
-    #expect(result == nil)
-    #expect(next.editorState.text == "tab ph")
-    _ = next.feed(Array("oto\r".utf8))
-    #expect(next.editorState.text == "tab photo")
-  }
-
-  @Test func redrawsForANewWidth() {
-    var terminal = FakeTerminal(columns: 80)
-    terminal.type("select 樱桃樱桃")
-    #expect(terminal.cursorColumn == 7 + 15)
-    terminal.output = terminal.session.resize(columns: 10)
-    #expect(terminal.cursorColumn == 2)
-  }
-
-  @Test func wrapsLongLinesAndKeepsTheCursorRight() {
-    var terminal = FakeTerminal(columns: 10)
-    // "main › sel" fills row 0; "ect 樱桃樱" fills row 1; 桃 does not fit in row 1's last
-    // column, so it starts row 2 whole.
-    terminal.type("select 樱桃樱桃")
-    #expect(terminal.cursorColumn == 2)
-    terminal.type(left)
-    #expect(terminal.cursorColumn == 0)
-    terminal.type(left)
-    #expect(terminal.cursorColumn == 8)
-    #expect(terminal.output.hasSuffix("\u{1B}[1A\r\u{1B}[8C"))
-    // Exactly full: the cursor goes to the next row, not past the margin.
-    var full = FakeTerminal(columns: 10)
-    full.type("abc")
-    #expect(full.output.hasSuffix("\r\n\r"))
   }
 }

@@ -1,0 +1,32 @@
+import TestSupport
+import Testing
+
+@testable import LineEditing
+
+/// The line as drawn: redrawn for a new width, wrapped with the cursor in place.
+@Suite struct EditorScreenTests {
+  @Test func redrawsForANewWidth() {
+    var terminal = FakeTerminal(columns: 80)
+    terminal.type("select 樱桃樱桃")
+    #expect(terminal.cursorColumn == 7 + 15)
+    terminal.output = terminal.session.resize(columns: 10)
+    #expect(terminal.cursorColumn == 2)
+  }
+
+  @Test func wrapsLongLinesAndKeepsTheCursorRight() {
+    var terminal = FakeTerminal(columns: 10)
+    // "main › sel" fills row 0; "ect 樱桃樱" fills row 1; 桃 does not fit in row 1's last
+    // column, so it starts row 2 whole.
+    terminal.type("select 樱桃樱桃")
+    #expect(terminal.cursorColumn == 2)
+    terminal.type(left)
+    #expect(terminal.cursorColumn == 0)
+    terminal.type(left)
+    #expect(terminal.cursorColumn == 8)
+    #expect(terminal.output.hasSuffix("\u{1B}[1A\r\u{1B}[8C"))
+    // Exactly full: the cursor goes to the next row, not past the margin.
+    var full = FakeTerminal(columns: 10)
+    full.type("abc")
+    #expect(full.output.hasSuffix("\r\n\r"))
+  }
+}
