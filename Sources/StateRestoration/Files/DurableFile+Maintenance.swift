@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-  import FoundationEssentials
-#else
-  import Foundation
-#endif
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -94,19 +89,32 @@ extension DurableFile {
   private static func removeAbandonedTemporaryFiles(
     in directory: String, where belongs: (String) -> Bool
   ) -> Int {
-    guard let stream = opendir(directory) else { return 0 }
-    defer { closedir(stream) }
     var removed = 0
-    while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-      }
+    for name in entries(in: directory) {
       guard belongs(name), let pid = temporaryFileOwner(name),
         !ProcessIdentity(pid: pid, startTime: nil).isRunning
       else { continue }
       if unlink(directory + "/" + name) == 0 { removed += 1 }
     }
     return removed
+  }
+
+  /// The names in a directory, without `.` and `..`, in no particular order: what
+  /// `FileManager`'s listing gives, without Foundation.
+  ///
+  /// - Parameter directory: The directory.
+  /// - Returns: The names; none when it cannot be read.
+  public static func entries(in directory: String) -> [String] {
+    guard let stream = opendir(directory) else { return [] }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
   }
 
   /// The process that made a temporary file named `.NAME.PID.RANDOM.tmp`, if the name is one;

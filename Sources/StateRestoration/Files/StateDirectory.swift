@@ -53,7 +53,7 @@ public struct StateDirectory: Sendable, Hashable {
         return nil
       }
       for folder in [path] + subfolders.map({ path + "/" + $0 }) {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let entries = DurableFile.entries(in: folder)
         for entry in entries {
           let isFolder = folder == path && subfolders.contains(entry)
           try DurableFile.tightenPermissions(of: folder + "/" + entry, to: isFolder ? 0o700 : 0o600)

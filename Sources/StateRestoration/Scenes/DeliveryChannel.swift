@@ -371,7 +371,7 @@ public final class DeliveryChannel: @unchecked Sendable {
   ///
   /// - Parameter directory: The state directory.
   public static func removeStaleSockets(in directory: StateDirectory) {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    let entries = DurableFile.entries(in: directory.path)
     for entry in entries where entry.hasSuffix(".socket") {
       guard let pid = Int32(entry.dropLast(".socket".count)), pid != getpid() else { continue }
       if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory.path(of: entry)) }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-  import FoundationEssentials
-#else
-  import Foundation
-#endif
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -94,7 +89,7 @@ enum LaunchTracker {
     name: String, identity: ProcessIdentity
   )] {
     let entries =
-      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: folder))) ?? []
+      DurableFile.entries(in: directory.path(of: folder))
     return entries.compactMap { entry in
       let parts = entry.split(separator: ".", omittingEmptySubsequences: false)
       guard parts.count == 2, let pid = Int32(parts[0]), let start = UInt64(parts[1]) else {

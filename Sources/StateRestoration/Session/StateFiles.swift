@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-  import FoundationEssentials
-#else
-  import Foundation
-#endif
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -115,7 +110,7 @@ public struct SessionFile: VersionedFormat, Hashable {
   /// - Returns: The names, sorted.
   public static func sceneNamesOnDisk(in directory: StateDirectory) -> [SceneName] {
     let files =
-      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
+      DurableFile.entries(in: directory.path(of: "scenes"))
     return files.compactMap { file in
       file.hasSuffix(".json") ? SceneName(String(file.dropLast(5))) : nil
     }.sorted()
