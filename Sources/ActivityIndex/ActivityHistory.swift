@@ -600,11 +600,12 @@ public struct ActivityHistory: ActivityStore, Hashable {
     return version
   }
 
-  /// Refuses a link, or a file that is not a whole SQLite database; an empty file is one
-  /// SQLite is creating.
+  /// Refuses a link, or a file that is not a SQLite database; the processes that share the
+  /// history create and write it in place, so an empty file or one shorter than its header
+  /// says is one being written.
   private func checkFile(_ file: String) throws {
     do {
-      try DatabaseFile.check(file, allowingEmpty: true)
+      try DatabaseFile.check(file, beingWritten: true)
     } catch .symbolicLink {
       throw StateRestorationError.cannotRead(
         path: file, reason: "it is a symbolic link; remove it and try again")

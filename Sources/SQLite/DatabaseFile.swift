@@ -42,9 +42,12 @@ package enum DatabaseFile {
   ///
   /// - Parameters:
   ///   - path: The file.
-  ///   - allowingEmpty: Whether an empty file passes: one SQLite is creating.
+  ///   - beingWritten: Whether other processes may be writing the file in place, as they do a
+  ///     database they create and share at its path: an empty file (SQLite creating it) then
+  ///     passes, and a size short of the pages the header counts is not taken for damage, as it
+  ///     is for a file put in place whole.
   /// - Throws: A ``DatabaseFileProblem`` saying what is wrong.
-  package static func check(_ path: String, allowingEmpty: Bool = false) throws(DatabaseFileProblem)
+  package static func check(_ path: String, beingWritten: Bool = false) throws(DatabaseFileProblem)
   {
     var status = stat()
     guard lstat(path, &status) == 0 else {
@@ -55,7 +58,7 @@ package enum DatabaseFile {
     case S_IFLNK: throw .symbolicLink
     default: throw .notRegularFile
     }
-    if allowingEmpty && status.st_size == 0 { return }
+    if beingWritten && status.st_size == 0 { return }
     let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
     defer { close(descriptor) }
@@ -76,7 +79,8 @@ package enum DatabaseFile {
     var log = stat()
     let logHasFrames = lstat(path + "-wal", &log) == 0 && log.st_size > 32
     let (needed, overflow) = pages.multipliedReportingOverflow(by: pageSize)
-    if bigEndian(24, 4) == bigEndian(92, 4), pages > 0, pageSize >= 512, !logHasFrames,
+    if !beingWritten, bigEndian(24, 4) == bigEndian(92, 4), pages > 0, pageSize >= 512,
+      !logHasFrames,
       overflow || Int(status.st_size) < needed
     {
       throw .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed)

@@ -51,7 +51,9 @@ import Testing
     let empty = directory.path + "/empty.sqlite"
     try Data().write(to: URL(fileURLWithPath: empty))
     #expect(throws: DatabaseFileProblem.self) { try DatabaseFile.check(empty) }
-    try DatabaseFile.check(empty, allowingEmpty: true)
+    try DatabaseFile.check(empty, beingWritten: true)
+    // A file written in place by another process may be shorter than its header says, for now.
+    try DatabaseFile.check(cut, beingWritten: true)
     #expect(throws: DatabaseFileProblem.self) {
       try DatabaseFile.check(directory.path + "/missing.sqlite")
     }
