@@ -30,3 +30,25 @@ import Testing
     #expect(browsing.hasSuffix(Describe.continueHint))
   }
 }
+
+/// The command table is the one source of the vocabulary: every word help shows parses, its
+/// example parses to a command that names the same word, and completion offers every word.
+@Suite struct CommandTableTests {
+  @Test func everyRowsExampleParsesToACommandOfItsWord() throws {
+    for entry in CommandTable.groups.flatMap(\.entries) {
+      let command = try #require(try CommandParser.parse(entry.example), "\(entry.example)")
+      let word = String(entry.example.split(separator: " ")[0])
+      #expect(command.word == word || entry.words.isEmpty, "\(entry.example) → \(command.word)")
+    }
+  }
+
+  @Test func everyWordHasAParserAndIsCompleted() {
+    for word in CommandTable.words {
+      #expect(CommandTable.parsers[word] != nil, "\(word)")
+      let state = AppState(
+        catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main)
+      let completed = Completion.complete(Array(word), cursor: word.count, state: state)
+      #expect(completed.candidates.contains(word), "\(word)")
+    }
+  }
+}

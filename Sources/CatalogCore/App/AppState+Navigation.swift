@@ -45,7 +45,7 @@ extension AppState {
           text, expected: "a year in \(Route.years.lowerBound)...\(Route.years.upperBound)")
       }
       let page =
-        try CommandParser.page(words.count > 1 ? words[1] : "", usage: "year YYYY [PAGE]") ?? 1
+        try CommandTable.page(words.count > 1 ? words[1] : "", usage: "year YYYY [PAGE]") ?? 1
       let pages = max(1, Paging(total: catalog.count(year: year), size: environment.pageSize).pages)
       guard page <= pages else {
         throw CatalogCoreError.invalidArgument(
