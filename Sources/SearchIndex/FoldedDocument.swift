@@ -47,6 +47,11 @@ struct TermMatch: Sendable, Hashable {
 
   /// The weight in a document's score: title above keywords, and within a field exact above
   /// prefix; a typo anywhere ranks below both.
+  /// The most a term's match adds to a score: an exact title word.
+  static let highestWeight = 6
+  /// The most a typo adds to a score: in a title word.
+  static let highestTypoWeight = 2
+
   var weight: Int {
     switch (kind, field) {
     case (.exact, .title): 6

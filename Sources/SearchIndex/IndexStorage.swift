@@ -109,6 +109,18 @@ final class IndexStorage: @unchecked Sendable {
         + range.upperBound * MemoryLayout<T>.stride))
   }
 
+  /// Asks the system to read ahead the pages of several ranges of a section, all at once,
+  /// before any is touched; nothing for an index in memory.
+  func prefetch<T>(_ section: Section<T>, _ ranges: [Range<Int>]) {
+    guard let file else { return }
+    let stride = MemoryLayout<T>.stride
+    for range in ranges where !range.isEmpty && range.upperBound <= section.count {
+      file.prefetch(
+        bytes: (section.fileOffset + range.lowerBound * stride)..<(section.fileOffset
+          + range.upperBound * stride))
+    }
+  }
+
   /// An offset read from an offsets section, checked to lie within the section it points into.
   @inline(__always)
   func offset(

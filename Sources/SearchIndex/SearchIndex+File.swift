@@ -428,11 +428,29 @@ final class MappedIndexFile: @unchecked Sendable {
     return FileStamp(status) != mappedStatus
   }
 
+  /// Asks the system to read the blocks holding a range of the file's bytes ahead, in one
+  /// request, rather than a page at a time as each is touched. A posting list of a common word
+  /// at ten million documents is megabytes, which page faults alone read from a cold disk in
+  /// tens of milliseconds; and the pages of several ranges asked for together are read
+  /// together, where reading them one by one waits on the disk for each in turn.
+  func prefetch(bytes range: Range<Int>) {
+    guard !range.isEmpty, range.lowerBound >= header.dataStart else { return }
+    let first = (range.lowerBound - header.dataStart) / IndexHeader.blockSize
+    let last = (range.upperBound - 1 - header.dataStart) / IndexHeader.blockSize
+    guard !verified.contains(first) || !verified.contains(last) else { return }
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let start = (header.dataStart + first * IndexHeader.blockSize) / page * page
+    let end = min(header.dataStart + (last + 1) * IndexHeader.blockSize, bytes.count)
+    guard end > start else { return }
+    _ = madvise(UnsafeMutableRawPointer(mutating: address + start), end - start, MADV_WILLNEED)
+  }
+
   /// Checks the blocks holding a range of the file's bytes, each once.
   @inline(__always)
   func verify(bytes range: Range<Int>) throws(SearchIndexError) {
     let first = (range.lowerBound - header.dataStart) / IndexHeader.blockSize
     let last = (range.upperBound - 1 - header.dataStart) / IndexHeader.blockSize
+    if last > first { prefetch(bytes: range) }
     for block in first...last where !verified.contains(block) {
       let start = header.dataStart + block * IndexHeader.blockSize
       let end = min(start + IndexHeader.blockSize, header.fileLength)

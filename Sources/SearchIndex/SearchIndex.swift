@@ -255,6 +255,19 @@ public struct SearchIndex: Sendable {
     return FoldedDocument(stored: Substring(decoding: bytes, as: UTF8.self))
   }
 
+  /// Has the stored text of several documents read ahead together, their offsets first: the
+  /// results of a search are read from ten places of a file that may not be cached, which one
+  /// by one would each wait on the disk.
+  func prefetchDocuments(_ numbers: [Int]) {
+    let stored = numbers.filter { overlay[$0] == nil && $0 >= 0 && $0 < count }
+    guard stored.count > 1 else { return }
+    storage.prefetch(storage.textOffsets, stored.map { $0..<($0 + 2) })
+    let ranges = stored.compactMap {
+      try? storage.range(storage.textOffsets, $0, within: storage.textBytes.count)
+    }
+    storage.prefetch(storage.textBytes, ranges)
+  }
+
   // MARK: - The dictionary
 
   /// The position of the first term not less than `key`, by bytes.

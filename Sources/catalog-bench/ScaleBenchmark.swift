@@ -192,13 +192,44 @@ func scaleBenchmark() throws {
 private func replSearchTimes(data: String, state: String, viewed: Int, repeats: Int) throws
   -> [Double]
 {
+  try replSearches(data: data, state: state, viewed: viewed, repeats: repeats).map(\.ms)
+}
+
+/// `catalog-bench repl-search --data-dir DIR [--history N] [--search-repeats N]`: the REPL's
+/// search of `scale` alone, over a data directory made before (a 10,000,000-product one takes
+/// a quarter of an hour to make), with the slowest searches named.
+func replSearchBenchmark() throws {
+  guard let data = stringOption("--data-dir") else {
+    throw CatalogBenchError("repl-search needs --data-dir DIR (a data directory with a catalog)")
+  }
+  let root = temporaryDirectory()
+  defer { try? FileManager.default.removeItem(atPath: root) }
+  let searches = try replSearches(
+    data: data, state: root + "/state", viewed: option("--history", default: 1000),
+    repeats: option("--search-repeats", default: 20))
+  let times = searches.map(\.ms)
+  print(
+    String(
+      format: "searches %d: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, first %.2f ms", times.count,
+      median(times), percentile(times, 0.90), percentile(times, 0.99), times.first ?? 0))
+  for (index, search) in searches.enumerated().sorted(by: { $0.element.ms > $1.element.ms })
+    .prefix(8)
+  {
+    print(String(format: "  %8.2f ms  #%d  search %@", search.ms, index + 1, search.query))
+  }
+}
+
+/// Each search of the standard query set in a REPL, in order, with its time in milliseconds.
+private func replSearches(data: String, state: String, viewed: Int, repeats: Int) throws
+  -> [(query: String, ms: Double)]
+{
   let database = try CatalogDatabase(path: data + "/" + CatalogStore.databaseName, readOnly: true)
   try fillHistory(viewed, of: database, in: state)
   let paths = try AppPaths(stateDirectory: state, dataDirectory: data, environment: [:])
   let (store, initial, _) = try AppStore.launch(LaunchOptions(paths: paths))
   var current = initial
   let clock = ContinuousClock()
-  var times: [Double] = []
+  var times: [(query: String, ms: Double)] = []
   for _ in 0..<repeats {
     for (_, queries) in try standardQueries() {
       for query in queries {
@@ -207,7 +238,7 @@ private func replSearchTimes(data: String, state: String, viewed: Int, repeats: 
         let result = try current.applying(command, environment: store.environment)
         var output = result.output
         try result.continuation?.produce { output += $0 }
-        times.append(milliseconds(clock.now - start))
+        times.append((query, milliseconds(clock.now - start)))
         current = result.state
         withExtendedLifetime(output) {}
       }

@@ -231,6 +231,7 @@ do {
   case "deliver": try deliveryBenchmark()
   case "pictures": try pictureBenchmark()
   case "scale": try scaleBenchmark()
+  case "repl-search": try replSearchBenchmark()
   default:
     FileHandle.standardError.write(
       Data(
@@ -244,6 +245,7 @@ do {
                catalog-bench pictures [--runs N]
                catalog-bench scale --products N | --catalog FILE [--runs N] [--edits N] [--history N]
                                    [--search-repeats N]
+               catalog-bench repl-search --data-dir DIR [--history N] [--search-repeats N]
 
         """.utf8))
     exit(64)
