@@ -160,14 +160,21 @@ import Testing
     repl.finishInput()
   }
 
-  /// A forged owner record names a live process of this user that listens on its socket but
-  /// is no catalog: it is told nothing, and what it sends is never printed raw.
-  @Test func aForgedOwnerThatIsNoCatalogIsToldNothing() throws {
+  /// A sandbox whose scene `main` this test process holds, recorded in its lock file with a
+  /// note, as a catalog process that owns it would be.
+  static func sandboxWithThisProcessOwningMain(note: String) throws -> (CatalogSandbox, FileLock) {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "list\n")
     let directory = try StateDirectory(creating: sandbox.stateDirectory)
     let lock = try directory.lock("locks/scene-main.lock")
-    lock.record(note: "front /dev/pts/9")
+    lock.record(note: note)
+    return (sandbox, lock)
+  }
+
+  /// A forged owner record names a live process of this user that listens on its socket but
+  /// is no catalog: it is told nothing, and what it sends is never printed raw.
+  @Test func aForgedOwnerThatIsNoCatalogIsToldNothing() throws {
+    let (sandbox, lock) = try Self.sandboxWithThisProcessOwningMain(note: "front /dev/pts/9")
     let path = sandbox.stateDirectory + "/\(getpid()).socket"
     let listener = try Self.listen(at: path)
     defer {
@@ -204,11 +211,7 @@ import Testing
   /// The owner of the link's scene does not answer on a socket: the link is opened here, and
   /// the shell is told so and where.
   @Test func aLinkWhoseOwnerDoesNotAnswerIsOpenedHereAndSaysSo() throws {
-    let sandbox = CatalogSandbox()
-    _ = try sandbox.run(input: "list\n")
-    let directory = try StateDirectory(creating: sandbox.stateDirectory)
-    let lock = try directory.lock("locks/scene-main.lock")
-    lock.record(note: "front -")
+    let (sandbox, lock) = try Self.sandboxWithThisProcessOwningMain(note: "front -")
     let result = try sandbox.run(["open", "catalog://product/Cherries"])
     #expect(result.status == 0, "\(result.errors)")
     #expect(

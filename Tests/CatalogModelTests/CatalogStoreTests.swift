@@ -230,11 +230,7 @@ import Testing
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
     let reader = try #require(try store.load().database)
-    let products = (1...2_500).map { number in
-      Product(
-        identifier: UUID(), name: "Product \(number)", imageName: "", year: 2000,
-        price: Price(cents: number))
-    }
+    let products = (1...2_500).map { numberedProduct($0) }
     _ = try reader.importProducts(products)
     let writer = try #require(try store.load().database)
     var seen: [UUID] = []
@@ -377,11 +373,7 @@ import Testing
     let temporary = TemporaryDirectory()
     let store = CatalogStore(directoryPath: temporary.path, seedPath: bundledCatalogPath)
     let database = try #require(try store.load().database)
-    let products = (1...3_000).map { number in
-      Product(
-        identifier: UUID(), name: "Product \(number)", imageName: "", year: 2000,
-        price: Price(cents: number))
-    }
+    let products = (1...3_000).map { numberedProduct($0) }
     _ = try database.importProducts(products)
     // A connection open before the damage, which has read none of the products' pages.
     let reader = try CatalogDatabase(path: store.databasePath)

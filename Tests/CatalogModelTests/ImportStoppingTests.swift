@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -9,11 +10,7 @@ import Testing
   private struct Stop: Error {}
 
   private func products(_ range: ClosedRange<Int>) -> [Product] {
-    range.map {
-      Product(
-        identifier: UUID(), name: "Product \($0)", imageName: "", year: 2000 + $0 % 20,
-        price: Price(cents: $0))
-    }
+    range.map { numberedProduct($0, year: 2000 + $0 % 20) }
   }
 
   @Test(arguments: [1, 2])

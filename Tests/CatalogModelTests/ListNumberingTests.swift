@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogTestSupport
 import Foundation
 import SQLite
 import TestSupport
@@ -8,9 +9,7 @@ import Testing
 /// is renumbered the slow way.
 @Suite struct ListNumberingTests {
   private func product(_ index: Int) -> Product {
-    Product(
-      identifier: UUID(), name: "Product \(index)", imageName: "", year: 1990 + index % 7,
-      price: Price(cents: index))
+    numberedProduct(index, year: 1990 + index % 7)
   }
 
   private func newDatabase(_ temporary: TemporaryDirectory) throws -> CatalogDatabase {

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -25,10 +26,7 @@ import Testing
       for number in 1...count {
         if number == failing { throw Bad(number: number) }
         made.add()
-        try body(
-          Product(
-            identifier: UUID(), name: "Product \(number)", imageName: "", year: 2000,
-            price: Price(cents: number), keywords: []))
+        try body(numberedProduct(number))
       }
     }
   }

@@ -12,3 +12,15 @@ package let bundledProducts: [Product] = {
   guard let data = FileManager.default.contents(atPath: bundledCatalogPath) else { return [] }
   return (try? CatalogFile.parse(data, path: bundledCatalogPath).products) ?? []
 }()
+
+/// A made-up product numbered `number`: `Product N`, N cents, a fresh identifier.
+///
+/// - Parameters:
+///   - number: The number, in its name and its price.
+///   - year: Its year.
+/// - Returns: The product.
+package func numberedProduct(_ number: Int, year: Int = 2000) -> Product {
+  Product(
+    identifier: UUID(), name: "Product \(number)", imageName: "", year: year,
+    price: Price(cents: number))
+}
