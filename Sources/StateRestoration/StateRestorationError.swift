@@ -5,7 +5,11 @@
 #endif
 
 /// What can go wrong while keeping state on disk.
-public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
+/// The library's one error type: state files, scenes, user activities, navigation paths and
+/// deliveries between processes.
+public enum StateRestorationError: Error, Sendable, Hashable, LocalizedError,
+  CustomStringConvertible
+{
   /// A file could not be read; the reason says why (missing permission, an I/O error).
   case cannotRead(path: String, reason: String)
   /// A file could not be written; the reason says why. The old file, if any, is intact.
@@ -28,14 +32,72 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
   /// unread and nothing was written over it.
   case cannotSetAside(problem: String, reason: String)
 
+  // MARK: User activities: making one current, continuing it, reading its payload
+
+  /// The activity was invalidated; it cannot become current again.
+  case invalidated(activityType: String)
+  /// The activity's type is not among the declared types, so it cannot be continued.
+  case undeclaredType(String)
+  /// No handler continues activities of the type.
+  case noHandler(activityType: String)
+  /// The activity's expiration date has passed.
+  case expired(title: String)
+  /// `userInfo` lacks keys listed in `requiredUserInfoKeys`.
+  case missingRequiredKeys([String])
+  /// The web page URL is not `http` or `https`.
+  case unsupportedWebpageURL(String)
+  /// A payload could not be encoded as property-list values with string keys.
+  case payloadNotEncodable(reason: String)
+  /// `userInfo` does not decode as the requested payload type.
+  case payloadNotDecodable(type: String, reason: String)
+  /// The activity could not be saved in the history.
+  case notSaved(reason: String)
+
+  // MARK: Navigation paths: encoding, decoding, registering an element type (positions count
+  // path elements from the root, starting at 1)
+
+  /// A type or a name is already registered the other way.
+  case registrationConflict(name: String)
+  /// The element at a position is not `Codable`, so the path has no codable representation.
+  case notCodable(position: Int, typeName: String)
+  /// The element at a position is `Codable`, but its type has no registered name.
+  case unregisteredType(position: Int, typeName: String)
+  /// The element at a position could not be encoded (a `Double` that is not finite, say).
+  case encodingFailed(position: Int, typeName: String, reason: String)
+  /// The representation is not JSON.
+  case notJSON(reason: String)
+  /// The representation is JSON, but not an array.
+  case notAnArray
+  /// An entry of the array, counted from its start at 1, is not a string.
+  case notAString(index: Int)
+  /// The array has an odd number of strings, so its first string has no partner.
+  case oddCount(Int)
+  /// The element at a position has a type name that is not registered.
+  case unknownTypeName(String, position: Int)
+  /// The element at a position has a value that does not decode as its type.
+  case undecodableValue(typeName: String, position: Int, reason: String)
+
+  // MARK: Deliveries to a running process
+
+  /// No process listens at the socket (it quit, or died and left the file).
+  case notListening(pid: Int32)
+  /// The receiver closed the connection, or did not answer in time, before confirming.
+  case ended(pid: Int32)
+  /// The message is larger than ``DeliveryChannel/maximumMessageSize``.
+  case messageTooLarge
+  /// The process listening is not the one named, or did not greet with the state directory's
+  /// key: not a program of this state directory. Nothing was sent to it.
+  case notOfThisDirectory(pid: Int32)
+  /// The process did not greet in time (it is stopped or hung) or went away first; nothing was
+  /// sent to it.
+  case noAnswer(pid: Int32)
+
   /// Whether the error says the file itself is bad (not valid, too large, not a regular file
   /// or a link), rather than that it cannot be used now or belongs to a newer version.
   public var isDamage: Bool {
     switch self {
     case .malformed, .tooLarge, .cannotRead: true
-    case .cannotWrite, .newerFormatVersion, .locked, .unavailable, .sceneOpenElsewhere,
-      .cannotSetAside:
-      false
+    default: false
     }
   }
 
@@ -62,8 +124,60 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
         + "; quit it there first, or choose another scene"
     case .cannotSetAside(let problem, let reason):
       "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
+
+    case .invalidated(let activityType):
+      "the '\(activityType)' activity was invalidated; create a new one"
+    case .undeclaredType(let type):
+      "the activity type '\(type.abbreviated)' is not declared by this program"
+    case .noHandler(let activityType):
+      "nothing continues '\(activityType.abbreviated)' activities"
+    case .expired(let title):
+      "the activity '\(title.abbreviated)' has expired"
+    case .missingRequiredKeys(let keys):
+      "the activity's user info lacks the required keys \(keys.map { "'\($0)'" }.joined(separator: ", "))"
+    case .unsupportedWebpageURL(let url):
+      "the web page URL '\(url.abbreviated)' is not http or https"
+    case .payloadNotEncodable(let reason):
+      "the payload cannot be stored in user info: \(reason)"
+    case .payloadNotDecodable(let type, let reason):
+      "the activity's user info is not a valid '\(type)': \(reason)"
+    case .notSaved(let reason):
+      "the activity could not be saved: \(reason)"
+
+    case .registrationConflict(let name):
+      "'\(name)' or its type is already registered differently; register each type once, under one name"
+    case .notCodable(let position, let typeName):
+      "path element \(position) ('\(typeName)') is not Codable"
+    case .unregisteredType(let position, let typeName):
+      "path element \(position) ('\(typeName)') has no registered name; register it with NavigationTypeRegistry.register(_:as:)"
+    case .encodingFailed(let position, let typeName, let reason):
+      "path element \(position) ('\(typeName)') could not be encoded: \(reason)"
+    case .notJSON(let reason):
+      "the path is not JSON: \(reason)"
+    case .notAnArray:
+      "the path is not a JSON array"
+    case .notAString(let index):
+      "entry \(index) of the path is not a string"
+    case .oddCount(let count):
+      "the path has an odd number of strings (\(count)), so its last element is incomplete"
+    case .unknownTypeName(let name, let position):
+      "path element \(position) has the unknown type '\(name.abbreviated)'"
+    case .undecodableValue(let typeName, let position, let reason):
+      "path element \(position) is not a valid '\(typeName.abbreviated)': \(reason)"
+
+    case .notListening(let pid): "the process \(pid) is not listening"
+    case .ended(let pid):
+      "the process \(pid) ended the delivery before confirming it; it may or may not have been applied there"
+    case .messageTooLarge: "the message is too large to deliver"
+    case .noAnswer(let pid):
+      "the process \(pid) did not answer; nothing was sent to it"
+    case .notOfThisDirectory(let pid):
+      "the process \(pid) that answered is not a program of this state directory; nothing was sent to it"
     }
   }
+
+  /// The message, as ``errorDescription`` says it.
+  public var description: String { errorDescription ?? "" }
 
   /// A one-line account of any error: its description when it has one.
   ///
@@ -71,5 +185,12 @@ public enum StateRestorationError: Error, Sendable, Equatable, LocalizedError {
   /// - Returns: The message.
   static func describing(_ error: any Error) -> String {
     (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+  }
+}
+
+extension String {
+  /// The string cut to 60 characters, for messages that quote what a file held.
+  var abbreviated: String {
+    count <= 60 ? self : prefix(59) + "…"
   }
 }

@@ -121,17 +121,17 @@ import Testing
     let environment = FakeEnvironment()
     var state = try run(["search cher"], environment: environment).state
     state.lastSearch[0].activity.activityType = "com.example.other"
-    #expect(throws: UserActivityError.undeclaredType("com.example.other")) {
+    #expect(throws: StateRestorationError.undeclaredType("com.example.other")) {
       try run(["continue 1"], from: state, environment: environment)
     }
     state.lastSearch[0].activity.activityType = ProductActivity.type
     state.lastSearch[0].activity.expirationDate = environment.now
-    #expect(throws: UserActivityError.expired(title: "Show Cherries product")) {
+    #expect(throws: StateRestorationError.expired(title: "Show Cherries product")) {
       try run(["continue 1"], from: state, environment: environment)
     }
     state.lastSearch[0].activity.expirationDate = nil
     state.lastSearch[0].activity.userInfo = ["identifier": .string("not a UUID")]
-    #expect(throws: UserActivityError.self) {
+    #expect(throws: StateRestorationError.self) {
       try run(["continue 1"], from: state, environment: environment)
     }
   }

@@ -180,7 +180,8 @@ struct Opaque: Hashable, Sendable {
     path.append(Opaque(value: 3))
     #expect(path.codable == nil)
     #expect(
-      throws: NavigationPathError.notCodable(position: 3, typeName: "StateRestorationTests.Opaque")
+      throws: StateRestorationError.notCodable(
+        position: 3, typeName: "StateRestorationTests.Opaque")
     ) {
       try path.codableRepresentation()
     }
@@ -192,7 +193,7 @@ struct Opaque: Hashable, Sendable {
     let path = NavigationPath([Unregistered(value: 1)])
     #expect(path.codable == nil)
     #expect(
-      throws: NavigationPathError.unregisteredType(
+      throws: StateRestorationError.unregisteredType(
         position: 1, typeName: "StateRestorationTests.Unregistered")
     ) { try path.codableRepresentation() }
   }
@@ -201,10 +202,10 @@ struct Opaque: Hashable, Sendable {
     var registry = NavigationTypeRegistry()
     try registry.register(Recipe.self, as: "tests.Recipe")
     try registry.register(Recipe.self, as: "tests.Recipe")
-    #expect(throws: NavigationPathError.registrationConflict(name: "tests.Other")) {
+    #expect(throws: StateRestorationError.registrationConflict(name: "tests.Other")) {
       try registry.register(Recipe.self, as: "tests.Other")
     }
-    #expect(throws: NavigationPathError.registrationConflict(name: "Swift.Int")) {
+    #expect(throws: StateRestorationError.registrationConflict(name: "Swift.Int")) {
       try registry.register(Unregistered.self, as: "Swift.Int")
     }
   }
@@ -223,7 +224,7 @@ struct Opaque: Hashable, Sendable {
     #expect(path.isEmpty)
   }
 
-  static let junk: [(String, String, expectedCount: Int, NavigationPathError?, dropped: Int)] = [
+  static let junk: [(String, String, expectedCount: Int, StateRestorationError?, dropped: Int)] = [
     ("not JSON", "Swift.Int 1", 0, .notJSON(reason: ""), 0),
     ("not an array", #"{"Swift.Int":"1"}"#, 0, .notAnArray, 0),
     ("a bare string", #""Swift.Int""#, 0, .notAnArray, 0),
@@ -245,7 +246,7 @@ struct Opaque: Hashable, Sendable {
 
   @Test(arguments: junk)
   func decodesTheLongestValidPrefixOfJunk(
-    name: String, json: String, expectedCount: Int, error: NavigationPathError?, dropped: Int
+    name: String, json: String, expectedCount: Int, error: StateRestorationError?, dropped: Int
   ) {
     let representation = NavigationPath.CodableRepresentation(jsonData: Data(json.utf8))
     let path = NavigationPath(representation)
@@ -257,7 +258,7 @@ struct Opaque: Hashable, Sendable {
   }
 
   /// The error with the decoder's wording taken out, which is not ours to pin down.
-  static func withoutReason(_ error: NavigationPathError) -> NavigationPathError {
+  static func withoutReason(_ error: StateRestorationError) -> StateRestorationError {
     switch error {
     case .notJSON: .notJSON(reason: "")
     case .undecodableValue(let typeName, let position, _):

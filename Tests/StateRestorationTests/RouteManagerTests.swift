@@ -121,6 +121,6 @@ struct Fallback: URLProcessor {
 
   @Test func needsARegisteredRouteTypeToSave() {
     let routes = RouteManager<TestRoute>(path: [.settings])
-    #expect(throws: NavigationPathError.self) { try routes.toData(using: .builtIn) }
+    #expect(throws: StateRestorationError.self) { try routes.toData(using: .builtIn) }
   }
 }

@@ -194,7 +194,7 @@ import Testing
     // Removed on close, and no longer reachable.
     channel.close()
     #expect(!FileManager.default.fileExists(atPath: channel.path))
-    #expect(throws: DeliveryError.notListening(pid: getpid())) {
+    #expect(throws: StateRestorationError.notListening(pid: getpid())) {
       try DeliveryChannel.deliver(Self.link, to: getpid(), in: state)
     }
   }

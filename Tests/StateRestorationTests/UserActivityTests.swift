@@ -70,7 +70,7 @@ final class TestClock: Sendable {
     }
     let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
     #expect(
-      throws: UserActivityError.payloadNotDecodable(
+      throws: StateRestorationError.payloadNotDecodable(
         type: "Optionals", reason: "the user info is empty")
     ) {
       _ = try activity.typedPayload(Optionals.self)
@@ -82,7 +82,7 @@ final class TestClock: Sendable {
   @Test func typedPayloadErrorsAreTyped() throws {
     let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
     #expect(
-      throws: UserActivityError.payloadNotEncodable(reason: "'Int' does not encode with keys")
+      throws: StateRestorationError.payloadNotEncodable(reason: "'Int' does not encode with keys")
     ) {
       try activity.setTypedPayload(42)
     }
@@ -103,7 +103,7 @@ final class TestClock: Sendable {
     let directory = TemporaryDirectory()
     let activity = try productActivity(try makeCenter(directory))
     activity.requiredUserInfoKeys = ["identifier", "imageName"]
-    #expect(throws: UserActivityError.missingRequiredKeys(["imageName"])) {
+    #expect(throws: StateRestorationError.missingRequiredKeys(["imageName"])) {
       try activity.becomeCurrent()
     }
     activity.addUserInfoEntries(from: ["imageName": .string("Cherries")])
@@ -119,7 +119,7 @@ final class TestClock: Sendable {
     activity.invalidate()
     #expect(!activity.isValid)
     #expect(center.currentActivity == nil)
-    #expect(throws: UserActivityError.invalidated(activityType: Self.type)) {
+    #expect(throws: StateRestorationError.invalidated(activityType: Self.type)) {
       try activity.becomeCurrent()
     }
     #expect(center.currentActivity == nil)
@@ -181,7 +181,7 @@ final class TestClock: Sendable {
     let directory = TemporaryDirectory()
     let activity = try productActivity(try makeCenter(directory))
     activity.webpageURL = URL(string: "file:///etc/passwd")
-    #expect(throws: UserActivityError.unsupportedWebpageURL("file:///etc/passwd")) {
+    #expect(throws: StateRestorationError.unsupportedWebpageURL("file:///etc/passwd")) {
       try activity.becomeCurrent()
     }
     activity.webpageURL = URL(string: "https://example.com/cherries")
@@ -203,19 +203,19 @@ final class TestClock: Sendable {
 
     var foreign = record
     foreign.activityType = "com.example.other"
-    #expect(throws: UserActivityError.undeclaredType("com.example.other")) {
+    #expect(throws: StateRestorationError.undeclaredType("com.example.other")) {
       try center.continueActivity(foreign)
     }
     record.expirationDate = clock.read().addingTimeInterval(10)
     try center.continueActivity(record)
     clock.advance(by: 10)
-    #expect(throws: UserActivityError.expired(title: "Show Cherries product")) {
+    #expect(throws: StateRestorationError.expired(title: "Show Cherries product")) {
       try center.continueActivity(record)
     }
     center.declaredActivityTypes.insert("com.example.unhandled")
     var unhandled = UserActivityRecord(activityType: "com.example.unhandled")
     unhandled.title = "x"
-    #expect(throws: UserActivityError.noHandler(activityType: "com.example.unhandled")) {
+    #expect(throws: StateRestorationError.noHandler(activityType: "com.example.unhandled")) {
       try center.continueActivity(unhandled)
     }
   }
@@ -240,7 +240,7 @@ final class TestClock: Sendable {
     let file = directory.path + "/activities.sqlite"
     let garbage = Data(String(repeating: "not a database ", count: 300).utf8)
     try garbage.write(to: URL(fileURLWithPath: file))
-    #expect(throws: UserActivityError.self) { try productActivity(center).becomeCurrent() }
+    #expect(throws: StateRestorationError.self) { try productActivity(center).becomeCurrent() }
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == garbage)
     // Set aside, it gives way to a fresh history.
     let history = try #require(center.history as? ActivityHistory)
@@ -265,7 +265,7 @@ final class TestClock: Sendable {
       try routes.continueActivity(UserActivity(activityType: "other", center: center)) == false)
     let broken = UserActivity(activityType: Self.type, center: center)
     broken.userInfo = ["name": .int(1)]
-    #expect(throws: UserActivityError.self) { try routes.continueActivity(broken) }
+    #expect(throws: StateRestorationError.self) { try routes.continueActivity(broken) }
     #expect(routes.path == ["Cherries"])
   }
 }

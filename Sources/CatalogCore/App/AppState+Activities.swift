@@ -147,7 +147,7 @@ extension AppState {
   /// Continues an activity in a scene, as its `onContinueUserActivity` handler would: checks
   /// the type is declared and the activity has not expired, then routes it into the path.
   ///
-  /// - Throws: A `UserActivityError`, or ``CatalogCoreError/activityProductGone(name:)``.
+  /// - Throws: A `StateRestorationError`, or ``CatalogCoreError/activityProductGone(name:)``.
   mutating func continueActivity(
     _ record: UserActivityRecord, in sceneName: SceneName, environment: some AppEnvironment
   ) throws {
@@ -160,7 +160,7 @@ extension AppState {
       path: scene.path.routes, userActivityProcessors: [ProductActivityProcessor(catalog: catalog)])
     routes.onPathChange { scene.path = ScenePath($0) }
     guard try routes.continueActivity(UserActivity(record: record, center: center)) else {
-      throw UserActivityError.noHandler(activityType: record.activityType)
+      throw StateRestorationError.noHandler(activityType: record.activityType)
     }
     guard let index = scenes.firstIndex(where: { $0.name == sceneName }) else { return }
     scenes[index] = scene

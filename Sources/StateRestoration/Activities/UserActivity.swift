@@ -159,8 +159,9 @@ public final class UserActivity: Sendable {
   /// Replaces `userInfo` with a `Codable` payload: its coding keys become the user-info keys.
   ///
   /// - Parameter payload: The payload; it must encode as a keyed container.
-  /// - Throws: ``UserActivityError/payloadNotEncodable(reason:)``.
-  public func setTypedPayload<Payload: Encodable>(_ payload: Payload) throws(UserActivityError) {
+  /// - Throws: ``StateRestorationError/payloadNotEncodable(reason:)``.
+  public func setTypedPayload<Payload: Encodable>(_ payload: Payload) throws(StateRestorationError)
+  {
     var record = self.record
     try record.setTypedPayload(payload)
     userInfo = record.userInfo
@@ -170,8 +171,8 @@ public final class UserActivity: Sendable {
   ///
   /// - Parameter type: The payload's type.
   /// - Returns: The payload.
-  /// - Throws: ``UserActivityError/payloadNotDecodable(type:reason:)``.
-  public func typedPayload<Payload: Decodable>(_ type: Payload.Type) throws(UserActivityError)
+  /// - Throws: ``StateRestorationError/payloadNotDecodable(type:reason:)``.
+  public func typedPayload<Payload: Decodable>(_ type: Payload.Type) throws(StateRestorationError)
     -> Payload
   {
     try record.typedPayload(type)
@@ -180,11 +181,11 @@ public final class UserActivity: Sendable {
   /// Makes this the center's current activity, resigning the previous one; an activity eligible
   /// for search is saved in the center's history.
   ///
-  /// - Throws: ``UserActivityError/invalidated(activityType:)`` after ``invalidate()``,
-  ///   ``UserActivityError/missingRequiredKeys(_:)``,
-  ///   ``UserActivityError/unsupportedWebpageURL(_:)``, or
-  ///   ``UserActivityError/notSaved(reason:)`` when the history cannot be written.
-  public func becomeCurrent() throws(UserActivityError) {
+  /// - Throws: ``StateRestorationError/invalidated(activityType:)`` after ``invalidate()``,
+  ///   ``StateRestorationError/missingRequiredKeys(_:)``,
+  ///   ``StateRestorationError/unsupportedWebpageURL(_:)``, or
+  ///   ``StateRestorationError/notSaved(reason:)`` when the history cannot be written.
+  public func becomeCurrent() throws(StateRestorationError) {
     let (isValid, handler) = state.withLock { state in
       let handler = state.needsSave ? state.willSave : nil
       state.needsSave = false

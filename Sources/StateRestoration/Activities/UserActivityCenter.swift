@@ -63,9 +63,9 @@ public final class UserActivityCenter: Sendable {
   /// Checks that an activity can be continued here, now.
   ///
   /// - Parameter record: The activity.
-  /// - Throws: ``UserActivityError/undeclaredType(_:)``, ``UserActivityError/expired(title:)``
-  ///   or ``UserActivityError/missingRequiredKeys(_:)``.
-  public func validateContinuation(of record: UserActivityRecord) throws(UserActivityError) {
+  /// - Throws: ``StateRestorationError/undeclaredType(_:)``, ``StateRestorationError/expired(title:)``
+  ///   or ``StateRestorationError/missingRequiredKeys(_:)``.
+  public func validateContinuation(of record: UserActivityRecord) throws(StateRestorationError) {
     guard declaredActivityTypes.contains(record.activityType) else {
       throw .undeclaredType(record.activityType)
     }
@@ -79,17 +79,19 @@ public final class UserActivityCenter: Sendable {
   /// Continues an activity: checks it, then runs the handler for its type.
   ///
   /// - Parameter record: The activity, as saved or handed off.
-  /// - Throws: What ``validateContinuation(of:)`` throws, ``UserActivityError/noHandler(activityType:)``,
+  /// - Throws: What ``validateContinuation(of:)`` throws, ``StateRestorationError/noHandler(activityType:)``,
   ///   or what the handler throws.
   public func continueActivity(_ record: UserActivityRecord) throws {
     try validateContinuation(of: record)
     guard let handler = state.withLock({ $0.handlers[record.activityType] }) else {
-      throw UserActivityError.noHandler(activityType: record.activityType)
+      throw StateRestorationError.noHandler(activityType: record.activityType)
     }
     try handler(UserActivity(record: record, center: self))
   }
 
-  func makeCurrent(_ activity: UserActivity, record: UserActivityRecord) throws(UserActivityError) {
+  func makeCurrent(_ activity: UserActivity, record: UserActivityRecord)
+    throws(StateRestorationError)
+  {
     var saved = record
     saved.lastActiveDate = clock()
     let history = state.withLock { state in

@@ -59,9 +59,9 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
   /// Replaces the user info with a `Codable` payload: its coding keys become the user-info keys.
   ///
   /// - Parameter payload: The payload; it must encode as a keyed container.
-  /// - Throws: ``UserActivityError/payloadNotEncodable(reason:)``.
+  /// - Throws: ``StateRestorationError/payloadNotEncodable(reason:)``.
   public mutating func setTypedPayload<Payload: Encodable>(_ payload: Payload)
-    throws(UserActivityError)
+    throws(StateRestorationError)
   {
     let value: PropertyListValue
     do {
@@ -80,10 +80,10 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
   ///
   /// - Parameter type: The payload's type; its coding keys are the user-info keys.
   /// - Returns: The payload.
-  /// - Throws: ``UserActivityError/payloadNotDecodable(type:reason:)``, also for an empty user
+  /// - Throws: ``StateRestorationError/payloadNotDecodable(type:reason:)``, also for an empty user
   ///   info, as Apple's `typedPayload(_:)` does, even when every field of the payload is
   ///   optional.
-  public func typedPayload<Payload: Decodable>(_ type: Payload.Type) throws(UserActivityError)
+  public func typedPayload<Payload: Decodable>(_ type: Payload.Type) throws(StateRestorationError)
     -> Payload
   {
     guard !userInfo.isEmpty else {

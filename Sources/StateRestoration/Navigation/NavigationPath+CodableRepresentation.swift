@@ -28,7 +28,7 @@ extension NavigationPath {
     let items: [Item]
 
     /// Why decoding stopped early; nil when every element was decoded.
-    public let decodingError: NavigationPathError?
+    public let decodingError: StateRestorationError?
 
     /// How many elements decoding dropped; 0 when every element was decoded, and when the
     /// data was not an array at all.
@@ -109,7 +109,7 @@ extension NavigationPath {
         && lhs.droppedElementCount == rhs.droppedElementCount
     }
 
-    private init(items: [Item], error: NavigationPathError?, dropped: Int) {
+    private init(items: [Item], error: StateRestorationError?, dropped: Int) {
       self.items = items
       decodingError = error
       droppedElementCount = dropped
@@ -119,7 +119,7 @@ extension NavigationPath {
     private init(strings: [String?], registry: NavigationTypeRegistry) {
       let total = (strings.count + 1) / 2
       var items: [Item] = []
-      var problem: NavigationPathError?
+      var problem: StateRestorationError?
       var end = strings.count
       while end >= 2 {
         let position = items.count + 1

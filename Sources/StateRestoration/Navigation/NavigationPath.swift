@@ -96,13 +96,13 @@ public struct NavigationPath: Sendable, Equatable {
   ///
   /// - Parameter registry: The type names to write; the shared registry by default.
   /// - Returns: The representation.
-  /// - Throws: ``NavigationPathError/notCodable(position:typeName:)``,
-  ///   ``NavigationPathError/unregisteredType(position:typeName:)`` or
-  ///   ``NavigationPathError/encodingFailed(position:typeName:reason:)`` for the first element
+  /// - Throws: ``StateRestorationError/notCodable(position:typeName:)``,
+  ///   ``StateRestorationError/unregisteredType(position:typeName:)`` or
+  ///   ``StateRestorationError/encodingFailed(position:typeName:reason:)`` for the first element
   ///   that cannot be written.
   /// - Complexity: O(*n*) in the number of elements.
   public func codableRepresentation(using registry: NavigationTypeRegistry = .shared)
-    throws(NavigationPathError) -> CodableRepresentation
+    throws(StateRestorationError) -> CodableRepresentation
   {
     var items: [CodableRepresentation.Item] = []
     items.reserveCapacity(storage.count)

@@ -72,11 +72,11 @@ public struct NavigationTypeRegistry: Sendable {
   /// - Parameters:
   ///   - type: The type of path elements to encode and decode.
   ///   - name: The stable name written in front of each element's value.
-  /// - Throws: ``NavigationPathError/registrationConflict(name:)`` when the name or the type is
+  /// - Throws: ``StateRestorationError/registrationConflict(name:)`` when the name or the type is
   ///   already registered the other way.
   public mutating func register<Value: Codable & Hashable & Sendable>(
     _ type: Value.Type, as name: String
-  ) throws(NavigationPathError) {
+  ) throws(StateRestorationError) {
     let existingName = namesByType[ObjectIdentifier(type)]
     if existingName == name { return }
     guard existingName == nil, entriesByName[name] == nil, !name.isEmpty else {
@@ -90,12 +90,12 @@ public struct NavigationTypeRegistry: Sendable {
   /// - Parameters:
   ///   - type: The type of path elements to encode and decode.
   ///   - name: The stable name written in front of each element's value.
-  /// - Throws: ``NavigationPathError/registrationConflict(name:)`` when the name or the type is
+  /// - Throws: ``StateRestorationError/registrationConflict(name:)`` when the name or the type is
   ///   already registered the other way.
   public static func register<Value: Codable & Hashable & Sendable>(
     _ type: Value.Type, as name: String
-  ) throws(NavigationPathError) {
-    try sharedRegistry.withLock { registry throws(NavigationPathError) in
+  ) throws(StateRestorationError) {
+    try sharedRegistry.withLock { registry throws(StateRestorationError) in
       try registry.register(type, as: name)
     }
   }

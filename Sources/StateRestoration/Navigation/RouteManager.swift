@@ -160,9 +160,9 @@ extension RouteManager where Route: Codable {
   ///
   /// - Parameter registry: Where `Route` is registered; the shared registry by default.
   /// - Returns: The JSON data.
-  /// - Throws: ``NavigationPathError/unregisteredType(position:typeName:)`` when `Route` has no
+  /// - Throws: ``StateRestorationError/unregisteredType(position:typeName:)`` when `Route` has no
   ///   registered name, or an encoding error for a route that cannot be written.
-  public func toData(using registry: NavigationTypeRegistry = .shared) throws(NavigationPathError)
+  public func toData(using registry: NavigationTypeRegistry = .shared) throws(StateRestorationError)
     -> Data
   {
     try NavigationPath(path).codableRepresentation(using: registry).jsonData
@@ -176,7 +176,7 @@ extension RouteManager where Route: Codable {
   /// - Returns: Why part of the path was dropped, or nil when it was restored whole.
   @discardableResult
   public func restore(from data: Data, using registry: NavigationTypeRegistry = .shared)
-    -> NavigationPathError?
+    -> StateRestorationError?
   {
     let representation = NavigationPath.CodableRepresentation(jsonData: data, registry: registry)
     let decoded = NavigationPath(representation)

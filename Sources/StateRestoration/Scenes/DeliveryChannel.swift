@@ -314,10 +314,10 @@ public final class DeliveryChannel: @unchecked Sendable {
   ///   - directory: The state directory the two share.
   ///   - timeout: How long to wait for the answer, in seconds.
   /// - Returns: The receiver's answer.
-  /// - Throws: ``DeliveryError``.
+  /// - Throws: ``StateRestorationError``.
   public static func deliver(
     _ message: Message, to pid: Int32, in directory: StateDirectory, timeout: Int = 30
-  ) throws(DeliveryError) -> Reply {
+  ) throws(StateRestorationError) -> Reply {
     let path = socketPath(of: pid, in: directory)
     guard let key = try? key(in: directory) else { throw .notListening(pid: pid) }
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -351,7 +351,7 @@ public final class DeliveryChannel: @unchecked Sendable {
     message.key = key
     let encoder = JSONEncoder()
     guard let data = try? encoder.encode(message), data.count < maximumMessageSize else {
-      throw .tooLarge
+      throw .messageTooLarge
     }
     guard writeAll(Array(data) + [0x0A], to: descriptor) else { throw .ended(pid: pid) }
     shutdown(descriptor, Int32(SHUT_WR))
@@ -469,36 +469,6 @@ public final class DeliveryChannel: @unchecked Sendable {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
-    }
-  }
-}
-
-/// Why a message could not be delivered.
-public enum DeliveryError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// No process listens at the socket (it quit, or died and left the file).
-  case notListening(pid: Int32)
-  /// The receiver closed the connection, or did not answer in time, before confirming.
-  case ended(pid: Int32)
-  /// The message is larger than ``DeliveryChannel/maximumMessageSize``.
-  case tooLarge
-  /// The process listening is not the one named, or did not greet with the state directory's
-  /// key: not a program of this state directory. Nothing was sent to it.
-  case notOfThisDirectory(pid: Int32)
-  /// The process did not greet in time (it is stopped or hung) or went away first; nothing was
-  /// sent to it.
-  case noAnswer(pid: Int32)
-
-  /// What went wrong, in a line.
-  public var description: String {
-    switch self {
-    case .notListening(let pid): "the process \(pid) is not listening"
-    case .ended(let pid):
-      "the process \(pid) ended the delivery before confirming it; it may or may not have been applied there"
-    case .tooLarge: "the message is too large to deliver"
-    case .noAnswer(let pid):
-      "the process \(pid) did not answer; nothing was sent to it"
-    case .notOfThisDirectory(let pid):
-      "the process \(pid) that answered is not a program of this state directory; nothing was sent to it"
     }
   }
 }
