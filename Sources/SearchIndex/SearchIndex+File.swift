@@ -7,9 +7,15 @@ import StateRestoration
   import Darwin
 #endif
 
-/// What went wrong with an index file. A file in any of these states is never used: build the
-/// index again and write it over the file.
+/// What went wrong with a query or an index file: the library's one error type. A file in any
+/// of its states is never used: build the index again and write it over the file.
 public enum SearchIndexError: Error, Sendable, Hashable {
+  /// The query has no words to search for.
+  case emptyQuery
+  /// The query is longer than the limit, in bytes.
+  case queryTooLong(bytes: Int, limit: Int)
+  /// The query has more terms than the limit.
+  case tooManyTerms(count: Int, limit: Int)
   /// The file does not exist.
   case missing(path: String)
   /// The file cannot be read or mapped.
@@ -33,6 +39,12 @@ extension SearchIndexError: CustomStringConvertible, LocalizedError {
   /// What is wrong, in a line.
   public var description: String {
     switch self {
+    case .emptyQuery:
+      "the query has no words to search for; type a word, such as 'cherries'"
+    case .queryTooLong(let bytes, let limit):
+      "the query is too long (\(bytes) bytes; the limit is \(limit)); search for fewer words"
+    case .tooManyTerms(let count, let limit):
+      "the query has \(count) terms; the limit is \(limit)"
     case .missing(let path): "the search index '\(path)' does not exist"
     case .cannotRead(let path, let reason): "cannot read the search index '\(path)': \(reason)"
     case .notAnIndex(let path): "'\(path)' is not a search index"

@@ -1,26 +1,6 @@
-/// What can go wrong with a search.
-public enum SearchError: Error, Sendable, Hashable {
-  /// The query has no words to search for.
-  case emptyQuery
-  /// The query is longer than the limit, in bytes.
-  case queryTooLong(bytes: Int, limit: Int)
-  /// The query has more terms than the limit.
-  case tooManyTerms(count: Int, limit: Int)
-}
-
-extension SearchError: CustomStringConvertible {
-  /// The message: what is wrong and what to do.
-  public var description: String {
-    switch self {
-    case .emptyQuery:
-      "the query has no words to search for; type a word, such as 'cherries'"
-    case .queryTooLong(let bytes, let limit):
-      "the query is too long (\(bytes) bytes; the limit is \(limit)); search for fewer words"
-    case .tooManyTerms(let count, let limit):
-      "the query has \(count) terms; the limit is \(limit)"
-    }
-  }
-}
+/// The error of a query, before it was a `SearchIndexError`.
+@available(*, deprecated, renamed: "SearchIndexError")
+public typealias SearchError = SearchIndexError
 
 /// Where a term matched.
 public enum SearchField: String, Sendable, Hashable {
@@ -82,8 +62,9 @@ public struct SearchQuery: Sendable, Hashable {
   /// Parses a query.
   ///
   /// - Parameter text: What the user typed, such as `cher`, `red rose`, `"rose rouge"` or `樱桃`.
-  /// - Throws: ``SearchError``.
-  public init(_ text: String) throws(SearchError) {
+  /// - Throws: ``SearchIndexError/emptyQuery``, ``SearchIndexError/queryTooLong(bytes:limit:)``
+  ///   or ``SearchIndexError/tooManyTerms(count:limit:)``.
+  public init(_ text: String) throws(SearchIndexError) {
     guard text.utf8.count <= Self.maximumLength else {
       throw .queryTooLong(bytes: text.utf8.count, limit: Self.maximumLength)
     }

@@ -155,16 +155,16 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
 
   @Test(arguments: ["", "   ", "!!!", "\"\"", "\u{301}"])
   func refusesEmptyQueries(text: String) {
-    #expect(throws: SearchError.emptyQuery) { try SearchQuery(text) }
+    #expect(throws: SearchIndexError.emptyQuery) { try SearchQuery(text) }
   }
 
   @Test func refusesHugeQueries() {
     let huge = String(repeating: "cherries ", count: 7282)
-    #expect(throws: SearchError.queryTooLong(bytes: huge.utf8.count, limit: 1000)) {
+    #expect(throws: SearchIndexError.queryTooLong(bytes: huge.utf8.count, limit: 1000)) {
       try SearchQuery(huge)
     }
     let many = (1...17).map { "w\($0)" }.joined(separator: " ")
-    #expect(throws: SearchError.tooManyTerms(count: 17, limit: 16)) { try SearchQuery(many) }
+    #expect(throws: SearchIndexError.tooManyTerms(count: 17, limit: 16)) { try SearchQuery(many) }
   }
 
   @Test func limitsResults() throws {
