@@ -17,7 +17,7 @@ extension CatalogSearchIndex {
   ///   - database: The catalog database.
   ///   - note: Called with a line to show when the index is built at once, which takes long.
   /// - Returns: The index.
-  /// - Throws: ``CatalogDatabaseError`` when the catalog cannot be read.
+  /// - Throws: ``CatalogError`` when the catalog cannot be read.
   package static func open(
     _ path: String, database: CatalogDatabase, note: (String) -> Void
   ) throws -> CatalogSearchIndex {
@@ -82,7 +82,7 @@ extension CatalogSearchIndex {
   ///   - progress: Called every 10,000 products with how many are indexed of how many; what it
   ///     throws stops the build, which leaves the file as it was.
   /// - Returns: The index, as built.
-  /// - Throws: ``CatalogDatabaseError`` when the catalog cannot be read; with `.always`,
+  /// - Throws: ``CatalogError`` when the catalog cannot be read; with `.always`,
   ///   ``SearchIndexError`` or ``StateRestorationError`` when the file cannot be written; or
   ///   what `progress` throws.
   @discardableResult

@@ -280,7 +280,7 @@ package final class LiveEnvironment: AppEnvironment {
   ///
   /// - Parameter changes: The changes.
   /// - Returns: The catalog as saved.
-  /// - Throws: A `CatalogError` or `CatalogDatabaseError`; the catalog is then as it was.
+  /// - Throws: A `CatalogError` or `CatalogError`; the catalog is then as it was.
   package func save(_ changes: [CatalogChange]) throws -> Catalog {
     guard let database, catalogReadOnlyReason == nil else {
       throw CatalogError.catalogReadOnly(
@@ -288,7 +288,7 @@ package final class LiveEnvironment: AppEnvironment {
     }
     do {
       try database.apply(changes)
-    } catch CatalogDatabaseError.damaged(let reason) {
+    } catch CatalogError.damaged(let reason) {
       catalogReadOnlyReason = reason
       throw CatalogError.catalogReadOnly(path: catalogStore.databasePath, reason: reason)
     }

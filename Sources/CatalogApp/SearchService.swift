@@ -39,7 +39,7 @@ package final class SearchService {
   ///   - catalog: The catalog.
   ///   - body: What to do with the search.
   /// - Returns: What the body returns.
-  /// - Throws: What the body throws, or ``CatalogDatabaseError`` when the catalog cannot be
+  /// - Throws: What the body throws, or ``CatalogError`` when the catalog cannot be
   ///   read to build the index.
   package func search<Result>(_ catalog: Catalog, _ body: (ActivitySearch) throws -> Result)
     throws -> Result

@@ -120,14 +120,14 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - willUpgrade: Called with the number of products before a file of an earlier version
   ///     is upgraded for writing, once, in one transaction (about a second a million products):
   ///     for a note on a terminal.
-  /// - Throws: ``CatalogDatabaseError`` when it is not a catalog database this program can use.
+  /// - Throws: ``CatalogError`` when it is not a catalog database this program can use.
   package init(
     path: String, readOnly: Bool = false, willUpgrade: ((_ products: Int) -> Void)? = nil
   ) throws {
     do {
       try DatabaseFile.check(path)
     } catch {
-      throw CatalogDatabaseError.damaged(error.description)
+      throw CatalogError.damaged(error.description)
     }
     let database: Database
     var hasImageDirectory = true
@@ -165,7 +165,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         }
       }
     } catch let error as SQLiteError {
-      throw CatalogDatabaseError.damaged(error.description)
+      throw CatalogError.damaged(error.description)
     }
     self.path = path
     connection = SerializedDatabase(database)
@@ -189,17 +189,17 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// Checks that a database is a catalog this program can read, reading only.
   ///
   /// - Returns: Its schema version.
-  /// - Throws: ``CatalogDatabaseError``, or ``SQLiteError`` when it cannot be read.
+  /// - Throws: ``CatalogError``, or ``SQLiteError`` when it cannot be read.
   private static func checkSchema(_ database: Database) throws -> Int {
     let version = try database.schemaVersion
     if version > Self.schemaVersion {
-      throw CatalogDatabaseError.newerSchema(found: version, supported: Self.schemaVersion)
+      throw CatalogError.newerSchema(found: version, supported: Self.schemaVersion)
     }
     guard version >= 1,
       try database.integer(
         "SELECT count(*) FROM sqlite_schema WHERE name IN ('products', 'catalog_info')") == 2
     else {
-      throw CatalogDatabaseError.damaged("it is not a catalog database")
+      throw CatalogError.damaged("it is not a catalog database")
     }
     return version
   }
@@ -215,7 +215,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       defer { check?.reset() }
       let verdict = (try? check?.step()) == true ? check?.text(0) : nil
       let reason = error.description
-      throw CatalogDatabaseError.damaged(
+      throw CatalogError.damaged(
         verdict.map { $0 == "ok" ? reason : "\(reason); quick_check: \($0)" } ?? reason)
     }
   }
@@ -242,11 +242,11 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       try database.integer(
         "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
     guard count >= 0, count <= bytes / 40 else {
-      throw CatalogDatabaseError.damaged(
+      throw CatalogError.damaged(
         "its largest list number, \(count), is more than the file could hold")
     }
     if let problem = try numbering.problem(in: database) {
-      throw CatalogDatabaseError.damaged(problem)
+      throw CatalogError.damaged(problem)
     }
     state.count = count
     return state
@@ -256,7 +256,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// built in a temporary file and renamed into place.
   ///
   /// - Parameter path: The file to create.
-  /// - Throws: ``CatalogDatabaseError`` or a file-system error.
+  /// - Throws: ``CatalogError`` or a file-system error.
   package static func create(at path: String) throws {
     try create(at: path, filling: false) { _ in }
   }
@@ -268,7 +268,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameters:
   ///   - path: The file to create.
   ///   - building: What to do with the new database before it is put in place.
-  /// - Throws: ``CatalogDatabaseError``, a file-system error, or what `building` throws.
+  /// - Throws: ``CatalogError``, a file-system error, or what `building` throws.
   package static func create(at path: String, building: (CatalogDatabase) throws -> Void)
     throws
   {
@@ -295,8 +295,8 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
         } catch {
           for suffix in ["-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
           // The temporary file is the database being made: the user knows it by its own name.
-          if case .cannotWrite(temporary, let reason) = error as? CatalogDatabaseError {
-            throw CatalogDatabaseError.cannotWrite(path: path, reason: reason)
+          if case .cannotWrite(temporary, let reason) = error as? CatalogError {
+            throw CatalogError.cannotWrite(path: path, reason: reason)
           }
           throw error
         }
@@ -307,9 +307,9 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
       try prepared.commit()
     } catch let error as SQLiteError {
-      throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
+      throw CatalogError.cannotWrite(path: path, reason: error.description)
     } catch StateRestorationError.cannotWrite(_, let reason) {
-      throw CatalogDatabaseError.cannotWrite(path: path, reason: reason)
+      throw CatalogError.cannotWrite(path: path, reason: reason)
     }
   }
 
@@ -332,13 +332,13 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// Reads the generation and count again, to see what other processes saved.
   ///
   /// - Returns: true when the products changed since the last refresh.
-  /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when they cannot be read.
+  /// - Throws: ``CatalogError/damaged(_:)`` when they cannot be read.
   @discardableResult
   package func refresh() throws -> Bool {
     let state: State
     do {
       state = try connection.use { try Self.readState($0, numbering) }
-    } catch let error as CatalogDatabaseError {
+    } catch let error as CatalogError {
       stateLock.withLock { cached.readFailure = error.localizedDescription }
       throw error
     }
@@ -553,7 +553,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// `Product` checked in full; a row that breaks the rules is left out (``takeSkippedRows()``).
   /// For writing a whole catalog out: the body must not use this database.
   ///
-  /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the body throws.
+  /// - Throws: ``CatalogError/damaged(_:)``, or what the body throws.
   package func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws {
     try reading { database in
       try database.readTransaction {
@@ -584,7 +584,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///
   /// - Parameter width: The width of a name that is not ASCII.
   /// - Returns: The widest name and the largest price.
-  /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when the catalog cannot be read.
+  /// - Throws: ``CatalogError/damaged(_:)`` when the catalog cannot be read.
   package func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int) {
     try reading { database in
       try database.readTransaction {
@@ -634,10 +634,10 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// one-command script does not pay for it, and relies on the checks made when the file is
   /// opened and on SQLite's own errors.
   ///
-  /// - Throws: ``CatalogDatabaseError/damaged(_:)`` saying what is wrong.
+  /// - Throws: ``CatalogError/damaged(_:)`` saying what is wrong.
   package func verify() throws {
     if verification.begin() { conclude(Self.check(path)) }
-    if let damage = verification.wait() { throw CatalogDatabaseError.damaged(damage) }
+    if let damage = verification.wait() { throw CatalogError.damaged(damage) }
   }
 
   /// Records a check's verdict; a damaged file is reported once and never written.
@@ -705,7 +705,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - generation: The generation to start after.
   ///   - limit: The most changes worth reading.
   /// - Returns: The changes, or nil when there are more than `limit`.
-  /// - Throws: ``CatalogDatabaseError/damaged(_:)``.
+  /// - Throws: ``CatalogError/damaged(_:)``.
   package func changes(after generation: Int, limit: Int) throws -> Changes? {
     try reading { database in
       try database.execute("BEGIN")
@@ -750,7 +750,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Parameters:
   ///   - start: Called once before the products, with the snapshot's generation and count.
   ///   - body: Called with each product.
-  /// - Throws: ``CatalogDatabaseError/damaged(_:)``, or what the closures throw.
+  /// - Throws: ``CatalogError/damaged(_:)``, or what the closures throw.
   package func forEachProduct(
     start: (_ generation: Int, _ count: Int) throws -> Void,
     _ body: (_ number: Int, _ product: Product) throws -> Void
@@ -774,7 +774,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///
   /// - Parameter changes: The changes.
   /// - Throws: A ``CatalogError`` (a conflict, a product another process removed) or a
-  ///   ``CatalogDatabaseError``; the database is then as it was.
+  ///   ``CatalogError``; the database is then as it was.
   package func apply(_ changes: [CatalogChange]) throws {
     try writing { database in
       let generation = try Self.nextGeneration(database)
@@ -850,7 +850,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///     every million SQLite instructions while the transaction is being completed; what it
   ///     throws stops the import, which leaves the catalog as it was (Ctrl-C, say).
   /// - Returns: What was inserted, updated and removed.
-  /// - Throws: What the reader throws, or ``CatalogDatabaseError``.
+  /// - Throws: What the reader throws, or ``CatalogError``.
   package func importProducts(
     _ products: some ProductSequence, seeding: Seeding? = nil, options: ImportOptions = .init(),
     madeIdentifiers: () -> [UUID] = { [] }, progress: (ImportStage) throws -> Void = { _ in }
@@ -1280,15 +1280,15 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       return try connection.use(body)
     } catch let error as SQLiteError {
       stateLock.withLock { cached.readFailure = error.description }
-      throw CatalogDatabaseError.damaged(error.description)
+      throw CatalogError.damaged(error.description)
     }
   }
 
   /// Runs a write transaction, once the file has been checked; SQLite's errors become
-  /// ``CatalogDatabaseError``.
+  /// ``CatalogError``.
   private func writing<Result>(_ body: (Database) throws -> Result) throws -> Result {
     guard let fileIdentity, Self.identity(ofFile: path) == fileIdentity else {
-      throw CatalogDatabaseError.cannotWrite(
+      throw CatalogError.cannotWrite(
         path: path,
         reason:
           "the file was deleted or replaced after this process opened it, so nothing would keep the change; start the app again"
@@ -1302,9 +1302,9 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     } catch let error as SQLiteError {
       if error.isDamage {
         stateLock.withLock { cached.readFailure = error.description }
-        throw CatalogDatabaseError.damaged(error.description)
+        throw CatalogError.damaged(error.description)
       }
-      throw CatalogDatabaseError.cannotWrite(path: path, reason: error.description)
+      throw CatalogError.cannotWrite(path: path, reason: error.description)
     }
   }
 }
@@ -1377,26 +1377,5 @@ extension Array: ProductSequence where Element == Product {
   /// Calls a body with every product in order.
   package func forEachProduct(_ body: (Product) throws -> Void) throws {
     for product in self { try body(product) }
-  }
-}
-
-/// Why the catalog database cannot be used.
-package enum CatalogDatabaseError: Error, Sendable, Equatable, LocalizedError {
-  /// The file is not a catalog database, or is damaged.
-  case damaged(String)
-  /// The file was written by a newer version of the program.
-  case newerSchema(found: Int, supported: Int)
-  /// A change could not be written (a full disk, say); nothing was changed.
-  case cannotWrite(path: String, reason: String)
-
-  /// The message shown to the user.
-  package var errorDescription: String? {
-    switch self {
-    case .damaged(let reason): reason
-    case .newerSchema(let found, let supported):
-      "its schema version \(found) is newer than this program's \(supported)"
-    case .cannotWrite(let path, let reason):
-      "cannot save the catalog '\(path)': \(reason); nothing was changed"
-    }
   }
 }

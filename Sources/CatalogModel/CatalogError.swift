@@ -56,9 +56,23 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "'\(reference.abbreviated)' matches \(count > candidates.count ? matches : "\(count) products: ")\(listed); type '\(command ?? "select") \(first)' for the first, or another number"
   }
 
+  // The catalog database:
+
+  /// The file is not a catalog database, or is damaged.
+  case damaged(String)
+  /// The file was written by a newer version of the program.
+  case newerSchema(found: Int, supported: Int)
+  /// A change could not be written (a full disk, say); nothing was changed.
+  case cannotWrite(path: String, reason: String)
+
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   package var errorDescription: String? {
     switch self {
+    case .damaged(let reason): reason
+    case .newerSchema(let found, let supported):
+      "its schema version \(found) is newer than this program's \(supported)"
+    case .cannotWrite(let path, let reason):
+      "cannot save the catalog '\(path)': \(reason); nothing was changed"
     case .noMatch(let reference, let suggestion):
       "no product matches '\(reference.abbreviated)'"
         + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")

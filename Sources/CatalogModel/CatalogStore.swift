@@ -139,7 +139,7 @@ package struct CatalogStore: Sendable {
   /// - Returns: What was inserted and updated, and warnings from opening the catalog.
   /// - Throws: ``ProductFileError`` naming the first bad record,
   ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
-  ///   ``CatalogDatabaseError/cannotWrite(path:reason:)``. The catalog is then as it was.
+  ///   ``CatalogError/cannotWrite(path:reason:)``. The catalog is then as it was.
   package func importFile(
     _ file: ProductFile, options: ImportOptions = .init(),
     progress: (ImportStage) throws -> Void = { _ in }

@@ -54,11 +54,11 @@ struct ListNumbering {
 
   /// The position one past the largest, for a new product.
   ///
-  /// - Throws: ``CatalogDatabaseError/damaged(_:)`` when the largest is beyond any catalog.
+  /// - Throws: ``CatalogError/damaged(_:)`` when the largest is beyond any catalog.
   static func nextPosition(in database: Database) throws -> Int {
     let largest = try database.integer("SELECT max(position) FROM products") ?? 0
     guard largest >= 0, largest < largestPosition else {
-      throw CatalogDatabaseError.damaged("a product's position, \(largest), is out of range")
+      throw CatalogError.damaged("a product's position, \(largest), is out of range")
     }
     return largest + 1
   }
