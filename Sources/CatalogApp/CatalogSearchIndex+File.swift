@@ -25,10 +25,12 @@ extension CatalogSearchIndex {
     do {
       let file = try SearchIndex(contentsOf: path)
       guard let origin = file.origin, let identity = database.identity, origin.source == identity
-      else { throw SearchIndexStale.otherCatalog }
+      else { throw CatalogCoreError.staleSearchIndex(.otherCatalog) }
       guard let changes = try database.changes(after: Int(origin.generation), limit: overlayLimit)
-      else { throw SearchIndexStale.tooFarBehind }
-      guard changes.generation >= origin.generation else { throw SearchIndexStale.newer }
+      else { throw CatalogCoreError.staleSearchIndex(.tooFarBehind) }
+      guard changes.generation >= origin.generation else {
+        throw CatalogCoreError.staleSearchIndex(.newer)
+      }
       var index = CatalogSearchIndex(index: file, generation: Int(origin.generation))
       try index.apply(changes)
       return index
@@ -36,7 +38,7 @@ extension CatalogSearchIndex {
       reason = nil
     } catch let error as SearchIndexError {
       reason = error.description
-    } catch let stale as SearchIndexStale {
+    } catch CatalogCoreError.staleSearchIndex(let stale) {
       reason = "the search index '\(path)' \(stale.rawValue)"
     }
     // A bad file is always worth a word; a first build only when it takes a while.

@@ -59,6 +59,9 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   case sceneSaved(String)
   /// Closing a scene whose editor holds changes not saved, without `--discard`.
   case unsavedDraft(scene: String, draft: String)
+  /// A search index file that is intact but not used: another catalog's, newer than the
+  /// catalog, or too far behind it (the index is built again).
+  case staleSearchIndex(SearchIndexStale)
   /// `catalog reindex` with no usable catalog database to index.
   case noCatalogDatabase(path: String)
   /// An import stopped by Ctrl-C (SIGINT); the catalog is as it was.
@@ -135,6 +138,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "scene '\(scene)' shows no product, so it has no activity to hand off; select one first"
     case .linkSceneMismatch(let link, let option):
       "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
+    case .staleSearchIndex(let stale):
+      "the search index \(stale.rawValue); building it again"
     case .importInterrupted:
       "the import was interrupted; nothing was imported, and the catalog is as it was"
     case .exportInterrupted(let path):

@@ -124,21 +124,21 @@ package struct CatalogSearchIndex: Sendable {
       index.remove(at: document)
     }
     let survivors = base - deleted.count
-    guard changes.count >= survivors else { throw SearchIndexStale.tooFarBehind }
+    guard changes.count >= survivors else { throw CatalogCoreError.staleSearchIndex(.tooFarBehind) }
     for (position, product) in changes.changed {
       let document = document(ofNumber: position)
-      guard document <= index.count else { throw SearchIndexStale.tooFarBehind }
+      guard document <= index.count else { throw CatalogCoreError.staleSearchIndex(.tooFarBehind) }
       index.update(Self.document(product), at: document)
     }
     guard index.count == base + changes.count - survivors else {
-      throw SearchIndexStale.tooFarBehind
+      throw CatalogCoreError.staleSearchIndex(.tooFarBehind)
     }
     generation = changes.generation
   }
 }
 
-/// Why an index file that is intact is not used.
-package enum SearchIndexStale: String, Error {
+/// Why an index file that is intact is not used (``CatalogCoreError/staleSearchIndex(_:)``).
+package enum SearchIndexStale: String, Sendable, Equatable {
   case otherCatalog = "was built from another catalog"
   case newer = "is newer than the catalog"
   case tooFarBehind = "is too far behind the catalog"
