@@ -606,15 +606,16 @@ public struct ActivityHistory: ActivityStore, Hashable {
   private func checkFile(_ file: String) throws {
     do {
       try DatabaseFile.check(file, beingWritten: true)
-    } catch .symbolicLink {
-      throw StateRestorationError.cannotRead(
-        path: file, reason: "it is a symbolic link; remove it and try again")
-    } catch .unreadable(let reason) {
-      throw StateRestorationError.cannotRead(path: file, reason: reason)
-    } catch .notRegularFile {
-      throw StateRestorationError.cannotRead(path: file, reason: "it is not a regular file")
     } catch {
-      throw StateRestorationError.malformed(path: file, detail: error.description)
+      switch error.fileProblem {
+      case .symbolicLink:
+        throw StateRestorationError.cannotRead(
+          path: file, reason: "it is a symbolic link; remove it and try again")
+      case .unreadable, .notRegularFile:
+        throw StateRestorationError.cannotRead(path: file, reason: error.description)
+      default:
+        throw StateRestorationError.malformed(path: file, detail: error.description)
+      }
     }
   }
 }

@@ -4,12 +4,40 @@ import CSQLite
   import Glibc
 #endif
 
-/// An error SQLite reported: its result code and message.
+/// The layer's one error type: what SQLite reported (its result code and message), or what
+/// the check of a file found before SQLite opened it (``fileProblem``).
 package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The extended result code (`SQLITE_IOERR_FSYNC`, …).
   package let extendedCode: Int32
   /// SQLite's message.
   package let message: String
+  /// What ``DatabaseFile/check(_:beingWritten:)`` found wrong with the file, when it was that.
+  package let fileProblem: DatabaseFileProblem?
+
+  /// An error SQLite reported.
+  ///
+  /// - Parameters:
+  ///   - extendedCode: The extended result code.
+  ///   - message: SQLite's message.
+  package init(extendedCode: Int32, message: String) {
+    self.extendedCode = extendedCode
+    self.message = message
+    fileProblem = nil
+  }
+
+  /// A problem the file check found: a file that cannot be opened (a link, not a regular
+  /// file, not readable) or that is not a whole database (damage).
+  ///
+  /// - Parameter problem: The problem.
+  package init(fileProblem problem: DatabaseFileProblem) {
+    switch problem {
+    case .unreadable, .symbolicLink, .notRegularFile: extendedCode = SQLITE_CANTOPEN
+    case .notSQLite: extendedCode = SQLITE_NOTADB
+    case .truncated: extendedCode = SQLITE_CORRUPT
+    }
+    message = problem.description
+    fileProblem = problem
+  }
 
   /// The primary result code (`SQLITE_IOERR`, `SQLITE_CORRUPT`, …).
   package var code: Int32 { extendedCode & 0xFF }

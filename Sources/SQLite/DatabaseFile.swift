@@ -5,7 +5,7 @@
 /// What is wrong with a file that should hold a SQLite database, found before SQLite opens
 /// it: SQLite would take a missing first page from a write-ahead log left beside a file that
 /// is not a database, and never notice.
-package enum DatabaseFileProblem: Error, Sendable, Hashable, CustomStringConvertible {
+package enum DatabaseFileProblem: Sendable, Hashable, CustomStringConvertible {
   /// The file cannot be looked at: the system's reason.
   case unreadable(String)
   /// A symbolic link stands at the path; it is never followed.
@@ -46,26 +46,29 @@ package enum DatabaseFile {
   ///     database they create and share at its path: an empty file (SQLite creating it) then
   ///     passes, and a size short of the pages the header counts is not taken for damage, as it
   ///     is for a file put in place whole.
-  /// - Throws: A ``DatabaseFileProblem`` saying what is wrong.
-  package static func check(_ path: String, beingWritten: Bool = false) throws(DatabaseFileProblem)
-  {
+  /// - Throws: A ``SQLiteError`` whose ``SQLiteError/fileProblem`` says what is wrong.
+  package static func check(_ path: String, beingWritten: Bool = false) throws(SQLiteError) {
     var status = stat()
     guard lstat(path, &status) == 0 else {
-      throw .unreadable(String(cString: strerror(errno)))
+      throw SQLiteError(fileProblem: .unreadable(String(cString: strerror(errno))))
     }
     switch status.st_mode & S_IFMT {
     case S_IFREG: break
-    case S_IFLNK: throw .symbolicLink
-    default: throw .notRegularFile
+    case S_IFLNK: throw SQLiteError(fileProblem: .symbolicLink)
+    default: throw SQLiteError(fileProblem: .notRegularFile)
     }
     if beingWritten && status.st_size == 0 { return }
     let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
+    guard descriptor >= 0 else {
+      throw SQLiteError(fileProblem: .unreadable(String(cString: strerror(errno))))
+    }
     defer { close(descriptor) }
     var header = [UInt8](repeating: 0, count: headerSize)
     let count = read(descriptor, &header, headerSize)
-    guard count == headerSize else { throw .truncated(bytes: max(0, count), needed: headerSize) }
-    guard header.starts(with: magic) else { throw .notSQLite }
+    guard count == headerSize else {
+      throw SQLiteError(fileProblem: .truncated(bytes: max(0, count), needed: headerSize))
+    }
+    guard header.starts(with: magic) else { throw SQLiteError(fileProblem: .notSQLite) }
     func bigEndian(_ offset: Int, _ width: Int) -> Int {
       header[offset..<offset + width].reduce(0) { $0 << 8 | Int($1) }
     }
@@ -83,7 +86,8 @@ package enum DatabaseFile {
       !logHasFrames,
       overflow || Int(status.st_size) < needed
     {
-      throw .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed)
+      throw SQLiteError(
+        fileProblem: .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed))
     }
   }
 
@@ -100,11 +104,15 @@ package enum DatabaseFile {
   ///
   /// - Parameter path: The file.
   /// - Throws: The system's reason when it cannot be opened or flushed.
-  package static func synchronize(_ path: String) throws(DatabaseFileProblem) {
+  package static func synchronize(_ path: String) throws(SQLiteError) {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
+    guard descriptor >= 0 else {
+      throw SQLiteError(fileProblem: .unreadable(String(cString: strerror(errno))))
+    }
     defer { close(descriptor) }
-    guard fsync(descriptor) == 0 else { throw .unreadable(String(cString: strerror(errno))) }
+    guard fsync(descriptor) == 0 else {
+      throw SQLiteError(fileProblem: .unreadable(String(cString: strerror(errno))))
+    }
   }
 
   private static let magic = Array("SQLite format 3\0".utf8)

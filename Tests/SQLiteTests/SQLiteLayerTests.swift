@@ -23,20 +23,20 @@ import Testing
     let database = try makeDatabase(in: directory)
     let link = directory.path + "/link.sqlite"
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database)
-    #expect(throws: DatabaseFileProblem.symbolicLink) { try DatabaseFile.check(link) }
+    #expect(throws: SQLiteError(fileProblem: .symbolicLink)) { try DatabaseFile.check(link) }
     #expect(DatabaseFile.isSymbolicLink(link) && !DatabaseFile.isSymbolicLink(database))
 
     let folder = directory.path + "/folder.sqlite"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-    #expect(throws: DatabaseFileProblem.notRegularFile) { try DatabaseFile.check(folder) }
+    #expect(throws: SQLiteError(fileProblem: .notRegularFile)) { try DatabaseFile.check(folder) }
 
     let junk = directory.path + "/junk.sqlite"
     try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: junk))
-    #expect(throws: DatabaseFileProblem.notSQLite) { try DatabaseFile.check(junk) }
+    #expect(throws: SQLiteError(fileProblem: .notSQLite)) { try DatabaseFile.check(junk) }
 
     let short = directory.path + "/short.sqlite"
     try Data("SQLite format 3\0".utf8).write(to: URL(fileURLWithPath: short))
-    #expect(throws: DatabaseFileProblem.truncated(bytes: 16, needed: 100)) {
+    #expect(throws: SQLiteError(fileProblem: .truncated(bytes: 16, needed: 100))) {
       try DatabaseFile.check(short)
     }
 
@@ -44,17 +44,19 @@ import Testing
     let whole = try Data(contentsOf: URL(fileURLWithPath: database))
     let cut = directory.path + "/cut.sqlite"
     try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
-    #expect(throws: DatabaseFileProblem.truncated(bytes: whole.count / 2, needed: whole.count)) {
+    #expect(
+      throws: SQLiteError(fileProblem: .truncated(bytes: whole.count / 2, needed: whole.count))
+    ) {
       try DatabaseFile.check(cut)
     }
 
     let empty = directory.path + "/empty.sqlite"
     try Data().write(to: URL(fileURLWithPath: empty))
-    #expect(throws: DatabaseFileProblem.self) { try DatabaseFile.check(empty) }
+    #expect(throws: SQLiteError.self) { try DatabaseFile.check(empty) }
     try DatabaseFile.check(empty, beingWritten: true)
     // A file written in place by another process may be shorter than its header says, for now.
     try DatabaseFile.check(cut, beingWritten: true)
-    #expect(throws: DatabaseFileProblem.self) {
+    #expect(throws: SQLiteError.self) {
       try DatabaseFile.check(directory.path + "/missing.sqlite")
     }
   }
