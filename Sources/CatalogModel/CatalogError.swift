@@ -56,6 +56,9 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "'\(reference.abbreviated)' matches \(count > candidates.count ? matches : "\(count) products: ")\(listed); type '\(command ?? "select") \(first)' for the first, or another number"
   }
 
+  /// A bad record in a product file, or a file that cannot be read, stopping an import.
+  case badRecord(BadRecord)
+
   // The catalog database:
 
   /// The file is not a catalog database, or is damaged.
@@ -68,6 +71,7 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   package var errorDescription: String? {
     switch self {
+    case .badRecord(let record): record.description
     case .damaged(let reason): reason
     case .newerSchema(let found, let supported):
       "its schema version \(found) is newer than this program's \(supported)"
@@ -106,5 +110,21 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     case .editConflict(let product, let field, let theirs, let yours, let keepTheirs):
       "another process changed the \(field) of '\(product.abbreviated)' to \(theirs) since this edit began, and the draft has \(yours); type '\(keepTheirs.abbreviated)' to keep theirs, or 'done --force' to save yours"
     }
+  }
+}
+
+extension CatalogError {
+  /// A bad record of a product file: the error that stops an import there.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - record: The record's number, from 1; nil for the file as a whole.
+  ///   - line: The line where the problem was found.
+  ///   - reason: What is wrong.
+  /// - Returns: The error.
+  package static func badRecord(path: String, record: Int?, line: Int, reason: String)
+    -> CatalogError
+  {
+    .badRecord(BadRecord(path: path, record: record, line: line, reason: reason))
   }
 }

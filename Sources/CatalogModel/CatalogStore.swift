@@ -87,9 +87,9 @@ package struct CatalogStore: Sendable {
         loaded.warnings.append("the catalog '\(databasePath)' has no products")
       }
       return loaded
-    } catch let error as ProductFileError {
+    } catch CatalogError.badRecord(let error) {
       return try fallback(
-        reason: error.localizedDescription, path: legacyPath,
+        reason: error.description, path: legacyPath,
         warning: "cannot migrate the catalog", warnings: warnings)
     } catch {
       return try fallback(
@@ -137,7 +137,7 @@ package struct CatalogStore: Sendable {
   ///   - progress: Called as the import goes on; what it throws stops the import, which then
   ///     changes nothing.
   /// - Returns: What was inserted and updated, and warnings from opening the catalog.
-  /// - Throws: ``ProductFileError`` naming the first bad record,
+  /// - Throws: ``BadRecord`` naming the first bad record,
   ///   ``CatalogError/catalogReadOnly(path:reason:)`` when the catalog cannot be used, or
   ///   ``CatalogError/cannotWrite(path:reason:)``. The catalog is then as it was.
   package func importFile(
@@ -214,7 +214,7 @@ package struct CatalogStore: Sendable {
         file, options: options, madeIdentifiers: { made.withLock { $0 } },
         progress: progress)
     } catch CatalogError.repeatedIdentifier(let identifier, let record, let name) {
-      throw ProductFileError(
+      throw CatalogError.badRecord(
         path: file.path, record: record, line: 0,
         reason:
           "'\(name.abbreviated)' repeats the identifier \(identifier) of an earlier record")
@@ -320,7 +320,7 @@ package struct CatalogStore: Sendable {
     var products: [Product] = []
     do {
       try seed().forEachProduct { products.append($0) }
-    } catch let error as ProductFileError {
+    } catch CatalogError.badRecord(let error) {
       throw StateRestorationError.cannotRead(path: seedPath, reason: error.reason)
     }
     return products

@@ -9,7 +9,7 @@ import Foundation
 /// earlier `{"formatVersion": 1, "products": […]}` catalog file), or CSV with a header row.
 ///
 /// Every record is held to the editor's rules (``Product/ruleViolation``); the first bad one
-/// stops the reading with an ``ProductFileError`` naming its record, line and field.
+/// stops the reading with an ``BadRecord`` naming its record, line and field.
 package struct ProductFile: ProductSequence, Sendable {
   /// The file's format.
   package enum Format: Sendable, Hashable {
@@ -28,7 +28,7 @@ package struct ProductFile: ProductSequence, Sendable {
   package let data: Data?
   /// When set, a complete record that breaks a rule is passed here and skipped instead of
   /// stopping the reading: for migrating an earlier catalog, which held such products.
-  package var skipping: (@Sendable (ProductFileError) -> Void)?
+  package var skipping: (@Sendable (BadRecord) -> Void)?
   /// Called as the file is read, with the bytes read so far and the file's size.
   package var onRead: (@Sendable (_ bytesRead: Int, _ fileSize: Int) -> Void)?
   /// Called with the identifier made for each record that has none, which an import may match
@@ -40,7 +40,7 @@ package struct ProductFile: ProductSequence, Sendable {
   /// - Parameters:
   ///   - path: The file.
   ///   - skipping: Where records that break a rule go, when they are to be skipped.
-  package init(path: String, skipping: (@Sendable (ProductFileError) -> Void)? = nil) {
+  package init(path: String, skipping: (@Sendable (BadRecord) -> Void)? = nil) {
     self.path = path
     data = nil
     self.skipping = skipping
@@ -58,7 +58,7 @@ package struct ProductFile: ProductSequence, Sendable {
 
   /// Calls a body with each valid product in the file's order.
   ///
-  /// - Throws: ``ProductFileError``, or what the body throws.
+  /// - Throws: ``BadRecord``, or what the body throws.
   package func forEachProduct(_ body: (Product) throws -> Void) throws {
     // A picture given as a relative path is relative to the file: kept as given, with the
     // file's directory beside it, so that it names the same file wherever the app runs. Products
@@ -89,16 +89,16 @@ package struct ProductFile: ProductSequence, Sendable {
     let reader = try data.map { ByteReader(bytes: Array($0), name: path) } ?? ByteReader(path: path)
     do {
       try read(reader, body)
-    } catch let error as ProductFileError {
+    } catch CatalogError.badRecord(let record) {
       // What looks like the end of the file, or a record cut short, is a read that failed.
       if let failure = reader.failure { throw readFailure(failure, reader) }
-      throw error
+      throw CatalogError.badRecord(record)
     }
     if let failure = reader.failure { throw readFailure(failure, reader) }
   }
 
-  private func readFailure(_ reason: String, _ reader: ByteReader) -> ProductFileError {
-    ProductFileError(
+  private func readFailure(_ reason: String, _ reader: ByteReader) -> CatalogError {
+    CatalogError.badRecord(
       path: path, record: nil, line: reader.line, reason: "it cannot be read (\(reason))")
   }
 
@@ -113,7 +113,7 @@ package struct ProductFile: ProductSequence, Sendable {
       json.onMadeIdentifier = onMadeIdentifier
       try json.forEachProduct(body)
     case nil:
-      throw ProductFileError(path: path, record: nil, line: 1, reason: "the file is empty")
+      throw CatalogError.badRecord(path: path, record: nil, line: 1, reason: "the file is empty")
     default:
       let csv = CSVProductReader(reader, path: path, skipping: skipping)
       csv.onMadeIdentifier = onMadeIdentifier
@@ -122,8 +122,9 @@ package struct ProductFile: ProductSequence, Sendable {
   }
 }
 
-/// A bad record in a product file, or a file that cannot be read.
-package struct ProductFileError: Error, Sendable, Hashable, LocalizedError {
+/// A bad record in a product file, or a file that cannot be read: what an import that stops
+/// reports (``CatalogError/badRecord(_:)``), and what one that skips bad records is told of.
+package struct BadRecord: Sendable, Hashable, CustomStringConvertible {
   /// The file.
   package var path: String
   /// The record's number, from 1; nil for a problem with the file as a whole.
@@ -134,7 +135,7 @@ package struct ProductFileError: Error, Sendable, Hashable, LocalizedError {
   package var reason: String
 
   /// The message shown to the user.
-  package var errorDescription: String? {
+  package var description: String {
     let place =
       record.map { " record \($0)" + (line > 0 ? " (line \(line))" : "") }
       ?? (line > 0 ? " line \(line)" : "")
@@ -170,13 +171,13 @@ final class ByteReader {
     self.path = path
     descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
-      throw ProductFileError(
+      throw CatalogError.badRecord(
         path: path, record: nil, line: 0, reason: String(cString: strerror(errno)))
     }
     var status = stat()
     if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
       close(descriptor)
-      throw ProductFileError(path: path, record: nil, line: 0, reason: "it is a directory")
+      throw CatalogError.badRecord(path: path, record: nil, line: 0, reason: "it is a directory")
     }
     fileSize = Int(status.st_size)
   }
@@ -268,19 +269,19 @@ private struct RecordFields {
   /// The record's product; a rule it breaks is thrown, or passed to `skipping` (and nil
   /// returned) when that is set.
   func product(
-    record: Int, line: Int, path: String, skipping: (@Sendable (ProductFileError) -> Void)?
+    record: Int, line: Int, path: String, skipping: (@Sendable (BadRecord) -> Void)?
   ) throws -> Product? {
     do {
       return try product(record: record, line: line, path: path)
-    } catch let error as ProductFileError where skipping != nil {
+    } catch CatalogError.badRecord(let error) where skipping != nil {
       skipping?(error)
       return nil
     }
   }
 
   private func product(record: Int, line: Int, path: String) throws -> Product {
-    func fail(_ reason: String) -> ProductFileError {
-      ProductFileError(path: path, record: record, line: line, reason: reason)
+    func fail(_ reason: String) -> CatalogError {
+      CatalogError.badRecord(path: path, record: record, line: line, reason: reason)
     }
     if let problem { throw fail(problem) }
     func required(_ value: String?, _ field: String) throws -> String {
@@ -322,15 +323,15 @@ private struct RecordFields {
 private struct JSONProductReader {
   let reader: ByteReader
   var record = 0
-  var skipping: (@Sendable (ProductFileError) -> Void)?
+  var skipping: (@Sendable (BadRecord) -> Void)?
   var onMadeIdentifier: (@Sendable (UUID) -> Void)?
 
   init(_ reader: ByteReader) {
     self.reader = reader
   }
 
-  private func fail(_ reason: String) -> ProductFileError {
-    ProductFileError(
+  private func fail(_ reason: String) -> CatalogError {
+    CatalogError.badRecord(
       path: reader.path, record: record == 0 ? nil : record, line: reader.line, reason: reason)
   }
 
@@ -593,12 +594,12 @@ private struct JSONProductReader {
 private final class CSVProductReader {
   let reader: ByteReader
   let path: String
-  let skipping: (@Sendable (ProductFileError) -> Void)?
+  let skipping: (@Sendable (BadRecord) -> Void)?
   var onMadeIdentifier: (@Sendable (UUID) -> Void)?
   /// The header row, once read: a field too long is named by its column.
   private var header: [String] = []
 
-  init(_ reader: ByteReader, path: String, skipping: (@Sendable (ProductFileError) -> Void)?) {
+  init(_ reader: ByteReader, path: String, skipping: (@Sendable (BadRecord) -> Void)?) {
     self.reader = reader
     self.path = path
     self.skipping = skipping
@@ -611,7 +612,7 @@ private final class CSVProductReader {
       let key = name.trimmingSpaces.lowercased()
       // Two columns that read as one field: which to take would be a guess.
       if let earlier = columns[key] {
-        throw ProductFileError(
+        throw CatalogError.badRecord(
           path: path, record: nil, line: 1,
           reason:
             "the header row has two columns for '\(key)': '\(header[earlier].abbreviated)' (column \(earlier + 1)) and '\(name.abbreviated)' (column \(index + 1))"
@@ -623,7 +624,7 @@ private final class CSVProductReader {
       // A spreadsheet saved with another separator reads as one column.
       let separator =
         header.count == 1 ? [";", "\t"].first { header[0].contains($0) } : nil
-      throw ProductFileError(
+      throw CatalogError.badRecord(
         path: path, record: nil, line: 1,
         reason: separator.map {
           "the header row is one column holding '\($0 == "\t" ? "tab" : $0)': the file seems separated by \($0 == "\t" ? "tabs" : "semicolons"); save it as CSV with commas"
@@ -647,7 +648,7 @@ private final class CSVProductReader {
       if row.allSatisfy({ $0.isEmpty || $0.trimmingSpaces.isEmpty }) { continue }
       record += 1
       guard row.count == header.count else {
-        throw ProductFileError(
+        throw CatalogError.badRecord(
           path: path, record: record, line: line,
           reason: "it has \(row.count) fields; the header has \(header.count)")
       }
@@ -722,7 +723,7 @@ private final class CSVProductReader {
     func finish() throws {
       try checkLength(field, fields.count, record)
       guard let text = String(validatingField: field) else {
-        throw ProductFileError(
+        throw CatalogError.badRecord(
           path: path, record: record, line: reader.line, reason: "not valid UTF-8")
       }
       fields.append(text)
@@ -736,7 +737,7 @@ private final class CSVProductReader {
       }
       guard let byte = reader.next() else {
         if quoted {
-          throw ProductFileError(
+          throw CatalogError.badRecord(
             path: path, record: record, line: reader.line, reason: "a quoted field does not end")
         }
         try finish()
@@ -775,7 +776,7 @@ private final class CSVProductReader {
       header.indices.contains(index)
       ? "the field '\(header[index].abbreviated)' (column \(index + 1))"
       : "field \(index + 1)\(record == nil ? " of the header row" : "")"
-    throw ProductFileError(
+    throw CatalogError.badRecord(
       path: path, record: record, line: reader.line,
       reason: "\(column) is longer than \(ProductFile.fieldLimit) bytes")
   }

@@ -59,7 +59,7 @@ import Testing
     let other = CatalogStore(directoryPath: temporary.path + "/other", seedPath: seed)
     try Data("name,imageName,year,price\nKiwi,,2020,1\nLime,,1800,2\n".utf8).write(
       to: URL(fileURLWithPath: file))
-    #expect(throws: ProductFileError.self) { try other.importFile(ProductFile(path: file)) }
+    #expect(throws: CatalogError.self) { try other.importFile(ProductFile(path: file)) }
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: temporary.path + "/other").filter {
         $0.hasPrefix("catalog.sqlite")

@@ -14,11 +14,11 @@ import Testing
     return products
   }
 
-  private func failure(_ text: String) -> ProductFileError? {
+  private func failure(_ text: String) -> BadRecord? {
     do {
       _ = try read(text)
       return nil
-    } catch let error as ProductFileError {
+    } catch CatalogError.badRecord(let error) {
       return error
     } catch {
       return nil
@@ -121,10 +121,10 @@ import Testing
   /// A read that fails (`/proc/self/mem` gives EIO at offset 0) is named, not taken for the
   /// end of the file: an empty file, or fewer records than it has.
   @Test func aFileThatCannotBeReadIsNamedSo() {
-    var error: ProductFileError?
+    var error: BadRecord?
     do {
       try ProductFile(path: "/proc/self/mem").forEachProduct { _ in }
-    } catch let thrown as ProductFileError {
+    } catch CatalogError.badRecord(let thrown) {
       error = thrown
     } catch {}
     #expect(error?.reason == "it cannot be read (Input/output error)")
@@ -219,5 +219,5 @@ private final class SkippedRecords: @unchecked Sendable {
   private let lock = NSLock()
   private var collected: [String] = []
   var reasons: [String] { lock.withLock { collected } }
-  func add(_ error: ProductFileError) { lock.withLock { collected.append(error.reason) } }
+  func add(_ error: BadRecord) { lock.withLock { collected.append(error.reason) } }
 }
