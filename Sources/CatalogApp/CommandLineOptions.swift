@@ -1,5 +1,6 @@
 import CatalogCore
 import CatalogModel
+import Foundation
 import StateRestoration
 
 /// The command line (SPEC section 8), parsed.
@@ -299,8 +300,16 @@ extension CommandLineOptions {
   }
 }
 
-/// A usage error on the command line.
-package struct CommandLineError: Error, Sendable, Equatable {
+/// A usage error on the command line: the shell's one error type.
+package struct CommandLineError: Error, Sendable, Equatable, LocalizedError {
+  /// What is wrong, and what to type instead.
   package let message: String
+
+  /// A usage error.
+  ///
+  /// - Parameter message: What is wrong, and what to type instead.
   package init(_ message: String) { self.message = message }
+
+  /// The message.
+  package var errorDescription: String? { message }
 }

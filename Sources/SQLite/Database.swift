@@ -1,12 +1,18 @@
 import CSQLite
 
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// The layer's one error type: what SQLite reported (its result code and message), or what
 /// the check of a file found before SQLite opened it (``fileProblem``).
-package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
   /// The extended result code (`SQLITE_IOERR_FSYNC`, …).
   package let extendedCode: Int32
   /// SQLite's message.
@@ -52,6 +58,9 @@ package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
   package var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 
   package var description: String { message }
+
+  /// The message: SQLite's, or what the file check found.
+  package var errorDescription: String? { message }
 }
 
 /// One connection to a SQLite database: statements, transactions and pragmas.
