@@ -42,6 +42,10 @@ while let argument = arguments.popFirst() {
       fail("--scene needs a name of letters, digits, '-' and '_'")
     }
     sceneName = value
+  case "-h", "--help":
+    show("usage: restoration-example [--state DIR] [--scene NAME]")
+    show("commands: ls, new TEXT, cd NAME|N|.., rm N, pwd, quit")
+    exit(0)
   default:
     fail("unknown argument '\(argument)'; usage: restoration-example [--state DIR] [--scene NAME]")
   }

@@ -59,6 +59,17 @@ import Testing
     #expect(session.contains("\"main\"") && session.contains("\"other\""))
   }
 
+  @Test func helpAndBadArgumentsSayHowToRunIt() throws {
+    let help = start(["--help"])
+    let (output, _) = help.finishReading()
+    #expect(help.terminationStatus == 0)
+    #expect(output.hasPrefix("usage: restoration-example [--state DIR] [--scene NAME]\n"))
+    let bad = start(["--scene", "no/slash"])
+    let (_, errors) = bad.finishReading()
+    #expect(bad.terminationStatus == 1)
+    #expect(errors == "error: --scene needs a name of letters, digits, '-' and '_'\n")
+  }
+
   @Test func anUnreadableSceneFileIsSetAsideAndTheSceneStartsFresh() throws {
     try sandbox.createStateDirectory(["scenes"])
     try sandbox.write("{ not json", to: "scenes/main.json")
