@@ -508,7 +508,20 @@ package final class AppStore {
     let (before, notes) = refreshed(state)
     for note in notes { warn(note) }
     state = before
-    var result = try before.applying(command, environment: environment)
+    // A command that reopens a saved scene asks for it; the scene is claimed and read, and the
+    // command applied again.
+    defer { environment.forgetRestoredScenes() }
+    var result: CommandResult
+    var requests = 0
+    while true {
+      do {
+        result = try before.applying(command, environment: environment)
+        break
+      } catch CatalogCoreError.sceneToRestore(let name) where requests < 8 {
+        requests += 1
+        try environment.restoreScene(name)
+      }
+    }
     try environment.perform(result.effects, for: &result)
     var next = result.state
     result.warnings += try commit(

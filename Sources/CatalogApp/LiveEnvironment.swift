@@ -29,6 +29,8 @@ package final class LiveEnvironment: AppEnvironment {
   /// newer version's file), as said at launch: activities are then kept in the scene files
   /// alone, and no command repeats the warning.
   package var historyUnavailable = false
+  /// The saved scenes claimed and read for the command being applied.
+  private var restored: [SceneName: (scene: Scene, note: String?)] = [:]
   /// The catalog's search, kept from search to search.
   private let searchService: SearchService
   private let pendingHistory = DispatchGroup()
@@ -252,17 +254,34 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func hasSavedScene(_ name: SceneName) -> Bool {
-    !sessions.isClaimed(name) && owner(of: name) == nil
-      && directory.contains(SceneFile.path(for: name))
+    // A scene read for this command is the saved one it asked for, claimed now.
+    restored[name] != nil
+      || !sessions.isClaimed(name) && owner(of: name) == nil
+        && directory.contains(SceneFile.path(for: name))
   }
 
-  package func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?) {
-    let restored = try Self.sayingCatalogProcess { try sessions.restoreScene(name) }
+  package func restoredScene(_ name: SceneName) -> (scene: Scene, note: String?)? {
+    restored[name]
+  }
+
+  /// Claims a saved scene and reads it for the command being applied, which asked for it
+  /// (``CatalogCoreError/sceneToRestore(_:)``); ``forgetRestoredScenes()`` ends that.
+  ///
+  /// - Parameter name: The scene.
+  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process took it
+  ///   first; a `StateRestorationError` when an unreadable file cannot be set aside.
+  package func restoreScene(_ name: SceneName) throws {
+    let scene = try Self.sayingCatalogProcess { try sessions.restoreScene(name) }
     // Only a file that cannot be read is set aside; the scene starts fresh.
-    let note = restored.setAside.map {
+    let note = scene.setAside.map {
       "scene '\(name)' could not be read (\($0.reason)); kept it as '\($0.keptAs)' and opened the scene fresh"
     }
-    return (Scene(name: name, storage: restored.scene.storage), note)
+    restored[name] = (Scene(name: name, storage: scene.scene.storage), note)
+  }
+
+  /// Forgets the scenes read for a command, once it is applied.
+  package func forgetRestoredScenes() {
+    restored = [:]
   }
 
   /// The scenes this process holds the locks of.

@@ -1,5 +1,6 @@
 import CatalogModel
 import Foundation
+import StateRestoration
 
 /// What can go wrong running a command; each message says what went wrong and what to do.
 package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
@@ -62,6 +63,9 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
   /// A search index file that is intact but not used: another catalog's, newer than the
   /// catalog, or too far behind it (the index is built again).
   case staleSearchIndex(SearchIndexStale)
+  /// A command needs a saved scene the shell has not claimed and read yet: a request, which
+  /// the shell answers by restoring the scene and applying the command again.
+  case sceneToRestore(SceneName)
   /// `catalog reindex` with no usable catalog database to index.
   case noCatalogDatabase(path: String)
   /// An import stopped by Ctrl-C (SIGINT); the catalog is as it was.
@@ -138,6 +142,8 @@ package enum CatalogCoreError: Error, Sendable, Equatable, LocalizedError {
       "scene '\(scene)' shows no product, so it has no activity to hand off; select one first"
     case .linkSceneMismatch(let link, let option):
       "the link is for scene '\(link)' but '--scene' names '\(option)'; drop one of them"
+    case .sceneToRestore(let name):
+      "scene '\(name)' must be restored before the command can be applied"
     case .staleSearchIndex(let stale):
       "the search index \(stale.rawValue); building it again"
     case .importInterrupted:

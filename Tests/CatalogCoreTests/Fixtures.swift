@@ -30,6 +30,17 @@ final class FakeEnvironment: AppEnvironment {
   /// Activities handed off to scenes other processes have open.
   var handedOff: [(UserActivityRecord, SceneName)] = []
 
+  /// Scenes saved by processes that closed them, and those of them the shell has read.
+  var savedScenes: Set<SceneName> = []
+  var restoredScenes: [SceneName: Scene] = [:]
+
+  func hasSavedScene(_ name: SceneName) -> Bool { savedScenes.contains(name) }
+
+  func restoredScene(_ name: SceneName) -> (scene: Scene, note: String?)? {
+    guard savedScenes.contains(name) else { return (Scene(name: name), nil) }
+    return restoredScenes[name].map { ($0, nil) }
+  }
+
   func owner(ofScene name: SceneName) -> SceneOwner? {
     guard ownedElsewhere.contains(name) else { return nil }
     return SceneOwner(

@@ -49,4 +49,25 @@ import Testing
     }
     #expect(throws: CatalogCoreError.invalidSceneName("../x")) { try run(["scene new ../x"]) }
   }
+
+  /// Reopening a closed scene is asked of the shell, which must read the file under the
+  /// scene's lock: the core claims and reads nothing, and applies the command once the shell
+  /// has the scene.
+  @Test func reopeningASavedSceneAsksTheShellForIt() throws {
+    let environment = FakeEnvironment()
+    let side = try #require(SceneName("side"))
+    environment.savedScenes = [side]
+    let start = AppState(
+      catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main)
+    #expect(throws: CatalogCoreError.sceneToRestore(side)) {
+      try start.applying(.switchScene("side"), environment: environment)
+    }
+    var saved = Scene(name: side)
+    saved.selectedTab = .photo
+    environment.restoredScenes[side] = saved
+    let result = try start.applying(.switchScene("side"), environment: environment)
+    #expect(result.state.activeSceneName == side)
+    #expect(result.state.activeScene.selectedTab == .photo)
+    #expect(result.effects == [.claimScene(side)])
+  }
 }

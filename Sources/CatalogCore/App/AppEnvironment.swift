@@ -52,15 +52,16 @@ package protocol AppEnvironment {
   /// - Returns: The owner, or nil when no other process has the scene open.
   func owner(ofScene name: SceneName) -> SceneOwner?
 
-  /// Takes ownership of a saved scene no process has open and reads its file, as reopening a
-  /// closed window restores its scene storage.
+  /// A saved scene no process had open, as the shell claimed and read it for the command being
+  /// applied — reopening a closed window restores its scene storage. Nil when it has not been
+  /// read yet: the command then throws ``CatalogCoreError/sceneToRestore(_:)``, and the shell
+  /// claims and reads the scene (it must hold the scene's lock while it reads the file) and
+  /// applies the command again. The core itself claims and reads nothing.
   ///
   /// - Parameter name: The scene.
   /// - Returns: The scene as saved (not yet checked against the catalog), and a note when its
-  ///   file could not be read: it is then set aside in quarantine and the scene starts fresh.
-  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process took it
-  ///   first.
-  func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?)
+  ///   file could not be read (it was set aside in quarantine and the scene starts fresh).
+  func restoredScene(_ name: SceneName) -> (scene: Scene, note: String?)?
 
   /// The description of a product's picture: its path and pixel size.
   ///
@@ -121,7 +122,7 @@ extension AppEnvironment {
   package func hasSavedScene(_ name: SceneName) -> Bool { false }
 
   /// A fresh scene.
-  package func restoreSavedScene(_ name: SceneName) throws -> (scene: Scene, note: String?) {
+  package func restoredScene(_ name: SceneName) -> (scene: Scene, note: String?)? {
     (Scene(name: name), nil)
   }
 

@@ -282,14 +282,16 @@ extension AppState {
   ///
   /// - Parameters:
   ///   - name: The scene.
-  ///   - environment: Where the scene is claimed and read.
+  ///   - environment: Where the scene is found as the shell read it.
   /// - Returns: A note when part of it could not be kept (its file unreadable, a product gone).
-  /// - Throws: ``CatalogCoreError/sceneOwned(_:pid:terminal:)`` when another process has it.
+  /// - Throws: ``CatalogCoreError/sceneToRestore(_:)`` when the shell has not read it yet.
   @discardableResult
   mutating func openSavedScene(_ name: SceneName, environment: some AppEnvironment) throws
     -> String?
   {
-    var (scene, note) = try environment.restoreSavedScene(name)
+    guard var (scene, note) = environment.restoredScene(name) else {
+      throw CatalogCoreError.sceneToRestore(name)
+    }
     if let dropped = scene.validate(against: catalog) {
       note = [note, "scene '\(name)': \(dropped)"].compactMap { $0 }.joined(separator: "; ")
     }
