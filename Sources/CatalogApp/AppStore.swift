@@ -77,7 +77,7 @@ package final class AppStore {
     warnings += loaded.warnings
     let environment = LiveEnvironment(
       sessions: sessions, catalogStore: catalogStore, database: loaded.database,
-      catalogReadOnlyReason: loaded.readOnlyReason)
+      catalogReadOnlyReason: loaded.readOnlyReason, indexBuilder: options.indexBuilder)
     let store = AppStore(environment: environment)
 
     let history = store.checkHistory(warnings: &warnings)

@@ -50,8 +50,11 @@ extension CatalogMain {
     let hasIndex = FileManager.default.fileExists(atPath: store.searchIndexPath)
     let changed = summary.inserted + summary.updated
     if changed > CatalogSearchIndex.rebuildThreshold {
-      SearchService.startRebuild(
-        dataDirectory: paths.dataDirectory, indexPath: store.searchIndexPath)
+      if let executable = SearchService.thisExecutable {
+        SearchService.startRebuild(
+          with: executable, dataDirectory: paths.dataDirectory,
+          indexPath: store.searchIndexPath)
+      }
     }
     let seconds = Date().timeIntervalSince(started)
     TextOutput.standardOutput.line(

@@ -85,12 +85,15 @@ package enum CatalogMain {
         var launch = LaunchOptions(
           paths: paths, scene: options.scene, isFresh: options.isFresh, isInteractive: false)
         launch.leavesFrontAlone = true
+        launch.indexBuilder = SearchService.thisExecutable
         return try openLink(link, launch, report: report)
       case .repl(let command):
+        var launch = LaunchOptions(
+          paths: paths, scene: options.scene, isFresh: options.isFresh,
+          isInteractive: command == nil && isatty(0) == 1)
+        launch.indexBuilder = SearchService.thisExecutable
         return try runREPL(
-          LaunchOptions(
-            paths: paths, scene: options.scene, isFresh: options.isFresh,
-            isInteractive: command == nil && isatty(0) == 1),
+          launch,
           command: command, presentation: presentation, environment: environment,
           report: report)
       }
@@ -124,7 +127,8 @@ package enum CatalogMain {
       return history ?? []
     }
     let service = SearchService(
-      indexPath: store.searchIndexPath, dataDirectory: paths.dataDirectory, note: report.note)
+      indexPath: store.searchIndexPath, dataDirectory: paths.dataDirectory,
+      builder: SearchService.thisExecutable, note: report.note)
     let results = try service.search(loaded.catalog) { search in
       try search.results(
         for: query, readingHistory: readHistory, now: Date(), limit: limit)

@@ -16,6 +16,10 @@ package struct LaunchOptions: Sendable, Hashable {
   /// its own beside a running terminal: `catalog open` from a shell, which must not change
   /// where the next launch puts the user.
   package var leavesFrontAlone = false
+  /// The `catalog` executable that builds the search index in the background (`catalog
+  /// reindex`) when the changes laid over it pile up; nil for a program that embeds the app
+  /// and is not `catalog` (the benchmark), which then builds none in the background.
+  package var indexBuilder: String?
 
   package init(
     paths: AppPaths, scene: SceneName? = nil, isFresh: Bool = false, isInteractive: Bool = true

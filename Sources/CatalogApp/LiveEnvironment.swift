@@ -43,7 +43,7 @@ package final class LiveEnvironment: AppEnvironment {
 
   init(
     sessions: SessionStore, catalogStore: CatalogStore, database: CatalogDatabase?,
-    catalogReadOnlyReason: String?
+    catalogReadOnlyReason: String?, indexBuilder: String?
   ) {
     self.sessions = sessions
     self.catalogStore = catalogStore
@@ -52,7 +52,7 @@ package final class LiveEnvironment: AppEnvironment {
     history = ActivityHistory(directory: sessions.directory)
     searchService = SearchService(
       indexPath: catalogStore.searchIndexPath, dataDirectory: catalogStore.directoryPath,
-      note: Self.note)
+      builder: indexBuilder, note: Self.note)
   }
 
   package var now: Date { Date() }

@@ -11,10 +11,13 @@ import SearchIndex
 /// The background build is one mechanism for every caller: a `catalog reindex` process of its
 /// own (its own process group, so a ^C at the terminal does not stop it), which outlives a
 /// command run from the shell; a long-running process that started one opens the new file
-/// once that process has ended.
+/// once that process has ended. A program that embeds the app and is not `catalog` itself
+/// (the benchmark) names no builder: it lays changes over the index until the file is too far
+/// behind, and then builds it at once.
 package final class SearchService {
   private let indexPath: String
   private let dataDirectory: String
+  private let builder: String?
   private let note: (String) -> Void
   private var current: ActivitySearch?
   /// The background build this process started, until it ends.
@@ -25,10 +28,16 @@ package final class SearchService {
   /// - Parameters:
   ///   - indexPath: The catalog database's index file.
   ///   - dataDirectory: The data directory, for a background build.
+  ///   - builder: The `catalog` executable that builds the index in the background; nil for
+  ///     none.
   ///   - note: Shows a line about the index: built again, read again.
-  package init(indexPath: String, dataDirectory: String, note: @escaping (String) -> Void) {
+  package init(
+    indexPath: String, dataDirectory: String, builder: String?,
+    note: @escaping (String) -> Void
+  ) {
     self.indexPath = indexPath
     self.dataDirectory = dataDirectory
+    self.builder = builder
     self.note = note
   }
 
@@ -95,27 +104,34 @@ package final class SearchService {
         index: try CatalogSearchIndex.open(indexPath, database: database, note: note))
     }
     guard let search = current else { return ActivitySearch(catalog: catalog) }
-    if search.index.needsRebuild, rebuild == nil {
-      rebuild = Self.startRebuild(dataDirectory: dataDirectory, indexPath: indexPath)
+    if search.index.needsRebuild, rebuild == nil, let builder {
+      rebuild = Self.startRebuild(
+        with: builder, dataDirectory: dataDirectory, indexPath: indexPath)
     }
     return search
+  }
+
+  /// This process's executable: the builder to name when this process is `catalog`.
+  package static var thisExecutable: String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// Starts `catalog reindex` in a process of its own, in the background, unless another
   /// process is building the index already (which leaves a new file too).
   ///
   /// - Parameters:
+  ///   - executable: The `catalog` executable.
   ///   - dataDirectory: The data directory.
   ///   - indexPath: The catalog database's index file.
   /// - Returns: The process, or nil when none was started.
   @discardableResult
-  package static func startRebuild(dataDirectory: String, indexPath: String) -> pid_t? {
+  package static func startRebuild(
+    with executable: String, dataDirectory: String, indexPath: String
+  ) -> pid_t? {
     guard !CatalogSearchIndex.isBeingBuilt(indexPath) else { return nil }
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { return nil }
-    let executable = String(
-      decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     let arguments = [executable, "--data-dir", dataDirectory, "reindex"]
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
