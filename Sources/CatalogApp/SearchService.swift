@@ -55,7 +55,7 @@ package final class SearchService {
   {
     do {
       return try body(try opened(for: catalog))
-    } catch let damage as SearchIndexError {
+    } catch let damage as SearchIndexError where !damage.isAboutTheQuery {
       // A block of the file failed its checksum as the search read it: build it again.
       current = nil
       note("\(damage.description); building it again")

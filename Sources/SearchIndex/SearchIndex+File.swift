@@ -33,6 +33,15 @@ public enum SearchIndexError: Error, Sendable, Hashable {
 }
 
 extension SearchIndexError: CustomStringConvertible, LocalizedError {
+  /// Whether the error is the query's (empty, too long, too many terms), not the index's:
+  /// building the index again changes nothing.
+  public var isAboutTheQuery: Bool {
+    switch self {
+    case .emptyQuery, .queryTooLong, .tooManyTerms: true
+    default: false
+    }
+  }
+
   /// What is wrong, in a line.
   public var errorDescription: String? { description }
 

@@ -156,6 +156,8 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
   @Test(arguments: ["", "   ", "!!!", "\"\"", "\u{301}"])
   func refusesEmptyQueries(text: String) {
     #expect(throws: SearchIndexError.emptyQuery) { try SearchQuery(text) }
+    #expect(SearchIndexError.emptyQuery.isAboutTheQuery)
+    #expect(!SearchIndexError.damaged(path: "p", reason: "r").isAboutTheQuery)
   }
 
   @Test func refusesHugeQueries() {
