@@ -120,6 +120,10 @@ while true {
   }
   // Saved before the answer is printed: what the user saw survives a crash.
   view.path = path.isEmpty ? nil : path.codable
-  do { try session.save() } catch { say("error", error.localizedDescription) }
+  do {
+    try session.save()
+  } catch {
+    say("error", "\(error.localizedDescription); not saved yet: the next command tries again")
+  }
   if command == "cd" { show(place(path)) }
 }
