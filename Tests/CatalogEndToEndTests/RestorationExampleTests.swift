@@ -59,6 +59,31 @@ import Testing
     #expect(session.contains("\"main\"") && session.contains("\"other\""))
   }
 
+  /// A full disk (a small tmpfs; needs root): the save fails with one line, every file stays
+  /// as it was, and the change is saved by the next command once there is room.
+  @Test func aFullDiskLeavesTheSavedStateAndTheNextCommandSaves() throws {
+    guard let disk = SmallDisk(at: sandbox.stateDirectory, kilobytes: 64) else { return }
+    let first = start()
+    first.send("new kept")
+    first.send("ls")
+    first.readOutput(until: "kept (0)")
+    let saved = try Data(contentsOf: URL(fileURLWithPath: sandbox.file("scenes/main.json")))
+    disk.fill()
+    first.send("new lost")
+    first.send("ls")
+    first.readOutput(until: "lost (0)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.file("scenes/main.json"))) == saved)
+    disk.empty()
+    first.send("pwd")
+    let (_, errors) = first.finishReading()
+    #expect(errors.hasPrefix("error: cannot write '"), "\(errors)")
+    #expect(errors.contains("No space left on device; not saved yet: the next command tries again"))
+    let second = start()
+    second.send("ls")
+    let (listed, _) = second.finishReading()
+    #expect(listed.contains("kept (0)") && listed.contains("lost (0)"), "\(listed)")
+  }
+
   @Test func helpAndBadArgumentsSayHowToRunIt() throws {
     let help = start(["--help"])
     let (output, _) = help.finishReading()
