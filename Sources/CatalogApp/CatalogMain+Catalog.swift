@@ -150,7 +150,7 @@ extension CatalogMain {
         "\(count.grouped) product\(count == 1 ? " has a keyword" : "s have keywords") holding ';', which a CSV import splits in two; export as JSON to keep \(count == 1 ? "it" : "them") whole"
       )
     }
-    for row in (loaded.catalog.source as? CatalogDatabase)?.takeSkippedRows() ?? [] {
+    for row in (loaded.catalog.source as? any CatalogStorage)?.takeSkippedRows() ?? [] {
       report.warning(row)
     }
     return ExitStatus.success

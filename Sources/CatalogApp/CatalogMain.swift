@@ -133,7 +133,7 @@ package enum CatalogMain {
       try search.results(
         for: query, readingHistory: readHistory, now: Date(), limit: limit)
     }
-    for row in (loaded.catalog.source as? CatalogDatabase)?.takeSkippedRows() ?? [] {
+    for row in (loaded.catalog.source as? any CatalogStorage)?.takeSkippedRows() ?? [] {
       report.warning(row)
     }
     if json {

@@ -19,7 +19,7 @@ extension CatalogSearchIndex {
   /// - Returns: The index.
   /// - Throws: ``CatalogError`` when the catalog cannot be read.
   package static func open(
-    _ path: String, database: CatalogDatabase, note: (String) -> Void
+    _ path: String, database: any CatalogStorage, note: (String) -> Void
   ) throws -> CatalogSearchIndex {
     let reason: String?
     do {
@@ -89,7 +89,7 @@ extension CatalogSearchIndex {
   ///   what `progress` throws.
   @discardableResult
   package static func build(
-    _ path: String, database: CatalogDatabase, writing: Writing = .ifFree,
+    _ path: String, database: any CatalogStorage, writing: Writing = .ifFree,
     progress: (_ indexed: Int, _ total: Int) throws -> Void = { _, _ in }
   ) throws -> CatalogSearchIndex {
     // Taken first, so that a process waiting for it then builds from a later snapshot.
@@ -108,7 +108,7 @@ extension CatalogSearchIndex {
   /// Builds the index, and writes it when this process holds the file's lock; a failure to
   /// write is thrown only when `strict`.
   private static func build(
-    _ path: String, database: CatalogDatabase, holding lock: FileLock?, strict: Bool,
+    _ path: String, database: any CatalogStorage, holding lock: FileLock?, strict: Bool,
     progress: (Int, Int) throws -> Void = { _, _ in }
   ) throws -> CatalogSearchIndex {
     if let lock,
@@ -150,7 +150,7 @@ extension CatalogSearchIndex {
   /// - Returns: The index; nil when the file could not be written and `strict` is false (the
   ///   caller then builds it in memory).
   private static func buildFile(
-    _ path: String, database: CatalogDatabase, strict: Bool, progress: (Int, Int) throws -> Void
+    _ path: String, database: any CatalogStorage, strict: Bool, progress: (Int, Int) throws -> Void
   ) throws -> CatalogSearchIndex? {
     guard let identity = database.identity else { return nil }
     let directory = (path as NSString).deletingLastPathComponent

@@ -20,7 +20,7 @@ package final class LiveEnvironment: AppEnvironment {
   /// The user's catalog on disk.
   package let catalogStore: CatalogStore
   /// The user's catalog database; nil when it could not be used.
-  package let database: CatalogDatabase?
+  package let database: (any CatalogStorage)?
   /// Why catalog edits are refused, when the catalog database could not be used.
   package private(set) var catalogReadOnlyReason: String?
   /// The saved activity history, `activities.sqlite`.
@@ -42,7 +42,7 @@ package final class LiveEnvironment: AppEnvironment {
   private var pictureProblems: [String: String?] = [:]
 
   init(
-    sessions: SessionStore, catalogStore: CatalogStore, database: CatalogDatabase?,
+    sessions: SessionStore, catalogStore: CatalogStore, database: (any CatalogStorage)?,
     catalogReadOnlyReason: String?, indexBuilder: String?
   ) {
     self.sessions = sessions
@@ -409,11 +409,18 @@ package final class LiveEnvironment: AppEnvironment {
   package func takeCatalogWarnings() -> [String] {
     guard let database else { return [] }
     var warnings = database.takeSkippedRows()
-    if let reason = database.takeReadFailure(), catalogReadOnlyReason == nil {
+    switch database.takeReadFailure() {
+    case .damaged(let reason) where catalogReadOnlyReason == nil:
       catalogReadOnlyReason = reason
       warnings.append(
-        "cannot read the catalog '\(catalogStore.databasePath)' (\(reason)); what it shows may be incomplete, and edits are refused until the file is fixed and the app restarted"
+        "cannot read the catalog '\(database.location)' (\(reason)); what it shows may be incomplete, and edits are refused until the file is fixed and the app restarted"
       )
+    case .unreachable(let reason):
+      // The scenes are kept; the next command connects again.
+      warnings.append(
+        "lost the connection to the catalog at \(database.location) (\(reason)); what it shows may be incomplete; the next command connects again"
+      )
+    case .damaged, nil: break
     }
     return warnings
   }

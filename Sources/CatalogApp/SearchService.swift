@@ -64,7 +64,7 @@ package final class SearchService {
   }
 
   private func opened(for catalog: Catalog, rebuilding: Bool = false) throws -> ActivitySearch {
-    guard let database = catalog.source as? CatalogDatabase else {
+    guard let database = catalog.source as? any CatalogStorage else {
       if current == nil {
         current = ActivitySearch(catalog: catalog)
       } else {

@@ -10,7 +10,7 @@ import StateRestoration
 /// mode with `synchronous=FULL`, so a change is durable when the call returns.
 ///
 /// Safe to share between threads: the connection and the cached counts are each behind a lock.
-package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
+package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// The schema version this program reads and writes (`PRAGMA user_version`). Version 1
   /// lacked the deletion log, the index of changes and the identity; version 2 the directory
   /// a relative image path is relative to; version 3 the counts of products by blocks of
@@ -21,6 +21,8 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// The database file's path.
   package let path: String
+  /// The database file's path, for messages.
+  package var location: String { path }
   private let connection: SerializedDatabase
   /// The columns a product is read from: an older database opened for reading only has no
   /// `image_directory`.
@@ -372,10 +374,10 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// as if a product were missing, so the app asks after each command and says so.
   ///
   /// - Returns: The message, or nil when every read succeeded.
-  package func takeReadFailure() -> String? {
+  package func takeReadFailure() -> CatalogReadFailure? {
     stateLock.withLock {
       defer { cached.readFailure = nil }
-      return cached.readFailure
+      return cached.readFailure.map(CatalogReadFailure.damaged)
     }
   }
 
@@ -686,18 +688,6 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   // MARK: - Changes
 
-  /// What changed in the catalog after a generation, read in one snapshot.
-  package struct Changes: Sendable {
-    /// The generation the snapshot shows.
-    package var generation: Int
-    /// The number of products then.
-    package var count: Int
-    /// The positions of the products deleted, each as it was when it was deleted, in order.
-    package var deletedPositions: [Int]
-    /// The products added or edited, with their positions now, in position order.
-    package var changed: [(position: Int, product: Product)]
-  }
-
   /// What changed after a generation: the deletion log and the rows whose `changed` generation
   /// is later, each found through an index.
   ///
@@ -706,7 +696,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   ///   - limit: The most changes worth reading.
   /// - Returns: The changes, or nil when there are more than `limit`.
   /// - Throws: ``CatalogError/damaged(_:)``.
-  package func changes(after generation: Int, limit: Int) throws -> Changes? {
+  package func changes(after generation: Int, limit: Int) throws -> CatalogChanges? {
     try reading { database in
       try database.execute("BEGIN")
       defer { try? database.execute("COMMIT") }
@@ -720,7 +710,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
           "SELECT count(*) FROM (SELECT 1 FROM products WHERE changed > ? LIMIT ?)",
           .integer(generation), .integer(limit + 1)) ?? 0
       guard deleted + edited <= limit else { return nil }
-      var changes = Changes(generation: now, count: count, deletedPositions: [], changed: [])
+      var changes = CatalogChanges(generation: now, count: count, deletedPositions: [], changed: [])
       let deletions = try database.statement(
         "SELECT position FROM deletions WHERE generation > ? ORDER BY rowid")
       defer { deletions.reset() }
@@ -814,28 +804,6 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     try refresh()
   }
 
-  /// Where the products that seed a new database come from.
-  package enum Seeding: Sendable {
-    /// The bundled catalog.
-    case bundled
-    /// An earlier version's `products.json`.
-    case migrated
-  }
-
-  /// What an import did.
-  package struct ImportSummary: Sendable, Hashable {
-    /// Products added.
-    package var inserted = 0
-    /// Products that replaced one with the same identifier and something else.
-    package var updated = 0
-    /// Records the same as the product with their identifier: left as they were.
-    package var unchanged = 0
-    /// Products removed because the file, replacing the catalog, did not have them.
-    package var removed = 0
-    /// Records left out because their products were deleted from the catalog.
-    package var skippedDeleted = 0
-  }
-
   /// Imports products in one transaction: new identifiers are appended in order, existing ones
   /// replaced in place. All or nothing: a failure, or `kill -9`, leaves the catalog as it was.
   ///
@@ -852,9 +820,9 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// - Returns: What was inserted, updated and removed.
   /// - Throws: What the reader throws, or ``CatalogError``.
   package func importProducts(
-    _ products: some ProductSequence, seeding: Seeding? = nil, options: ImportOptions = .init(),
-    madeIdentifiers: () -> [UUID] = { [] }, progress: (ImportStage) throws -> Void = { _ in }
-  ) throws -> ImportSummary {
+    _ products: some ProductSequence, seeding: CatalogSeeding?, options: ImportOptions,
+    madeIdentifiers: () -> [UUID], progress: (ImportStage) throws -> Void
+  ) throws -> CatalogImportSummary {
     var stopped: (any Error)?
     do {
       return try importing(
@@ -875,9 +843,9 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   }
 
   private func importing(
-    _ products: some ProductSequence, seeding: Seeding?, options: ImportOptions,
+    _ products: some ProductSequence, seeding: CatalogSeeding?, options: ImportOptions,
     madeIdentifiers: () -> [UUID], shouldStop: (ImportStage) -> Bool
-  ) throws -> ImportSummary {
+  ) throws -> CatalogImportSummary {
     // The staging table is a temporary one, in a file: in memory, a million records would
     // stay resident.
     _ = try? reading { try $0.execute("PRAGMA temp_store = FILE") }
@@ -935,10 +903,10 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
   /// in the table from position `first` on; what remains is to leave out deleted products,
   /// build the indexes (a repeated identifier fails the unique one), and count the blocks.
   private func filled(
-    from first: Int, read: Int, seeding: Seeding?, options: ImportOptions,
+    from first: Int, read: Int, seeding: CatalogSeeding?, options: ImportOptions,
     in database: Database
-  ) throws -> ImportSummary {
-    var summary = ImportSummary()
+  ) throws -> CatalogImportSummary {
+    var summary = CatalogImportSummary()
     // Every product is a new one: none is kept because the catalog has it.
     summary.skippedDeleted = try Self.leavingOutDeleted(
       from: "products", unless: "0", restoring: options.restoringDeleted, in: database)
@@ -991,7 +959,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
     return database.changes
   }
 
-  private func markSeeded(_ seeding: Seeding?, in database: Database) throws {
+  private func markSeeded(_ seeding: CatalogSeeding?, in database: Database) throws {
     guard let seeding else { return }
     try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
     if seeding == .migrated {
@@ -1001,9 +969,9 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
 
   /// Merges the staged records into the catalog, in the import's transaction.
   private func merge(
-    read: Int, generation: Int, seeding: Seeding?, options: ImportOptions,
+    read: Int, generation: Int, seeding: CatalogSeeding?, options: ImportOptions,
     madeIdentifiers: () -> [UUID], in database: Database
-  ) throws -> ImportSummary {
+  ) throws -> CatalogImportSummary {
     try Self.matchByName(madeIdentifiers(), options.duplicates, in: database)
     let staging = "temp.import_staging"
     // A unique index of the staged identifiers finds one repeated, and serves every join below.
@@ -1012,7 +980,7 @@ package final class CatalogDatabase: CatalogSource, @unchecked Sendable {
       try database.execute(
         "CREATE UNIQUE INDEX temp.import_staging_identifier ON import_staging(identifier)")
     }
-    var summary = ImportSummary()
+    var summary = CatalogImportSummary()
     let inCatalog = "(SELECT identifier FROM products)"
     summary.skippedDeleted = try Self.leavingOutDeleted(
       from: staging, unless: "identifier IN \(inCatalog)", restoring: options.restoringDeleted,

@@ -19,7 +19,7 @@ package struct CatalogStore: Sendable {
     /// The catalog to run on.
     package var catalog: Catalog
     /// The user's database, when it can be read and written.
-    package var database: CatalogDatabase?
+    package var database: (any CatalogStorage)?
     /// Why edits are refused, when the user's catalog could not be used; nil when edits work.
     package var readOnlyReason: String?
     /// One-line warnings for the user: an unusable database, an empty catalog, products left
@@ -145,7 +145,7 @@ package struct CatalogStore: Sendable {
     progress: (ImportStage) throws -> Void = { _ in }
   ) throws
     -> (
-      summary: CatalogDatabase.ImportSummary, warnings: [String]
+      summary: CatalogImportSummary, warnings: [String]
     )
   {
     // A first import into an empty data directory starts the user's own catalog: the sample
@@ -167,7 +167,7 @@ package struct CatalogStore: Sendable {
   private func importIntoNewCatalog(
     _ file: ProductFile, options: ImportOptions, progress: (ImportStage) throws -> Void
   )
-    throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String])?
+    throws -> (summary: CatalogImportSummary, warnings: [String])?
   {
     let directory = try StateDirectory(creating: directoryPath)
     let lock = try directory.lockWaiting(Self.lockName)
@@ -175,7 +175,7 @@ package struct CatalogStore: Sendable {
     guard !FileManager.default.fileExists(atPath: databasePath), !isLink(databasePath) else {
       return nil
     }
-    var summary = CatalogDatabase.ImportSummary()
+    var summary = CatalogImportSummary()
     try CatalogDatabase.create(at: databasePath) { database in
       // Marked seeded: no launch adds the sample beside the user's products.
       _ = try database.importProducts([Product](), seeding: .bundled)
@@ -187,7 +187,7 @@ package struct CatalogStore: Sendable {
   private func importFile(
     _ file: ProductFile, into loaded: Loaded, options: ImportOptions,
     progress: (ImportStage) throws -> Void
-  ) throws -> (summary: CatalogDatabase.ImportSummary, warnings: [String]) {
+  ) throws -> (summary: CatalogImportSummary, warnings: [String]) {
     guard let database = loaded.database else {
       throw CatalogError.catalogReadOnly(
         path: databasePath, reason: loaded.readOnlyReason ?? "it cannot be opened")
@@ -202,16 +202,16 @@ package struct CatalogStore: Sendable {
   /// Imports a file into a database, a repeated identifier named like every other bad record:
   /// by its file and record.
   private static func importing(
-    _ file: ProductFile, into database: CatalogDatabase, options: ImportOptions = .init(),
+    _ file: ProductFile, into database: any CatalogStorage, options: ImportOptions = .init(),
     progress: (ImportStage) throws -> Void
-  ) throws -> CatalogDatabase.ImportSummary {
+  ) throws -> CatalogImportSummary {
     // Records without identifiers are matched to products of the same name.
     let made = Mutex<[UUID]>([])
     var file = file
     file.onMadeIdentifier = { identifier in made.withLock { $0.append(identifier) } }
     do {
       return try database.importProducts(
-        file, options: options, madeIdentifiers: { made.withLock { $0 } },
+        file, seeding: nil, options: options, madeIdentifiers: { made.withLock { $0 } },
         progress: progress)
     } catch CatalogError.repeatedIdentifier(let identifier, let record, let name) {
       throw CatalogError.badRecord(

@@ -385,7 +385,7 @@ import Testing
     try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 4096))
     try handle.close()
     #expect(reader.product(number: 2_500) == nil)
-    let failure = try #require(reader.takeReadFailure())
+    let failure = try #require(reader.takeReadFailure()?.reason)
     #expect(failure.contains("malformed") || failure.contains("not a database"), "\(failure)")
     #expect(reader.takeReadFailure() == nil)
   }

@@ -25,7 +25,7 @@ import Testing
     var savingCalls = 0
     #expect(throws: Stop.self) {
       try database.importProducts(
-        products(101...60_100),
+        products(101...60_100), seeding: nil, options: .init(), madeIdentifiers: { [] },
         progress: { stage in
           guard case .saving = stage else { return }
           savingCalls += 1

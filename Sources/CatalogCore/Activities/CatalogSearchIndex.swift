@@ -96,7 +96,7 @@ package struct CatalogSearchIndex: Sendable {
   /// Brings the overlay up to date with a catalog database.
   ///
   /// - Returns: false when the index is too far behind to follow and must be opened again.
-  package mutating func update(from database: CatalogDatabase) throws -> Bool {
+  package mutating func update(from database: any CatalogStorage) throws -> Bool {
     guard database.generation != generation else { return true }
     guard let changes = try database.changes(after: baseGeneration, limit: Self.overlayLimit)
     else { return false }
@@ -114,7 +114,7 @@ package struct CatalogSearchIndex: Sendable {
 
   /// Lays changes over the file's index: deletions in the order they were made, then every
   /// product added or edited at its place now.
-  package mutating func apply(_ changes: CatalogDatabase.Changes) throws {
+  package mutating func apply(_ changes: CatalogChanges) throws {
     let base = baseCount
     for position in changes.deletedPositions {
       // A product added since the file was built and deleted again leaves the file's alone.

@@ -262,7 +262,7 @@ package enum CatalogListing {
   /// - Parameter catalog: The catalog.
   /// - Returns: The table's parts, then the total.
   package static func all(_ catalog: Catalog) -> OutputContinuation {
-    if let database = catalog.source as? CatalogDatabase {
+    if let database = catalog.source as? any CatalogStorage {
       return OutputContinuation { emit in
         guard catalog.count > 0 else { return }
         // A read that fails part way is an error after the rows so far, never a short list
@@ -303,7 +303,7 @@ package enum CatalogListing {
   /// Every product of a database, as ``table(_:widths:)`` renders them: rows whose bytes show
   /// they keep the editor's rules (``ProductBytes``, a name of printable ASCII) are written from
   /// those bytes, the others through the table.
-  private static func all(_ database: CatalogDatabase, _ emit: (String) -> Void) throws {
+  private static func all(_ database: any CatalogStorage, _ emit: (String) -> Void) throws {
     let widest = try database.widestNameAndPrice(width: { DisplayWidth.of($0) })
     let widths = [
       String(database.count).count, max(4, widest.name), 4,

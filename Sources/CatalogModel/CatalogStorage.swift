@@ -1,0 +1,160 @@
+import Foundation
+
+/// A catalog kept by a database engine: the user's catalog in SQLite (``CatalogDatabase``) or in
+/// PostgreSQL (``PostgresCatalog``). The app reads, saves, imports, exports and indexes through
+/// this protocol alone, so that no command has a branch for an engine.
+///
+/// Reads do not throw (``CatalogSource``): a read that fails answers as if the product were
+/// missing and keeps the reason, which ``takeReadFailure()`` hands to the app after a command.
+package protocol CatalogStorage: CatalogSource {
+  /// Where the catalog is, for messages: a file's path, or a server's address and database
+  /// (never a password).
+  var location: String { get }
+  /// A random number made with the catalog, which tells it from another one; a search index
+  /// built from the catalog records it. Nil when the catalog has none (an old file opened for
+  /// reading only).
+  var identity: UInt64? { get }
+  /// Whether the catalog was given its first products, as of the last read of its state.
+  var isSeeded: Bool { get }
+
+  /// Reads the generation and count again, to see what other processes saved.
+  ///
+  /// - Returns: true when the products changed since the last refresh.
+  /// - Throws: ``CatalogError`` when they cannot be read.
+  @discardableResult
+  func refresh() throws -> Bool
+
+  /// The reason a read failed since the last call, which it clears.
+  func takeReadFailure() -> CatalogReadFailure?
+
+  /// One line for each product left out since the last call because its row breaks the
+  /// editor's rules; each is reported once in a process.
+  func takeSkippedRows() -> [String]
+
+  /// Applies changes in one transaction: each edit to its product as saved now, so that what
+  /// other processes saved meanwhile is kept, and a field both changed is a conflict.
+  ///
+  /// - Throws: A ``CatalogError``; the catalog is then as it was.
+  func apply(_ changes: [CatalogChange]) throws
+
+  /// Imports products in one transaction: new identifiers are appended in order, existing ones
+  /// replaced in place; all or nothing.
+  ///
+  /// - Parameters:
+  ///   - products: The products, read one by one; the reader throws for a bad record.
+  ///   - seeding: Whether this import seeds a new catalog, and from what.
+  ///   - options: Whether the file replaces the catalog, what a record without an identifier
+  ///     whose name the catalog has does, and whether deleted products come back.
+  ///   - madeIdentifiers: The identifiers made for records that had none, asked once every
+  ///     record is read.
+  ///   - progress: Called as the import goes on; what it throws stops it, leaving the catalog
+  ///     as it was.
+  /// - Returns: What was inserted, updated and removed.
+  /// - Throws: What the reader or `progress` throws, or ``CatalogError``; the catalog is then as
+  ///   it was.
+  func importProducts(
+    _ products: some ProductSequence, seeding: CatalogSeeding?, options: ImportOptions,
+    madeIdentifiers: () -> [UUID], progress: (ImportStage) throws -> Void
+  ) throws -> CatalogImportSummary
+
+  /// What changed after a generation, read in one snapshot: for a search index to follow.
+  ///
+  /// - Returns: The changes, or nil when there are more than `limit`.
+  func changes(after generation: Int, limit: Int) throws -> CatalogChanges?
+
+  /// Calls a body with every product in order, all from one snapshot, whose generation and
+  /// count it is given first.
+  func forEachProduct(
+    start: (_ generation: Int, _ count: Int) throws -> Void,
+    _ body: (_ number: Int, _ product: Product) throws -> Void
+  ) throws
+
+  /// Calls a body with every product in order and its list number, in one snapshot, as the
+  /// row's bytes where they show it keeps the editor's rules, otherwise as a `Product`.
+  func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws
+
+  /// The widest name, in terminal columns, and the largest price in cents, of a whole list.
+  func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int)
+
+  /// Checks the whole catalog once in this process (or waits for the check under way), before
+  /// a change that may rewrite much of it.
+  ///
+  /// - Throws: ``CatalogError/damaged(_:)`` saying what is wrong.
+  func verify() throws
+
+  /// Starts ``verify()`` in the background, so that a REPL's first edit seldom waits.
+  func verifyInBackground()
+}
+
+/// Why a read of a catalog failed.
+package enum CatalogReadFailure: Sendable, Hashable {
+  /// The catalog is damaged: what it shows may be incomplete, and edits are refused until it
+  /// is fixed.
+  case damaged(String)
+  /// The connection to the catalog's server was lost: the next command connects again.
+  case unreachable(String)
+
+  /// What went wrong, in a few words.
+  package var reason: String {
+    switch self {
+    case .damaged(let reason), .unreachable(let reason): reason
+    }
+  }
+}
+
+/// Where the products that seed a new catalog come from.
+package enum CatalogSeeding: Sendable {
+  /// The bundled catalog.
+  case bundled
+  /// An earlier version's `products.json`.
+  case migrated
+}
+
+/// What an import did.
+package struct CatalogImportSummary: Sendable, Hashable {
+  /// Products added.
+  package var inserted = 0
+  /// Products that replaced one with the same identifier and something else.
+  package var updated = 0
+  /// Records the same as the product with their identifier: left as they were.
+  package var unchanged = 0
+  /// Products removed because the file, replacing the catalog, did not have them.
+  package var removed = 0
+  /// Records left out because their products were deleted from the catalog.
+  package var skippedDeleted = 0
+
+  package init() {}
+}
+
+/// What changed in a catalog after a generation, read in one snapshot.
+package struct CatalogChanges: Sendable {
+  /// The generation the snapshot shows.
+  package var generation: Int
+  /// The number of products then.
+  package var count: Int
+  /// The list numbers of the products deleted, each as it was when it was deleted, in order.
+  package var deletedPositions: [Int]
+  /// The products added or edited, with their list numbers now, in order.
+  package var changed: [(position: Int, product: Product)]
+
+  package init(
+    generation: Int, count: Int, deletedPositions: [Int],
+    changed: [(position: Int, product: Product)]
+  ) {
+    self.generation = generation
+    self.count = count
+    self.deletedPositions = deletedPositions
+    self.changed = changed
+  }
+}
+
+extension CatalogStorage {
+  /// Imports products with the default options: for seeding and tests.
+  package func importProducts(
+    _ products: some ProductSequence, seeding: CatalogSeeding? = nil,
+    options: ImportOptions = .init()
+  ) throws -> CatalogImportSummary {
+    try importProducts(
+      products, seeding: seeding, options: options, madeIdentifiers: { [] }, progress: { _ in })
+  }
+}
