@@ -35,6 +35,12 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
+    // libpq, PostgreSQL's client library, part of the base image: a catalog shared on a server.
+    .systemLibrary(
+      name: "CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
+    ),
     // libpng and libjpeg-turbo, part of the base image: product pictures.
     .systemLibrary(
       name: "CPNG",
@@ -53,6 +59,8 @@ let package = Package(
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
     // A small Swift layer over SQLite: connections, statements, transactions.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
+    // A small Swift layer over libpq: connections, requests with parameters, COPY, LISTEN.
+    .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
     // Needs only the toolchain: a program that wants @SceneStorage links no database.
     .target(name: "StateRestoration"),
@@ -64,7 +72,7 @@ let package = Package(
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
     .target(name: "SearchIndex", dependencies: ["CZlib", "StateRestoration"]),
     // Products, prices and the durable catalog store.
-    .target(name: "CatalogModel", dependencies: ["StateRestoration", "SQLite"]),
+    .target(name: "CatalogModel", dependencies: ["StateRestoration", "SQLite", "PostgreSQL"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
     // Built into the binary: EmbeddedResources.swift is generated from the files beside it.
     .target(
@@ -112,7 +120,8 @@ let package = Package(
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
     // What every test target shares: temporary directories, seeded randomness, a fake terminal.
-    .target(name: "TestSupport", dependencies: ["LineEditing"], path: "Tests/TestSupport"),
+    .target(
+      name: "TestSupport", dependencies: ["LineEditing", "PostgreSQL"], path: "Tests/TestSupport"),
     // The bundled catalog's products, for the tests of the app's targets.
     .target(
       name: "CatalogTestSupport", dependencies: ["CatalogModel", "TestSupport"],
@@ -121,6 +130,7 @@ let package = Package(
       name: "StateRestorationTests",
       dependencies: ["StateRestoration", "ActivityIndex", "TestSupport"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+    .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
     .testTarget(
       name: "ActivityIndexTests",
       dependencies: ["ActivityIndex", "SQLite", "StateRestoration", "TestSupport"]),

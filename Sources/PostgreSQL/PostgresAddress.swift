@@ -1,0 +1,68 @@
+import CLibPQ
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Where a PostgreSQL server and database are: a `postgres://` or `postgresql://` URI, or a libpq
+/// keyword string (`host=db.example port=5432 dbname=shop`), as a user wrote it, with what
+/// libpq would fill in from the environment (`PGHOST`, `PGPORT`, `PGDATABASE`, `PGUSER`).
+///
+/// Its ``description`` names the server and the database and never the password, which stays
+/// in the connection string (or comes from `~/.pgpass` or `PGPASSWORD`, as libpq reads them).
+package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
+  /// What the user wrote, password and all: only ever handed to libpq.
+  package let connectionString: String
+  /// The host name, address or socket directory; libpq's default socket directory when none is
+  /// given.
+  package let host: String
+  /// The port.
+  package let port: String
+  /// The database's name.
+  package let database: String
+  /// The user's name.
+  package let user: String
+  /// The TLS mode asked for (`sslmode`), when one is.
+  package let tlsMode: String?
+
+  /// Parses a connection string.
+  ///
+  /// - Parameters:
+  ///   - connectionString: A URI or keyword string.
+  ///   - environment: The process environment, for libpq's defaults.
+  /// - Throws: ``PostgresError`` of kind `badAddress`, saying what is wrong with it.
+  package init(_ connectionString: String, environment: [String: String] = [:]) throws {
+    var error: UnsafeMutablePointer<CChar>?
+    guard let options = PQconninfoParse(connectionString, &error) else {
+      let message = error.map { String(cString: $0) } ?? "it cannot be parsed"
+      if let error { PQfreemem(error) }
+      throw PostgresError(.badAddress, message)
+    }
+    defer { PQconninfoFree(options) }
+    var values: [String: String] = [:]
+    var option = options
+    while let keyword = option.pointee.keyword {
+      if let value = option.pointee.val, value.pointee != 0 {
+        values[String(cString: keyword)] = String(cString: value)
+      }
+      option += 1
+    }
+    func value(_ keyword: String, _ variable: String) -> String? {
+      values[keyword] ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+    self.connectionString = connectionString
+    user = value("user", "PGUSER") ?? environment["USER"] ?? "postgres"
+    host = value("host", "PGHOST") ?? value("hostaddr", "PGHOSTADDR") ?? "/var/run/postgresql"
+    port = value("port", "PGPORT") ?? "5432"
+    database = value("dbname", "PGDATABASE") ?? user
+    tlsMode = value("sslmode", "PGSSLMODE")
+  }
+
+  /// `host:port/database`, or `socket directory (port N)/database` for a Unix socket: enough to
+  /// tell servers apart, and no password.
+  package var description: String {
+    host.hasPrefix("/")
+      ? "\(database) on the socket in \(host) (port \(port))"
+      : "\(database) on \(host):\(port)"
+  }
+}

@@ -1,0 +1,288 @@
+import CLibPQ
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A message a server sent on a channel this connection listens to (`LISTEN`, `NOTIFY`).
+package struct PostgresNotification: Sendable, Hashable {
+  /// The channel.
+  package var channel: String
+  /// What was sent with it.
+  package var payload: String
+
+  package init(channel: String, payload: String) {
+    self.channel = channel
+    self.payload = payload
+  }
+}
+
+/// One connection to a PostgreSQL server, through libpq: requests with parameters (sent apart
+/// from the SQL, never spliced into it), transactions, `COPY … FROM STDIN`, and notifications.
+///
+/// Not safe to use from two threads at once; a caller that shares one keeps it behind a lock.
+/// A lost connection makes each request fail with a ``PostgresError`` of kind
+/// `connectionLost` until ``reconnect()`` succeeds.
+package final class PostgresConnection {
+  /// The server and database.
+  package let address: PostgresAddress
+  private var handle: OpaquePointer
+
+  /// The server's version as a number (`150018` for 15.18).
+  package var serverVersion: Int { Int(PQserverVersion(handle)) }
+  /// Whether the connection is up, as of the last request.
+  package var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+  /// The connection's socket, to wait on for notifications; -1 when it is down.
+  package var socket: Int32 { PQsocket(handle) }
+
+  /// Connects.
+  ///
+  /// - Parameters:
+  ///   - address: The server and database.
+  ///   - applicationName: What the server's activity view shows.
+  ///   - timeout: Seconds to wait for the server, unless the address says otherwise
+  ///     (`connect_timeout`).
+  /// - Throws: ``PostgresError``: `unreachable`, `authentication`, `tls` or `refused` (no
+  ///   such database).
+  package init(_ address: PostgresAddress, applicationName: String, timeout: Int = 5) throws {
+    self.address = address
+    // The address's own settings come after the defaults, so they win.
+    let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
+    let values = [String(timeout), applicationName, "UTF8", address.connectionString]
+    handle = Self.connect(keywords, values)
+    // A failed connection is freed by deinit, which runs once every property is set.
+    guard PQstatus(handle) == CONNECTION_OK else { throw Self.connectionError(handle) }
+    try Self.quieten(handle)
+  }
+
+  deinit { PQfinish(handle) }
+
+  private static func connect(_ keywords: [String], _ values: [String]) -> OpaquePointer {
+    let keywordPointers = keywords.map { strdup($0) } + [nil]
+    let valuePointers = values.map { strdup($0) } + [nil]
+    defer {
+      for pointer in keywordPointers + valuePointers { free(pointer) }
+    }
+    return keywordPointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywords in
+      valuePointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+        // expand_dbname: the dbname value may be a whole URI or keyword string.
+        PQconnectdbParams(keywords.baseAddress, values.baseAddress, 1)
+      }
+    }
+  }
+
+  /// Notices (a table that already exists, say) are not printed on standard error.
+  private static func quieten(_ handle: OpaquePointer) throws {
+    PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    guard let result = PQexec(handle, "SET client_min_messages = warning") else { return }
+    PQclear(result)
+  }
+
+  /// What a failed connection says, as an error of the right kind.
+  private static func connectionError(_ handle: OpaquePointer) -> PostgresError {
+    let message = String(cString: PQerrorMessage(handle))
+    let line = PostgresError.oneLine(message)
+    let lowered = message.lowercased()
+    if lowered.contains("password authentication failed")
+      || lowered.contains("no password supplied")
+      || lowered.contains("authentication failed") || lowered.contains("pg_hba.conf")
+      || (lowered.contains("role") && lowered.contains("does not exist"))
+    {
+      return PostgresError(.authentication, line)
+    }
+    if lowered.contains("ssl") || lowered.contains("certificate") {
+      return PostgresError(.tls, line)
+    }
+    if lowered.contains("database") && lowered.contains("does not exist") {
+      return PostgresError(.refused, line, sqlState: "3D000")
+    }
+    return PostgresError(.unreachable, line)
+  }
+
+  /// Connects again after the connection was lost.
+  ///
+  /// - Throws: ``PostgresError`` when the server still cannot be reached.
+  package func reconnect() throws {
+    PQreset(handle)
+    guard PQstatus(handle) == CONNECTION_OK else { throw Self.connectionError(handle) }
+    try Self.quieten(handle)
+  }
+
+  /// Runs one statement with parameters, sent as text apart from the SQL (`$1`, `$2`, …).
+  ///
+  /// - Parameters:
+  ///   - sql: The statement.
+  ///   - parameters: Its parameters; nil is SQL NULL.
+  /// - Returns: The rows.
+  /// - Throws: ``PostgresError``.
+  @discardableResult
+  package func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+    let pointers = parameters.map { $0.map { strdup($0) } ?? nil }
+    defer { for pointer in pointers { free(pointer) } }
+    let result = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+      PQexecParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+    }
+    return try checked(result)
+  }
+
+  /// Runs statements without parameters, several separated by semicolons, in one request.
+  ///
+  /// - Throws: ``PostgresError``.
+  package func run(_ sql: String) throws {
+    _ = try checked(PQexec(handle, sql))
+  }
+
+  /// Runs a body in a transaction, committed when it returns and rolled back when it throws.
+  ///
+  /// - Parameters:
+  ///   - mode: What follows `BEGIN`: `ISOLATION LEVEL REPEATABLE READ`, say.
+  ///   - body: The work.
+  /// - Returns: What the body returns.
+  /// - Throws: ``PostgresError``, or what the body throws.
+  @discardableResult
+  package func transaction<Result>(_ mode: String = "", _ body: () throws -> Result) throws
+    -> Result
+  {
+    try run(mode.isEmpty ? "BEGIN" : "BEGIN " + mode)
+    let result: Result
+    do {
+      result = try body()
+    } catch {
+      if isConnected { try? run("ROLLBACK") }
+      throw error
+    }
+    try run("COMMIT")
+    return result
+  }
+
+  /// Sends rows with `COPY … FROM STDIN` (text format): the fastest way into a table.
+  ///
+  /// - Parameters:
+  ///   - sql: The `COPY` statement.
+  ///   - body: Writes the rows; what it throws ends the copy, which the server then discards.
+  /// - Returns: The number of rows copied.
+  /// - Throws: ``PostgresError``, or what the body throws.
+  @discardableResult
+  package func copy(_ sql: String, _ body: (inout PostgresCopyRows) throws -> Void) throws -> Int {
+    guard let started = PQexec(handle, sql) else { throw lostOrFailed(nil) }
+    guard PQresultStatus(started) == PGRES_COPY_IN else { return try checked(started).changes }
+    PQclear(started)
+    var rows = PostgresCopyRows(connection: handle)
+    do {
+      try body(&rows)
+      try rows.flush()
+    } catch {
+      PQputCopyEnd(handle, "stopped by the client")
+      while let result = PQgetResult(handle) { PQclear(result) }
+      throw error
+    }
+    guard PQputCopyEnd(handle, nil) == 1 else { throw lostOrFailed(nil) }
+    var copied = 0
+    var failure: (any Error)?
+    while let result = PQgetResult(handle) {
+      do {
+        copied = try checked(result).changes
+      } catch {
+        failure = failure ?? error
+      }
+    }
+    if let failure { throw failure }
+    return copied
+  }
+
+  /// The notifications received since the last call, reading what has arrived on the socket
+  /// without waiting.
+  ///
+  /// - Throws: ``PostgresError`` of kind `connectionLost` when the connection is gone.
+  package func notifications() throws -> [PostgresNotification] {
+    guard PQconsumeInput(handle) == 1 else { throw lostOrFailed(nil) }
+    var received: [PostgresNotification] = []
+    while let notification = PQnotifies(handle) {
+      received.append(
+        PostgresNotification(
+          channel: String(cString: notification.pointee.relname),
+          payload: String(cString: notification.pointee.extra)))
+      PQfreemem(notification)
+    }
+    return received
+  }
+
+  /// A result, or the error it carries.
+  private func checked(_ result: OpaquePointer?) throws -> PostgresResult {
+    guard let result else { throw lostOrFailed(nil) }
+    switch PQresultStatus(result) {
+    case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_OUT, PGRES_COPY_IN, PGRES_EMPTY_QUERY:
+      return PostgresResult(result)
+    default:
+      defer { PQclear(result) }
+      throw lostOrFailed(result)
+    }
+  }
+
+  /// The error of a failed request: the connection lost, or the server's refusal.
+  private func lostOrFailed(_ result: OpaquePointer?) -> PostgresError {
+    if PQstatus(handle) != CONNECTION_OK {
+      return PostgresError(.connectionLost, String(cString: PQerrorMessage(handle)))
+    }
+    guard let result else {
+      return PostgresError(.connectionLost, String(cString: PQerrorMessage(handle)))
+    }
+    let field = { (code: Int32) -> String? in
+      PQresultErrorField(result, code).map { String(cString: $0) }
+    }
+    let state = field(Int32(UInt8(ascii: "C")))
+    let message = field(Int32(UInt8(ascii: "M"))) ?? String(cString: PQresultErrorMessage(result))
+    // The server going away (an administrator's shutdown) ends the session as surely.
+    if let state, state.hasPrefix("57P") || state.hasPrefix("08") {
+      return PostgresError(.connectionLost, message, sqlState: state)
+    }
+    return PostgresError(.refused, message, sqlState: state)
+  }
+}
+
+/// Rows on their way to a `COPY … FROM STDIN`, in its text format, sent 64 KB at a time.
+package struct PostgresCopyRows {
+  private let connection: OpaquePointer
+  private var buffer: [UInt8] = []
+
+  init(connection: OpaquePointer) {
+    self.connection = connection
+    buffer.reserveCapacity(1 << 17)
+  }
+
+  /// Appends a row; nil is SQL NULL. Tabs, line breaks and backslashes in values are escaped.
+  package mutating func append(_ values: [String?]) throws {
+    for (index, value) in values.enumerated() {
+      if index > 0 { buffer.append(0x09) }
+      guard let value else {
+        buffer.append(contentsOf: [0x5C, 0x4E])  // \N
+        continue
+      }
+      for byte in value.utf8 {
+        switch byte {
+        case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
+        case 0x09: buffer.append(contentsOf: [0x5C, 0x74])
+        case 0x0A: buffer.append(contentsOf: [0x5C, 0x6E])
+        case 0x0D: buffer.append(contentsOf: [0x5C, 0x72])
+        default: buffer.append(byte)
+        }
+      }
+    }
+    buffer.append(0x0A)
+    if buffer.count >= 1 << 16 { try flush() }
+  }
+
+  /// Sends what is buffered.
+  mutating func flush() throws {
+    guard !buffer.isEmpty else { return }
+    let sent = buffer.withUnsafeBufferPointer { bytes in
+      bytes.withMemoryRebound(to: CChar.self) {
+        PQputCopyData(connection, $0.baseAddress, Int32($0.count))
+      }
+    }
+    guard sent == 1 else {
+      throw PostgresError(.connectionLost, String(cString: PQerrorMessage(connection)))
+    }
+    buffer.removeAll(keepingCapacity: true)
+  }
+}

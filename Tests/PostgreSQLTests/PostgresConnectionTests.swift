@@ -1,0 +1,144 @@
+import Foundation
+import PostgreSQL
+import TestSupport
+import Testing
+
+@Suite struct PostgresConnectionTests {
+  @Test func parametersTravelApartFromTheStatement() throws {
+    let server = try PostgresTestServer.shared
+    let database = try server.makeDatabase()
+    let connection = try PostgresConnection(
+      PostgresAddress(server.socketURL(database: database)), applicationName: "tests")
+    try connection.run("CREATE TABLE t(a text, b bigint)")
+    let hostile = "'); DROP TABLE t; --\ttab\nline\\"
+    try connection.execute("INSERT INTO t VALUES ($1, $2)", [hostile, "42"])
+    let result = try connection.execute("SELECT a, b, NULL FROM t")
+    #expect(result.count == 1)
+    #expect(result.text(0, 0) == hostile)
+    #expect(result.integer(0, 1) == 42)
+    #expect(result.isNull(0, 2))
+    #expect(result.text(0, 2) == nil)
+  }
+
+  @Test func copyEscapesWhatTheTextFormatWouldMisread() throws {
+    let server = try PostgresTestServer.shared
+    let connection = try PostgresConnection(
+      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
+      applicationName: "tests")
+    try connection.run("CREATE TABLE t(n bigint, a text)")
+    let values = ["plain", "tab\there", "new\nline", "back\\slash", "\\N", "cr\rx", "ünï €"]
+    let copied = try connection.copy("COPY t FROM STDIN") { rows in
+      for (number, value) in values.enumerated() { try rows.append([String(number), value]) }
+      try rows.append(["99", nil])
+    }
+    #expect(copied == values.count + 1)
+    let result = try connection.execute("SELECT a FROM t ORDER BY n")
+    #expect((0..<values.count).map { result.text($0, 0) } == values)
+    #expect(result.isNull(values.count, 0))
+  }
+
+  @Test func aFailedCopyLeavesNothingAndTheConnectionWorks() throws {
+    struct Stop: Error {}
+    let server = try PostgresTestServer.shared
+    let connection = try PostgresConnection(
+      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
+      applicationName: "tests")
+    try connection.run("CREATE TABLE t(n bigint)")
+    #expect(throws: Stop.self) {
+      try connection.copy("COPY t FROM STDIN") { rows in
+        try rows.append(["1"])
+        throw Stop()
+      }
+    }
+    #expect(throws: PostgresError.self) {
+      try connection.copy("COPY t FROM STDIN") { rows in try rows.append(["not a number"]) }
+    }
+    #expect(try connection.execute("SELECT count(*) FROM t").integer == 0)
+  }
+
+  @Test func aTransactionThatThrowsIsRolledBack() throws {
+    struct Stop: Error {}
+    let server = try PostgresTestServer.shared
+    let connection = try PostgresConnection(
+      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
+      applicationName: "tests")
+    try connection.run("CREATE TABLE t(n bigint)")
+    #expect(throws: Stop.self) {
+      try connection.transaction {
+        try connection.execute("INSERT INTO t VALUES (1)")
+        throw Stop()
+      }
+    }
+    try connection.transaction { try connection.execute("INSERT INTO t VALUES (2)") }
+    #expect(try connection.execute("SELECT sum(n) FROM t").integer == 2)
+  }
+
+  @Test func aRefusedStatementSaysWhyWithItsState() throws {
+    let server = try PostgresTestServer.shared
+    let connection = try PostgresConnection(
+      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
+      applicationName: "tests")
+    do {
+      try connection.execute("SELECT * FROM missing")
+      Issue.record("a missing table was read")
+    } catch let error as PostgresError {
+      #expect(error.kind == .refused)
+      #expect(error.sqlState == "42P01")
+      #expect(error.description == #"relation "missing" does not exist"#)
+    }
+  }
+
+  @Test func notificationsArriveOnTheListeningConnection() throws {
+    let server = try PostgresTestServer.shared
+    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let listener = try PostgresConnection(address, applicationName: "tests")
+    let sender = try PostgresConnection(address, applicationName: "tests")
+    try listener.run("LISTEN handoff")
+    try sender.execute("SELECT pg_notify('handoff', $1)", ["hello, other machine"])
+    var received: [PostgresNotification] = []
+    for _ in 0..<100 where received.isEmpty {
+      received = try listener.notifications()
+      if received.isEmpty { usleep(10_000) }
+    }
+    #expect(received == [PostgresNotification(channel: "handoff", payload: "hello, other machine")])
+  }
+
+  @Test func aWrongPasswordIsAnAuthenticationFailureThatNamesNoPassword() throws {
+    let server = try PostgresTestServer.shared
+    let url = server.tcpURL(database: "postgres", password: "wrong-password")
+    do {
+      _ = try PostgresConnection(PostgresAddress(url), applicationName: "tests")
+      Issue.record("a wrong password was let in")
+    } catch let error as PostgresError {
+      #expect(error.kind == .authentication)
+      #expect(error.description.contains("password authentication failed"))
+      #expect(!error.description.contains("wrong-password"))
+      #expect(!error.description.contains("\n"))
+    }
+    // The right one works over TCP.
+    _ = try PostgresConnection(
+      PostgresAddress(server.tcpURL(database: "postgres")), applicationName: "tests")
+  }
+
+  @Test func noServerAtAnAddressIsUnreachable() throws {
+    let url = "postgresql://nobody@127.0.0.1:1/catalog?connect_timeout=2"
+    do {
+      _ = try PostgresConnection(PostgresAddress(url), applicationName: "tests")
+      Issue.record("connected to nothing")
+    } catch let error as PostgresError {
+      #expect(error.kind == .unreachable)
+      #expect(error.description.contains("Connection refused"), "\(error)")
+    }
+  }
+
+  @Test func anAddressDescribesItselfWithoutItsPassword() throws {
+    let address = try PostgresAddress(
+      "postgresql://ann:s3cret@db.example:6543/shop?sslmode=require")
+    #expect(address.description == "shop on db.example:6543")
+    #expect(address.tlsMode == "require")
+    #expect(!address.description.contains("s3cret"))
+    let keywords = try PostgresAddress("host=/run/pg dbname=shop user=ann")
+    #expect(keywords.description == "shop on the socket in /run/pg (port 5432)")
+    #expect(throws: PostgresError.self) { try PostgresAddress("postgresql://[bad") }
+  }
+}
