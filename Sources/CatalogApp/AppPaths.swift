@@ -1,4 +1,5 @@
 import CatalogCore
+import CatalogModel
 import Foundation
 
 /// The directories the app uses: `$XDG_STATE_HOME/catalog` and `$XDG_DATA_HOME/catalog`, or
@@ -6,20 +7,26 @@ import Foundation
 package struct AppPaths: Sendable, Hashable {
   /// Where session, scenes, activities, history and quarantine live.
   package var stateDirectory: String
-  /// Where the user's catalog lives.
+  /// Where the user's catalog lives, or, with a catalog on a server, this machine's search
+  /// index of it.
   package var dataDirectory: String
+  /// The PostgreSQL server keeping the catalog (`--catalog-url` or `CATALOG_URL`, in the
+  /// schema `CATALOG_SCHEMA` or `catalog`); nil for the catalog in the data directory.
+  package var catalogServer: CatalogStore.Server?
 
   /// Resolves the directories.
   ///
   /// - Parameters:
   ///   - stateDirectory: `--state-dir`, if given.
   ///   - dataDirectory: `--data-dir`, if given.
+  ///   - catalogURL: `--catalog-url`, if given.
   ///   - environment: The process environment.
   /// - Throws: ``CatalogCoreError/invalidArgument(_:expected:)`` when neither an override, an
   ///   absolute XDG variable nor `HOME` is available.
-  package init(stateDirectory: String?, dataDirectory: String?, environment: [String: String])
-    throws
-  {
+  package init(
+    stateDirectory: String?, dataDirectory: String?, catalogURL: String? = nil,
+    environment: [String: String]
+  ) throws {
     func resolve(_ override: String?, variable: String, fallback: String) throws -> String {
       if let override, !override.isEmpty { return override }
       if let base = environment[variable], base.hasPrefix("/") { return base + "/catalog" }
@@ -33,5 +40,11 @@ package struct AppPaths: Sendable, Hashable {
       stateDirectory, variable: "XDG_STATE_HOME", fallback: ".local/state")
     self.dataDirectory = try resolve(
       dataDirectory, variable: "XDG_DATA_HOME", fallback: ".local/share")
+    if let url = catalogURL ?? environment["CATALOG_URL"], !url.isEmpty {
+      catalogServer = CatalogStore.Server(
+        url: url,
+        schema: environment["CATALOG_SCHEMA"].flatMap { $0.isEmpty ? nil : $0 } ?? "catalog",
+        environment: environment)
+    }
   }
 }

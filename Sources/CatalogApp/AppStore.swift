@@ -41,6 +41,10 @@ package final class AppStore {
   package static func launch(_ options: LaunchOptions) throws -> (
     store: AppStore, state: AppState, warnings: [String]
   ) {
+    // The catalog first: a server that cannot be reached ends the launch before anything in
+    // the state directory is touched.
+    let catalogStore = CatalogStore.bundled(options.paths)
+    let loaded = try catalogStore.load()
     let sessions = try SessionStore(directory: options.paths.stateDirectory)
     var warnings = sessions.warnings
     let dataDirectory = options.paths.dataDirectory
@@ -59,7 +63,8 @@ package final class AppStore {
     let restarting = launch.startsFresh
     do {
       let (store, state) = try restore(
-        options, sessions: sessions, restarting: restarting, warnings: &warnings)
+        options, catalog: (catalogStore, loaded), sessions: sessions, restarting: restarting,
+        warnings: &warnings)
       return (store, state, warnings)
     } catch {
       // A launch refused with a message is not a crash: it must not count toward the limit.
@@ -69,11 +74,11 @@ package final class AppStore {
   }
 
   private static func restore(
-    _ options: LaunchOptions, sessions: SessionStore, restarting: Bool, warnings: inout [String]
+    _ options: LaunchOptions, catalog: (store: CatalogStore, loaded: CatalogStore.Loaded),
+    sessions: SessionStore, restarting: Bool, warnings: inout [String]
   ) throws -> (AppStore, AppState) {
     let directory = sessions.directory
-    let catalogStore = CatalogStore.bundled(directoryPath: options.paths.dataDirectory)
-    let loaded = try catalogStore.load()
+    let (catalogStore, loaded) = catalog
     warnings += loaded.warnings
     let environment = LiveEnvironment(
       sessions: sessions, catalogStore: catalogStore, database: loaded.database,
@@ -341,11 +346,26 @@ package final class AppStore {
 
   /// The state with the catalog as other processes may have changed it.
   ///
-  /// - Parameter state: The state in memory.
+  /// - Parameters:
+  ///   - state: The state in memory.
+  ///   - command: The command about to run: `quit` and `help` run without the catalog's
+  ///     server.
   /// - Returns: The state with the latest readable catalog.
-  package func refreshed(_ state: AppState) -> (state: AppState, notes: [String]) {
+  /// - Throws: ``CatalogError/unreachable(location:reason:)`` when the catalog's server cannot be
+  ///   reached (the command then changes nothing, and the next one connects again).
+  package func refreshed(_ state: AppState, for command: Command? = nil) throws -> (
+    state: AppState, notes: [String]
+  ) {
     var state = state
-    let catalog = environment.refreshed(state.catalog)
+    let catalog: Catalog
+    do {
+      catalog = try environment.refreshed(state.catalog)
+    } catch let error as CatalogError {
+      switch command {
+      case .quit, .help: return (state, [])
+      default: throw error
+      }
+    }
     guard catalog != state.catalog else { return (state, []) }
     state.catalog = catalog
     // A product another process deleted leaves every path that showed it.
@@ -505,7 +525,7 @@ package final class AppStore {
     let old = state
     // A scene whose product another process deleted leaves it, and is saved so with this
     // command.
-    let (before, notes) = refreshed(state)
+    let (before, notes) = try refreshed(state, for: command)
     for note in notes { warn(note) }
     state = before
     // A command that reopens a saved scene asks for it; the scene is claimed and read, and the

@@ -21,7 +21,7 @@ extension CatalogMain {
     // the catalog, not to /tmp, often a small memory file system: set before any connection
     // opens and any other thread runs, unless the user chose a directory.
     setenv("SQLITE_TMPDIR", paths.dataDirectory, 0)
-    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    let store = CatalogStore.bundled(paths)
     let progress = isatty(2) == 1 ? ImportProgress() : nil
     var file = ProductFile(path: path)
     if let progress {
@@ -75,12 +75,12 @@ extension CatalogMain {
 
   /// `catalog reindex`: builds the search index file again from the catalog database.
   static func reindex(paths: AppPaths, report: Reporter) throws -> Int32 {
-    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    let store = CatalogStore.bundled(paths)
     // As a launch does: creates the database if there is none, and upgrades an earlier one.
     let loaded = try store.load()
     for warning in loaded.warnings { report.warning(warning) }
     guard let database = loaded.database, loaded.readOnlyReason == nil else {
-      throw CatalogCoreError.noCatalogDatabase(path: store.databasePath)
+      throw CatalogCoreError.noCatalogDatabase(path: store.location)
     }
     let started = Date()
     // Seconds at a million products: a progress bar on a terminal, and Ctrl-C stops the build
@@ -111,10 +111,10 @@ extension CatalogMain {
     _ path: String?, format: ProductExport.Format?, byteOrderMark: Bool, paths: AppPaths,
     report: Reporter
   ) throws -> Int32 {
-    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    let store = CatalogStore.bundled(paths)
     let loaded = try store.loadForReading()
     if let reason = loaded.readOnlyReason {
-      throw CatalogCoreError.cannotExport(path: store.databasePath, reason: reason)
+      throw CatalogCoreError.cannotExport(path: store.location, reason: reason)
     }
     for warning in loaded.warnings { report.warning(warning) }
     let summary: ProductExport.Summary

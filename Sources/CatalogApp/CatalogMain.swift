@@ -50,9 +50,12 @@ package enum CatalogMain {
       askTerminal: { options.action == .repl() ? TerminalQuery.deviceAttributes() : nil })
     let report = Reporter(colors: presentation.colorsErrors)
     do {
+      // A background `catalog reindex` this process starts reads the same catalog: the URL
+      // goes to it in the environment, never on a command line that `ps` shows.
+      if let url = options.catalogURL { setenv("CATALOG_URL", url, 1) }
       let paths = try AppPaths(
         stateDirectory: options.stateDirectory, dataDirectory: options.dataDirectory,
-        environment: environment)
+        catalogURL: options.catalogURL, environment: environment)
       switch options.action {
       case .help:
         output.line(CommandLineOptions.usage)
@@ -107,7 +110,7 @@ package enum CatalogMain {
   private static func search(
     _ query: String, json: Bool, limit: Int, paths: AppPaths, report: Reporter
   ) throws -> Int32 {
-    let store = CatalogStore.bundled(directoryPath: paths.dataDirectory)
+    let store = CatalogStore.bundled(paths)
     let loaded = try store.loadForReading()
     for warning in loaded.warnings { report.warning(warning) }
     // Read only when something matches, and once.

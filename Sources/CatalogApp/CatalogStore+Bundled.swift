@@ -8,15 +8,17 @@ import LineEditing
 #endif
 
 extension CatalogStore {
-  /// The user's catalog in a data directory, seeded from the catalog built into the binary.
+  /// The user's catalog in a data directory or on a server, seeded from the catalog built into
+  /// the binary.
   ///
-  /// - Parameter directoryPath: The data directory.
+  /// - Parameter paths: The data directory, and the server if one is named.
   /// - Returns: The store.
-  package static func bundled(directoryPath: String) -> CatalogStore {
+  package static func bundled(_ paths: AppPaths) -> CatalogStore {
     var store = CatalogStore(
-      directoryPath: directoryPath,
+      directoryPath: paths.dataDirectory,
       seed: { ProductFile(data: CatalogResources.catalogData, name: CatalogResources.catalogName) }
     )
+    store.server = paths.catalogServer
     // An upgrade of a large catalog takes seconds: a person at a terminal is told why.
     let path = store.databasePath
     store.willUpgrade = { products in

@@ -54,13 +54,14 @@ package struct CommandLineOptions: Sendable, Hashable {
   package var scene: SceneName?
   package var stateDirectory: String?
   package var dataDirectory: String?
+  package var catalogURL: String?
   package var isFresh = false
   package var color = ColorMode.auto
   package var pictures = PictureMode.auto
 
   package static let usage = """
-    usage: catalog [--scene NAME] [--state-dir DIR] [--data-dir DIR] [--fresh] [--color WHEN]
-                   [--pictures KIND]
+    usage: catalog [--scene NAME] [--state-dir DIR] [--data-dir DIR] [--catalog-url URL]
+                   [--fresh] [--color WHEN] [--pictures KIND]
            catalog open URL [--scene NAME]
            catalog search QUERY [--json] [--limit N]
            catalog state [--json]
@@ -78,6 +79,9 @@ package struct CommandLineOptions: Sendable, Hashable {
       --scene NAME      open (or create) only scene NAME
       --state-dir DIR   keep session and scenes in DIR (default $XDG_STATE_HOME/catalog)
       --data-dir DIR    keep the catalog in DIR (default $XDG_DATA_HOME/catalog)
+      --catalog-url URL use the catalog on a PostgreSQL server (default
+                        $CATALOG_URL), e.g. postgresql://ann@db.example/shop;
+                        the password comes from ~/.pgpass or PGPASSWORD
       --fresh           start without restoring scene state, like after a force quit
       --color WHEN      auto (default), always or never
       --pictures KIND   auto (default), blocks, kitty, sixel or none
@@ -169,6 +173,7 @@ package struct CommandLineOptions: Sendable, Hashable {
         self.scene = scene
       case "--state-dir": stateDirectory = try value()
       case "--data-dir": dataDirectory = try value()
+      case "--catalog-url": catalogURL = try value()
       case "--fresh": isFresh = true
       case "--json": json = true
       case "--format":

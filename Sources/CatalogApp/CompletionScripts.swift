@@ -13,7 +13,8 @@ package enum CompletionScripts {
     CommandLineOptions.subcommands
     + CommandParser.commandWords.filter { !CommandLineOptions.subcommands.contains($0) }
   static let options = [
-    "--scene", "--state-dir", "--data-dir", "--fresh", "--color", "--pictures", "--json", "--limit",
+    "--scene", "--state-dir", "--data-dir", "--catalog-url", "--fresh", "--color", "--pictures",
+    "--json", "--limit",
     "--format", "--bom", "--replace", "--duplicates", "--restore-deleted", "--help",
     "--version", "--generate-completion-script",
   ]
@@ -59,7 +60,7 @@ package enum CompletionScripts {
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$current")); return ;;
         --pictures) COMPREPLY=($(compgen -W "auto blocks kitty sixel none" -- "$current")); return ;;
         --generate-completion-script) COMPREPLY=($(compgen -W "\(shells.joined(separator: " "))" -- "$current")); return ;;
-        --limit) return ;;
+        --limit|--catalog-url) return ;;
         --format) COMPREPLY=($(compgen -W "csv json" -- "$current")); return ;;
         --duplicates) COMPREPLY=($(compgen -W "\(duplicatePolicies)" -- "$current")); return ;;
       esac
@@ -85,6 +86,7 @@ package enum CompletionScripts {
       "-l scene -x -a '(__catalog_scenes)' -d 'open (or create) only this scene'",
       "-l state-dir -r -a '(__fish_complete_directories)' -d 'session and scenes here'",
       "-l data-dir -r -a '(__fish_complete_directories)' -d 'the catalog here'",
+      "-l catalog-url -x -d 'the catalog on a PostgreSQL server'",
       "-l fresh -d 'start without restoring scene state'",
       "-l color -x -a 'auto always never' -d 'when to use colour'",
       "-l pictures -x -a 'auto blocks kitty sixel none' -d 'how pictures are drawn'",

@@ -303,13 +303,13 @@ package final class LiveEnvironment: AppEnvironment {
   package func save(_ changes: [CatalogChange]) throws -> Catalog {
     guard let database, catalogReadOnlyReason == nil else {
       throw CatalogError.catalogReadOnly(
-        path: catalogStore.databasePath, reason: catalogReadOnlyReason ?? "it cannot be opened")
+        path: catalogStore.location, reason: catalogReadOnlyReason ?? "it cannot be opened")
     }
     do {
       try database.apply(changes)
     } catch CatalogError.damaged(let reason) {
       catalogReadOnlyReason = reason
-      throw CatalogError.catalogReadOnly(path: catalogStore.databasePath, reason: reason)
+      throw CatalogError.catalogReadOnly(path: catalogStore.location, reason: reason)
     }
     return Catalog(source: database)
   }
@@ -429,10 +429,19 @@ package final class LiveEnvironment: AppEnvironment {
   ///
   /// - Parameter catalog: The catalog in memory.
   /// - Returns: The catalog from disk when the file changed and can be read; otherwise `catalog`.
-  package func refreshed(_ catalog: Catalog) -> Catalog {
+  /// - Throws: ``CatalogError/unreachable(location:reason:)`` when the catalog's server cannot be
+  ///   reached.
+  package func refreshed(_ catalog: Catalog) throws -> Catalog {
     guard let database, catalogReadOnlyReason == nil else { return catalog }
     do {
       try database.refresh()
+    } catch let error as CatalogError {
+      if case .unreachable = error {
+        _ = database.takeReadFailure()
+        throw error
+      }
+      // Recorded by the database; the REPL reports it after the command.
+      return catalog
     } catch {
       // Recorded by the database; the REPL reports it after the command.
       return catalog

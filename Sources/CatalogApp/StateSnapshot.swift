@@ -23,7 +23,7 @@ package struct StateSnapshot: Sendable {
   /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
   package init(paths: AppPaths) throws {
     let directory = StateDirectory(existing: paths.stateDirectory)
-    let loaded = try CatalogStore.bundled(directoryPath: paths.dataDirectory).loadForReading()
+    let loaded = try CatalogStore.bundled(paths).loadForReading()
     var warnings = loaded.warnings
     var session = SessionState()
     do {

@@ -32,6 +32,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   private var cached = State()
   private let stateLock = NSLock()
   private let verification = Verification()
+  private let skipped = SkippedRows()
   /// The file this connection opened: a save into a file deleted or replaced since would go
   /// nowhere anyone reads.
   private let fileIdentity: FileIdentity?
@@ -43,9 +44,6 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     var isSeeded = false
     var isMigrated = false
     var readFailure: String?
-    var skippedRows: [String] = []
-    var skippedUnnamed = 0
-    var skippedIdentifiers: Set<String> = []
   }
 
   static let schema = """
@@ -1106,7 +1104,8 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       "UPDATE products SET name = ?, folded_name = ?, image_name = ?, year = ?, price_cents = ?, keywords = ?, changed = ?, image_directory = ? WHERE identifier = ?",
       .text(product.name), .text(product.name.folded), .text(product.imageName),
       .integer(product.year), .integer(product.price.cents),
-      .text(product.keywords.joined(separator: keywordSeparator)), .integer(generation),
+      .text(product.keywords.joined(separator: SkippedRows.keywordSeparator)),
+      .integer(generation),
       product.imageDirectory.map(SQLiteValue.text) ?? .null,
       .text(product.identifier.canonicalText))
     return database.changes > 0
@@ -1149,26 +1148,17 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     try statement.bind(product.imageName, at: 5)
     try statement.bind(product.year, at: 6)
     try statement.bind(product.price.cents, at: 7)
-    try statement.bind(product.keywords.joined(separator: keywordSeparator), at: 8)
+    try statement.bind(product.keywords.joined(separator: SkippedRows.keywordSeparator), at: 8)
     try statement.bind(generation, at: 9)
     try statement.bind(product.imageDirectory, at: 10)
   }
 
-  /// Keywords are stored joined by the unit separator, which a keyword cannot contain (it is a
-  /// control character: ``Product/ruleViolation``).
-  private static let keywordSeparator = "\u{1F}"
-
   /// The product of the current row of a statement that selected ``columns``; nil when the
   /// row does not hold one (a row another program wrote).
   private static func product(_ statement: Statement) -> Product? {
-    guard let identifier = UUID(canonical: statement.text(0)) else { return nil }
-    let keywords = statement.text(5)
-    return Product(
-      identifier: identifier, name: statement.text(1), imageName: statement.text(2),
-      year: statement.integer(3), price: Price(cents: statement.integer(4)),
-      keywords: keywords.isEmpty
-        ? []
-        : keywords.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
+    SkippedRows.product(
+      identifier: statement.text(0), name: statement.text(1), imageName: statement.text(2),
+      year: statement.integer(3), cents: statement.integer(4), keywords: statement.text(5),
       imageDirectory: statement.isNull(6) ? nil : statement.text(6))
   }
 
@@ -1176,36 +1166,22 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// another program, or by hand) is left out and reported once by ``takeSkippedRows()``. Sizes
   /// are checked before any text is read: a name of ten megabytes is never copied.
   private func shown(_ statement: Statement) -> Product? {
-    let reason: String?
-    if statement.byteCount(1) > 4 * ProductEdit.maximumNameLength + 64 {
-      reason =
-        "the name has \(statement.byteCount(1)) bytes; the limit is \(ProductEdit.maximumNameLength) characters"
-    } else if statement.byteCount(2) > Product.maximumImageNameLength {
-      reason =
-        "the picture name has \(statement.byteCount(2)) bytes; the limit is \(Product.maximumImageNameLength)"
-    } else if statement.byteCount(5)
-      > Product.maximumKeywordCount * (4 * Product.maximumKeywordLength + 1)
+    let reason: String
+    if let problem = SkippedRows.sizeProblem(
+      nameBytes: statement.byteCount(1), imageNameBytes: statement.byteCount(2),
+      keywordBytes: statement.byteCount(5))
     {
-      reason = "its keywords have \(statement.byteCount(5)) bytes"
+      reason = problem
     } else if let product = Self.product(statement) {
       guard let violation = product.ruleViolation else { return product }
       reason = violation
     } else {
       reason = "its identifier is not a UUID"
     }
-    let identifier = statement.textPrefix(0, bytes: 40)
-    stateLock.withLock {
-      guard cached.skippedIdentifiers.insert(identifier).inserted else { return }
-      // A few are named; the rest are counted.
-      guard cached.skippedRows.count < Self.skippedRowsNamed else {
-        cached.skippedUnnamed += 1
-        return
-      }
-      let name = statement.textPrefix(1, bytes: 40)
-      cached.skippedRows.append(
-        "the catalog's product '\(name.utf8.count < statement.byteCount(1) ? name + "…" : name)' (\(identifier)) breaks the editor's rules (\(reason ?? "")) and is not shown; import a product with that identifier to replace it"
-      )
-    }
+    let name = statement.textPrefix(1, bytes: 40)
+    skipped.record(
+      identifier: statement.textPrefix(0, bytes: 40),
+      name: (name, name.utf8.count < statement.byteCount(1)), reason: reason)
     return nil
   }
 
@@ -1214,20 +1190,8 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   ///
   /// - Returns: The lines, which the call clears.
   package func takeSkippedRows() -> [String] {
-    stateLock.withLock {
-      defer { (cached.skippedRows, cached.skippedUnnamed) = ([], 0) }
-      let more = cached.skippedUnnamed
-      return cached.skippedRows
-        + (more == 0
-          ? []
-          : [
-            "\(more) more of the catalog's products break the editor's rules and are not shown"
-          ])
-    }
+    skipped.take()
   }
-
-  /// How many rows left out are named in the warnings of one call; the others are counted.
-  private static let skippedRowsNamed = 5
 
   private func query(_ sql: String, _ values: [SQLiteValue]) -> [Product] {
     var products: [Product] = []

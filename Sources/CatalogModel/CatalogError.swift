@@ -68,6 +68,15 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// A change could not be written (a full disk, say); nothing was changed.
   case cannotWrite(path: String, reason: String)
 
+  // A catalog on a server:
+
+  /// The catalog's server cannot be reached, or refused the user, at launch; the reason says
+  /// what to do.
+  case cannotConnect(location: String, reason: String)
+  /// The connection to the catalog's server was lost during a command, which changed nothing;
+  /// the next command connects again.
+  case unreachable(location: String, reason: String)
+
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   package var errorDescription: String? {
     switch self {
@@ -77,6 +86,10 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "its schema version \(found) is newer than this program's \(supported)"
     case .cannotWrite(let path, let reason):
       "cannot save the catalog '\(path)': \(reason); nothing was changed"
+    case .cannotConnect(let location, let reason):
+      "cannot connect to the catalog '\(location)': \(reason)"
+    case .unreachable(let location, let reason):
+      "lost the connection to the catalog '\(location)' (\(reason)); nothing was changed; the next command connects again"
     case .noMatch(let reference, let suggestion):
       "no product matches '\(reference.abbreviated)'"
         + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")

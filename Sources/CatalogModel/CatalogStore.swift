@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQL
 import StateRestoration
 import Synchronization
 
@@ -6,9 +7,11 @@ import Synchronization
   import Glibc
 #endif
 
-/// The user's catalog on disk: a SQLite database in the data directory (``CatalogDatabase``),
-/// seeded from the bundled catalog on first launch, or migrated from an earlier version's
-/// `products.json`, which is then kept as `products.json.imported`.
+/// The user's catalog: a SQLite database in the data directory (``CatalogDatabase``), seeded
+/// from the bundled catalog on first launch, or migrated from an earlier version's
+/// `products.json`, which is then kept as `products.json.imported` — or, when a server is named
+/// (``server``), a catalog on PostgreSQL (``PostgresCatalog``), seeded the same way at its first
+/// use from any machine. The data directory then keeps only this machine's search index.
 ///
 /// A database that cannot be used — not a database, cut short, damaged, of a newer schema — is
 /// never written to: the bundled catalog is shown instead, with a warning, and edits are refused
@@ -36,8 +39,39 @@ package struct CatalogStore: Sendable {
   /// The lock that serializes creating and seeding the database between processes.
   package static let lockName = "catalog.lock"
 
+  /// A catalog on a PostgreSQL server: where, and in which schema.
+  package struct Server: Sendable, Hashable {
+    /// A `postgres://` or `postgresql://` URI, or a libpq keyword string.
+    package var url: String
+    /// The schema holding the catalog's tables.
+    package var schema = "catalog"
+    /// The environment libpq reads its defaults from (`PGHOST`, `PGUSER`, …), for messages.
+    package var environment: [String: String] = [:]
+
+    package init(url: String, schema: String = "catalog", environment: [String: String] = [:]) {
+      self.url = url
+      self.schema = schema
+      self.environment = environment
+    }
+
+    /// The address, parsed.
+    ///
+    /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when it cannot be parsed.
+    package func address() throws -> PostgresAddress {
+      do {
+        return try PostgresAddress(url, environment: environment)
+      } catch let error as PostgresError {
+        throw CatalogError.cannotConnect(
+          location: "the catalog URL",
+          reason: "\(error.message); check --catalog-url or CATALOG_URL")
+      }
+    }
+  }
+
   /// The data directory's path (`$XDG_DATA_HOME/catalog` or `--data-dir`).
   package let directoryPath: String
+  /// The server keeping the catalog, when it is not in the data directory.
+  package var server: Server?
   /// The bundled seed catalog's path or name; it is only ever read.
   package var seedPath: String { seed().path }
   /// The seed, made only when it is needed: a launch on an existing database never reads it.
@@ -48,8 +82,25 @@ package struct CatalogStore: Sendable {
 
   /// The user's catalog database's path.
   package var databasePath: String { directoryPath + "/" + Self.databaseName }
-  /// The search index of the catalog database, beside it.
-  package var searchIndexPath: String { directoryPath + "/search.index" }
+  /// Where the catalog is, for messages: the database file, or the server's address without
+  /// its password.
+  package var location: String {
+    guard let server else { return databasePath }
+    return (try? server.address().description) ?? "the catalog URL"
+  }
+  /// This machine's search index of the catalog: `search.index` beside a catalog database; for
+  /// a catalog on a server, one file for each server, database and schema
+  /// (`search-0123456789abcdef.index`), so that several catalogs each keep theirs.
+  package var searchIndexPath: String {
+    guard let server else { return directoryPath + "/search.index" }
+    let key = ((try? server.address().description) ?? server.url) + "#" + server.schema
+    // FNV-1a: a stable name, the same in every process and version.
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    let hex = String(hash, radix: 16)
+    return directoryPath + "/search-" + String(repeating: "0", count: 16 - hex.count) + hex
+      + ".index"
+  }
   private var legacyPath: String { directoryPath + "/" + Self.legacyName }
 
   /// Creates a store.
@@ -78,6 +129,17 @@ package struct CatalogStore: Sendable {
   /// - Returns: The catalog to run on.
   /// - Throws: A `StateRestorationError` only when the bundled catalog itself cannot be read.
   package func load() throws -> Loaded {
+    if server != nil {
+      let catalog = try openServer()
+      if !catalog.isSeeded {
+        // The first process of any machine seeds it; another doing so at once finds every
+        // product there and changes nothing.
+        _ = try catalog.importProducts(try readSeed(), seeding: .bundled)
+      }
+      var loaded = Loaded(catalog: Catalog(source: catalog), database: catalog)
+      if catalog.count == 0 { loaded.warnings = ["the catalog '\(location)' has no products"] }
+      return loaded
+    }
     var warnings: [String] = []
     do {
       let database = try openOrCreate(warnings: &warnings)
@@ -104,6 +166,12 @@ package struct CatalogStore: Sendable {
   ///   the bundled one.
   /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
   package func loadForReading() throws -> Loaded {
+    if server != nil {
+      let catalog = try openServer()
+      return catalog.isSeeded
+        ? Loaded(catalog: Catalog(source: catalog), database: nil)
+        : Loaded(catalog: try seedCatalog())
+    }
     do {
       if FileManager.default.fileExists(atPath: databasePath) || isLink(databasePath) {
         // The flag and the count are read in one snapshot as the file opens.
@@ -148,6 +216,14 @@ package struct CatalogStore: Sendable {
       summary: CatalogImportSummary, warnings: [String]
     )
   {
+    if server != nil {
+      // A first import into a new catalog on a server starts the user's own catalog too.
+      let catalog = try openServer()
+      let summary = try Self.importing(
+        file, into: catalog, seeding: catalog.isSeeded ? nil : .bundled, options: options,
+        progress: progress)
+      return (summary, [])
+    }
     // A first import into an empty data directory starts the user's own catalog: the sample
     // products are not added beside theirs.
     if legacyFileKind == .none, !FileManager.default.fileExists(atPath: databasePath),
@@ -202,7 +278,8 @@ package struct CatalogStore: Sendable {
   /// Imports a file into a database, a repeated identifier named like every other bad record:
   /// by its file and record.
   private static func importing(
-    _ file: ProductFile, into database: any CatalogStorage, options: ImportOptions = .init(),
+    _ file: ProductFile, into database: any CatalogStorage, seeding: CatalogSeeding? = nil,
+    options: ImportOptions = .init(),
     progress: (ImportStage) throws -> Void
   ) throws -> CatalogImportSummary {
     // Records without identifiers are matched to products of the same name.
@@ -211,13 +288,31 @@ package struct CatalogStore: Sendable {
     file.onMadeIdentifier = { identifier in made.withLock { $0.append(identifier) } }
     do {
       return try database.importProducts(
-        file, seeding: nil, options: options, madeIdentifiers: { made.withLock { $0 } },
+        file, seeding: seeding, options: options, madeIdentifiers: { made.withLock { $0 } },
         progress: progress)
     } catch CatalogError.repeatedIdentifier(let identifier, let record, let name) {
       throw CatalogError.badRecord(
         path: file.path, record: record, line: 0,
         reason:
           "'\(name.abbreviated)' repeats the identifier \(identifier) of an earlier record")
+    }
+  }
+
+  /// Connects to the catalog on the server, creating or upgrading its schema.
+  private func openServer() throws -> PostgresCatalog {
+    guard let server else { throw CatalogError.damaged("no server") }
+    let address = try server.address()
+    do {
+      let catalog = try PostgresCatalog(address: address, schema: server.schema)
+      // The data directory keeps this machine's search index of it.
+      _ = try StateDirectory(creating: directoryPath)
+      return catalog
+    } catch CatalogError.newerSchema(let found, let supported) {
+      throw CatalogError.cannotConnect(
+        location: address.description,
+        reason:
+          "its catalog schema version \(found) is newer than this program's \(supported); use a newer catalog"
+      )
     }
   }
 

@@ -58,11 +58,12 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     tlsMode = value("sslmode", "PGSSLMODE")
   }
 
-  /// `host:port/database`, or `socket directory (port N)/database` for a Unix socket: enough to
-  /// tell servers apart, and no password.
+  /// The address as a URI without the password — `postgresql://ann@db.example:5432/shop`, or
+  /// `postgresql://ann@/shop?host=/run/postgresql&port=5432` for a Unix socket: enough to tell
+  /// servers apart, and safe to print.
   package var description: String {
     host.hasPrefix("/")
-      ? "\(database) on the socket in \(host) (port \(port))"
-      : "\(database) on \(host):\(port)"
+      ? "postgresql://\(user)@/\(database)?host=\(host)&port=\(port)"
+      : "postgresql://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
   }
 }

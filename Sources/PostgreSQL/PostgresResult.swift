@@ -49,6 +49,16 @@ package final class PostgresResult {
     return prefix
   }
 
+  /// A value's bytes, valid while the result lives: for reading many rows without making a
+  /// `String` of each value.
+  package func bytes(_ row: Int, _ column: Int) -> UnsafeBufferPointer<UInt8> {
+    guard row < count, column < columns, let value = PQgetvalue(handle, Int32(row), Int32(column))
+    else { return UnsafeBufferPointer(start: nil, count: 0) }
+    return UnsafeRawPointer(value).withMemoryRebound(
+      to: UInt8.self, capacity: byteCount(row, column)
+    ) { UnsafeBufferPointer(start: $0, count: byteCount(row, column)) }
+  }
+
   /// A value as an integer; nil when it is NULL or not an integer that fits.
   package func integer(_ row: Int, _ column: Int) -> Int? {
     text(row, column).flatMap { Int($0) }

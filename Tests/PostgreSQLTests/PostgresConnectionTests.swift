@@ -134,11 +134,11 @@ import Testing
   @Test func anAddressDescribesItselfWithoutItsPassword() throws {
     let address = try PostgresAddress(
       "postgresql://ann:s3cret@db.example:6543/shop?sslmode=require")
-    #expect(address.description == "shop on db.example:6543")
+    #expect(address.description == "postgresql://ann@db.example:6543/shop")
     #expect(address.tlsMode == "require")
     #expect(!address.description.contains("s3cret"))
     let keywords = try PostgresAddress("host=/run/pg dbname=shop user=ann")
-    #expect(keywords.description == "shop on the socket in /run/pg (port 5432)")
+    #expect(keywords.description == "postgresql://ann@/shop?host=/run/pg&port=5432")
     #expect(throws: PostgresError.self) { try PostgresAddress("postgresql://[bad") }
   }
 }

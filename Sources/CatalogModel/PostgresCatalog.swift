@@ -1,0 +1,842 @@
+import Foundation
+import PostgreSQL
+import StateRestoration
+
+/// The user's catalog on a PostgreSQL server, shared by every machine that names it: the same
+/// rows, list numbers, change log and identity as ``CatalogDatabase``, in a schema of its own
+/// (`catalog` by default), created and migrated on first use.
+///
+/// Writes are transactions that first take the row of the catalog's generation (`UPDATE …
+/// RETURNING`), so that writers from any machine follow one another and a search index can
+/// follow their changes in order; an edit reads its product `FOR UPDATE` and is merged field by
+/// field with what was saved meanwhile, as on SQLite. Reads are single statements (one
+/// snapshot each) or read-only `REPEATABLE READ` transactions.
+///
+/// A lost connection fails the request that needed it — a read answers as if the product were
+/// missing and says why in ``takeReadFailure()``; a write throws
+/// ``CatalogError/unreachable(location:reason:)`` — and the next request connects again.
+package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
+  /// The schema version this program reads and writes (the `schema_version` row of `info`).
+  package static let schemaVersion = 1
+  /// The oldest server this program works with: window functions over `blocks`,
+  /// `ON CONFLICT`, `COPY` and `LISTEN` are older, but 12 is the oldest version still
+  /// maintained when this was written.
+  package static let oldestServer = 120_000
+
+  /// The server and database.
+  package let address: PostgresAddress
+  /// The schema holding the catalog's tables.
+  package let schema: String
+  /// The address, for messages: a URI without the password.
+  package var location: String { address.description }
+
+  // Touched only inside `lock`.
+  private let connection: PostgresConnection
+  private let lock = NSRecursiveLock()
+  private let stateLock = NSLock()
+  private var cached = State()
+  private let skipped = SkippedRows()
+
+  private struct State {
+    var generation = 0
+    var count = 0
+    var identity: UInt64?
+    var isSeeded = false
+    var readFailure: CatalogReadFailure?
+  }
+
+  /// Connects to a catalog, creating its schema or migrating it when this program's is newer.
+  ///
+  /// - Parameters:
+  ///   - address: The server and database.
+  ///   - schema: The schema's name: letters, digits and underscores.
+  /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when the server cannot be
+  ///   reached, refuses the user or is too old; ``CatalogError/newerSchema(found:supported:)``
+  ///   when a newer program made the catalog.
+  package init(address: PostgresAddress, schema: String = "catalog") throws {
+    guard Self.isPlainName(schema) else {
+      throw CatalogError.cannotConnect(
+        location: address.description,
+        reason:
+          "'\(schema)' is not a schema name this program uses; use lower-case letters, digits and '_'"
+      )
+    }
+    self.address = address
+    self.schema = schema
+    do {
+      connection = try PostgresConnection(address, applicationName: "catalog")
+    } catch let error as PostgresError {
+      throw CatalogError.cannotConnect(
+        location: address.description, reason: Self.advice(for: error, address: address))
+    }
+    guard connection.serverVersion >= Self.oldestServer else {
+      let version = connection.serverVersion
+      throw CatalogError.cannotConnect(
+        location: address.description,
+        reason:
+          "the server runs PostgreSQL \(version / 10_000).\(version % 10_000 / 100 == 0 ? version % 100 : version % 10_000 / 100); this program needs \(Self.oldestServer / 10_000) or later"
+      )
+    }
+    do {
+      try migrate()
+      cached = try readState()
+    } catch let error as PostgresError {
+      throw CatalogError.cannotConnect(
+        location: address.description, reason: Self.advice(for: error, address: address))
+    }
+  }
+
+  /// What to tell a user about a connection that failed.
+  private static func advice(for error: PostgresError, address: PostgresAddress) -> String {
+    switch error.kind {
+    case .unreachable, .connectionLost:
+      "\(error.message); is the server running, and is the address right?"
+    case .authentication:
+      "\(error.message); check the user, and the password in ~/.pgpass or PGPASSWORD"
+    case .tls:
+      "\(error.message) (sslmode=\(address.tlsMode ?? "prefer"))"
+    case .badAddress, .refused:
+      error.message
+    }
+  }
+
+  private static func isPlainName(_ name: String) -> Bool {
+    guard let first = name.utf8.first, !(0x30...0x39).contains(first), name.utf8.count <= 63
+    else { return false }
+    return name.utf8.allSatisfy {
+      (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F
+    }
+  }
+
+  // MARK: - Schema
+
+  /// The schema's tables, version 1. `folded_name` sorts by code point (`COLLATE "C"`), as
+  /// SQLite's, so that prefix ranges mean the same on both engines.
+  private var versionOne: String {
+    """
+    CREATE TABLE \(schema).info(key text PRIMARY KEY, value bigint NOT NULL);
+    INSERT INTO \(schema).info VALUES ('schema_version', 1), ('generation', 0), ('seeded', 0),
+      ('identity', \(Int64.random(in: 1...Int64.max)));
+    CREATE TABLE \(schema).products(
+      identifier text PRIMARY KEY,
+      position bigint NOT NULL UNIQUE,
+      name text NOT NULL,
+      folded_name text COLLATE "C" NOT NULL,
+      image_name text NOT NULL,
+      year bigint NOT NULL,
+      price_cents bigint NOT NULL CHECK (price_cents BETWEEN 0 AND 100000000),
+      keywords text NOT NULL,
+      changed bigint NOT NULL,
+      image_directory text);
+    CREATE INDEX products_folded_name ON \(schema).products(folded_name);
+    CREATE INDEX products_year ON \(schema).products(year, position);
+    CREATE INDEX products_changed ON \(schema).products(changed);
+    CREATE TABLE \(schema).blocks(block bigint PRIMARY KEY, live bigint NOT NULL);
+    CREATE TABLE \(schema).deletions(
+      id bigserial PRIMARY KEY, generation bigint NOT NULL, position bigint NOT NULL,
+      identifier text);
+    CREATE INDEX deletions_generation ON \(schema).deletions(generation);
+    CREATE INDEX deletions_identifier ON \(schema).deletions(identifier)
+      WHERE identifier IS NOT NULL;
+    """
+  }
+
+  /// The steps to each version, in order; a new catalog takes them all.
+  private var migrations: [(version: Int, sql: String)] { [(1, versionOne)] }
+
+  /// Creates or upgrades the schema, once, under a lock every process of every machine takes.
+  private func migrate() throws {
+    let found = try existingVersion()
+    if found > Self.schemaVersion {
+      throw CatalogError.newerSchema(found: found, supported: Self.schemaVersion)
+    }
+    guard found < Self.schemaVersion else { return }
+    try connection.transaction {
+      try connection.execute(
+        "SELECT pg_advisory_xact_lock(hashtext($1))", ["catalog schema " + schema])
+      // Another process may have made it while this one waited.
+      let now = try existingVersion()
+      if now > Self.schemaVersion {
+        throw CatalogError.newerSchema(found: now, supported: Self.schemaVersion)
+      }
+      if now == 0 { try connection.run("CREATE SCHEMA IF NOT EXISTS \(schema)") }
+      for migration in migrations where migration.version > now {
+        try connection.run(migration.sql)
+        try connection.execute(
+          "UPDATE \(schema).info SET value = $1 WHERE key = 'schema_version'",
+          [String(migration.version)])
+      }
+    }
+  }
+
+  /// The schema version in the database; 0 when there is no catalog yet.
+  private func existingVersion() throws -> Int {
+    let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [schema + ".info"])
+    guard exists.text(0, 0) == "t" else { return 0 }
+    return try connection.execute(
+      "SELECT value FROM \(schema).info WHERE key = 'schema_version'"
+    ).integer ?? 0
+  }
+
+  // MARK: - The connection
+
+  /// Runs requests on the connection, connecting again first when it was lost.
+  private func using<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+    try lock.withLock {
+      if !connection.isConnected { try connection.reconnect() }
+      return try body(connection)
+    }
+  }
+
+  /// Runs a read; a failure is kept for ``takeReadFailure()`` and the read answers nil.
+  private func reading<Result>(_ body: (PostgresConnection) throws -> Result) -> Result? {
+    do {
+      return try using(body)
+    } catch {
+      noteFailure(error)
+      return nil
+    }
+  }
+
+  private func noteFailure(_ error: any Error) {
+    let failure: CatalogReadFailure
+    if let error = error as? PostgresError, error.isConnectionFailure {
+      failure = .unreachable(error.message)
+    } else if let error = error as? PostgresError {
+      failure = .damaged(error.message)
+    } else {
+      failure = .damaged(error.localizedDescription)
+    }
+    stateLock.withLock { cached.readFailure = failure }
+  }
+
+  /// Runs a write transaction; the server's errors become ``CatalogError``.
+  private func writing<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+    do {
+      return try using { connection in try connection.transaction { try body(connection) } }
+    } catch let error as PostgresError {
+      if error.isConnectionFailure {
+        throw CatalogError.unreachable(location: location, reason: error.message)
+      }
+      throw CatalogError.cannotWrite(path: location, reason: error.message)
+    }
+  }
+
+  // MARK: - State
+
+  private func readState() throws -> State {
+    let result = try connection.execute(
+      """
+      SELECT (SELECT value FROM \(schema).info WHERE key = 'generation'),
+        (SELECT coalesce(sum(live), 0) FROM \(schema).blocks),
+        (SELECT value FROM \(schema).info WHERE key = 'identity'),
+        (SELECT value FROM \(schema).info WHERE key = 'seeded')
+      """)
+    var state = State()
+    state.generation = result.integer(0, 0) ?? 0
+    state.count = max(0, result.integer(0, 1) ?? 0)
+    state.identity = result.integer(0, 2).map { UInt64(bitPattern: Int64($0)) }
+    state.isSeeded = result.integer(0, 3) == 1
+    return state
+  }
+
+  @discardableResult
+  package func refresh() throws -> Bool {
+    let state: State
+    do {
+      state = try using { _ in try readState() }
+    } catch let error as PostgresError {
+      noteFailure(error)
+      throw error.isConnectionFailure
+        ? CatalogError.unreachable(location: location, reason: error.message)
+        : CatalogError.damaged(error.message)
+    }
+    return stateLock.withLock {
+      defer {
+        let failure = cached.readFailure
+        cached = state
+        cached.readFailure = failure
+      }
+      return cached.generation != state.generation || cached.count != state.count
+    }
+  }
+
+  package var generation: Int { stateLock.withLock { cached.generation } }
+  package var count: Int { stateLock.withLock { cached.count } }
+  package var identity: UInt64? { stateLock.withLock { cached.identity } }
+  package var isSeeded: Bool { stateLock.withLock { cached.isSeeded } }
+
+  package func takeReadFailure() -> CatalogReadFailure? {
+    stateLock.withLock {
+      defer { cached.readFailure = nil }
+      return cached.readFailure
+    }
+  }
+
+  package func takeSkippedRows() -> [String] { skipped.take() }
+
+  // MARK: - Reading products
+
+  /// The columns a product is read from, in the order ``shown(_:_:)`` reads them.
+  private static let columns =
+    "identifier, name, image_name, year, price_cents, keywords, image_directory"
+
+  /// The product of a row, when it keeps the editor's rules; a row that breaks them is left out
+  /// and reported once by ``takeSkippedRows()``.
+  private func shown(_ result: PostgresResult, _ row: Int) -> Product? {
+    let reason: String
+    if let problem = SkippedRows.sizeProblem(
+      nameBytes: result.byteCount(row, 1), imageNameBytes: result.byteCount(row, 2),
+      keywordBytes: result.byteCount(row, 5))
+    {
+      reason = problem
+    } else if let product = SkippedRows.product(
+      identifier: result.text(row, 0) ?? "", name: result.text(row, 1) ?? "",
+      imageName: result.text(row, 2) ?? "", year: result.integer(row, 3) ?? 0,
+      cents: result.integer(row, 4) ?? 0, keywords: result.text(row, 5) ?? "",
+      imageDirectory: result.text(row, 6))
+    {
+      guard let violation = product.ruleViolation else { return product }
+      reason = violation
+    } else {
+      reason = "its identifier is not a UUID"
+    }
+    let name = result.textPrefix(row, 1, bytes: 40)
+    skipped.record(
+      identifier: result.textPrefix(row, 0, bytes: 40),
+      name: (name, name.utf8.count < result.byteCount(row, 1)), reason: reason)
+    return nil
+  }
+
+  private func products(_ sql: String, _ parameters: [String?]) -> [Product] {
+    reading { connection in
+      let result = try connection.execute(sql, parameters)
+      return (0..<result.count).compactMap { shown(result, $0) }
+    } ?? []
+  }
+
+  /// The SQL that gives each position of the array `$1` its list number: the products of the
+  /// blocks before its block, and those of its block up to it.
+  private var numbering: String {
+    """
+    WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) - live AS before FROM \(schema).blocks)
+    SELECT p.position, b.before + (SELECT count(*) FROM \(schema).products AS q
+      WHERE q.position > (b.block << 10) AND q.position <= p.position)
+    FROM unnest($1::bigint[]) AS p(position) JOIN b ON b.block = (p.position - 1) >> 10
+    """
+  }
+
+  /// The list numbers of positions, in the connection's current snapshot.
+  private func numbers(
+    ofPositions positions: some Collection<Int>, in connection: PostgresConnection
+  )
+    throws -> [Int: Int]
+  {
+    guard !positions.isEmpty else { return [:] }
+    let array = "{" + positions.map(String.init).joined(separator: ",") + "}"
+    let result = try connection.execute(numbering, [array])
+    var numbers: [Int: Int] = [:]
+    for row in 0..<result.count {
+      if let position = result.integer(row, 0), let number = result.integer(row, 1) {
+        numbers[position] = number
+      }
+    }
+    return numbers
+  }
+
+  package func product(number: Int) -> Product? {
+    products(numbers: number...number).first?.product
+  }
+
+  package func product(identifier: UUID) -> Product? {
+    products(
+      "SELECT \(Self.columns) FROM \(schema).products WHERE identifier = $1",
+      [identifier.canonicalText]
+    ).first
+  }
+
+  package func number(of identifier: UUID) -> Int? {
+    numbers(of: [identifier])[identifier]
+  }
+
+  package func numbers(of identifiers: [UUID]) -> [UUID: Int] {
+    guard !identifiers.isEmpty else { return [:] }
+    return reading { connection in
+      try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+        let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
+        let found = try connection.execute(
+          "SELECT identifier, position FROM \(schema).products WHERE identifier = ANY($1::text[])",
+          [keys])
+        var positions: [UUID: Int] = [:]
+        for row in 0..<found.count {
+          if let identifier = found.text(row, 0).flatMap(UUID.init(canonical:)),
+            let position = found.integer(row, 1)
+          {
+            positions[identifier] = position
+          }
+        }
+        let byPosition = try numbers(ofPositions: Array(positions.values), in: connection)
+        return positions.compactMapValues { byPosition[$0] }
+      }
+    } ?? [:]
+  }
+
+  package func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
+    guard numbers.lowerBound >= 1 else { return [] }
+    return reading { connection in
+      let result = try connection.execute(
+        """
+        WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) AS upto, live FROM \(schema).blocks),
+        f AS (SELECT block, upto - live AS before FROM b WHERE upto >= $1 ORDER BY block LIMIT 1),
+        s AS (SELECT position FROM \(schema).products, f WHERE position > (f.block << 10)
+          ORDER BY position OFFSET (SELECT $1 - before - 1 FROM f) LIMIT 1)
+        SELECT \(Self.columns), position FROM \(schema).products
+        WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT $2
+        """, [String(numbers.lowerBound), String(numbers.count)])
+      var page: [(number: Int, product: Product)] = []
+      for row in 0..<result.count {
+        if let product = shown(result, row) { page.append((numbers.lowerBound + row, product)) }
+      }
+      return page
+    } ?? []
+  }
+
+  package func count(year: Int) -> Int {
+    reading {
+      try $0.execute("SELECT count(*) FROM \(schema).products WHERE year = $1", [String(year)])
+        .integer
+    }.flatMap { $0 } ?? 0
+  }
+
+  package func products(year: Int, offset: Int, limit: Int) -> [(number: Int, product: Product)] {
+    reading { connection in
+      try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+        let result = try connection.execute(
+          "SELECT \(Self.columns), position FROM \(schema).products WHERE year = $1 ORDER BY position LIMIT $2 OFFSET $3",
+          [String(year), String(max(0, limit)), String(max(0, offset))])
+        var found: [(Int, Product)] = []
+        for row in 0..<result.count {
+          if let product = shown(result, row), let position = result.integer(row, 7) {
+            found.append((position, product))
+          }
+        }
+        let numbers = try numbers(ofPositions: found.map(\.0), in: connection)
+        return found.compactMap { position, product in numbers[position].map { ($0, product) } }
+      }
+    } ?? []
+  }
+
+  package func products(foldedName key: String, exact: Bool, limit: Int) -> [Product] {
+    exact
+      ? products(
+        "SELECT \(Self.columns) FROM \(schema).products WHERE folded_name = $1 ORDER BY folded_name LIMIT $2",
+        [key, String(limit)])
+      : products(
+        "SELECT \(Self.columns) FROM \(schema).products WHERE folded_name >= $1 AND folded_name < $2 ORDER BY folded_name, position LIMIT $3",
+        [key, key + "\u{10FFFF}", String(limit)])
+  }
+
+  package func count(foldedPrefix key: String) -> Int {
+    reading {
+      try $0.execute(
+        "SELECT count(*) FROM \(schema).products WHERE folded_name >= $1 AND folded_name < $2",
+        [key, key + "\u{10FFFF}"]
+      ).integer
+    }.flatMap { $0 } ?? 0
+  }
+
+  package func names(near foldedKey: String, limit: Int) -> [String] {
+    let half = String(max(1, limit / 2))
+    return reading { connection in
+      var names: [String] = []
+      for sql in [
+        "SELECT name FROM \(schema).products WHERE folded_name < $1 ORDER BY folded_name DESC LIMIT $2",
+        "SELECT name FROM \(schema).products WHERE folded_name >= $1 ORDER BY folded_name LIMIT $2",
+      ] {
+        let result = try connection.execute(sql, [foldedKey, half])
+        names += (0..<result.count).compactMap { result.text($0, 0) }
+      }
+      return names
+    } ?? []
+  }
+
+  /// A read-only snapshot, for reads of several statements.
+  private static let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; "
+
+  /// The cursor that reads every product in list order.
+  private var cursor: String {
+    "DECLARE catalog_rows NO SCROLL CURSOR FOR SELECT \(Self.columns) FROM \(schema).products ORDER BY position"
+  }
+
+  /// Reads every product in list order through a cursor, a thousand rows a fetch, in one
+  /// read-only snapshot; the body runs between fetches, outside the lock.
+  private func forEachRow(
+    start: (_ generation: Int, _ count: Int) throws -> Void = { _, _ in },
+    _ body: (PostgresResult, _ row: Int, _ number: Int) throws -> Void
+  ) throws {
+    try using { try $0.run(Self.begin + cursor) }
+    defer { _ = reading { try $0.run("COMMIT") } }
+    let state = try using { _ in try readState() }
+    try start(state.generation, state.count)
+    var number = 0
+    while true {
+      let page = try using { try $0.execute("FETCH 1000 FROM catalog_rows") }
+      guard page.count > 0 else { return }
+      for row in 0..<page.count {
+        number += 1
+        try body(page, row, number)
+      }
+    }
+  }
+
+  package func forEachNumberedProduct(_ body: (Int, Product) throws -> Void) rethrows {
+    // A read that fails part way is recorded for ``takeReadFailure()``; what was read stays.
+    guard reading({ try $0.run(Self.begin + cursor) }) != nil else { return }
+    defer { _ = reading { try $0.run("COMMIT") } }
+    var number = 0
+    while let page = reading({ try $0.execute("FETCH 1000 FROM catalog_rows") }), page.count > 0 {
+      for row in 0..<page.count {
+        number += 1
+        if let product = shown(page, row) { try body(number, product) }
+      }
+    }
+  }
+
+  package func forEachProduct(
+    start: (_ generation: Int, _ count: Int) throws -> Void,
+    _ body: (_ number: Int, _ product: Product) throws -> Void
+  ) throws {
+    try failingAsCatalog {
+      try forEachRow(start: start) { page, row, number in
+        if let product = shown(page, row) { try body(number, product) }
+      }
+    }
+  }
+
+  package func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws {
+    try failingAsCatalog {
+      try forEachRow { page, row, number in
+        if page.isNull(row, 6), let cents = page.integer(row, 4), let year = page.integer(row, 3),
+          let bytes = ProductBytes(
+            identifier: page.bytes(row, 0), name: page.bytes(row, 1),
+            imageName: page.bytes(row, 2), keywords: page.bytes(row, 5), year: year, cents: cents)
+        {
+          try body(number, .bytes(bytes))
+        } else if let product = shown(page, row) {
+          try body(number, .product(product))
+        }
+      }
+    }
+  }
+
+  package func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int) {
+    try failingAsCatalog {
+      try using { connection in
+        try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+          let limit = "char_length(name) <= \(ProductEdit.maximumNameLength)"
+          let ascii = "char_length(name) = octet_length(name)"
+          let plain = try connection.execute(
+            "SELECT max(char_length(name)), max(price_cents) FROM \(schema).products WHERE \(limit) AND \(ascii)"
+          )
+          var widest = (name: plain.integer(0, 0) ?? 0, cents: plain.integer(0, 1) ?? 0)
+          let other = try connection.execute(
+            "SELECT name, price_cents FROM \(schema).products WHERE \(limit) AND NOT \(ascii)")
+          for row in 0..<other.count {
+            guard let name = other.text(row, 0),
+              !name.unicodeScalars.contains(where: \.isTerminalControl)
+            else { continue }
+            widest.name = max(widest.name, width(name))
+            widest.cents = max(widest.cents, other.integer(row, 1) ?? 0)
+          }
+          return widest
+        }
+      }
+    }
+  }
+
+  /// Runs a read that throws, its server errors as ``CatalogError``.
+  private func failingAsCatalog<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch let error as PostgresError {
+      noteFailure(error)
+      throw error.isConnectionFailure
+        ? CatalogError.unreachable(location: location, reason: error.message)
+        : CatalogError.damaged(error.message)
+    }
+  }
+
+  /// The server keeps its own files whole (checksums, write-ahead log): there is no file for
+  /// this program to check.
+  package func verify() throws {}
+
+  package func verifyInBackground() {}
+
+  // MARK: - Changes
+
+  package func changes(after generation: Int, limit: Int) throws -> CatalogChanges? {
+    try failingAsCatalog {
+      try using { connection in
+        try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+          let state = try readState()
+          let counts = try connection.execute(
+            """
+            SELECT (SELECT count(*) FROM \(schema).deletions WHERE generation > $1),
+              (SELECT count(*) FROM (SELECT 1 FROM \(schema).products WHERE changed > $1 LIMIT $2) AS c)
+            """, [String(generation), String(limit + 1)])
+          guard (counts.integer(0, 0) ?? 0) + (counts.integer(0, 1) ?? 0) <= limit else {
+            return nil
+          }
+          var changes = CatalogChanges(
+            generation: state.generation, count: state.count, deletedPositions: [], changed: [])
+          let deletions = try connection.execute(
+            "SELECT position FROM \(schema).deletions WHERE generation > $1 ORDER BY id",
+            [String(generation)])
+          changes.deletedPositions = (0..<deletions.count).compactMap { deletions.integer($0, 0) }
+          let rows = try connection.execute(
+            "SELECT \(Self.columns), position FROM \(schema).products WHERE changed > $1",
+            [String(generation)])
+          var changed: [(position: Int, product: Product)] = []
+          for row in 0..<rows.count {
+            if let product = shown(rows, row), let position = rows.integer(row, 7) {
+              changed.append((position, product))
+            }
+          }
+          let numbers = try numbers(ofPositions: changed.map(\.position), in: connection)
+          changes.changed = changed.compactMap { position, product in
+            numbers[position].map { ($0, product) }
+          }
+          changes.changed.sort { $0.position < $1.position }
+          return changes
+        }
+      }
+    }
+  }
+
+  // MARK: - Writing
+
+  /// Takes the generation's row, which every writer takes first, and advances it.
+  private func nextGeneration(_ connection: PostgresConnection) throws -> Int {
+    try connection.execute(
+      "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value"
+    ).integer ?? 0
+  }
+
+  package func apply(_ changes: [CatalogChange]) throws {
+    try writing { connection in
+      let generation = try nextGeneration(connection)
+      for change in changes {
+        switch change {
+        case .edit(let edit):
+          let found = try connection.execute(
+            "SELECT \(Self.columns) FROM \(schema).products WHERE identifier = $1 FOR UPDATE",
+            [edit.identifier.canonicalText])
+          guard found.count == 1, let current = shown(found, 0) else {
+            throw CatalogError.productRemoved(name: edit.edited.name)
+          }
+          try update(try edit.applied(to: current), generation: generation, connection)
+        case .insert(let product):
+          let exists = try connection.execute(
+            "SELECT 1 FROM \(schema).products WHERE identifier = $1",
+            [product.identifier.canonicalText])
+          guard exists.count == 0 else { throw CatalogError.alreadyInCatalog(name: product.name) }
+          let position =
+            (try connection.execute("SELECT coalesce(max(position), 0) + 1 FROM \(schema).products")
+              .integer) ?? 1
+          try connection.execute(
+            "INSERT INTO \(schema).products(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed, image_directory) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            [product.identifier.canonicalText, String(position)] + values(product, generation))
+          try connection.execute(
+            "INSERT INTO \(schema).blocks VALUES (($1::bigint - 1) >> 10, 1) ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1",
+            [String(position)])
+        case .delete(let identifier, let name):
+          let found = try connection.execute(
+            "SELECT position FROM \(schema).products WHERE identifier = $1 FOR UPDATE",
+            [identifier.canonicalText])
+          guard let position = found.integer,
+            let number = try numbers(ofPositions: [position], in: connection)[position]
+          else { throw CatalogError.productRemoved(name: name) }
+          try connection.execute(
+            "DELETE FROM \(schema).products WHERE identifier = $1", [identifier.canonicalText])
+          // The log keeps the list number the product had, which a search index follows, and
+          // its identifier, which an import of an older file does not bring back.
+          try connection.execute(
+            "INSERT INTO \(schema).deletions(generation, position, identifier) VALUES ($1, $2, $3)",
+            [String(generation), String(number), identifier.canonicalText])
+          try connection.execute(
+            "UPDATE \(schema).blocks SET live = live - 1 WHERE block = ($1::bigint - 1) >> 10",
+            [String(position)])
+        }
+      }
+    }
+    try refresh()
+  }
+
+  /// A product's values after its identifier and position, in the `products` table's order.
+  private func values(_ product: Product, _ generation: Int) -> [String?] {
+    [
+      product.name, product.name.folded, product.imageName, String(product.year),
+      String(product.price.cents), product.keywords.joined(separator: SkippedRows.keywordSeparator),
+      String(generation), product.imageDirectory,
+    ]
+  }
+
+  private func update(_ product: Product, generation: Int, _ connection: PostgresConnection)
+    throws
+  {
+    try connection.execute(
+      "UPDATE \(schema).products SET name = $2, folded_name = $3, image_name = $4, year = $5, price_cents = $6, keywords = $7, changed = $8, image_directory = $9 WHERE identifier = $1",
+      [product.identifier.canonicalText] + values(product, generation))
+  }
+
+  // MARK: - Import
+
+  package func importProducts(
+    _ products: some ProductSequence, seeding: CatalogSeeding?, options: ImportOptions,
+    madeIdentifiers: () -> [UUID], progress: (ImportStage) throws -> Void
+  ) throws -> CatalogImportSummary {
+    let summary = try writing { connection in
+      let generation = try nextGeneration(connection)
+      try connection.run(
+        "CREATE TEMP TABLE import_staging(record bigint NOT NULL, identifier text NOT NULL, name text NOT NULL, folded_name text COLLATE \"C\" NOT NULL, image_name text NOT NULL, year bigint NOT NULL, price_cents bigint NOT NULL, keywords text NOT NULL, changed bigint NOT NULL, image_directory text) ON COMMIT DROP"
+      )
+      var read = 0
+      // One COPY: the records stream to the server as the file is read.
+      try connection.copy("COPY import_staging FROM STDIN") { rows in
+        try products.forEachProductReadAhead { product in
+          read += 1
+          try rows.append(
+            [String(read), product.identifier.canonicalText] + values(product, generation))
+          if read % 10_000 == 0 { try progress(.reading(records: read)) }
+        }
+      }
+      try progress(.saving(records: read))
+      return try merge(
+        read: read, generation: generation, seeding: seeding, options: options,
+        madeIdentifiers: madeIdentifiers, connection)
+    }
+    try refresh()
+    return summary
+  }
+
+  /// Merges the staged records into the catalog, in the import's transaction: as
+  /// ``CatalogDatabase`` does, statement for statement.
+  private func merge(
+    read: Int, generation: Int, seeding: CatalogSeeding?, options: ImportOptions,
+    madeIdentifiers: () -> [UUID], _ connection: PostgresConnection
+  ) throws -> CatalogImportSummary {
+    let products = "\(schema).products"
+    try connection.run(
+      "CREATE INDEX ON import_staging(identifier); CREATE INDEX ON import_staging(folded_name); ANALYZE import_staging"
+    )
+    try matchByName(madeIdentifiers(), options.duplicates, connection)
+    // A repeated identifier names its later record.
+    let repeated = try connection.execute(
+      "SELECT s.identifier, s.record, s.name FROM import_staging AS s WHERE EXISTS (SELECT 1 FROM import_staging AS t WHERE t.identifier = s.identifier AND t.record < s.record) ORDER BY s.record LIMIT 1"
+    )
+    if repeated.count == 1 {
+      throw CatalogError.repeatedIdentifier(
+        repeated.text(0, 0) ?? "", record: repeated.integer(0, 1) ?? 0,
+        name: repeated.text(0, 2) ?? "")
+    }
+    var summary = CatalogImportSummary()
+    let deleted = "SELECT identifier FROM \(schema).deletions WHERE identifier IS NOT NULL"
+    if try connection.execute("SELECT EXISTS (\(deleted))").text(0, 0) == "t" {
+      if options.restoringDeleted {
+        try connection.run(
+          "UPDATE \(schema).deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM import_staging)"
+        )
+      } else {
+        summary.skippedDeleted =
+          try connection.execute(
+            "DELETE FROM import_staging AS s WHERE identifier IN (\(deleted)) AND NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier)"
+          ).changes
+      }
+    }
+    // Only what differs is written: an unchanged product keeps its generation.
+    summary.updated =
+      try connection.execute(
+        "UPDATE \(products) AS p SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM import_staging AS s WHERE p.identifier = s.identifier AND (p.name, p.image_name, p.year, p.price_cents, p.keywords, p.image_directory) IS DISTINCT FROM (s.name, s.image_name, s.year, s.price_cents, s.keywords, s.image_directory)"
+      ).changes
+    let matched =
+      try connection.execute(
+        "SELECT count(*) FROM import_staging AS s WHERE EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier)"
+      ).integer ?? 0
+    summary.unchanged = matched - summary.updated
+    summary.inserted = read - summary.skippedDeleted - matched
+    var recountFrom: Int?
+    if options.replacing {
+      let lacked =
+        "NOT EXISTS (SELECT 1 FROM import_staging AS s WHERE s.identifier = \(products).identifier)"
+      try connection.execute(
+        "INSERT INTO \(schema).deletions(generation, position, identifier) SELECT $1, 0, identifier FROM \(products) WHERE \(lacked)",
+        [String(generation)])
+      summary.removed = try connection.execute("DELETE FROM \(products) WHERE \(lacked)").changes
+      if summary.removed > 0 {
+        recountFrom = 1
+        // A new identity: every machine's search index is built again.
+        try connection.execute(
+          "UPDATE \(schema).info SET value = $1 WHERE key = 'identity'",
+          [String(Int64.random(in: 1...Int64.max))])
+      }
+    }
+    if summary.inserted > 0 {
+      let existing =
+        try connection.execute("SELECT coalesce(max(position), 0) FROM \(products)").integer ?? 0
+      try connection.execute(
+        "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
+        [String(existing)])
+      recountFrom = min(recountFrom ?? (existing + 1), existing + 1)
+    }
+    if let recountFrom {
+      // The blocks from the first one touched are counted again.
+      let block = String((recountFrom - 1) >> 10)
+      try connection.execute("DELETE FROM \(schema).blocks WHERE block >= $1", [block])
+      try connection.execute(
+        "INSERT INTO \(schema).blocks SELECT (position - 1) >> 10, count(*) FROM \(products) WHERE position > ($1::bigint << 10) GROUP BY 1",
+        [block])
+    }
+    if seeding != nil {
+      try connection.run("UPDATE \(schema).info SET value = 1 WHERE key = 'seeded'")
+    }
+    return summary
+  }
+
+  /// What a record that came without an identifier is, by the policy (as ``CatalogDatabase``
+  /// decides it): the identifier of the one product of the same name, a new product, or a
+  /// refusal.
+  private func matchByName(
+    _ made: [UUID], _ policy: ImportOptions.DuplicateNames, _ connection: PostgresConnection
+  ) throws {
+    guard !made.isEmpty, policy != .allow else { return }
+    try connection.run(
+      "CREATE TEMP TABLE import_unidentified(identifier text PRIMARY KEY) ON COMMIT DROP")
+    try connection.copy("COPY import_unidentified FROM STDIN") { rows in
+      for identifier in Set(made) { try rows.append([identifier.canonicalText]) }
+    }
+    let unidentified = "s.identifier IN (SELECT identifier FROM import_unidentified)"
+    let sharing =
+      "(SELECT count(*) FROM \(schema).products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name)"
+    func refuse(_ condition: String, _ error: (Int, String) -> CatalogError) throws {
+      let found = try connection.execute(
+        "SELECT count(*), min(s.name) FROM import_staging AS s WHERE \(unidentified) AND \(condition)"
+      )
+      if let count = found.integer, count > 0 { throw error(count, found.text(0, 1) ?? "") }
+    }
+    switch policy {
+    case .allow:
+      return
+    case .refuse:
+      try refuse("\(sharing) > 0") { .duplicateRecords(count: $0, example: $1) }
+      return
+    case .update:
+      try refuse("\(sharing) > 1") { .ambiguousRecords(count: $0, example: $1) }
+      try refuse(
+        "\(sharing) = 1 AND (SELECT count(*) FROM import_staging AS t WHERE t.folded_name = s.folded_name AND t.name = s.name) > 1"
+      ) { .repeatedNames(count: $0, example: $1) }
+    }
+    try connection.run(
+      "UPDATE import_staging AS s SET identifier = (SELECT p.identifier FROM \(schema).products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE \(unidentified) AND \(sharing) = 1"
+    )
+  }
+}
