@@ -30,8 +30,10 @@ package final class PostgresConnection {
 
   /// The server's version as a number (`150018` for 15.18).
   package var serverVersion: Int { Int(PQserverVersion(handle)) }
-  /// Whether the connection is up, as of the last request.
-  package var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+  /// Whether the connection is up, as of the last request: libpq may still call a connection
+  /// good whose server closed it, so a request that found it gone marks it lost.
+  package var isConnected: Bool { !isLost && PQstatus(handle) == CONNECTION_OK }
+  private var isLost = false
   /// The connection's socket, to wait on for notifications; -1 when it is down.
   package var socket: Int32 { PQsocket(handle) }
 
@@ -104,6 +106,7 @@ package final class PostgresConnection {
   /// - Throws: ``PostgresError`` when the server still cannot be reached.
   package func reconnect() throws {
     PQreset(handle)
+    isLost = false
     guard PQstatus(handle) == CONNECTION_OK else { throw Self.connectionError(handle) }
     try Self.quieten(handle)
   }
@@ -219,8 +222,15 @@ package final class PostgresConnection {
     }
   }
 
-  /// The error of a failed request: the connection lost, or the server's refusal.
+  /// The error of a failed request: the connection lost (then marked so, for ``reconnect()``),
+  /// or the server's refusal.
   private func lostOrFailed(_ result: OpaquePointer?) -> PostgresError {
+    let error = classified(result)
+    if error.kind == .connectionLost { isLost = true }
+    return error
+  }
+
+  private func classified(_ result: OpaquePointer?) -> PostgresError {
     if PQstatus(handle) != CONNECTION_OK {
       return PostgresError(.connectionLost, String(cString: PQerrorMessage(handle)))
     }
@@ -232,9 +242,17 @@ package final class PostgresConnection {
     }
     let state = field(Int32(UInt8(ascii: "C")))
     let message = field(Int32(UInt8(ascii: "M"))) ?? String(cString: PQresultErrorMessage(result))
-    // The server going away (an administrator's shutdown) ends the session as surely.
+    // The server going away (an administrator's shutdown) ends the session as surely; libpq's
+    // own report of a closed socket comes without a state, sometimes before the connection is
+    // marked bad.
     if let state, state.hasPrefix("57P") || state.hasPrefix("08") {
       return PostgresError(.connectionLost, message, sqlState: state)
+    }
+    if state == nil,
+      PQstatus(handle) != CONNECTION_OK || message.contains("server closed the connection")
+        || message.contains("no connection to the server")
+    {
+      return PostgresError(.connectionLost, message)
     }
     return PostgresError(.refused, message, sqlState: state)
   }

@@ -15,8 +15,9 @@ import Testing
       sourceLocation: sourceLocation)
   }
 
-  @Test func applesScenarioSearchThenContinue() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func applesScenarioSearchThenContinue(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let result = try sandbox.run(
       input: "select cher\nselect mango\nsearch Cherries\ncontinue 1\nstate\n")
     #expect(result.status == 0, "\(result.errors)")
@@ -121,8 +122,9 @@ import Testing
 
   /// `activities` lists the history newest first; `forget` deletes by number, by product or
   /// all, at once for search, and a forgotten activity does not come back from its scene.
-  @Test func savedActivitiesAreListedAndForgotten() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func savedActivitiesAreListedAndForgotten(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let listed = try sandbox.run(input: "select mango\nselect ginger\nselect cher\nactivities\n")
     #expect(listed.status == 0, "\(listed.errors)")
     let lines = listed.output.split(separator: "\n").map(String.init)
@@ -155,8 +157,9 @@ import Testing
     #expect(!result.output.contains("continue"), "\(result.output)")
   }
 
-  @Test func badSearchesFromTheShell() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func badSearchesFromTheShell(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let empty = try sandbox.run(["search", "!!!"])
     #expect(empty.status == 1)
     #expect(

@@ -6,8 +6,9 @@ import Testing
 @Suite struct CatalogDataTests {
   /// Deleted products are not brought back by importing an export made before; the import says
   /// how many it left out, and `--restore-deleted` brings them back.
-  @Test func anOlderExportDoesNotBringBackDeletedProducts() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func anOlderExportDoesNotBringBackDeletedProducts(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let backup = sandbox.root + "/backup.json"
     #expect(try sandbox.run(["export", backup]).status == 0)
     let deleted = try sandbox.run(input: "delete cherries\ndelete mango\n")
@@ -40,8 +41,9 @@ import Testing
 
   /// A catalog emptied by deletions is filled again the fast way, and still leaves out what was
   /// deleted unless asked.
-  @Test func anEmptiedCatalogStillLeavesOutDeletedProducts() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func anEmptiedCatalogStillLeavesOutDeletedProducts(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let backup = sandbox.root + "/backup.csv"
     #expect(try sandbox.run(["export", backup]).status == 0)
     let deleted = try sandbox.run(input: String(repeating: "delete 1\n", count: 10))
@@ -63,16 +65,21 @@ import Testing
   /// What a record without an identifier does when its name is taken: updates the product
   /// (the default), is added (`allow`), or refuses the import (`refuse`); two such records of
   /// one product's name are refused, not both applied.
-  @Test(arguments: [
-    ("update", 0, "Imported 1 new and 1 updated products"),
-    ("allow", 0, "Imported 2 new and 0 updated products"),
-    (
-      "refuse", 1,
-      "error: 1 record without an identifier names products the catalog has (such as 'Cherries'); import with --duplicates update"
-    ),
-  ])
-  func duplicatesAreDecidedAsAsked(policy: String, status: Int32, message: String) throws {
-    let sandbox = CatalogSandbox()
+  @Test(
+    arguments: CatalogEngine.allCases.flatMap { engine in
+      [
+        (engine, "update", 0, "Imported 1 new and 1 updated products"),
+        (engine, "allow", 0, "Imported 2 new and 0 updated products"),
+        (
+          engine, "refuse", 1,
+          "error: 1 record without an identifier names products the catalog has (such as 'Cherries'); import with --duplicates update"
+        ),
+      ]
+    })
+  func duplicatesAreDecidedAsAsked(
+    _ engine: CatalogEngine, policy: String, status: Int32, message: String
+  ) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "list\n")
     let sheet = try sandbox.writeFile(
       "sheet.csv", "name,imageName,year,price\nCherries,,2020,1\nQuince,,2021,2\n")
@@ -85,8 +92,9 @@ import Testing
         ["update": "11 products.", "allow": "12 products.", "refuse": "10 products."][policy]!))
   }
 
-  @Test func twoRecordsOfOneProductsNameAreRefused() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func twoRecordsOfOneProductsNameAreRefused(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "list\n")
     let sheet = try sandbox.writeFile(
       "sheet.csv", "name,imageName,year,price\nCherries,,2020,1\nCherries,,2021,2\n")
@@ -113,9 +121,11 @@ import Testing
   /// Ctrl-C during an import, early and well into reading the records (`ImportStoppingTests`
   /// stops one inside SQLite's statements): it says so in one line, exits 130, and the catalog
   /// is as it was.
-  @Test(arguments: [0.4, 2.5])
-  func anImportInterruptedWithCtrlCChangesNothing(after seconds: Double) throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: [(CatalogEngine.sqlite, 0.4), (.sqlite, 2.5), (.postgres, 2.5)])
+  func anImportInterruptedWithCtrlCChangesNothing(
+    _ engine: CatalogEngine, after seconds: Double
+  ) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "list\n")
     let before = try sandbox.run(["export", "--format", "csv"]).output
     let file = try sandbox.writeFile("many.json", CatalogDatabaseTests.productsJSON(300_000))

@@ -2,13 +2,32 @@ import ActivityIndex
 import Foundation
 import SQLite
 import StateRestoration
+import TestSupport
 import Testing
+
+/// Where a sandbox keeps its catalog: the end-to-end tests that touch the catalog run on both.
+enum CatalogEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  /// `catalog.sqlite` in the data directory.
+  case sqlite
+  /// A database of its own on the tests' PostgreSQL server, named by `CATALOG_URL`.
+  case postgres
+
+  var testDescription: String { rawValue }
+}
 
 /// The built `catalog` binary, run with its own temporary state and data directories.
 final class CatalogSandbox {
   let root: String
   var stateDirectory: String { root + "/state" }
   var dataDirectory: String { root + "/data" }
+  /// Where the catalog is kept.
+  let engine: CatalogEngine
+  /// The catalog's URI on the tests' server (a Unix socket, no password), for `.postgres`.
+  private(set) var catalogURL: String?
+  /// The catalog's database on the tests' server, for `.postgres`.
+  private(set) var catalogDatabase: String?
+  /// Variables set for every process the sandbox starts, on top of the tests' own.
+  var environment: [String: String] = [:]
 
   /// A child that exits before it reads its input must not take the test process with it:
   /// writing to its closed pipe raises SIGPIPE, which ends a process by default.
@@ -16,6 +35,35 @@ final class CatalogSandbox {
 
   init() {
     Self.ignoringBrokenPipes
+    engine = .sqlite
+    root = NSTemporaryDirectory() + "catalog-e2e-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+  }
+
+  /// A sandbox whose catalog is kept by an engine: for `.postgres`, a new database on the tests'
+  /// shared server, named to every process by `CATALOG_URL`.
+  convenience init(_ engine: CatalogEngine) throws {
+    self.init(sharingCatalogOf: nil, engine: engine)
+    if engine == .postgres {
+      let server = try PostgresTestServer.shared
+      let database = try server.makeDatabase()
+      catalogDatabase = database
+      catalogURL = server.socketURL(database: database)
+      environment["CATALOG_URL"] = catalogURL
+    }
+  }
+
+  /// A second machine: its own state and data directories, the same catalog on the server.
+  convenience init(sharingCatalogOf other: CatalogSandbox?, engine: CatalogEngine = .postgres) {
+    self.init(engine: other?.engine ?? engine)
+    catalogURL = other?.catalogURL
+    catalogDatabase = other?.catalogDatabase
+    if let catalogURL { environment["CATALOG_URL"] = catalogURL }
+  }
+
+  private init(engine: CatalogEngine) {
+    Self.ignoringBrokenPipes
+    self.engine = engine
     root = NSTemporaryDirectory() + "catalog-e2e-" + UUID().uuidString
     try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
   }
@@ -90,16 +138,20 @@ final class CatalogSandbox {
     if arguments.first == "state" { directoryArguments = ["state"] + directoryArguments }
     return Self.start(
       Self.executable,
-      directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments))
+      directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments),
+      environment: environment)
   }
 
   /// Starts a built program with pipes for its standard streams, `NO_COLOR` set.
-  static func start(_ executable: URL, _ arguments: [String]) -> Process {
+  static func start(
+    _ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]
+  ) -> Process {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["NO_COLOR"] = "1"
+    environment.merge(extra) { $1 }
     process.environment = environment
     process.standardInput = Pipe()
     process.standardOutput = Pipe()
@@ -122,6 +174,7 @@ final class CatalogSandbox {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
     process.arguments = ["-qec", command, "/dev/null"]
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     process.standardOutput = output
     process.standardInput = FileHandle.nullDevice

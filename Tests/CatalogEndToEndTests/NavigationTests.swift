@@ -25,8 +25,9 @@ import Testing
     return data.map { String(decoding: $0, as: UTF8.self) } ?? ""
   }
 
-  @Test func aLinkFromTheShellRestoresThenNavigates() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aLinkFromTheShellRestoresThenNavigates(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let opened = try sandbox.run(["open", "catalog://product/Cherries?tab=photo"])
     #expect(opened.status == 0)
     #expect(opened.errors.isEmpty)
@@ -45,8 +46,9 @@ import Testing
     #expect(relaunched.output.contains("1  product  Cherries"))
   }
 
-  @Test func aSceneLinkOpensTheSceneAndBadLinksChangeNothing() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aSceneLinkOpensTheSceneAndBadLinksChangeNothing(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "year 2015\npush cher\n")
     let before = try sandbox.contents(of: "scenes/main.json")
     let sessionBefore = try sandbox.contents(of: "session.json")

@@ -8,7 +8,7 @@ import Synchronization
 /// the value goes, or at exit for ``shared``.
 ///
 /// Local connections are trusted; over TCP the server asks for ``password`` (SCRAM), so that a
-/// test can give a wrong one. Durability is off (`fsync=off`): a test server is thrown away.
+/// test can give a wrong one. Files are not synced (`fsync=off`): a test server is thrown away.
 package final class PostgresTestServer: @unchecked Sendable {
   /// The directory holding the cluster, the socket and the log.
   package let root: String
@@ -75,7 +75,7 @@ package final class PostgresTestServer: @unchecked Sendable {
           binaries + "/pg_ctl",
           [
             "-D", root + "/cluster", "-l", root + "/server.log", "-w", "-t", "30", "start", "-o",
-            "-k \(root) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+            "-k \(root) -p \(port) -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200",
           ])
         return
       } catch {
@@ -86,7 +86,8 @@ package final class PostgresTestServer: @unchecked Sendable {
     throw lastError ?? ServerError("the server did not start")
   }
 
-  /// Stops the server at once (`immediate`): connections are dropped as by a crash.
+  /// Stops the server at once (`immediate`): connections are dropped as by a crash, and every
+  /// committed transaction is kept (commits are synchronous; only the files are not synced).
   package func stop() {
     try? run(binaries + "/pg_ctl", ["-D", root + "/cluster", "-m", "immediate", "-w", "stop"])
   }
@@ -181,6 +182,13 @@ package final class PostgresTestServer: @unchecked Sendable {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Nothing else of the tests' own: a server holding the write end of a pipe to another
+    // program (a REPL's standard input) would keep that program from ever reading its end.
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+      if let descriptor = Int32(entry), descriptor > 2 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
+      }
+    }
     var pointers = argv.map { strdup($0) } + [nil]
     defer { for pointer in pointers { free(pointer) } }
     var pid = pid_t()

@@ -1,0 +1,174 @@
+import Foundation
+import PostgreSQL
+import TestSupport
+import Testing
+
+/// A catalog on PostgreSQL shared by several "machines" (sandboxes with their own state and data
+/// directories naming one database), and what a user sees when the server fails them.
+@Suite struct SharedCatalogTests {
+  static let cherries = "A5A7BC30-9B83-4D7B-8C33-9E6F2C3E2C59"
+
+  /// Machine B's search finds machine A's edit at once, from B's own index file overlaid from
+  /// the catalog's change log; a deletion on B is seen by A's next command.
+  @Test func oneMachinesEditsAreSeenAndFoundOnAnother() throws {
+    let first = try CatalogSandbox(.postgres)
+    let second = CatalogSandbox(sharingCatalogOf: first)
+    // The first launch anywhere seeds the catalog; a search from the shell changes nothing.
+    _ = try first.run(input: "list\n")
+    #expect(try second.run(["search", "cherries"]).output.contains("Cherries"))
+    let index = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: second.dataDirectory).first {
+        $0.hasPrefix("search-") && $0.hasSuffix(".index")
+      })
+    let built = try Data(contentsOf: URL(fileURLWithPath: second.dataDirectory + "/" + index))
+    let edited = try first.run(input: "select cherries\nedit\nname Morello\ndone\n")
+    #expect(edited.output.contains("Saved Morello."), "\(edited.errors)")
+    let found = try second.run(["search", "morello", "--json"])
+    #expect(found.output.contains("\"product\": \"Morello\""), "\(found.output)")
+    #expect(!(try second.run(["search", "cherries"]).output.contains("Cherries")))
+    // B's index was not built again: the edit was laid over it.
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: second.dataDirectory + "/" + index)) == built)
+    let deleted = try second.run(input: "delete ginger\n")
+    #expect(deleted.output.contains("Deleted Ginger."), "\(deleted.errors)")
+    let list = try first.run(input: "list\n").output
+    #expect(list.contains("9 products.") && !list.contains("Ginger"), "\(list)")
+    // Neither machine keeps a catalog file: the data directory holds only the index.
+    #expect(!FileManager.default.fileExists(atPath: first.dataDirectory + "/catalog.sqlite"))
+  }
+
+  /// Two machines editing one product over TCP (127.0.0.1, a password): different fields merge,
+  /// the same field is refused with both values, as between two processes on one machine.
+  @Test func twoMachinesEditingOneProductOverTCPMergeOrRefuse() throws {
+    let server = try PostgresTestServer.shared
+    let first = try CatalogSandbox(.postgres)
+    let database = try #require(first.catalogDatabase)
+    let second = CatalogSandbox(sharingCatalogOf: first)
+    // A password in the environment, never in the URL: as a user would keep it.
+    for sandbox in [first, second] {
+      sandbox.environment["CATALOG_URL"] =
+        "postgresql://\(server.user)@127.0.0.1:\(server.port)/\(database)"
+      sandbox.environment["PGPASSWORD"] = server.password
+    }
+    _ = try first.run(input: "list\n")
+    let editor = first.start([])
+    editor.send("select cherries")
+    editor.send("edit")
+    editor.send("price 7.00")
+    editor.send("name Sour Cherries")
+    editor.readOutput(until: "Sour Cherries")
+    let other = try second.run(input: "select cherries\nedit\nprice 5.00\ndone\n")
+    #expect(other.output.contains("Saved Cherries."), "\(other.errors)")
+    editor.send("done")
+    let (_, errors) = editor.finishReading()
+    #expect(
+      errors
+        == "error: another process changed the price of 'Cherries' to $5.00 since this edit began, and the draft has $7.00; type 'price 5.00' to keep theirs, or 'done --force' to save yours\n"
+    )
+    let merged = try first.run(input: "price 5.00\ndone\n")
+    #expect(merged.output.contains("Saved Sour Cherries."), "\(merged.errors)")
+    let shown = try second.run(input: "select sour\n").output
+    #expect(shown.contains("Sour Cherries") && shown.contains("$5.00"), "\(shown)")
+  }
+
+  /// An import is one transaction: a bad record leaves the shared catalog as it was.
+  @Test func aRefusedImportLeavesTheSharedCatalogAsItWas() throws {
+    let sandbox = try CatalogSandbox(.postgres)
+    let before = try sandbox.run(["export", "--format", "csv"])
+    #expect(before.status == 0, "\(before.errors)")
+    var rows = "name,imageName,year,price\n"
+    for number in 1...30_000 { rows += "Product \(number),,2020,1\n" }
+    rows += "Broken,,twenty,1\n"
+    let refused = try sandbox.run(["import", try sandbox.writeFile("bad.csv", rows)])
+    #expect(refused.status == 1)
+    #expect(refused.errorLines.count == 1, "\(refused.errors)")
+    #expect(try sandbox.run(["export", "--format", "csv"]).output == before.output)
+  }
+
+  // MARK: - Faults
+
+  @Test func noServerAtLaunchIsOneLineAndChangesNothingHere() throws {
+    let sandbox = CatalogSandbox()
+    sandbox.environment["CATALOG_URL"] = "postgresql://ann@127.0.0.1:1/shop?connect_timeout=3"
+    for arguments in [[], ["list"], ["search", "rose"], ["export"], ["reindex"]] {
+      let result = try sandbox.run(arguments, input: "list\n")
+      #expect(result.status == 1, "\(arguments)")
+      #expect(
+        result.errors
+          == "error: cannot connect to the catalog 'postgresql://ann@127.0.0.1:1/shop': Connection refused; is the server running, and is the address right?\n",
+        "\(arguments): \(result.errors)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory))
+    #expect(!FileManager.default.fileExists(atPath: sandbox.dataDirectory))
+  }
+
+  @Test func aWrongPasswordIsOneLineNamingNoPassword() throws {
+    let server = try PostgresTestServer.shared
+    let sandbox = CatalogSandbox()
+    let result = try sandbox.run(
+      ["--catalog-url", server.tcpURL(database: "postgres", password: "not-the-password"), "list"])
+    #expect(result.status == 1)
+    #expect(
+      result.errors
+        == "error: cannot connect to the catalog 'postgresql://postgres@127.0.0.1:\(server.port)/postgres': password authentication failed for user \"postgres\"; check the user, and the password in ~/.pgpass or PGPASSWORD\n"
+    )
+    #expect(!result.errors.contains("not-the-password"))
+  }
+
+  @Test func aCatalogOfANewerSchemaIsRefusedInOneLine() throws {
+    let sandbox = try CatalogSandbox(.postgres)
+    #expect(try sandbox.run(["list"]).status == 0)
+    let connection = try PostgresConnection(
+      PostgresAddress(try #require(sandbox.catalogURL)), applicationName: "tests")
+    try connection.run("UPDATE catalog.info SET value = 99 WHERE key = 'schema_version'")
+    let result = try sandbox.run(["list"])
+    #expect(result.status == 1)
+    #expect(
+      result.errors.hasSuffix(
+        "its catalog schema version 99 is newer than this program's 1; use a newer catalog\n"),
+      "\(result.errors)")
+    #expect(result.errorLines.count == 1)
+  }
+
+  @Test func tlsAskedOfAServerWithoutItIsOneLine() throws {
+    let server = try PostgresTestServer.shared
+    let sandbox = CatalogSandbox()
+    sandbox.environment["PGPASSWORD"] = server.password
+    let url =
+      "postgresql://\(server.user)@127.0.0.1:\(server.port)/postgres?sslmode=require"
+    let result = try sandbox.run(["--catalog-url", url, "list"])
+    #expect(result.status == 1)
+    #expect(result.errorLines.count == 1, "\(result.errors)")
+    #expect(result.errors.contains("(sslmode=require)"), "\(result.errors)")
+  }
+
+  /// The server stops under a running REPL: the command that needed it fails in one line, the
+  /// scene is kept, and once the server is back the next command connects again.
+  @Test func aLostConnectionFailsOneCommandAndTheNextReconnects() throws {
+    let server = try PostgresTestServer()
+    defer { server.remove() }
+    let sandbox = CatalogSandbox()
+    sandbox.environment["CATALOG_URL"] = server.socketURL(database: try server.makeDatabase())
+    let repl = sandbox.start([])
+    repl.send("select mango")
+    repl.readOutput(until: "Mango")
+    server.stop()
+    repl.send("select cherries")
+    // The command fails on standard error; the REPL waits for the next.
+    Thread.sleep(forTimeInterval: 1)
+    try server.start()
+    repl.send("select cherries")
+    repl.readOutput(until: "Cherries")
+    let (_, errors) = repl.finishReading()
+    let lines = errors.split(separator: "\n")
+    #expect(lines.count == 1, "\(errors)")
+    #expect(
+      lines.first?.hasPrefix("error: lost the connection to the catalog 'postgresql://") == true,
+      "\(errors)")
+    #expect(lines.first?.hasSuffix("nothing was changed; the next command connects again") == true)
+    // The scene was saved on Cherries once the server came back.
+    let state = try sandbox.stateJSON()
+    let main = try #require(sandbox.scene("main", in: state))
+    #expect((main["activity"] as? [String: Any])?["title"] as? String == "Show Cherries product")
+  }
+}
