@@ -388,7 +388,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         """
         WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) AS upto, live FROM \(schema).blocks),
         f AS (SELECT block, upto - live AS before FROM b WHERE upto >= $1 ORDER BY block LIMIT 1),
-        s AS (SELECT position FROM \(schema).products, f WHERE position > (f.block << 10)
+        s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << 10 FROM f)
           ORDER BY position OFFSET (SELECT $1 - before - 1 FROM f) LIMIT 1)
         SELECT \(Self.columns), position FROM \(schema).products
         WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT $2
