@@ -128,9 +128,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       keywords text NOT NULL,
       changed bigint NOT NULL,
       image_directory text);
-    CREATE INDEX products_folded_name ON \(schema).products(folded_name);
-    CREATE INDEX products_year ON \(schema).products(year, position);
-    CREATE INDEX products_changed ON \(schema).products(changed);
+    \(secondaryIndexes)
     CREATE TABLE \(schema).blocks(block bigint PRIMARY KEY, live bigint NOT NULL);
     CREATE TABLE \(schema).deletions(
       id bigserial PRIMARY KEY, generation bigint NOT NULL, position bigint NOT NULL,
@@ -138,6 +136,16 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     CREATE INDEX deletions_generation ON \(schema).deletions(generation);
     CREATE INDEX deletions_identifier ON \(schema).deletions(identifier)
       WHERE identifier IS NOT NULL;
+    """
+  }
+
+  /// The indexes besides the keys: by folded name, by year, and by the generation that last
+  /// changed a row.
+  private var secondaryIndexes: String {
+    """
+    CREATE INDEX products_folded_name ON \(schema).products(folded_name);
+    CREATE INDEX products_year ON \(schema).products(year, position);
+    CREATE INDEX products_changed ON \(schema).products(changed);
     """
   }
 
@@ -783,9 +791,19 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     if summary.inserted > 0 {
       let existing =
         try connection.execute("SELECT coalesce(max(position), 0) FROM \(products)").integer ?? 0
+      // Many new rows: the secondary indexes are built once at the end, sorted, rather than a
+      // row at a time (in this transaction, so a failure leaves them as they were).
+      let rebuildsIndexes =
+        summary.inserted > (try connection.execute("SELECT count(*) FROM \(products)").integer ?? 0)
+      if rebuildsIndexes {
+        try connection.run(
+          "DROP INDEX \(schema).products_folded_name, \(schema).products_year, \(schema).products_changed"
+        )
+      }
       try connection.execute(
         "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
         [String(existing)])
+      if rebuildsIndexes { try connection.run(secondaryIndexes) }
       recountFrom = min(recountFrom ?? (existing + 1), existing + 1)
     }
     if let recountFrom {
