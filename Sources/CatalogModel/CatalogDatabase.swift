@@ -1055,28 +1055,16 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       while try insert.step() {}
     }
     let unidentified = "s.identifier IN (SELECT identifier FROM temp.import_unidentified)"
-    let sharing =
-      "(SELECT count(*) FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name)"
-    func refuse(_ condition: String, _ error: (Int, String) -> CatalogError) throws {
+    let (refusals, sharing) = policy.refusals(
+      products: "products", staging: "temp.import_staging")
+    for (condition, error) in refusals {
       let found = try database.statement(
         "SELECT count(*), min(s.name) FROM temp.import_staging AS s WHERE \(unidentified) AND \(condition)"
       )
       defer { found.reset() }
       if try found.step(), found.integer(0) > 0 { throw error(found.integer(0), found.text(1)) }
     }
-    switch policy {
-    case .allow:
-      return
-    case .refuse:
-      try refuse("\(sharing) > 0") { .duplicateRecords(count: $0, example: $1) }
-      return
-    case .update:
-      try refuse("\(sharing) > 1") { .ambiguousRecords(count: $0, example: $1) }
-      // Two records of one name would both update its product.
-      try refuse(
-        "\(sharing) = 1 AND (SELECT count(*) FROM temp.import_staging AS t WHERE t.folded_name = s.folded_name AND t.name = s.name) > 1"
-      ) { .repeatedNames(count: $0, example: $1) }
-    }
+    guard policy == .update else { return }
     try database.run(
       "UPDATE temp.import_staging AS s SET identifier = (SELECT p.identifier FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE \(unidentified) AND \(sharing) = 1"
     )

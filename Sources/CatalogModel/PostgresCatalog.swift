@@ -833,26 +833,15 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       for identifier in Set(made) { try rows.append([identifier.canonicalText]) }
     }
     let unidentified = "s.identifier IN (SELECT identifier FROM import_unidentified)"
-    let sharing =
-      "(SELECT count(*) FROM \(schema).products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name)"
-    func refuse(_ condition: String, _ error: (Int, String) -> CatalogError) throws {
+    let (refusals, sharing) = policy.refusals(
+      products: "\(schema).products", staging: "import_staging")
+    for (condition, error) in refusals {
       let found = try connection.execute(
         "SELECT count(*), min(s.name) FROM import_staging AS s WHERE \(unidentified) AND \(condition)"
       )
       if let count = found.integer, count > 0 { throw error(count, found.text(0, 1) ?? "") }
     }
-    switch policy {
-    case .allow:
-      return
-    case .refuse:
-      try refuse("\(sharing) > 0") { .duplicateRecords(count: $0, example: $1) }
-      return
-    case .update:
-      try refuse("\(sharing) > 1") { .ambiguousRecords(count: $0, example: $1) }
-      try refuse(
-        "\(sharing) = 1 AND (SELECT count(*) FROM import_staging AS t WHERE t.folded_name = s.folded_name AND t.name = s.name) > 1"
-      ) { .repeatedNames(count: $0, example: $1) }
-    }
+    guard policy == .update else { return }
     try connection.run(
       "UPDATE import_staging AS s SET identifier = (SELECT p.identifier FROM \(schema).products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE \(unidentified) AND \(sharing) = 1"
     )

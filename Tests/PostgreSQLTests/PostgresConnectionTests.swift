@@ -4,6 +4,14 @@ import TestSupport
 import Testing
 
 @Suite struct PostgresConnectionTests {
+  /// A connection to a new, empty database on the tests' server.
+  private func connectionToNewDatabase() throws -> PostgresConnection {
+    let server = try PostgresTestServer.shared
+    return try PostgresConnection(
+      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
+      applicationName: "tests")
+  }
+
   @Test func parametersTravelApartFromTheStatement() throws {
     let server = try PostgresTestServer.shared
     let database = try server.makeDatabase()
@@ -21,10 +29,7 @@ import Testing
   }
 
   @Test func copyEscapesWhatTheTextFormatWouldMisread() throws {
-    let server = try PostgresTestServer.shared
-    let connection = try PostgresConnection(
-      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
-      applicationName: "tests")
+    let connection = try connectionToNewDatabase()
     try connection.run("CREATE TABLE t(n bigint, a text)")
     let values = ["plain", "tab\there", "new\nline", "back\\slash", "\\N", "cr\rx", "ünï €"]
     let copied = try connection.copy("COPY t FROM STDIN") { rows in
@@ -39,10 +44,7 @@ import Testing
 
   @Test func aFailedCopyLeavesNothingAndTheConnectionWorks() throws {
     struct Stop: Error {}
-    let server = try PostgresTestServer.shared
-    let connection = try PostgresConnection(
-      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
-      applicationName: "tests")
+    let connection = try connectionToNewDatabase()
     try connection.run("CREATE TABLE t(n bigint)")
     #expect(throws: Stop.self) {
       try connection.copy("COPY t FROM STDIN") { rows in
@@ -58,10 +60,7 @@ import Testing
 
   @Test func aTransactionThatThrowsIsRolledBack() throws {
     struct Stop: Error {}
-    let server = try PostgresTestServer.shared
-    let connection = try PostgresConnection(
-      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
-      applicationName: "tests")
+    let connection = try connectionToNewDatabase()
     try connection.run("CREATE TABLE t(n bigint)")
     #expect(throws: Stop.self) {
       try connection.transaction {
@@ -74,10 +73,7 @@ import Testing
   }
 
   @Test func aRefusedStatementSaysWhyWithItsState() throws {
-    let server = try PostgresTestServer.shared
-    let connection = try PostgresConnection(
-      PostgresAddress(server.socketURL(database: try server.makeDatabase())),
-      applicationName: "tests")
+    let connection = try connectionToNewDatabase()
     do {
       try connection.execute("SELECT * FROM missing")
       Issue.record("a missing table was read")
