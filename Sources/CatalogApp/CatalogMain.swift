@@ -233,6 +233,11 @@ package enum CatalogMain {
     // commands. Without a socket (a path too long for one), the REPL works alone.
     let channel = try? DeliveryChannel(in: store.environment.directory) { Signals.wake() }
     defer { channel?.close() }
+    // Activities the user's other machines hand off, with a catalog on a server: one line each
+    // above the prompt (LISTEN/NOTIFY), to continue with 'continue --elsewhere N'.
+    let handoffs = store.environment.database?.listenForHandoffs(
+      for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() })
+    defer { handoffs?.close() }
     var failed = false
     var exitSignal: Int32?
     for warning in store.markReady() { report.warning(warning) }
@@ -246,6 +251,12 @@ package enum CatalogMain {
       store.releaseScenes(notIn: state)
       if let channel {
         applyDeliveries(from: channel, to: &state, store: store, report: report)
+      }
+      for handoff in handoffs?.take() ?? [] {
+        let title = handoff.activity.title ?? handoff.activity.activityType
+        output.line(
+          "Handed off from machine '\(handoff.machine.escapingControlCharacters)': '\(title.escapingControlCharacters)'; type 'activities --elsewhere' to continue it here."
+        )
       }
       let result: LineReader.Result
       if let editor {

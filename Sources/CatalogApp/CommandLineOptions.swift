@@ -116,6 +116,12 @@ package struct CommandLineOptions: Sendable, Hashable {
     edits as they are saved and is built again, in the background, when many
     have piled up. 'catalog reindex' builds it again now.
 
+    With --catalog-url, the catalog is on a PostgreSQL server that several
+    machines share (in the schema $CATALOG_SCHEMA, or 'catalog'); each machine
+    keeps its own search index in the data directory, and 'handoff --to-machine'
+    in the REPL hands the scene's activity to your other machines (each named
+    by $CATALOG_MACHINE, or its host name).
+
     'catalog COMMAND [ARGUMENT...]' runs one REPL command as a one-line script
     (catalog list, catalog select "Red Rose"), as 'echo list | catalog' does.
 

@@ -189,6 +189,9 @@ package final class LiveEnvironment: AppEnvironment {
         try claimScene(name)
       case .forgetActivities(let identifiers):
         try forgetActivities(identifiers)
+      case .publishHandoff(let activity):
+        guard let database else { throw CatalogError.handoffNeedsServer }
+        try database.publishHandoff(activity, from: Self.handoffParty)
       case .handOff(let activity, let source, let target):
         guard let answer = try handOff(activity, from: source, to: target) else {
           throw CatalogCoreError.deliveryFailed(
@@ -198,6 +201,28 @@ package final class LiveEnvironment: AppEnvironment {
       }
     }
   }
+
+  package func handoffsElsewhere() throws -> [MachineHandoff] {
+    guard let database else { throw CatalogError.handoffNeedsServer }
+    return try database.handoffs(for: Self.handoffParty, limit: 20)
+  }
+
+  /// This user on this machine, for handoffs between machines: the login name, and
+  /// `CATALOG_MACHINE` or the host name.
+  package static let handoffParty: HandoffParty = {
+    let environment = ProcessInfo.processInfo.environment
+    var host = [CChar](repeating: 0, count: 256)
+    let hostName =
+      gethostname(&host, host.count - 1) == 0
+      ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      : "unknown"
+    let user =
+      getpwuid(getuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+      ?? environment["USER"] ?? String(getuid())
+    return HandoffParty(
+      user: user,
+      machine: environment["CATALOG_MACHINE"].flatMap { $0.isEmpty ? nil : $0 } ?? hostName)
+  }()
 
   package func handOff(
     _ activity: UserActivityRecord, from source: SceneName, to scene: SceneName

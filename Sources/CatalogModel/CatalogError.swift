@@ -76,6 +76,10 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// The connection to the catalog's server was lost during a command, which changed nothing;
   /// the next command connects again.
   case unreachable(location: String, reason: String)
+  /// Handing off to another machine needs a catalog the machines share.
+  case handoffNeedsServer
+  /// There is no handoff of that number from another machine.
+  case noSuchHandoff(Int, count: Int)
 
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   package var errorDescription: String? {
@@ -88,6 +92,12 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "cannot save the catalog '\(path)': \(reason); nothing was changed"
     case .cannotConnect(let location, let reason):
       "cannot connect to the catalog '\(location)': \(reason)"
+    case .handoffNeedsServer:
+      "handing off to another machine needs a catalog the machines share on a server; start with --catalog-url (see 'Sharing a catalog' in the README), or hand off to a scene: 'handoff SCENE'"
+    case .noSuchHandoff(let number, let count):
+      count == 0
+        ? "no activities from your other machines; type 'handoff --to-machine' on one of them"
+        : "no activity \(number) from your other machines; there \(count == 1 ? "is 1" : "are \(count)"): type 'activities --elsewhere'"
     case .unreachable(let location, let reason):
       "lost the connection to the catalog '\(location)' (\(reason)); nothing was changed; the next command connects again"
     case .noMatch(let reference, let suggestion):

@@ -1,4 +1,5 @@
 import Foundation
+import StateRestoration
 
 /// A catalog kept by a database engine: the user's catalog in SQLite (``CatalogDatabase``) or in
 /// PostgreSQL (``PostgresCatalog``). The app reads, saves, imports, exports and indexes through
@@ -84,6 +85,29 @@ package protocol CatalogStorage: CatalogSource {
 
   /// Starts ``verify()`` in the background, so that a REPL's first edit seldom waits.
   func verifyInBackground()
+
+  /// Publishes an activity for the user's other machines, which a running REPL there hears of
+  /// at once.
+  ///
+  /// - Throws: ``CatalogError/handoffNeedsServer`` for a catalog on one machine, or what the
+  ///   server says.
+  func publishHandoff(_ activity: UserActivityRecord, from party: HandoffParty) throws
+
+  /// The activities the user's other machines published, newest first.
+  ///
+  /// - Throws: ``CatalogError/handoffNeedsServer`` for a catalog on one machine, or what the
+  ///   server says.
+  func handoffs(for party: HandoffParty, limit: Int) throws -> [MachineHandoff]
+
+  /// Starts listening for the user's other machines' handoffs; nil for a catalog on one
+  /// machine, or when the server cannot be reached.
+  ///
+  /// - Parameters:
+  ///   - party: This user and machine.
+  ///   - onArrival: Called on the listener's thread when a handoff is waiting.
+  /// - Returns: The listener, which gathers them until asked.
+  func listenForHandoffs(for party: HandoffParty, onArrival: @escaping @Sendable () -> Void)
+    -> (any HandoffListener)?
 }
 
 /// Why a read of a catalog failed.
@@ -157,4 +181,46 @@ extension CatalogStorage {
     try importProducts(
       products, seeding: seeding, options: options, madeIdentifiers: { [] }, progress: { _ in })
   }
+}
+
+/// An activity one machine handed off for the same user's other machines to continue: Handoff
+/// between machines sharing a catalog on a server.
+package struct MachineHandoff: Sendable, Hashable {
+  /// The server's number for it, newest highest.
+  package var id: Int
+  /// The machine that published it.
+  package var machine: String
+  /// The activity.
+  package var activity: UserActivityRecord
+  /// When it was published.
+  package var published: Date
+
+  package init(id: Int, machine: String, activity: UserActivityRecord, published: Date) {
+    self.id = id
+    self.machine = machine
+    self.activity = activity
+    self.published = published
+  }
+}
+
+/// Who hands off and receives: a user on a machine.
+package struct HandoffParty: Sendable, Hashable {
+  /// The user's name; only their own machines see their handoffs.
+  package var user: String
+  /// This machine's name (`CATALOG_MACHINE`, or the host name).
+  package var machine: String
+
+  package init(user: String, machine: String) {
+    self.user = user
+    self.machine = machine
+  }
+}
+
+/// Handoffs from other machines as they arrive, gathered on a thread of their own until
+/// ``take()``.
+package protocol HandoffListener: AnyObject, Sendable {
+  /// The handoffs that arrived since the last call.
+  func take() -> [MachineHandoff]
+  /// Stops listening.
+  func close()
 }

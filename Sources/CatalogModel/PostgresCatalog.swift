@@ -17,7 +17,7 @@ import StateRestoration
 /// ``CatalogError/unreachable(location:reason:)`` — and the next request connects again.
 package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// The schema version this program reads and writes (the `schema_version` row of `info`).
-  package static let schemaVersion = 1
+  package static let schemaVersion = 2
   /// The oldest server this program works with: window functions over `blocks`,
   /// `ON CONFLICT`, `COPY` and `LISTEN` are older, but 12 is the oldest version still
   /// maintained when this was written.
@@ -150,7 +150,20 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   /// The steps to each version, in order; a new catalog takes them all.
-  private var migrations: [(version: Int, sql: String)] { [(1, versionOne)] }
+  private var migrations: [(version: Int, sql: String)] { [(1, versionOne), (2, versionTwo)] }
+
+  /// Version 2: activities handed off between machines (Handoff), each kept a week.
+  private var versionTwo: String {
+    """
+    CREATE TABLE \(schema).handoffs(
+      id bigserial PRIMARY KEY, machine text NOT NULL, user_name text NOT NULL,
+      activity text NOT NULL, published timestamptz NOT NULL DEFAULT now());
+    CREATE INDEX handoffs_user ON \(schema).handoffs(user_name, id);
+    """
+  }
+
+  /// The channel a handoff is announced on (`NOTIFY`), with its number.
+  var handoffChannel: String { "catalog_handoffs_" + schema }
 
   /// Creates or upgrades the schema, once, under a lock every process of every machine takes.
   private func migrate() throws {
@@ -189,7 +202,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   // MARK: - The connection
 
   /// Runs requests on the connection, connecting again first when it was lost.
-  private func using<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+  func using<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
     try lock.withLock {
       if !connection.isConnected { try connection.reconnect() }
       return try body(connection)

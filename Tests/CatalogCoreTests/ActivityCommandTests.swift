@@ -152,6 +152,50 @@ import Testing
     #expect(results.allSatisfy { !$0.isViewed })
   }
 
+  /// Handoff between machines: the activity is published as an effect (nothing else changes
+  /// here), the other machines' ones are listed, and one is continued in the active scene; a
+  /// catalog on one machine says what handing off to a machine needs.
+  @Test func handoffToAnotherMachinePublishesListsAndContinues() throws {
+    let environment = FakeEnvironment()
+    environment.fromOtherMachines = []
+    let (shown, _) = try run(["select mango"], environment: environment)
+    let published = try shown.applying(.handoffToMachine, environment: environment)
+    let activity = try #require(shown.activeScene.userActivity)
+    #expect(published.effects == [.publishHandoff(activity)])
+    #expect(published.state == shown)
+    #expect(published.output.hasPrefix("Handed off 'Show Mango product' to your other machines"))
+    #expect(throws: CatalogCoreError.nothingToHandOff(scene: "main")) {
+      try run(["handoff --to-machine"], environment: environment)
+    }
+    #expect(
+      try run(["activities --elsewhere"], environment: environment).output.hasPrefix(
+        "No activities from your other machines"))
+    #expect(throws: CatalogError.noSuchHandoff(1, count: 0)) {
+      try run(["continue --elsewhere 1"], environment: environment)
+    }
+    var cherries = ProductActivity.show(bundledProducts[8])
+    cherries.lastActiveDate = environment.now
+    environment.fromOtherMachines = [
+      MachineHandoff(
+        id: 7, machine: "laptop", activity: cherries,
+        published: environment.now.addingTimeInterval(-120))
+    ]
+    let listed = try run(["activities --elsewhere"], environment: environment).output
+    #expect(listed.contains("1  Show Cherries product  laptop   2 min ago"), "\(listed)")
+    let (continued, output) = try run(
+      ["select mango", "continue --elsewhere 1"], environment: environment)
+    #expect(output.hasPrefix("Continued 'Show Cherries product' from machine 'laptop'."))
+    #expect(continued.activeScene.path.routes == [.product(bundledProducts[8].identifier)])
+    #expect(throws: CatalogError.noSuchHandoff(2, count: 1)) {
+      try run(["continue --elsewhere 2"], environment: environment)
+    }
+    #expect(throws: CatalogCoreError.self) { try CommandParser.parse("continue --elsewhere x") }
+    environment.fromOtherMachines = nil
+    #expect(throws: CatalogError.handoffNeedsServer) {
+      try run(["select mango", "handoff --to-machine"], environment: environment)
+    }
+  }
+
   @Test func handoffContinuesTheActiveScenesActivityElsewhere() throws {
     let environment = FakeEnvironment()
     let (state, output) = try run(

@@ -29,6 +29,15 @@ final class FakeEnvironment: AppEnvironment {
 
   /// Activities handed off to scenes other processes have open.
   var handedOff: [(UserActivityRecord, SceneName)] = []
+  /// Activities published for other machines, and those other machines published (nil: the
+  /// catalog is on this machine alone).
+  var publishedToMachines: [UserActivityRecord] = []
+  var fromOtherMachines: [MachineHandoff]?
+
+  func handoffsElsewhere() throws -> [MachineHandoff] {
+    guard let fromOtherMachines else { throw CatalogError.handoffNeedsServer }
+    return fromOtherMachines
+  }
 
   /// Scenes saved by processes that closed them, and those of them the shell has read.
   var savedScenes: Set<SceneName> = []
@@ -60,6 +69,9 @@ final class FakeEnvironment: AppEnvironment {
         history.removeAll()
       case .forgetActivities(let identifiers?):
         history.removeAll { $0.persistentIdentifier.map(identifiers.contains) ?? false }
+      case .publishHandoff(let activity):
+        guard fromOtherMachines != nil else { throw CatalogError.handoffNeedsServer }
+        publishedToMachines.append(activity)
       case .handOff(let activity, _, let scene):
         handedOff.append((activity, scene))
         result.output = "Continued '\(activity.title ?? "")' in scene '\(scene)' (pid 42)."

@@ -85,6 +85,44 @@ import Testing
     #expect(try sandbox.run(["export", "--format", "csv"]).output == before.output)
   }
 
+  /// Handoff between machines: one publishes its activity, the other's running REPL prints one
+  /// line above its prompt (LISTEN/NOTIFY), lists it with the machine's name and continues it;
+  /// scene state stays on each machine. A catalog on one machine says what it needs.
+  @Test func aHandoffReachesTheOtherMachinesRunningREPL() throws {
+    let desk = try CatalogSandbox(.postgres)
+    desk.environment["CATALOG_MACHINE"] = "desk"
+    let laptop = CatalogSandbox(sharingCatalogOf: desk)
+    laptop.environment["CATALOG_MACHINE"] = "laptop"
+    _ = try desk.run(input: "list\n")
+    let receiver = laptop.start([])
+    receiver.send("select mango")
+    receiver.readOutput(until: "Mango")
+    let sent = try desk.run(input: "select cherries\nhandoff --to-machine\n")
+    #expect(
+      sent.output.contains("Handed off 'Show Cherries product' to your other machines"),
+      "\(sent.errors)")
+    receiver.readOutput(until: "Handed off from machine 'desk': 'Show Cherries product'")
+    receiver.send("activities --elsewhere")
+    receiver.readOutput(until: "desk")
+    receiver.send("continue --elsewhere 1")
+    receiver.readOutput(until: "Continued 'Show Cherries product' from machine 'desk'.")
+    let (_, errors) = receiver.finishReading()
+    #expect(errors.isEmpty, "\(errors)")
+    // The laptop's scene is on Cherries; the desk's own handoff is not offered back to it.
+    let main = try #require(laptop.scene("main", in: try laptop.stateJSON()))
+    #expect((main["activity"] as? [String: Any])?["title"] as? String == "Show Cherries product")
+    #expect(
+      try desk.run(input: "activities --elsewhere\n").output.hasPrefix(
+        "No activities from your other machines"))
+
+    let alone = CatalogSandbox()
+    let refused = try alone.run(input: "select mango\nhandoff --to-machine\n")
+    #expect(
+      refused.errors
+        == "error: handing off to another machine needs a catalog the machines share on a server; start with --catalog-url (see 'Sharing a catalog' in the README), or hand off to a scene: 'handoff SCENE'\n"
+    )
+  }
+
   // MARK: - Faults
 
   @Test func noServerAtLaunchIsOneLineAndChangesNothingHere() throws {
@@ -125,7 +163,7 @@ import Testing
     #expect(result.status == 1)
     #expect(
       result.errors.hasSuffix(
-        "its catalog schema version 99 is newer than this program's 1; use a newer catalog\n"),
+        "its catalog schema version 99 is newer than this program's 2; use a newer catalog\n"),
       "\(result.errors)")
     #expect(result.errorLines.count == 1)
   }

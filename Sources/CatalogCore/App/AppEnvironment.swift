@@ -103,6 +103,10 @@ package protocol AppEnvironment {
 
   /// The current time, for activities' expiry.
   var now: Date { get }
+  /// The activities the user's other machines handed off, newest first.
+  ///
+  /// - Throws: `CatalogError.handoffNeedsServer` when the catalog is on this machine alone.
+  func handoffsElsewhere() throws -> [MachineHandoff]
 
   /// The directory relative paths the user types are relative to.
   var currentDirectory: String { get }

@@ -116,6 +116,51 @@ extension AppState {
       messages.append(render.location(of: state.activeScene, in: catalog))
       return CommandResult(state: state, output: messages.joined(separator: "\n"))
 
+    case .handoffToMachine:
+      guard let activity = activeScene.userActivity, activity.isEligibleForHandoff else {
+        throw CatalogCoreError.nothingToHandOff(scene: activeSceneName.rawValue)
+      }
+      var result = CommandResult(
+        state: state,
+        output:
+          "Handed off '\(activity.title ?? activity.activityType)' to your other machines: a catalog running there shows it, and 'activities --elsewhere' lists it."
+      )
+      result.effects = [.publishHandoff(activity)]
+      return result
+
+    case .activitiesElsewhere:
+      let handoffs = try environment.handoffsElsewhere()
+      guard !handoffs.isEmpty else {
+        return CommandResult(
+          state: state,
+          output: "No activities from your other machines; type 'handoff --to-machine' on one.")
+      }
+      let rows = handoffs.enumerated().map { offset, handoff in
+        [
+          String(offset + 1), handoff.activity.title ?? handoff.activity.activityType,
+          handoff.machine, Describe.age(of: handoff.published, now: environment.now),
+        ]
+      }
+      return CommandResult(
+        state: state,
+        output: Table.render(
+          header: ["#", "Activity", "Machine", "When"], rows: rows, rightAligned: [0])
+          + "\nType 'continue --elsewhere N' to continue one here.")
+
+    case .continueElsewhere(let number):
+      let handoffs = try environment.handoffsElsewhere()
+      guard handoffs.indices.contains(number - 1) else {
+        throw CatalogError.noSuchHandoff(number, count: handoffs.count)
+      }
+      let handoff = handoffs[number - 1]
+      try state.continueActivity(handoff.activity, in: activeSceneName, environment: environment)
+      state.updatePhases()
+      return CommandResult(
+        state: state,
+        output:
+          "Continued '\(handoff.activity.title ?? handoff.activity.activityType)' from machine '\(handoff.machine)'.\n"
+          + render.location(of: state.activeScene, in: catalog))
+
     case .continueDelivered(let activity, let target):
       guard state.scene(named: target.rawValue) != nil else {
         throw CatalogCoreError.noSuchScene(

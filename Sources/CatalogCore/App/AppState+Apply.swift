@@ -80,7 +80,8 @@ extension AppState {
     case .year where !scene.isEditing:
       return try applyingNavigation(command, environment: environment)
 
-    case .search, .continueResult, .handoff, .continueDelivered, .activities, .forget:
+    case .search, .continueResult, .handoff, .continueDelivered, .activities, .forget,
+      .handoffToMachine, .activitiesElsewhere, .continueElsewhere:
       return try applyingActivity(command, environment: environment)
 
     case .tab(let tab):
@@ -359,8 +360,8 @@ extension Command {
     case .path: "path"
     case .open: "open"
     case .search: "search"
-    case .continueResult: "continue"
-    case .handoff, .continueDelivered: "handoff"
+    case .continueResult, .continueElsewhere: "continue"
+    case .handoff, .continueDelivered, .handoffToMachine: "handoff"
     case .tab: "tab"
     case .edit: "edit"
     case .setName: "name"
@@ -373,7 +374,7 @@ extension Command {
     case .state: "state"
     case .help: "help"
     case .add: "add"
-    case .activities: "activities"
+    case .activities, .activitiesElsewhere: "activities"
     case .forget: "forget"
     case .delete: "delete"
     case .quit: "quit"

@@ -48,6 +48,8 @@ package enum Effect: Sendable, Hashable {
   /// Continue an activity in a scene another running process has open, as Handoff sends it to
   /// another device; that process's answer is the command's output.
   case handOff(UserActivityRecord, from: SceneName, to: SceneName)
+  /// Publish an activity for the user's other machines (Handoff between machines).
+  case publishHandoff(UserActivityRecord)
 }
 
 /// Text produced in parts: `produce` calls its argument with each part, in order, and throws

@@ -39,6 +39,13 @@ package enum Command: Sendable, Hashable {
   case continueResult(Int, scene: String? = nil)
   /// `handoff SCENE`: continue the active scene's activity in another scene.
   case handoff(String)
+  /// `handoff --to-machine`: publish the active scene's activity for the user's other
+  /// machines, which share the catalog on a server.
+  case handoffToMachine
+  /// `activities --elsewhere`: the activities the user's other machines handed off.
+  case activitiesElsewhere
+  /// `continue --elsewhere N`: continue handoff N of `activities --elsewhere` in this scene.
+  case continueElsewhere(Int)
   /// An activity another process handed off to one of this process's scenes: continued
   /// there, which comes to the front. Not typed; delivered.
   case continueDelivered(UserActivityRecord, in: SceneName)

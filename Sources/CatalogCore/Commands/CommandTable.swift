@@ -157,16 +157,20 @@ enum CommandTable {
           example: "search cher",
           parse: { .search(try required($0.raw, usage: "search QUERY")) }),
         CommandEntry(
-          words: ["continue"], usage: "continue N [--scene NAME]",
+          words: ["continue"], usage: "continue N [--scene NAME] | continue --elsewhere N",
           summary:
-            "continue search result N in this scene, or in scene NAME (another terminal's too)",
+            "continue search result N in this scene, or in scene NAME (another terminal's too), or activity N another machine handed off",
           example: "continue 1",
           parse: { try parseContinue($0.rest) }),
         CommandEntry(
-          words: ["activities"], usage: "activities [PAGE]",
-          summary: "the saved activity history, newest first: title, product, when",
+          words: ["activities"], usage: "activities [PAGE] | activities --elsewhere",
+          summary:
+            "the saved activity history, newest first: title, product, when; or what your other machines handed off",
           example: "activities",
-          parse: { .activities(page: try page($0.rest, usage: "activities [PAGE]") ?? 1) }),
+          parse: { arguments in
+            if arguments.rest == "--elsewhere" { return .activitiesElsewhere }
+            return .activities(page: try page(arguments.rest, usage: "activities [PAGE]") ?? 1)
+          }),
         CommandEntry(
           words: ["forget"], usage: "forget N | forget PRODUCT | forget --all",
           summary: "delete saved activities: entry N of 'activities', a product's, or all",
@@ -181,11 +185,12 @@ enum CommandTable {
             return .forget(.product(target))
           }),
         CommandEntry(
-          words: ["handoff"], usage: "handoff SCENE",
+          words: ["handoff"], usage: "handoff SCENE | handoff --to-machine",
           summary:
-            "continue this scene's activity in another scene (opened if needed), also one another terminal has open",
+            "continue this scene's activity in another scene (opened if needed), also one another terminal has open, or on your other machines (a catalog on a server)",
           example: "handoff side",
           parse: { arguments in
+            if arguments.rest == "--to-machine" { return .handoffToMachine }
             let name = try required(arguments.rest, usage: "handoff SCENE")
             guard SceneName(name) != nil else { throw CatalogCoreError.invalidSceneName(name) }
             return .handoff(name)
@@ -257,6 +262,14 @@ enum CommandTable {
 extension CommandTable {
   /// `continue N [--scene NAME]`.
   static func parseContinue(_ rest: String) throws -> Command {
+    if rest.hasPrefix("--elsewhere") {
+      let text = String(rest.dropFirst("--elsewhere".count)).trimmingCharacters(in: .whitespaces)
+      guard let number = Int(text), number > 0, text.allSatisfy(\.isASCII) else {
+        throw CatalogCoreError.invalidArgument(
+          text, expected: "an activity number from 'activities --elsewhere'")
+      }
+      return .continueElsewhere(number)
+    }
     var words = try required(rest, usage: "continue N [--scene NAME]").split(separator: " ")
       .map(String.init)
     var scene: String?

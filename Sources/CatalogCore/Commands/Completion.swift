@@ -47,7 +47,9 @@ package enum Completion {
     case "scenes":
       return Result(start: start, candidates: matching(text, in: ["--all"]))
     case "handoff":
-      return Result(start: start, candidates: matching(text, in: scenes))
+      return Result(start: start, candidates: matching(text, in: scenes + ["--to-machine"]))
+    case "activities":
+      return Result(start: start, candidates: matching(text, in: ["--elsewhere"]))
     case "open":
       return link(text, start: start, catalog: catalog, scenes: scenes)
     case "scene":
