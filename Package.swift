@@ -108,8 +108,8 @@ let package = Package(
     .executableTarget(
       name: "catalog-bench",
       dependencies: [
-        "CatalogApp", "CatalogCore", "CatalogModel", "SQLite", "StateRestoration", "ActivityIndex",
-        "SearchIndex",
+        "CatalogApp", "CatalogCore", "CatalogModel", "SQLite", "PostgreSQL", "StateRestoration",
+        "ActivityIndex", "SearchIndex",
         "Imaging", "CImageCodecs",
       ]),
     // A to-do REPL restored after kill -9, on StateRestoration's public API alone: the

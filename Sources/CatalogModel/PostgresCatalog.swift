@@ -816,7 +816,12 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       try connection.execute(
         "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
         [String(existing)])
-      if rebuildsIndexes { try connection.run(secondaryIndexes) }
+      if rebuildsIndexes {
+        try connection.run(secondaryIndexes)
+        // The planner's statistics, at once rather than when autovacuum comes: without them
+        // it reads every row to find the few changed since a search index was built.
+        try connection.run("ANALYZE \(schema).products")
+      }
       recountFrom = min(recountFrom ?? (existing + 1), existing + 1)
     }
     if let recountFrom {

@@ -232,6 +232,7 @@ do {
   case "pictures": try pictureBenchmark()
   case "scale": try scaleBenchmark()
   case "repl-search": try replSearchBenchmark()
+  case "engines": try enginesBenchmark()
   default:
     FileHandle.standardError.write(
       Data(
