@@ -247,6 +247,7 @@ do {
                catalog-bench scale --products N | --catalog FILE [--runs N] [--edits N] [--history N]
                                    [--search-repeats N]
                catalog-bench repl-search --data-dir DIR [--history N] [--search-repeats N]
+               catalog-bench engines --catalog-url URL --products N | --catalog FILE [--runs N]
 
         """.utf8))
     exit(64)
