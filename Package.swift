@@ -157,8 +157,8 @@ let package = Package(
     .testTarget(
       name: "CatalogEndToEndTests",
       dependencies: [
-        "SQLite", "SearchIndex", "StateRestoration", "ActivityIndex", "Imaging", "CImageCodecs",
-        "TestSupport", "CatalogTestSupport",
+        "SQLite", "PostgreSQL", "SearchIndex", "StateRestoration", "ActivityIndex", "Imaging",
+        "CImageCodecs", "TestSupport", "CatalogTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

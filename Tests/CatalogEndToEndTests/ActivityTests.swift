@@ -44,8 +44,9 @@ import Testing
     #expect(try searchJSON(sandbox, "orchidee").first?["kind"] as? String == "item")
   }
 
-  @Test func theHistorySurvivesSIGKILL() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func theHistorySurvivesSIGKILL(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let process = sandbox.start()
     process.send("select peanuts")
     process.readOutput(until: "Peanuts")
@@ -197,8 +198,9 @@ extension ActivityTests {
 
   /// "Showing a product saves one activity" holds also for a product `done` adds and for a
   /// product selected again while it is in front (its date moves on).
-  @Test func showingAProductAlwaysSavesItsActivity() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func showingAProductAlwaysSavesItsActivity(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "add Kiwi\nprice 2.50\ndone\n")
     #expect(try sandbox.history.records().contains { $0.title == "Show Kiwi product" })
     _ = try sandbox.run(input: "select cherries\n")

@@ -1,5 +1,6 @@
 import ActivityIndex
 import Foundation
+import PostgreSQL
 import SQLite
 import StateRestoration
 import TestSupport
@@ -274,6 +275,22 @@ final class CatalogSandbox {
   /// Deletes a product from the catalog database behind the app's back, as another program
   /// might.
   func removeProductFromDataFile(named name: String) throws {
+    if let catalogURL {
+      let connection = try PostgresConnection(
+        PostgresAddress(catalogURL), applicationName: "catalog-tests")
+      try connection.transaction {
+        let position = try #require(
+          try connection.execute("SELECT position FROM catalog.products WHERE name = $1", [name])
+            .integer)
+        try connection.execute("DELETE FROM catalog.products WHERE name = $1", [name])
+        try connection.execute(
+          "UPDATE catalog.blocks SET live = live - 1 WHERE block = ($1::bigint - 1) >> 10",
+          [String(position)])
+        try connection.run(
+          "UPDATE catalog.info SET value = value + 1 WHERE key = 'generation'")
+      }
+      return
+    }
     let database = try Database(path: databasePath, mode: .readWrite)
     try database.writeTransaction {
       let position = try #require(

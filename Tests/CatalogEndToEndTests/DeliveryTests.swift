@@ -23,8 +23,11 @@ import Testing
     sandbox.stateDirectory + "/\(process.processIdentifier).socket"
   }
 
-  @Test func aLinkFromTheShellReachesTheRunningCatalogAndIsDurableWhenAcknowledged() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aLinkFromTheShellReachesTheRunningCatalogAndIsDurableWhenAcknowledged(engine: CatalogEngine)
+    throws
+  {
+    let sandbox = try CatalogSandbox(engine)
     let repl = Self.replShowingMango(sandbox)
     let link = "catalog://product/Cherries?tab=photo"
     let result = try sandbox.run(["open", link])
@@ -71,8 +74,9 @@ import Testing
     #expect(pty.quit(process) == 0)
   }
 
-  @Test func aHandoffGoesToTheProcessThatHasTheScene() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aHandoffGoesToTheProcessThatHasTheScene(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let first = sandbox.start()
     first.send("select mango")
     first.readOutput(until: "Keywords")

@@ -79,8 +79,9 @@ import Testing
     #expect(storage["EditView.editTitle"] as? String == "Mango")
   }
 
-  @Test func aRemovedProductEndsTheRestoredPathThere() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aRemovedProductEndsTheRestoredPathThere(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "year 2015\npush mango\npush cher\npush ginger\n")
     try sandbox.removeProductFromDataFile(named: "Cherries")
 

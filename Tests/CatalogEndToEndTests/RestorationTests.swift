@@ -29,8 +29,9 @@ import Testing
     #expect(row.contains("Cherries"), "\(list.output)", sourceLocation: sourceLocation)
   }
 
-  @Test func aRelaunchRestoresTheSelectionTabAndDraft() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aRelaunchRestoresTheSelectionTabAndDraft(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let first = try sandbox.run(input: "select Cherries\ntab photo\nedit\nname Morello\nquit\n")
     #expect(first.status == 0, "\(first.errors)")
     #expect(first.errors.isEmpty)
@@ -42,8 +43,9 @@ import Testing
     #expect(second.output.contains(" 9  Morello     2015  $10.99"))
   }
 
-  @Test func theSameAfterSIGKILLRightAfterACommandsOutput() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func theSameAfterSIGKILLRightAfterACommandsOutput(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let process = sandbox.start()
     process.send("select Cherries")
     process.readOutput(until: "Keywords")
@@ -120,8 +122,9 @@ import Testing
     #expect(reopened.output.contains("Scene 'side' has no stored values."))
   }
 
-  @Test func freshStartsWithoutSceneStateButKeepsCatalogEdits() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func freshStartsWithoutSceneStateButKeepsCatalogEdits(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(
       input: "select ginger\nedit\nname Ginger Root\ndone\nselect cher\nscene new side\n")
     let fresh = try sandbox.run(["--fresh"], input: "state\nlist\n")
@@ -135,8 +138,11 @@ import Testing
     #expect(sandbox.quarantined().filter { $0.hasPrefix("scenes-") }.count == 2)
   }
 
-  @Test func aProductRemovedFromTheDataFileIsDroppedFromTheRestoredPathWithANote() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aProductRemovedFromTheDataFileIsDroppedFromTheRestoredPathWithANote(engine: CatalogEngine)
+    throws
+  {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "select cher\nedit\nname Morello\n")
     try sandbox.removeProductFromDataFile(named: "Cherries")
 

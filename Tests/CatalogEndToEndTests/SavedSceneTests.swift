@@ -153,8 +153,9 @@ import Testing
     #expect(next.output.contains("Mango"), "\(next.output)")
   }
 
-  @Test func aRelaunchIntoAnOpenEditorShowsTheDraft() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func aRelaunchIntoAnOpenEditorShowsTheDraft(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "select cherries\nedit\nname Morello\nprice 3.50\n")
     let relaunch = try sandbox.run(input: "edit\nstate\n")
     #expect(relaunch.status == 0, "\(relaunch.errors)")

@@ -131,8 +131,9 @@ import Testing
   }
 
   /// Two terminals: each lists the other's scene with its terminal.
-  @Test func twoTerminalsSeeEachOthersScenesAndTerminals() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func twoTerminalsSeeEachOthersScenesAndTerminals(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     let firstTerminal = try PseudoTerminal()
     let first = try firstTerminal.start(sandbox)
     firstTerminal.read(until: "main")
@@ -162,8 +163,9 @@ import Testing
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  @Test func eightProcessesStartedAtOnceEachGetAScene() throws {
-    let sandbox = CatalogSandbox()
+  @Test(arguments: CatalogEngine.allCases)
+  func eightProcessesStartedAtOnceEachGetAScene(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "list\n")
     let processes = (0..<8).map { _ in sandbox.start() }
     for process in processes { process.send("scenes") }
