@@ -15,20 +15,7 @@ func enginesBenchmark() throws {
   let runs = option("--runs", default: 9)
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
-  let source: String
-  if let file = stringOption("--catalog") {
-    source = file
-  } else {
-    let count = option("--products", default: 0)
-    guard (1...10_000_000).contains(count) else {
-      throw CatalogBenchError("engines needs --products N (1 to 10,000,000) or --catalog FILE")
-    }
-    source = root + "/catalog.json"
-    let generator = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../Tests/Fixtures/bench/synth_catalog.py").standardized.path
-    _ = try measure(
-      URL(fileURLWithPath: "/usr/bin/env"), ["python3", generator, String(count), source])
-  }
+  let source = try benchmarkCatalog(for: "engines", in: root)
   let schema = "bench_\(getpid())"
   let server = try PostgresConnection(PostgresAddress(url), applicationName: "catalog-bench")
   defer { _ = try? server.run("DROP SCHEMA IF EXISTS \(schema) CASCADE") }

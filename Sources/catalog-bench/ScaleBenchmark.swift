@@ -35,20 +35,8 @@ func scaleBenchmark() throws {
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
 
-  let source: String
-  if let file = stringOption("--catalog") {
-    source = file
-  } else {
-    let count = option("--products", default: 0)
-    guard (1...10_000_000).contains(count) else {
-      throw CatalogBenchError("scale needs --products N (1 to 10,000,000) or --catalog FILE")
-    }
-    source = root + "/catalog.json"
-    progress("generating \(count) products")
-    let generator = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../Tests/Fixtures/bench/synth_catalog.py").standardized.path
-    _ = try measure(
-      URL(fileURLWithPath: "/usr/bin/env"), ["python3", generator, String(count), source])
+  let source = try benchmarkCatalog(for: "scale", in: root) {
+    progress("generating \($0) products")
   }
 
   // The rows as CSV, which both importers read.
@@ -246,6 +234,33 @@ private func replSearches(data: String, state: String, viewed: Int, repeats: Int
   }
   _ = store.environment.settleHistory(closing: true)
   return times
+}
+
+/// The catalog a benchmark runs on: `--catalog FILE`, or `--products N` of them made by
+/// `synth_catalog.py` into a directory.
+///
+/// - Parameters:
+///   - benchmark: The benchmark's name, for the message when neither is given.
+///   - directory: Where a generated catalog goes.
+///   - generating: Called with the count before generating.
+/// - Returns: The catalog file's path.
+/// - Throws: When neither option is given, or the generator fails.
+func benchmarkCatalog(
+  for benchmark: String, in directory: String, generating: (Int) -> Void = { _ in }
+) throws -> String {
+  if let file = stringOption("--catalog") { return file }
+  let count = option("--products", default: 0)
+  guard (1...10_000_000).contains(count) else {
+    throw CatalogBenchError(
+      "\(benchmark) needs --products N (1 to 10,000,000) or --catalog FILE")
+  }
+  let source = directory + "/catalog.json"
+  generating(count)
+  let generator = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../Tests/Fixtures/bench/synth_catalog.py").standardized.path
+  _ = try measure(
+    URL(fileURLWithPath: "/usr/bin/env"), ["python3", generator, String(count), source])
+  return source
 }
 
 /// The table `scale` prints: Markdown, with the machine and the date above it.
