@@ -35,6 +35,11 @@ import Testing
     #expect(list.contains("9 products.") && !list.contains("Ginger"), "\(list)")
     // Neither machine keeps a catalog file: the data directory holds only the index.
     #expect(!FileManager.default.fileExists(atPath: first.dataDirectory + "/catalog.sqlite"))
+    // `catalog reindex` builds this machine's index of the shared catalog again.
+    let reindexed = try second.run(["reindex"])
+    #expect(reindexed.status == 0, "\(reindexed.errors)")
+    #expect(reindexed.output.hasPrefix("Indexed 9 products in "), "\(reindexed.output)")
+    #expect(reindexed.output.contains(second.dataDirectory + "/" + index))
   }
 
   /// Two machines editing one product over TCP (127.0.0.1, a password): different fields merge,
