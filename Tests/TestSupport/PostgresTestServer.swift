@@ -5,7 +5,7 @@ import Synchronization
 /// A PostgreSQL server of the tests' own: `initdb` into a temporary directory, then `pg_ctl
 /// start` listening on a Unix socket in that directory and on a free port of 127.0.0.1 (as the
 /// `postgres` user when the tests run as root, which the server refuses to run as). Stopped when
-/// the value goes, or at exit for ``shared``.
+/// the value goes; ``shared`` is stopped and removed at exit.
 ///
 /// Local connections are trusted; over TCP the server asks for ``password`` (SCRAM), so that a
 /// test can give a wrong one. Files are not synced (`fsync=off`): a test server is thrown away.
@@ -30,7 +30,7 @@ package final class PostgresTestServer: @unchecked Sendable {
     Result {
       let server = try PostgresTestServer()
       sharedForExit.withLock { $0 = server }
-      atexit { PostgresTestServer.sharedForExit.withLock { $0?.stop() } }
+      atexit { PostgresTestServer.sharedForExit.withLock { $0?.remove() } }
       return server
     }
   }()
