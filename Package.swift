@@ -35,12 +35,10 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    // libpq, PostgreSQL's client library, part of the base image: a catalog shared on a server.
-    .systemLibrary(
-      name: "CLibPQ",
-      pkgConfig: "libpq",
-      providers: [.apt(["libpq-dev"])]
-    ),
+    // libpq, PostgreSQL's client library, part of the base image (libpq-dev): a catalog shared
+    // on a server. Loaded with dlopen when a server is first used, not linked: what libpq links
+    // (TLS, Kerberos, LDAP) would add milliseconds to every start.
+    .target(name: "CLibPQ"),
     // libpng and libjpeg-turbo, part of the base image: product pictures.
     .systemLibrary(
       name: "CPNG",

@@ -63,7 +63,8 @@ package struct CatalogStore: Sendable {
       } catch let error as PostgresError {
         throw CatalogError.cannotConnect(
           location: "the catalog URL",
-          reason: "\(error.message); check --catalog-url or CATALOG_URL")
+          reason: error.kind == .noClientLibrary
+            ? error.message : "\(error.message); check --catalog-url or CATALOG_URL")
       }
     }
   }

@@ -95,7 +95,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       "\(error.message); check the user, and the password in ~/.pgpass or PGPASSWORD"
     case .tls:
       "\(error.message) (sslmode=\(address.tlsMode ?? "prefer"))"
-    case .badAddress, .refused:
+    case .badAddress, .refused, .noClientLibrary:
       error.message
     }
   }

@@ -30,8 +30,10 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
   /// - Parameters:
   ///   - connectionString: A URI or keyword string.
   ///   - environment: The process environment, for libpq's defaults.
-  /// - Throws: ``PostgresError`` of kind `badAddress`, saying what is wrong with it.
+  /// - Throws: ``PostgresError`` of kind `badAddress`, saying what is wrong with it, or
+  ///   `noClientLibrary`.
   package init(_ connectionString: String, environment: [String: String] = [:]) throws {
+    try ClientLibrary.load()
     var error: UnsafeMutablePointer<CChar>?
     guard let options = PQconninfoParse(connectionString, &error) else {
       let message = error.map { String(cString: $0) } ?? "it cannot be parsed"

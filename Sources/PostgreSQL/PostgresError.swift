@@ -1,3 +1,5 @@
+import CLibPQ
+
 /// What went wrong talking to a PostgreSQL server, in one line.
 package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The kind of failure: whether the server was reached, and whether to try again.
@@ -15,6 +17,8 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
     case refused
     /// The connection string itself is wrong.
     case badAddress
+    /// PostgreSQL's client library (libpq) is not installed.
+    case noClientLibrary
   }
 
   /// The kind of failure.
@@ -74,5 +78,22 @@ extension String {
     }
     while let last = view.unicodeScalars.last, scalars.contains(last) { view = view.dropLast() }
     return String(view)
+  }
+}
+
+/// Loads libpq when it is first needed (`CLibPQ`): a program that never talks to a server never
+/// loads it.
+enum ClientLibrary {
+  /// Loads it, once.
+  ///
+  /// - Throws: ``PostgresError`` of kind `noClientLibrary` when it is not installed.
+  static func load() throws {
+    var reason = [CChar](repeating: 0, count: 256)
+    guard cpq_load(&reason, reason.count) == 1 else {
+      throw PostgresError(
+        .noClientLibrary,
+        "PostgreSQL's client library cannot be loaded (\(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))); install it (libpq5 on Debian and Ubuntu)"
+      )
+    }
   }
 }

@@ -1,0 +1,89 @@
+// libpq, loaded when a catalog on a server is first used rather than at every start: with
+// what it links (TLS, Kerberos, LDAP, some twenty libraries) it would add about 3.5 ms to every
+// `catalog` process, most of which never talk to a server.
+//
+// Each libpq function the package calls is defined here under its own name and forwards to the
+// function found in the loaded library, so that the Swift layer calls libpq's API as declared.
+
+#include "CLibPQ.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+static void *library;
+static char failure[256];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#define CPQ_FUNCTIONS(X)                                                                        \
+  X(void, PQclear, (PGresult * res), (res))                                                     \
+  X(char *, PQcmdTuples, (PGresult * res), (res))                                               \
+  X(PGconn *, PQconnectdbParams,                                                                \
+    (const char *const *keywords, const char *const *values, int expand_dbname),               \
+    (keywords, values, expand_dbname))                                                          \
+  X(void, PQconninfoFree, (PQconninfoOption * options), (options))                              \
+  X(PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg),                 \
+    (conninfo, errmsg))                                                                         \
+  X(int, PQconsumeInput, (PGconn * conn), (conn))                                               \
+  X(char *, PQerrorMessage, (const PGconn *conn), (conn))                                       \
+  X(PGresult *, PQexec, (PGconn * conn, const char *query), (conn, query))                      \
+  X(PGresult *, PQexecParams,                                                                   \
+    (PGconn * conn, const char *command, int nParams, const Oid *paramTypes,                    \
+     const char *const *paramValues, const int *paramLengths, const int *paramFormats,          \
+     int resultFormat),                                                                         \
+    (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat)) \
+  X(void, PQfinish, (PGconn * conn), (conn))                                                    \
+  X(void, PQfreemem, (void *ptr), (ptr))                                                        \
+  X(PGresult *, PQgetResult, (PGconn * conn), (conn))                                           \
+  X(int, PQgetisnull, (const PGresult *res, int tup_num, int field_num),                        \
+    (res, tup_num, field_num))                                                                  \
+  X(int, PQgetlength, (const PGresult *res, int tup_num, int field_num),                        \
+    (res, tup_num, field_num))                                                                  \
+  X(char *, PQgetvalue, (const PGresult *res, int tup_num, int field_num),                      \
+    (res, tup_num, field_num))                                                                  \
+  X(int, PQnfields, (const PGresult *res), (res))                                               \
+  X(PGnotify *, PQnotifies, (PGconn * conn), (conn))                                            \
+  X(int, PQntuples, (const PGresult *res), (res))                                               \
+  X(int, PQputCopyData, (PGconn * conn, const char *buffer, int nbytes), (conn, buffer, nbytes)) \
+  X(int, PQputCopyEnd, (PGconn * conn, const char *errormsg), (conn, errormsg))                 \
+  X(void, PQreset, (PGconn * conn), (conn))                                                     \
+  X(char *, PQresultErrorField, (const PGresult *res, int fieldcode), (res, fieldcode))         \
+  X(char *, PQresultErrorMessage, (const PGresult *res), (res))                                 \
+  X(ExecStatusType, PQresultStatus, (const PGresult *res), (res))                               \
+  X(int, PQserverVersion, (const PGconn *conn), (conn))                                         \
+  X(PQnoticeProcessor, PQsetNoticeProcessor,                                                    \
+    (PGconn * conn, PQnoticeProcessor proc, void *arg), (conn, proc, arg))                      \
+  X(int, PQsocket, (const PGconn *conn), (conn))                                                \
+  X(ConnStatusType, PQstatus, (const PGconn *conn), (conn))
+
+// The functions found in the library.
+#define CPQ_POINTER(result, name, parameters, arguments) static result(*loaded_##name) parameters;
+CPQ_FUNCTIONS(CPQ_POINTER)
+
+static void load(void) {
+  library = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    snprintf(failure, sizeof failure, "%s", dlerror());
+    return;
+  }
+#define CPQ_FIND(result, name, parameters, arguments)                                    \
+  loaded_##name = (result(*) parameters)dlsym(library, #name);                           \
+  if (!loaded_##name) {                                                                  \
+    snprintf(failure, sizeof failure, "libpq.so.5 has no function %s", #name);           \
+    library = NULL;                                                                      \
+    return;                                                                              \
+  }
+  CPQ_FUNCTIONS(CPQ_FIND)
+}
+
+int cpq_load(char *error, size_t size) {
+  pthread_once(&once, load);
+  if (library) return 1;
+  if (error && size > 0) snprintf(error, size, "%s", failure);
+  return 0;
+}
+
+// libpq's functions, forwarding to the library; only ever called after cpq_load succeeded.
+#define CPQ_FORWARD(result, name, parameters, arguments) \
+  result name parameters { return loaded_##name arguments; }
+CPQ_FUNCTIONS(CPQ_FORWARD)

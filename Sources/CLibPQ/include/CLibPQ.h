@@ -1,0 +1,7 @@
+// libpq's API, with libpq loaded when it is first needed (see CLibPQ.c).
+#include <postgresql/libpq-fe.h>
+#include <stddef.h>
+
+/// Loads libpq (libpq.so.5) and finds its functions, once; every other call of this module
+/// needs it done. Returns 1 when libpq is there; otherwise 0, with the reason in `error`.
+int cpq_load(char *error, size_t size);
