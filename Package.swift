@@ -35,10 +35,12 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    // libpq, PostgreSQL's client library, part of the base image (libpq-dev): a catalog shared
-    // on a server. Loaded with dlopen when a server is first used, not linked: what libpq links
-    // (TLS, Kerberos, LDAP) would add milliseconds to every start.
-    .target(name: "CLibPQ"),
+    // libpq, PostgreSQL's client library, part of the base image: a catalog shared on a server.
+    // Its headers only (no pkg-config, which would link it): CLibPQLoader loads it with dlopen
+    // when a server is first used, as what libpq links (TLS, Kerberos, LDAP) would add
+    // milliseconds to every start.
+    .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
+    .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
     // libpng and libjpeg-turbo, part of the base image: product pictures.
     .systemLibrary(
       name: "CPNG",
@@ -58,7 +60,7 @@ let package = Package(
     // A small Swift layer over SQLite: connections, statements, transactions.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     // A small Swift layer over libpq: connections, requests with parameters, COPY, LISTEN.
-    .target(name: "PostgreSQL", dependencies: ["CLibPQ"]),
+    .target(name: "PostgreSQL", dependencies: ["CLibPQ", "CLibPQLoader"]),
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
     // Needs only the toolchain: a program that wants @SceneStorage links no database.
     .target(name: "StateRestoration"),

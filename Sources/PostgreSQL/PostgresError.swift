@@ -1,4 +1,4 @@
-import CLibPQ
+import CLibPQLoader
 
 /// What went wrong talking to a PostgreSQL server, in one line.
 package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-// libpq's API, with libpq loaded when it is first needed (see CLibPQ.c).
+// Loads libpq when it is first needed (see CLibPQLoader.c).
 #include <postgresql/libpq-fe.h>
 #include <stddef.h>
 

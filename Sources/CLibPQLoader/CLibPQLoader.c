@@ -5,7 +5,7 @@
 // Each libpq function the package calls is defined here under its own name and forwards to the
 // function found in the loaded library, so that the Swift layer calls libpq's API as declared.
 
-#include "CLibPQ.h"
+#include "CLibPQLoader.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
