@@ -234,9 +234,12 @@ package enum CatalogMain {
     let channel = try? DeliveryChannel(in: store.environment.directory) { Signals.wake() }
     defer { channel?.close() }
     // Activities the user's other machines hand off, with a catalog on a server: one line each
-    // above the prompt (LISTEN/NOTIFY), to continue with 'continue --elsewhere N'.
-    let handoffs = store.environment.database?.listenForHandoffs(
-      for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() })
+    // above the prompt (LISTEN/NOTIFY), to continue with 'continue --elsewhere N'. Not for one
+    // command from the shell (`catalog list`), which would only pay for the connection.
+    let handoffs =
+      oneCommand == nil
+      ? store.environment.database?.listenForHandoffs(
+        for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() }) : nil
     defer { handoffs?.close() }
     var failed = false
     var exitSignal: Int32?
