@@ -137,7 +137,7 @@ let package = Package(
     .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
     .testTarget(
       name: "CatalogModelTests",
-      dependencies: ["CatalogModel", "SQLite", "TestSupport", "CatalogTestSupport"]),
+      dependencies: ["CatalogModel", "SQLite", "PostgreSQL", "TestSupport", "CatalogTestSupport"]),
     .testTarget(
       name: "ImagingTests",
       dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel", "TestSupport"]),

@@ -732,9 +732,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         }
       }
       try progress(.saving(records: read))
-      return try merge(
+      let summary = try merge(
         read: read, generation: generation, seeding: seeding, options: options,
         madeIdentifiers: madeIdentifiers, connection)
+      // The merge runs on the server and cannot be stopped part way (seconds at a million
+      // records): a stop asked for meanwhile is honoured before the commit, so the catalog is
+      // as it was.
+      try progress(.saving(records: read))
+      return summary
     }
     try refresh()
     return summary

@@ -29,16 +29,18 @@ import Testing
     // B's index was not built again: the edit was laid over it.
     #expect(
       try Data(contentsOf: URL(fileURLWithPath: second.dataDirectory + "/" + index)) == built)
-    let deleted = try second.run(input: "delete ginger\n")
+    let deleted = try second.run(input: "delete ginger\nadd Quince\ndone\n")
     #expect(deleted.output.contains("Deleted Ginger."), "\(deleted.errors)")
     let list = try first.run(input: "list\n").output
-    #expect(list.contains("9 products.") && !list.contains("Ginger"), "\(list)")
+    #expect(
+      list.contains("10 products.") && !list.contains("Ginger") && list.contains("Quince"),
+      "\(list)")
     // Neither machine keeps a catalog file: the data directory holds only the index.
     #expect(!FileManager.default.fileExists(atPath: first.dataDirectory + "/catalog.sqlite"))
     // `catalog reindex` builds this machine's index of the shared catalog again.
     let reindexed = try second.run(["reindex"])
     #expect(reindexed.status == 0, "\(reindexed.errors)")
-    #expect(reindexed.output.hasPrefix("Indexed 9 products in "), "\(reindexed.output)")
+    #expect(reindexed.output.hasPrefix("Indexed 10 products in "), "\(reindexed.output)")
     #expect(reindexed.output.contains(second.dataDirectory + "/" + index))
   }
 
@@ -74,6 +76,22 @@ import Testing
     #expect(merged.output.contains("Saved Sour Cherries."), "\(merged.errors)")
     let shown = try second.run(input: "select sour\n").output
     #expect(shown.contains("Sour Cherries") && shown.contains("$5.00"), "\(shown)")
+  }
+
+  /// `kill -9` in the middle of an import (its records streaming to the server): the server
+  /// rolls the transaction back, and the shared catalog is as it was.
+  @Test func anImportKilledPartWayLeavesTheSharedCatalogAsItWas() throws {
+    let sandbox = try CatalogSandbox(.postgres)
+    let before = try sandbox.run(["export", "--format", "csv"])
+    #expect(before.status == 0, "\(before.errors)")
+    let file = try sandbox.writeFile("many.json", CatalogDatabaseTests.productsJSON(300_000))
+    let importing = sandbox.start(["import", file])
+    Thread.sleep(forTimeInterval: 2)
+    #expect(importing.isRunning, "the import ended before it was killed")
+    importing.killHard()
+    #expect(try sandbox.run(["export", "--format", "csv"]).output == before.output)
+    let imported = try sandbox.run(["import", file])
+    #expect(imported.output.hasPrefix("Imported 300,000 new"), "\(imported.errors)")
   }
 
   /// An import is one transaction: a bad record leaves the shared catalog as it was.
