@@ -71,7 +71,7 @@ package enum CatalogMain {
         for warning in snapshot.warnings { report.warning(warning) }
         output.line(
           json
-            ? snapshot.json.rendered()
+            ? snapshot.json.rendered
             : StateText.render(
               snapshot.state, owners: snapshot.owners, savedAt: snapshot.savedAt))
         return ExitStatus.success
@@ -150,7 +150,7 @@ package enum CatalogMain {
               ("why", .string(result.reason)),
             ])
         })
-      TextOutput.standardOutput.line(array.rendered())
+      TextOutput.standardOutput.line(array.rendered)
     } else {
       TextOutput.standardOutput.line(Describe.searchResults(results, hint: false))
     }

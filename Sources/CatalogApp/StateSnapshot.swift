@@ -170,7 +170,7 @@ package struct StateSnapshot: Sendable {
     switch value {
     case .string(let value): .string(value)
     case .int(let value): .int(value)
-    case .double(let value): .double(value)
+    case .double(let value): value.isFinite ? .double(value) : .null
     case .bool(let value): .bool(value)
     case .date(let value): .string(value.formatted(.iso8601))
     case .data(let value): .string(value.base64EncodedString())
@@ -186,12 +186,13 @@ package struct StateSnapshot: Sendable {
     switch value {
     case .bool(let value): .bool(value)
     case .int(let value): .int(value)
-    case .double(let value): .double(value)
+    case .double(let value): value.isFinite ? .double(value) : .null
     case .string(let value): .string(value)
     case .url(let value): .string(value.absoluteString)
     case .data(let value): .string(value.base64EncodedString())
     case .date(let value): .string(value.formatted(.iso8601))
-    case .codable(let json): .raw(String(decoding: json, as: UTF8.self))
+    case .codable(let json):
+      (try? JSONValue(parsing: json)) ?? .string(String(decoding: json, as: UTF8.self))
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StateRestoration
 
 /// An amount of money in dollars, exact to the cent.
 ///
@@ -182,6 +183,25 @@ extension Price: Codable {
     var container = encoder.singleValueContainer()
     try container.encode(decimalValue)
   }
+}
+
+extension Price: JSONRepresentable {
+  /// Reads a JSON number such as `10.99`, as `init(from:)` does.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: `JSONReadError` when it is not a number, or is negative, above the maximum or
+  ///   has fractions of a cent.
+  package init(json: JSONValue) throws(JSONReadError) {
+    guard case .number(let text) = json else { throw JSONReadError("expected a price") }
+    do {
+      try self.init(parsingNumber: text)
+    } catch {
+      throw JSONReadError("price \(text) is not a whole number of cents in 0...1000000")
+    }
+  }
+
+  /// The price as a JSON number such as `10.99`.
+  package var json: JSONValue { .number(text(symbol: false, grouped: false)) }
 }
 
 extension Character {

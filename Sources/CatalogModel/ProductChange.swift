@@ -1,4 +1,5 @@
 import Foundation
+import StateRestoration
 
 /// The fields the editor changes: what an edit began from and what its draft holds.
 package struct ProductFields: Sendable, Hashable, Codable {
@@ -31,6 +32,28 @@ package struct ProductFields: Sendable, Hashable, Codable {
   package init(_ product: Product) {
     self.init(
       name: product.name, year: product.year, price: product.price, imageName: product.imageName)
+  }
+}
+
+extension ProductFields: JSONRepresentable {
+  /// Reads the fields as their `Codable` form has them.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: `JSONReadError` when a field is missing or not valid.
+  package init(json: JSONValue) throws(JSONReadError) {
+    self.init(
+      name: try json.readString("name"), year: try json.readInt("year"),
+      price: try json.read("price") { value throws(JSONReadError) in try Price(json: value) },
+      imageName: try json.readIfPresent("imageName") { value throws(JSONReadError) in
+        try value.stringValue()
+      })
+  }
+
+  /// The fields as their `Codable` form has them.
+  package var json: JSONValue {
+    .object(
+      [("name", .string(name)), ("year", .int(year)), ("price", price.json)]
+        + (imageName.map { [("imageName", .string($0))] } ?? []))
   }
 }
 

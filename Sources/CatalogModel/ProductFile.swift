@@ -1,4 +1,5 @@
 import Foundation
+import StateRestoration
 
 #if canImport(Glibc)
   import Glibc
@@ -525,15 +526,12 @@ private struct JSONProductReader {
   }
 
   private func readEscape(into bytes: inout [UInt8], field: String) throws {
-    switch reader.next() {
-    case UInt8(ascii: "\""): bytes.append(0x22)
-    case UInt8(ascii: "\\"): bytes.append(0x5C)
-    case UInt8(ascii: "/"): bytes.append(0x2F)
-    case UInt8(ascii: "b"): bytes.append(0x08)
-    case UInt8(ascii: "f"): bytes.append(0x0C)
-    case UInt8(ascii: "n"): bytes.append(0x0A)
-    case UInt8(ascii: "r"): bytes.append(0x0D)
-    case UInt8(ascii: "t"): bytes.append(0x09)
+    let letter = reader.next()
+    if let letter, let escaped = JSONValue.byte(escapedAs: letter) {
+      bytes.append(escaped)
+      return
+    }
+    switch letter {
     case UInt8(ascii: "u"):
       var value = try readHex(field: field)
       if (0xD800...0xDBFF).contains(value) {

@@ -1,5 +1,7 @@
 import CatalogModel
 import Foundation
+import StateRestoration
+import TestSupport
 import Testing
 
 @Suite struct PriceTests {
@@ -50,6 +52,25 @@ import Testing
   func refusesJSONThatIsNotAPrice(_ json: String) {
     #expect(throws: DecodingError.self) {
       try JSONDecoder().decode(Price.self, from: Data(json.utf8))
+    }
+  }
+
+  @Test func editorFieldsReadAndWriteTheSameJSONAsCodable() throws {
+    var random = SeededGenerator(seed: 7)
+    for _ in 0..<300 {
+      let fields = ProductFields(
+        name: ["Cherries", "樱桃 \"x\"", "a\u{1B}b"][Int.random(in: 0..<3, using: &random)],
+        year: Int.random(in: 1900...2100, using: &random),
+        price: Price(cents: Int.random(in: 0...Price.maximum.cents, using: &random)),
+        imageName: Bool.random(using: &random) ? "Cherries" : nil)
+      let byHand = Data(fields.json.serialized(sortingKeys: true))
+      #expect(try JSONDecoder().decode(ProductFields.self, from: byHand) == fields)
+      #expect(try ProductFields(json: JSONValue(parsing: JSONEncoder().encode(fields))) == fields)
+    }
+    for refused in ["-1", "1000000.01", "1.005", #""3""#] {
+      #expect(throws: JSONReadError.self) {
+        try Price(json: JSONValue(parsing: Array(refused.utf8)))
+      }
     }
   }
 }

@@ -98,6 +98,60 @@ extension PropertyListValue: Codable {
   }
 }
 
+extension PropertyListValue: JSONRepresentable {
+  /// Reads a value from its `{"type": …, "value": …}` form, as `init(from:)` does.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: ``JSONReadError`` when the type tag is unknown or the value does not have that
+  ///   type.
+  public init(json: JSONValue) throws(JSONReadError) {
+    let type = try json.readString("type")
+    switch type {
+    case "string": self = .string(try json.readString("value"))
+    case "int": self = .int(try json.readInt("value"))
+    case "double": self = .double(try json.readDouble("value"))
+    case "bool": self = .bool(try json.readBool("value"))
+    case "date": self = .date(Date(timeIntervalSinceReferenceDate: try json.readDouble("value")))
+    case "data":
+      guard let data = Data(base64Encoded: try json.readString("value")) else {
+        throw JSONReadError("not Base64", path: ["value"])
+      }
+      self = .data(data)
+    case "array":
+      self = .array(
+        try json.read("value") { value throws(JSONReadError) in
+          try value.readElements { element throws(JSONReadError) in
+            try PropertyListValue(json: element)
+          }
+        })
+    case "dictionary":
+      self = .dictionary(
+        try json.read("value") { value throws(JSONReadError) in
+          try value.readMembers { member throws(JSONReadError) in
+            try PropertyListValue(json: member)
+          }
+        })
+    default: throw JSONReadError("unknown value type '\(type)'", path: ["type"])
+    }
+  }
+
+  /// The value in its `{"type": …, "value": …}` form, as `encode(to:)` writes it.
+  public var json: JSONValue {
+    let (type, value): (String, JSONValue) =
+      switch self {
+      case .string(let value): ("string", .string(value))
+      case .int(let value): ("int", .int(value))
+      case .double(let value): ("double", .double(value))
+      case .bool(let value): ("bool", .bool(value))
+      case .date(let value): ("date", .double(value.timeIntervalSinceReferenceDate))
+      case .data(let value): ("data", .string(value.base64EncodedString()))
+      case .array(let values): ("array", .array(values.map(\.json)))
+      case .dictionary(let values): ("dictionary", .object(sorting: values.mapValues(\.json)))
+      }
+    return .object([("type", .string(type)), ("value", value)])
+  }
+}
+
 /// Plain JSON ↔ property-list values, for typed payloads: a payload is encoded to JSON and read
 /// back as values, so its coding keys become user-info keys.
 enum PlainJSON {

@@ -102,3 +102,75 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
     requiredUserInfoKeys.subtracting(userInfo.keys).sorted()
   }
 }
+
+extension UserActivityRecord: JSONRepresentable {
+  /// Reads a record as its `Codable` form has it; a missing user info, key list or flag is
+  /// its default.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: ``JSONReadError`` when a member does not have its type.
+  public init(json: JSONValue) throws(JSONReadError) {
+    func strings(_ key: String) throws(JSONReadError) -> Set<String>? {
+      try json.readIfPresent(key) { value throws(JSONReadError) in
+        Set(try value.readElements { element throws(JSONReadError) in try element.stringValue() })
+      }
+    }
+    func string(_ key: String) throws(JSONReadError) -> String? {
+      try json.readIfPresent(key) { value throws(JSONReadError) in try value.stringValue() }
+    }
+    func bool(_ key: String) throws(JSONReadError) -> Bool? {
+      try json.readIfPresent(key) { value throws(JSONReadError) in try value.boolValue() }
+    }
+    func date(_ key: String) throws(JSONReadError) -> Date? {
+      try json.readIfPresent(key) { value throws(JSONReadError) in
+        Date(timeIntervalSinceReferenceDate: try value.doubleValue())
+      }
+    }
+    self.init(activityType: try json.readString("activityType"))
+    title = try string("title")
+    userInfo =
+      try json.readIfPresent("userInfo") { value throws(JSONReadError) in
+        try value.readMembers { member throws(JSONReadError) in
+          try PropertyListValue(json: member)
+        }
+      } ?? [:]
+    requiredUserInfoKeys = try strings("requiredUserInfoKeys") ?? []
+    keywords = try strings("keywords") ?? []
+    isEligibleForSearch = try bool("isEligibleForSearch") ?? isEligibleForSearch
+    isEligibleForHandoff = try bool("isEligibleForHandoff") ?? isEligibleForHandoff
+    isEligibleForPublicIndexing =
+      try bool("isEligibleForPublicIndexing") ?? isEligibleForPublicIndexing
+    targetContentIdentifier = try string("targetContentIdentifier")
+    if let text = try string("webpageURL") {
+      guard let url = URL(string: text) else {
+        throw JSONReadError("'\(text)' is not a URL", path: ["webpageURL"])
+      }
+      webpageURL = url
+    }
+    expirationDate = try date("expirationDate")
+    persistentIdentifier = try string("persistentIdentifier")
+    lastActiveDate = try date("lastActiveDate")
+  }
+
+  /// The record as its `Codable` form has it, the key sets sorted.
+  public var json: JSONValue {
+    let optional: [(String, JSONValue?)] = [
+      ("title", title.map(JSONValue.string)),
+      ("targetContentIdentifier", targetContentIdentifier.map(JSONValue.string)),
+      ("webpageURL", webpageURL.map { .string($0.absoluteString) }),
+      ("expirationDate", expirationDate.map { .double($0.timeIntervalSinceReferenceDate) }),
+      ("persistentIdentifier", persistentIdentifier.map(JSONValue.string)),
+      ("lastActiveDate", lastActiveDate.map { .double($0.timeIntervalSinceReferenceDate) }),
+    ]
+    return .object(
+      [
+        ("activityType", .string(activityType)),
+        ("userInfo", .object(sorting: userInfo.mapValues(\.json))),
+        ("requiredUserInfoKeys", .array(requiredUserInfoKeys.sorted().map(JSONValue.string))),
+        ("keywords", .array(keywords.sorted().map(JSONValue.string))),
+        ("isEligibleForSearch", .bool(isEligibleForSearch)),
+        ("isEligibleForHandoff", .bool(isEligibleForHandoff)),
+        ("isEligibleForPublicIndexing", .bool(isEligibleForPublicIndexing)),
+      ] + optional.compactMap { name, value in value.map { (name, $0) } })
+  }
+}

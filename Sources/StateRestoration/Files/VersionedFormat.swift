@@ -11,6 +11,23 @@ public protocol VersionedFormat: Codable, Sendable {
   static var currentFormatVersion: Int { get }
   /// The version recorded in the file.
   var formatVersion: Int { get }
+
+  /// Decodes a file's contents after checking its format version: with `JSONDecoder`, or by
+  /// hand for a format that is also ``JSONRepresentable``.
+  ///
+  /// - Parameters:
+  ///   - data: The file's contents.
+  ///   - path: The file's path, for error messages.
+  /// - Returns: The decoded contents.
+  /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
+  ///   ``StateRestorationError/malformed(path:detail:)``.
+  static func decoded(from data: Data, path: String) throws -> Self
+
+  /// The file's contents: pretty-printed UTF-8 JSON with sorted keys, ending in a newline.
+  ///
+  /// - Returns: The encoded contents.
+  /// - Throws: `EncodingError` when a value cannot be encoded.
+  func encoded() throws -> Data
 }
 
 private struct FormatHeader: Decodable {
@@ -18,7 +35,7 @@ private struct FormatHeader: Decodable {
 }
 
 extension VersionedFormat {
-  /// Decodes a file's contents after checking its format version.
+  /// Decodes a file's contents with `JSONDecoder` after checking its format version.
   ///
   /// - Parameters:
   ///   - data: The file's contents.
@@ -51,7 +68,7 @@ extension VersionedFormat {
   }
 
   /// Refuses a version this program does not read.
-  private static func checkVersion(_ version: Int, path: String) throws {
+  fileprivate static func checkVersion(_ version: Int, path: String) throws {
     guard version <= currentFormatVersion else {
       throw StateRestorationError.newerFormatVersion(
         path: path, found: version, supported: currentFormatVersion)
@@ -62,7 +79,8 @@ extension VersionedFormat {
     }
   }
 
-  /// The file's contents: pretty-printed UTF-8 JSON with sorted keys, ending in a newline.
+  /// The file's contents as `JSONEncoder` writes them: pretty-printed UTF-8 JSON with sorted
+  /// keys, ending in a newline.
   ///
   /// - Returns: The encoded contents.
   /// - Throws: `EncodingError` when a value cannot be encoded.
@@ -72,6 +90,41 @@ extension VersionedFormat {
     var data = try encoder.encode(self)
     data.append(UInt8(ascii: "\n"))
     return data
+  }
+}
+
+extension VersionedFormat where Self: JSONRepresentable {
+  /// Reads a file's contents by hand (``JSONRepresentable``): parsed once, the format version
+  /// checked first, so that a newer program's file is told from a damaged one.
+  ///
+  /// - Parameters:
+  ///   - data: The file's contents.
+  ///   - path: The file's path, for error messages.
+  /// - Returns: The contents.
+  /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
+  ///   ``StateRestorationError/malformed(path:detail:)``.
+  public static func decoded(from data: Data, path: String) throws -> Self {
+    do {
+      let json = try JSONValue(parsing: data)
+      try checkVersion(
+        json.read("formatVersion") { value throws(JSONReadError) in try value.intValue() },
+        path: path)
+      return try Self(json: json)
+    } catch let error as JSONSyntaxError {
+      throw StateRestorationError.malformed(path: path, detail: error.description)
+    } catch let error as JSONReadError {
+      throw StateRestorationError.malformed(path: path, detail: error.description)
+    }
+  }
+
+  /// The file's contents, written by hand as `JSONEncoder` would write them: pretty-printed
+  /// UTF-8 JSON with sorted keys, ending in a newline.
+  ///
+  /// - Returns: The contents.
+  public func encoded() throws -> Data {
+    var bytes = json.serialized(pretty: true, sortingKeys: true)
+    bytes.append(UInt8(ascii: "\n"))
+    return Data(bytes)
   }
 }
 

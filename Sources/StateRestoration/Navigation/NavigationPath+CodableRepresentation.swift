@@ -47,14 +47,22 @@ extension NavigationPath {
     ///   - registry: The element types to decode; the shared registry by default.
     /// - Complexity: O(*n*) in the size of the data.
     public init(jsonData: Data, registry: NavigationTypeRegistry = .shared) {
+      let json: JSONValue
       do {
-        let slots = try JSONDecoder().decode([Slot].self, from: jsonData)
-        self.init(strings: slots.map(\.string), registry: registry)
-      } catch DecodingError.typeMismatch {
-        self.init(items: [], error: .notAnArray, dropped: 0)
+        json = try JSONValue(parsing: jsonData)
       } catch {
         self.init(items: [], error: .notJSON(reason: Self.reason(for: error)), dropped: 0)
+        return
       }
+      guard case .array(let elements) = json else {
+        self.init(items: [], error: .notAnArray, dropped: 0)
+        return
+      }
+      let strings = elements.map { element -> String? in
+        guard case .string(let text) = element else { return nil }
+        return text
+      }
+      self.init(strings: strings, registry: registry)
     }
 
     /// Decodes a representation, keeping its longest decodable prefix; it uses the shared
@@ -157,6 +165,8 @@ extension NavigationPath {
         DecodingError.valueNotFound(_, let context),
         DecodingError.keyNotFound(_, let context):
         context.debugDescription.abbreviated
+      case let error as JSONSyntaxError: error.description.abbreviated
+      case let error as JSONReadError: error.description.abbreviated
       default:
         "\(error)".abbreviated
       }

@@ -31,13 +31,31 @@ public struct NavigationTypeRegistry: Sendable {
   /// A registry of the built-in types only.
   public static let builtIn: NavigationTypeRegistry = {
     var registry = NavigationTypeRegistry(empty: ())
-    registry.add(Int.self, as: "Swift.Int")
-    registry.add(String.self, as: "Swift.String")
-    registry.add(Bool.self, as: "Swift.Bool")
-    registry.add(Double.self, as: "Swift.Double")
-    registry.add(UUID.self, as: "Foundation.UUID")
-    registry.add(URL.self, as: "Foundation.URL")
-    registry.add(Date.self, as: "Foundation.Date")
+    // Read by hand, as `JSONDecoder` reads them, without its generic machinery: a path is
+    // read at every launch.
+    registry.add(Int.self, as: "Swift.Int") { json throws(JSONReadError) in try json.intValue() }
+    registry.add(String.self, as: "Swift.String") { json throws(JSONReadError) in
+      try json.stringValue()
+    }
+    registry.add(Bool.self, as: "Swift.Bool") { json throws(JSONReadError) in try json.boolValue() }
+    registry.add(Double.self, as: "Swift.Double") { json throws(JSONReadError) in
+      try json.doubleValue()
+    }
+    registry.add(UUID.self, as: "Foundation.UUID") { json throws(JSONReadError) in
+      let text = try json.stringValue()
+      guard let uuid = UUID(uuidString: text) else {
+        throw JSONReadError("'\(text)' is not a UUID")
+      }
+      return uuid
+    }
+    registry.add(URL.self, as: "Foundation.URL") { json throws(JSONReadError) in
+      let text = try json.stringValue()
+      guard let url = URL(string: text) else { throw JSONReadError("'\(text)' is not a URL") }
+      return url
+    }
+    registry.add(Date.self, as: "Foundation.Date") { json throws(JSONReadError) in
+      Date(timeIntervalSinceReferenceDate: try json.doubleValue())
+    }
     return registry
   }()
 
@@ -108,8 +126,11 @@ public struct NavigationTypeRegistry: Sendable {
     name(of: type(of: value)).flatMap { entriesByName[$0] }
   }
 
+  /// Adds a type under a name; its elements are read from their JSON by `read` when given (the
+  /// built-in types, without `JSONDecoder`'s generic machinery), by `JSONDecoder` otherwise.
   private mutating func add<Value: Codable & Hashable & Sendable>(
-    _ type: Value.Type, as name: String
+    _ type: Value.Type, as name: String,
+    reading read: (@Sendable (JSONValue) throws(JSONReadError) -> Value)? = nil
   ) {
     let entry = Entry(
       name: name,
@@ -123,7 +144,8 @@ public struct NavigationTypeRegistry: Sendable {
         return try ElementEncoder.encode(typed)
       },
       decode: { json in
-        try JSONDecoder().decode(Value.self, from: Data(json.utf8))
+        if let read { return try read(JSONValue(parsing: json.utf8)) }
+        return try JSONDecoder().decode(Value.self, from: Data(json.utf8))
       })
     entriesByName[name] = entry
     namesByType[ObjectIdentifier(type)] = name

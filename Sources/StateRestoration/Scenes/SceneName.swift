@@ -76,3 +76,20 @@ public struct SceneName: Sendable, Hashable, Comparable, Codable, CustomStringCo
     try container.encode(rawValue)
   }
 }
+
+extension SceneName: JSONRepresentable {
+  /// Reads a name from a JSON string.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: ``JSONReadError`` when it is not a string or not a valid name.
+  public init(json: JSONValue) throws(JSONReadError) {
+    let text = try json.stringValue()
+    guard let name = SceneName(text) else {
+      throw JSONReadError("'\(text)' is not a valid scene name")
+    }
+    self = name
+  }
+
+  /// The name as a JSON string.
+  public var json: JSONValue { .string(rawValue) }
+}

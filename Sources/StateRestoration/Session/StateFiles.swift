@@ -125,6 +125,58 @@ public struct SessionFile: VersionedFormat, Hashable {
   }
 }
 
+extension SceneFile: JSONRepresentable {
+  /// Reads a scene's file.
+  ///
+  /// - Parameter json: The file's JSON.
+  /// - Throws: ``JSONReadError`` when a member is missing or does not have its type.
+  public init(json: JSONValue) throws(JSONReadError) {
+    self.init(
+      name: try json.read("name") { value throws(JSONReadError) in try SceneName(json: value) },
+      storage: try json.read("storage") { value throws(JSONReadError) in
+        try SceneStorageValues(json: value)
+      },
+      activity: try json.readIfPresent("activity") { value throws(JSONReadError) in
+        try UserActivityRecord(json: value)
+      })
+    formatVersion = try json.readInt("formatVersion")
+  }
+
+  /// The file's JSON.
+  public var json: JSONValue {
+    let members: [(String, JSONValue)] = [
+      ("formatVersion", .int(formatVersion)), ("name", name.json), ("storage", storage.json),
+    ]
+    return .object(members + (activity.map { [("activity", $0.json)] } ?? []))
+  }
+}
+
+extension SessionFile: JSONRepresentable {
+  /// Reads the session file.
+  ///
+  /// - Parameter json: The file's JSON.
+  /// - Throws: ``JSONReadError`` when a member is missing or does not have its type.
+  public init(json: JSONValue) throws(JSONReadError) {
+    self.init(
+      SessionState(
+        scenes: try json.read("scenes") { value throws(JSONReadError) in
+          try value.readElements { element throws(JSONReadError) in try SceneName(json: element) }
+        },
+        activeScene: try json.readIfPresent("activeScene") { value throws(JSONReadError) in
+          try SceneName(json: value)
+        }))
+    formatVersion = try json.readInt("formatVersion")
+  }
+
+  /// The file's JSON.
+  public var json: JSONValue {
+    let members: [(String, JSONValue)] = [
+      ("formatVersion", .int(formatVersion)), ("scenes", .array(scenes.map(\.json))),
+    ]
+    return .object(members + (activeScene.map { [("activeScene", $0.json)] } ?? []))
+  }
+}
+
 /// `launch.json` of earlier versions: the launches that had not reached their prompt, by
 /// process; read once and turned into markers (``LaunchTracker``).
 ///

@@ -54,3 +54,16 @@ public struct SceneStorageValues: Sendable, Hashable, Codable {
     try container.encode(entries)
   }
 }
+
+extension SceneStorageValues: JSONRepresentable {
+  /// Reads the storage from an object of typed values.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: ``JSONReadError`` when a value is not a valid typed value.
+  public init(json: JSONValue) throws(JSONReadError) {
+    entries = try json.readMembers { value throws(JSONReadError) in try StoredValue(json: value) }
+  }
+
+  /// The storage as an object of typed values.
+  public var json: JSONValue { .object(sorting: entries.mapValues(\.json)) }
+}

@@ -119,3 +119,50 @@ extension StoredValue: Codable {
     }
   }
 }
+
+extension StoredValue: JSONRepresentable {
+  /// Reads a value from its `{"type": …, "value": …}` form, as `init(from:)` does.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: ``JSONReadError`` when the type tag is unknown or the value does not have that
+  ///   type.
+  public init(json: JSONValue) throws(JSONReadError) {
+    let type = try json.readString("type")
+    switch type {
+    case "bool": self = .bool(try json.readBool("value"))
+    case "int": self = .int(try json.readInt("value"))
+    case "double": self = .double(try json.readDouble("value"))
+    case "string": self = .string(try json.readString("value"))
+    case "url":
+      let text = try json.readString("value")
+      guard let url = URL(string: text) else {
+        throw JSONReadError("'\(text)' is not a URL", path: ["value"])
+      }
+      self = .url(url)
+    case "data":
+      guard let data = Data(base64Encoded: try json.readString("value")) else {
+        throw JSONReadError("not Base64", path: ["value"])
+      }
+      self = .data(data)
+    case "date": self = .date(Date(timeIntervalSinceReferenceDate: try json.readDouble("value")))
+    case "codable": self = .codable(Data(try json.readString("value").utf8))
+    default: throw JSONReadError("unknown value type '\(type)'", path: ["type"])
+    }
+  }
+
+  /// The value in its `{"type": …, "value": …}` form, as `encode(to:)` writes it.
+  public var json: JSONValue {
+    let value: JSONValue =
+      switch self {
+      case .bool(let value): .bool(value)
+      case .int(let value): .int(value)
+      case .double(let value): .double(value)
+      case .string(let value): .string(value)
+      case .url(let value): .string(value.absoluteString)
+      case .data(let value): .string(value.base64EncodedString())
+      case .date(let value): .double(value.timeIntervalSinceReferenceDate)
+      case .codable(let json): .string(String(decoding: json, as: UTF8.self))
+      }
+    return .object([("type", .string(typeName)), ("value", value)])
+  }
+}
