@@ -568,7 +568,10 @@ public struct ActivityHistory: ActivityStore, Hashable {
       try database.migrate([Migration(to: 1, Self.schema)])
       try database.enableWriteAheadLog()
     }
-    try database.execute("PRAGMA synchronous = FULL")
+    try database.execute("PRAGMA synchronous = FULL; PRAGMA journal_size_limit = 4194304")
+    // As the catalog's: the log kept between runs, a small one left as it is at exit.
+    database.keepWriteAheadLog()
+    database.leaveSmallLogOnClose(upTo: Database.smallLog)
     return database
   }
 

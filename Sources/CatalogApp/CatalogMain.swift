@@ -230,8 +230,12 @@ package enum CatalogMain {
     defer { editor?.restoreTerminal() }
     var state = initialState
     // Links and handoffs from other processes: they wake the loop, which applies them between
-    // commands. Without a socket (a path too long for one), the REPL works alone.
-    let channel = try? DeliveryChannel(in: store.environment.directory) { Signals.wake() }
+    // commands. Without a socket (a path too long for one), the REPL works alone. Not for one
+    // command from the shell, which exits before it would apply one: a sender finds no one
+    // listening and opens the link itself, once the scene is free.
+    let channel =
+      oneCommand == nil
+      ? try? DeliveryChannel(in: store.environment.directory) { Signals.wake() } : nil
     defer { channel?.close() }
     // Activities the user's other machines hand off, with a catalog on a server: one line each
     // above the prompt (LISTEN/NOTIFY), to continue with 'continue --elsewhere N'. Not for one

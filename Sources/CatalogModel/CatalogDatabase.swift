@@ -147,14 +147,15 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
         database.checkpointOnClose(true)
         // Statement journals stay in memory: on disk, an import of a million rows wrote each
         // row's pages a second time to a file in /var/tmp.
-        // The log is kept between runs (no file created and removed at every launch), but
-        // emptied when the last connection closes: a launch must not replay the log of a
-        // large change to find nothing in it.
+        // The log is kept between runs (no file created and removed at every launch); a small
+        // one is left as it is at exit, so that a one-command edit flushes once, and a larger
+        // one emptied: a launch must not replay the log of a large change to find nothing in it.
         try database.enableWriteAheadLog()
         try database.execute(
           "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = 4194304"
         )
         database.keepWriteAheadLog()
+        database.leaveSmallLogOnClose(upTo: Database.smallLog)
         if version < Self.schemaVersion {
           willUpgrade?(cached.count)
           // Checked again inside the write lock: another process may have upgraded it.
@@ -623,7 +624,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   }
 
   package func listenForHandoffs(
-    for party: HandoffParty, onArrival: @escaping @Sendable () -> Void
+    for party: @autoclosure () -> HandoffParty, onArrival: @escaping @Sendable () -> Void
   ) -> (any HandoffListener)? { nil }
 
   // MARK: - Verification

@@ -103,11 +103,13 @@ package protocol CatalogStorage: CatalogSource {
   /// machine, or when the server cannot be reached.
   ///
   /// - Parameters:
-  ///   - party: This user and machine.
+  ///   - party: This user and machine; found only by an engine that listens (it reads the
+  ///     user database and the host name, which a launch over SQLite need not pay for).
   ///   - onArrival: Called on the listener's thread when a handoff is waiting.
   /// - Returns: The listener, which gathers them until asked.
-  func listenForHandoffs(for party: HandoffParty, onArrival: @escaping @Sendable () -> Void)
-    -> (any HandoffListener)?
+  func listenForHandoffs(
+    for party: @autoclosure () -> HandoffParty, onArrival: @escaping @Sendable () -> Void
+  ) -> (any HandoffListener)?
 }
 
 /// Why a read of a catalog failed.

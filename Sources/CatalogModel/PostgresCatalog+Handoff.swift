@@ -62,10 +62,10 @@ extension PostgresCatalog {
   }
 
   package func listenForHandoffs(
-    for party: HandoffParty, onArrival: @escaping @Sendable () -> Void
+    for party: @autoclosure () -> HandoffParty, onArrival: @escaping @Sendable () -> Void
   ) -> (any HandoffListener)? {
     PostgresHandoffListener(
-      address: address, schema: schema, channel: handoffChannel, party: party,
+      address: address, schema: schema, channel: handoffChannel, party: party(),
       onArrival: onArrival)
   }
 }

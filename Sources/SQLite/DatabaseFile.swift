@@ -75,20 +75,78 @@ package enum DatabaseFile {
     let rawPageSize = bigEndian(16, 2)
     let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
     let pages = bigEndian(28, 4)
-    // The page count is valid when the file's change counter matches "version valid for" — and
-    // only for the file alone: a checkpoint killed halfway has written the first page, with the
-    // new count, before the pages that make the file that long, which are still in the
-    // write-ahead log. SQLite reads such a database whole; with frames in the log, it judges.
-    var log = stat()
-    let logHasFrames = lstat(path + "-wal", &log) == 0 && log.st_size > 32
-    let (needed, overflow) = pages.multipliedReportingOverflow(by: pageSize)
-    if !beingWritten, bigEndian(24, 4) == bigEndian(92, 4), pages > 0, pageSize >= 512,
-      !logHasFrames,
-      overflow || Int(status.st_size) < needed
-    {
-      throw SQLiteError(
-        fileProblem: .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed))
+    guard !beingWritten, pageSize >= 512 else { return }
+    let filePages = Int(status.st_size) / pageSize
+    switch committedLog(of: path, pageSize: pageSize) {
+    case .unknown:
+      // A log too long to read here, or not of this file: SQLite judges.
+      return
+    case .pages(let logged, let databasePages):
+      // With commits in the log, the database is as long as the last one says, and the pages
+      // past the file's end must be in the log (a checkpoint killed halfway leaves them there).
+      guard databasePages > filePages else { return }
+      let missing =
+        databasePages - filePages > logged.count
+        || (filePages + 1...databasePages).contains { !logged.contains($0) }
+      if missing {
+        throw SQLiteError(
+          fileProblem: .truncated(bytes: Int(status.st_size), needed: databasePages * pageSize))
+      }
+    case nil:
+      // The page count is valid when the file's change counter matches "version valid for".
+      let (needed, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+      if bigEndian(24, 4) == bigEndian(92, 4), pages > 0, overflow || Int(status.st_size) < needed {
+        throw SQLiteError(
+          fileProblem: .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed))
+      }
     }
+  }
+
+  /// What a database's write-ahead log holds, for the file check.
+  private enum LogContents {
+    /// Too long to read for a check, or not a log of pages of this size.
+    case unknown
+    /// The pages its committed frames hold, and the database's length in pages after the last
+    /// commit.
+    case pages(Set<Int>, databasePages: Int)
+  }
+
+  /// The most frames the check reads: 256 MiB of log with pages of 4 KiB.
+  private static let checkedFrames = 65_536
+
+  /// The committed contents of the write-ahead log beside a database (`PATH-wal`), read from
+  /// its frames' headers (page number, length after a commit, salts); nil when it has no
+  /// committed frame (missing, empty, or only what an interrupted transaction wrote).
+  private static func committedLog(of path: String, pageSize: Int) -> LogContents? {
+    let descriptor = open(path + "-wal", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    func word(_ bytes: [UInt8], _ offset: Int) -> Int {
+      bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+    }
+    var header = [UInt8](repeating: 0, count: 32)
+    guard pread(descriptor, &header, 32, 0) == 32 else { return nil }
+    guard word(header, 0) & ~1 == 0x377F_0682 else { return nil }
+    guard word(header, 8) == pageSize else { return .unknown }
+    var pending: [Int] = []
+    var committed = Set<Int>()
+    var databasePages: Int?
+    var frame = [UInt8](repeating: 0, count: 24)
+    for index in 0... {
+      guard index < checkedFrames else { return .unknown }
+      let offset = off_t(32 + index * (24 + pageSize))
+      guard pread(descriptor, &frame, 24, offset) == 24,
+        frame[8..<16].elementsEqual(header[16..<24])
+      else { break }
+      pending.append(word(frame, 0))
+      let length = word(frame, 4)
+      if length > 0 {
+        committed.formUnion(pending)
+        pending.removeAll()
+        databasePages = length
+      }
+    }
+    return databasePages.map { .pages(committed, databasePages: $0) }
   }
 
   /// Whether a symbolic link stands at a path.

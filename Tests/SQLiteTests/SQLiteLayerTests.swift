@@ -61,6 +61,51 @@ import Testing
     }
   }
 
+  /// A log left beside the file at exit (``Database/leaveSmallLogOnClose(upTo:)``) holds the
+  /// latest commits: the file may be shorter than the last commit's length only by pages the log
+  /// holds (a checkpoint killed halfway), and a file cut short of others is refused.
+  @Test func aFileCutShortIsRefusedWhenItsLogHoldsCommits() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path + "/logged.sqlite"
+    do {
+      let database = try Database(path: path, mode: .create)
+      try database.execute(
+        """
+        PRAGMA journal_mode = WAL; CREATE TABLE t(x);
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+        INSERT INTO t SELECT randomblob(500) FROM n;
+        """)
+      try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      // One small commit, left in the log at exit.
+      database.keepWriteAheadLog()
+      database.leaveSmallLogOnClose(upTo: Database.smallLog)
+      try database.execute("UPDATE t SET x = zeroblob(10) WHERE rowid = 1")
+    }
+    let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+    #expect(log.count > 32 && log.count <= Database.smallLog)
+    try DatabaseFile.check(path)
+    // The last page is not in the log: the file cut short of it is damaged.
+    let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+    try whole.prefix(whole.count - 4096).write(to: URL(fileURLWithPath: path))
+    #expect(
+      throws: SQLiteError(fileProblem: .truncated(bytes: whole.count - 4096, needed: whole.count))
+    ) {
+      try DatabaseFile.check(path)
+    }
+    // A commit that grows the file, left in the log: the file is rightly shorter than the
+    // commit says, by the pages the log holds.
+    try whole.write(to: URL(fileURLWithPath: path))
+    do {
+      let database = try Database(path: path, mode: .readWrite)
+      database.keepWriteAheadLog()
+      database.leaveSmallLogOnClose(upTo: Database.smallLog)
+      try database.execute("INSERT INTO t VALUES (randomblob(9000))")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count == whole.count)
+    try DatabaseFile.check(path)
+    #expect(try Database(path: path, mode: .readOnly).integer("SELECT count(*) FROM t") == 2001)
+  }
+
   @Test func migrationsRunInOrderOnceAndRecordTheirVersion() throws {
     let directory = TemporaryDirectory()
     let path = directory.path + "/m.sqlite"
