@@ -456,7 +456,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
 
   private func decode(_ text: String) throws -> UserActivityRecord {
     do {
-      return try JSONDecoder().decode(UserActivityRecord.self, from: Data(text.utf8))
+      return try UserActivityRecord(json: JSONValue(parsing: text.utf8))
     } catch {
       throw StateRestorationError.malformed(
         path: directory.path(of: path), detail: "a saved activity does not decode")
@@ -476,9 +476,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   private static func insert(_ record: UserActivityRecord, into database: Database, capacity: Int)
     throws
   {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    let text = String(decoding: try encoder.encode(record), as: UTF8.self)
+    let text = String(decoding: record.json.serialized(sortingKeys: true), as: UTF8.self)
     let key = record.historyKey
     let isNew =
       try database.integer("SELECT count(*) FROM activities WHERE history_key = ?", .text(key))

@@ -54,7 +54,19 @@ private final class Node {
   }
 
   static func leaf(_ value: some Encodable) throws -> String {
-    String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    // The common leaves written directly, as `JSONEncoder` writes them (a path of products and
+    // years is written at every step), without its generic machinery.
+    switch value {
+    case let value as Int: return String(value)
+    case let value as Bool: return value ? "true" : "false"
+    case let value as String
+    where value.utf8.allSatisfy {
+      (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        && $0 != UInt8(ascii: "/")
+    }:
+      return "\"" + value + "\""
+    default: return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
   }
 
   var json: String {
