@@ -75,15 +75,21 @@ package enum DatabaseFile {
     let rawPageSize = bigEndian(16, 2)
     let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
     let pages = bigEndian(28, 4)
-    guard !beingWritten, pageSize >= 512 else { return }
-    let filePages = Int(status.st_size) / pageSize
+    // The page count is valid when the file's change counter matches "version valid for". A
+    // file as long as it says is whole: the pages commits add since are in the log.
+    let (needed, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+    guard !beingWritten, pageSize >= 512, bigEndian(24, 4) == bigEndian(92, 4), pages > 0,
+      overflow || Int(status.st_size) < needed
+    else { return }
     switch committedLog(of: path, pageSize: pageSize) {
     case .unknown:
       // A log too long to read here, or not of this file: SQLite judges.
       return
     case .pages(let logged, let databasePages):
-      // With commits in the log, the database is as long as the last one says, and the pages
-      // past the file's end must be in the log (a checkpoint killed halfway leaves them there).
+      // A checkpoint killed halfway writes the first page, with the new count, before the pages
+      // that make the file that long, which are still in the log: the pages past the file's end
+      // must be there.
+      let filePages = Int(status.st_size) / pageSize
       guard databasePages > filePages else { return }
       let missing =
         databasePages - filePages > logged.count
@@ -93,12 +99,8 @@ package enum DatabaseFile {
           fileProblem: .truncated(bytes: Int(status.st_size), needed: databasePages * pageSize))
       }
     case nil:
-      // The page count is valid when the file's change counter matches "version valid for".
-      let (needed, overflow) = pages.multipliedReportingOverflow(by: pageSize)
-      if bigEndian(24, 4) == bigEndian(92, 4), pages > 0, overflow || Int(status.st_size) < needed {
-        throw SQLiteError(
-          fileProblem: .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed))
-      }
+      throw SQLiteError(
+        fileProblem: .truncated(bytes: Int(status.st_size), needed: overflow ? Int.max : needed))
     }
   }
 
