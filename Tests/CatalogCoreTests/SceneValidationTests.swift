@@ -24,6 +24,16 @@ import Testing
     #expect(scene == before)
   }
 
+  /// A path read whole is not encoded again at launch: its bytes stay as they were written,
+  /// white space included.
+  @Test func aPathReadWholeKeepsItsBytes() {
+    let written = #"[ "Foundation.UUID", "\"\#(cherries)\"" ]"#
+    var scene = scene(navigationState: written)
+    scene.storage[SceneKeys.selectedProduct] = cherries
+    #expect(scene.validate(against: bundledCatalog) == nil)
+    #expect(scene.storage[SceneKeys.navigationState] == Data(written.utf8))
+  }
+
   /// The root is the last pair; an unknown type above it is dropped, and the stored bytes are
   /// rewritten so that the next launch does not warn again.
   @Test func anUndecodableTailIsDroppedAndTheStoredPathRewritten() throws {

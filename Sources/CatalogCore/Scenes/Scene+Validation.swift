@@ -11,10 +11,12 @@ extension Scene {
   package mutating func validate(against catalog: Catalog) -> String? {
     var notes: [String] = []
     var routes: [Route] = []
+    var decodedWhole = false
     if let data = storage[SceneKeys.navigationState] {
       let decoded = ScenePath.decoding(data)
       routes = decoded.path.routes
       if let problem = decoded.problem { notes.append(problem + "; kept the part before it") }
+      decodedWhole = decoded.problem == nil
     } else if let selected = storage[SceneKeys.selectedProduct],
       let identifier = UUID(uuidString: selected)
     {
@@ -33,9 +35,14 @@ extension Scene {
       routes = Array(routes[..<missing])
     }
     let restored = ScenePath(routes)
-    // Written back even when it reads the same: the stored bytes may hold an undecodable tail,
-    // and `selectedProduct` must mirror the top of the restored path.
-    path = restored
+    // Written back unless it was read whole, nothing was dropped and `selectedProduct` mirrors
+    // its top: the stored bytes may hold an undecodable tail. (Encoding it again at every
+    // launch cost more than reading it.)
+    if !(decodedWhole && notes.isEmpty
+      && storage[SceneKeys.selectedProduct] == restored.topProduct?.uuidString)
+    {
+      path = restored
+    }
     if isEditing && restored.topProduct == nil {
       closeEditor()
       notes.append("closed the editor, which had no product")
