@@ -230,6 +230,9 @@ public struct ActivityHistory: ActivityStore, Hashable {
     fileprivate var others: Int
   }
 
+  /// How many connections to the file this history and its copies have opened.
+  package var connectionsOpened: Int { connection.opened }
+
   /// The history's version now (see ``Version``), read without reading the activities.
   ///
   /// - Returns: The version; nil when there is no database yet.
@@ -425,7 +428,15 @@ public struct ActivityHistory: ActivityStore, Hashable {
   public func setAside() throws -> String {
     connection.close()
     let date = Date()
-    if directory.contains(path + "-wal") { _ = try? directory.quarantine(path + "-wal", at: date) }
+    // A log with commits goes with the file; an empty one is only what opening it created.
+    var log = stat()
+    if lstat(directory.path(of: path + "-wal"), &log) == 0 {
+      if log.st_size > 0 || (log.st_mode & S_IFMT) != S_IFREG {
+        _ = try? directory.quarantine(path + "-wal", at: date)
+      } else {
+        unlink(directory.path(of: path + "-wal"))
+      }
+    }
     unlink(directory.path(of: path + "-shm"))
     return try directory.quarantine(path, at: date)
   }
@@ -504,28 +515,29 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// Runs a body on the database; nil when it does not exist yet (or has no tables yet).
   ///
   /// The connection is kept for the next call while the file at the path is the same one; a
-  /// file another process moved away or replaced is opened again. It is opened for reading
-  /// only until a write needs more: a file that is not a history, or is damaged, stays the
-  /// bytes it was (no log copied into it) for quarantine to keep.
+  /// file another process moved away or replaced is opened again. It is opened for writing
+  /// too where it can be, so that a process that reads and then saves opens the file once;
+  /// but nothing is written through it until the file is known to be a history of this
+  /// version: a file that is not one, or is damaged, stays the bytes it was (no log copied into
+  /// it) for quarantine to keep.
   private func readDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result? {
     let file = directory.path(of: path)
     do {
       return try connection.use(file: file) { cached in
-        let database: Database
-        if let open = cached {
-          database = open
-        } else {
-          guard FileManager.default.fileExists(atPath: file) || DatabaseFile.isSymbolicLink(file)
-          else { return nil }
-          try checkFile(file)
-          database = try Database(path: file, mode: .readOnly)
-          cached = database
+        if let database = cached {
+          // Another process may have upgraded it meanwhile.
+          guard try checkVersion(database, file) == Self.schemaVersion else {
+            cached = nil
+            return nil
+          }
+          return try body(database)
         }
+        guard FileManager.default.fileExists(atPath: file) || DatabaseFile.isSymbolicLink(file)
+        else { return nil }
+        try checkFile(file)
         // A file a writer created but has not given its tables yet holds nothing.
-        guard try checkVersion(database, file) == Self.schemaVersion else {
-          cached = nil
-          return nil
-        }
+        guard let database = try openExisting(file) else { return nil }
+        cached = database
         return try body(database)
       }
     } catch let error as SQLiteError {
@@ -554,6 +566,26 @@ public struct ActivityHistory: ActivityStore, Hashable {
     }
   }
 
+  /// Opens an existing history for reading and, where the file and its directory allow,
+  /// writing; a connection that can write is set up for it only once the file is known to be
+  /// a history of this version.
+  ///
+  /// - Returns: The connection; nil when the file holds no history yet (a writer has created
+  ///   it but not given it its tables).
+  private func openExisting(_ file: String) throws -> Database? {
+    do {
+      let database = try Database(path: file, mode: .readWrite)
+      database.checkpointOnClose(false)
+      guard try checkVersion(database, file) == Self.schemaVersion else { return nil }
+      if !database.isReadOnly { try configureForWriting(database) }
+      return database
+    } catch let error as SQLiteError where !error.isDamage {
+      // A read-only directory, where the log cannot be created: reading alone may still work.
+      let database = try Database(path: file, mode: .readOnly)
+      return try checkVersion(database, file) == Self.schemaVersion ? database : nil
+    }
+  }
+
   private func open(creating: Bool) throws -> Database {
     let file = directory.path(of: path)
     let isNew = !FileManager.default.fileExists(atPath: file) && !DatabaseFile.isSymbolicLink(file)
@@ -566,11 +598,17 @@ public struct ActivityHistory: ActivityStore, Hashable {
       try database.migrate([Migration(to: 1, Self.schema)])
       try database.enableWriteAheadLog()
     }
+    try configureForWriting(database)
+    return database
+  }
+
+  /// Full flushes, and as the catalog's: the log kept between runs, a small one left as it is
+  /// at exit.
+  private func configureForWriting(_ database: Database) throws {
     try database.execute("PRAGMA synchronous = FULL; PRAGMA journal_size_limit = 4194304")
-    // As the catalog's: the log kept between runs, a small one left as it is at exit.
     database.keepWriteAheadLog()
     database.leaveSmallLogOnClose(upTo: Database.smallLog)
-    return database
+    database.checkpointOnClose(true)
   }
 
   /// The file's schema version, after checking that it is one this program reads and that a
@@ -638,12 +676,16 @@ private final class SharedConnection: Sendable {
   /// SQLite's count of other connections' commits, the history's ``ActivityHistory/Version``.
   private let counts = Mutex<(opened: Int, writes: Int)>((0, 0))
 
+  /// How many connections were opened.
+  var opened: Int { counts.withLock { $0.opened } }
+
   func version(others: Int) -> ActivityHistory.Version {
     counts.withLock { .init(connection: $0.opened, writes: $0.writes, others: others) }
   }
 
   /// Runs a body with the connection, or nil when there is none for the file as it is now; the
-  /// body opens one by setting it. A read-only connection is dropped for a body that writes.
+  /// body opens one by setting it. A connection that cannot write is dropped for a body that
+  /// writes.
   func use<Result>(
     file: String, writable: Bool = false, _ body: (inout Database?) throws -> Result
   ) throws -> Result {
@@ -662,7 +704,7 @@ private final class SharedConnection: Sendable {
         if let database, open == nil, lstat(file, &status) == 0 {
           open = Open(
             database: database, device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
-            isWritable: writable)
+            isWritable: writable || !database.isReadOnly)
           counts.withLock { $0 = ($0.opened &+ 1, 0) }
         } else if database == nil {
           open = nil

@@ -279,8 +279,8 @@ package final class AppStore {
     var notes = environment.settleHistory()
     // The active scene's activity becomes current when it changes or its scene comes to the
     // front. It goes into the scene's file with its date (durable before the output, like the
-    // rest), and into the history in the background; the next launch merges what a crash
-    // left only in a scene file.
+    // rest), and into the history in the background once the catalog has what it shows; the
+    // next launch merges what a crash left only in a scene file.
     var current: UserActivityRecord?
     // A product `done` adds is shown before the catalog has it: its activity is the one it
     // advertises once saved.
@@ -331,6 +331,9 @@ package final class AppStore {
         }
       }
     }
+    // The catalog now holds what the activity shows: the history's write (a commit and its
+    // flush) runs while the scene files are put in place.
+    if let current { environment.makeCurrentInBackground(current) }
     // Scenes this process held and no longer has: closed, including a saved scene the command
     // opened only to close it for good.
     let closed = Set(old.scenes.map(\.name)).union(environment.ownedScenes)
@@ -339,7 +342,6 @@ package final class AppStore {
       prepared,
       session: old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil,
       closing: closed)
-    if let current { environment.makeCurrentInBackground(current) }
     environment.bringToFront(new.activeSceneName)
     return notes
   }

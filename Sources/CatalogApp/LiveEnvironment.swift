@@ -108,15 +108,22 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   /// Makes an activity current and saves it in the history, in the background: the caller has
-  /// already made it durable in its scene's file (with the same date), which the next launch
-  /// merges into the history if this write never finished. ``settleHistory()`` waits for it.
+  /// already written it durably into its scene's next file (with the same date), which the
+  /// next launch merges into the history if this write never finished. ``settleHistory()``
+  /// waits for it.
+  ///
+  /// The write runs on a thread of its own: Dispatch's worker pool would cost a one-command
+  /// run more to start than the write takes.
   ///
   /// - Parameter activity: The activity a scene now advertises, with its `lastActiveDate`.
   package func makeCurrentInBackground(_ activity: UserActivityRecord) {
     guard !historyUnavailable else { return }
     let history = self.history
     let warning = historyWarning
-    DispatchQueue.global().async(group: pendingHistory) {
+    let pending = pendingHistory
+    pending.enter()
+    let write: @Sendable () -> Void = {
+      defer { pending.leave() }
       do {
         let date = activity.lastActiveDate ?? Date()
         let center = UserActivityCenter(
@@ -130,6 +137,8 @@ package final class LiveEnvironment: AppEnvironment {
         }
       }
     }
+    // Without a thread (the system's limit reached), the write is done here.
+    if !detachThread(write) { write() }
   }
 
   /// Waits for the history write ``makeCurrentInBackground(_:)`` started, if any.

@@ -299,6 +299,10 @@ package final class Database {
     smallLogLimit = bytes
   }
 
+  /// Whether the connection can only read: opened so, or opened for writing a file or in a
+  /// directory this process may not write.
+  package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
   /// The rows the last statement changed.
   package var changes: Int { Int(sqlite3_changes64(handle)) }
 

@@ -192,6 +192,61 @@ extension ActivityHistoryTests {
     #expect(try ActivityHistory(directory: state).count() == 2)
   }
 
+  /// A process that reads the history and then saves to it (a launch, then a command) opens
+  /// the file once.
+  @Test func readingThenSavingOpensTheFileOnce() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    try ActivityHistory(directory: state).save(Self.record("A", at: 1))
+    let history = ActivityHistory(directory: state)
+    #expect(try history.count() == 1)
+    try history.save(Self.record("B", at: 2))
+    #expect(try history.count() == 2)
+    #expect(history.connectionsOpened == 1)
+  }
+
+  /// Another program's database where the history belongs, with commits in its log: opened
+  /// for writing, it is still never written — neither the file nor its log — and set aside
+  /// with its log. A log that opening it created, empty, is not set aside as if it were data.
+  @Test func anotherDatabaseIsNeverWrittenAndItsOwnLogAloneIsSetAside() throws {
+    for withCommitsInLog in [true, false] {
+      let directory = TemporaryDirectory()
+      let state = try StateDirectory(creating: directory.path)
+      let file = state.path(of: "activities.sqlite")
+      do {
+        let other = try Database(path: file, mode: .create)
+        try other.enableWriteAheadLog()
+        try other.execute("CREATE TABLE notes(text); INSERT INTO notes VALUES ('kept')")
+        other.keepWriteAheadLog()
+        if withCommitsInLog { other.checkpointOnClose(false) }
+      }
+      if !withCommitsInLog { unlink(file + "-wal") }
+      let before = (
+        FileManager.default.contents(atPath: file),
+        FileManager.default.contents(atPath: file + "-wal")
+      )
+      let history = ActivityHistory(directory: state)
+      #expect(throws: StateRestorationError.self) { try history.count() }
+      history.close()
+      #expect(FileManager.default.contents(atPath: file) == before.0)
+      if withCommitsInLog {
+        #expect(FileManager.default.contents(atPath: file + "-wal") == before.1)
+      }
+      _ = try history.setAside()
+      let kept = try FileManager.default.contentsOfDirectory(
+        atPath: state.path(of: StateDirectory.quarantineFolder))
+      #expect(kept.count == (withCommitsInLog ? 2 : 1), "\(kept)")
+      #expect(!FileManager.default.fileExists(atPath: file + "-wal"))
+    }
+  }
+
+  private static func record(_ name: String, at time: Double) -> UserActivityRecord {
+    var record = UserActivityRecord(activityType: type)
+    record.persistentIdentifier = name
+    record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
+    return record
+  }
+
   /// How many of this process's descriptors are open on a file.
   private func openDescriptors(of file: String) -> Int {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
