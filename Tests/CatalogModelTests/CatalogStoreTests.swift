@@ -247,6 +247,33 @@ import Testing
     #expect(reader.count == 2_509)
   }
 
+  /// A refresh between commands reads the counts again only when a commit came since: its
+  /// own, another connection's of this process, or another program's; and it sees each.
+  @Test func aRefreshSeesEveryCommitSinceTheLast() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let database = try #require(try store.load().database)
+    let other = try #require(try store.load().database)
+    #expect(try database.refresh() == false)
+    let generation = database.generation
+    let first = try #require(database.product(number: 1))
+    try database.apply([.delete(first.identifier, name: first.name)])
+    #expect(database.count == 9)
+    #expect(database.generation != generation)
+    #expect(try database.refresh() == false)
+    #expect(try other.refresh() == true)
+    #expect(other.count == 9)
+    try other.apply([.insert(numberedProduct(1))])
+    #expect(try database.refresh() == true)
+    #expect(database.count == 10)
+    #expect(try database.refresh() == false)
+    // Another program, through SQLite alone: the generation moves, and the count with it.
+    try Database(path: store.databasePath, mode: .readWrite).execute(
+      "UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")
+    #expect(try database.refresh() == true)
+    #expect(try database.refresh() == false)
+  }
+
   /// What turns a version-4 database back into a version-3 one (its positions are dense).
   static let versionThree = """
     DROP TABLE blocks; DROP INDEX deletions_identifier; ALTER TABLE deletions DROP COLUMN identifier;
