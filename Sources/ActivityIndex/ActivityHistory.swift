@@ -419,6 +419,12 @@ public struct ActivityHistory: ActivityStore, Hashable {
     connection.close()
   }
 
+  /// Lets go of the connection as the process exits: one whose log closing would leave as it is
+  /// is left for the system to release (see `Database.leaveOpenForExit()`); another is closed.
+  package func closeForExit() {
+    connection.close(forExit: true)
+  }
+
   /// Moves a database that cannot be read to quarantine, with its write-ahead log, so that the
   /// history starts empty; its shared-memory index, which holds nothing of its own, is removed.
   ///
@@ -721,9 +727,13 @@ private final class SharedConnection: Sendable {
     }
   }
 
-  /// Closes the connection.
-  func close() {
-    state.withLock { $0 = nil }
+  /// Closes the connection; as the process exits, one whose log stays as it is either way is
+  /// left for the system to release.
+  func close(forExit: Bool = false) {
+    state.withLock { open in
+      if forExit { open?.database.leaveOpenForExit() }
+      open = nil
+    }
   }
 }
 

@@ -143,12 +143,16 @@ package final class LiveEnvironment: AppEnvironment {
 
   /// Waits for the history write ``makeCurrentInBackground(_:)`` started, if any.
   ///
-  /// - Parameter closing: Whether the process is leaving: the history's connection then
-  ///   closes, folding its log into the file.
+  /// - Parameter closing: Whether the process is leaving: the history's connection and the
+  ///   catalog's then close, folding a large log into its file; one whose log would be left
+  ///   as it is anyway is left for the system to release as the process ends.
   /// - Returns: A warning when it failed.
   package func settleHistory(closing: Bool = false) -> [String] {
     pendingHistory.wait()
-    if closing { history.close() }
+    if closing {
+      history.closeForExit()
+      (database as? CatalogDatabase)?.leaveOpenForExit()
+    }
     return historyWarning.message.withLock { warning in
       defer { warning = nil }
       return warning.map { [$0] } ?? []

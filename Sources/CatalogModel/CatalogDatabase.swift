@@ -335,6 +335,12 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     }
   }
 
+  /// Lets the process exit without closing the connection where closing would only close it
+  /// (see `Database.leaveOpenForExit()`). Call it only as the process leaves.
+  package func leaveOpenForExit() {
+    connection.use { $0.leaveOpenForExit() }
+  }
+
   /// Reads the generation and count again, to see what other processes saved.
   ///
   /// - Returns: true when the products changed since the last refresh.

@@ -106,6 +106,39 @@ import Testing
     #expect(try Database(path: path, mode: .readOnly).integer("SELECT count(*) FROM t") == 2001)
   }
 
+  /// A connection left open as the process exits is one whose small log closing would leave
+  /// anyway: it stays open. One with a log closing would copy is closed, and its log copied.
+  @Test func onlyAConnectionWhoseLogStaysIsLeftOpenForExit() throws {
+    let directory = TemporaryDirectory()
+    for large in [false, true] {
+      let path = directory.path + "/\(large ? "large" : "small").sqlite"
+      do {
+        let database = try Database(path: path, mode: .create)
+        try database.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x)")
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        database.keepWriteAheadLog()
+        database.leaveSmallLogOnClose(upTo: 64 * 1024)
+        try database.execute(
+          "INSERT INTO t SELECT randomblob(\(large ? 200_000 : 500))")
+        database.leaveOpenForExit()
+      }
+      // A copied log's pages are in the file.
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: path)).count
+      #expect(openDescriptors(of: path) == (large ? 0 : 1), "large: \(large)")
+      #expect((bytes > 200_000) == large, "large: \(large)")
+      #expect(try Database(path: path, mode: .readOnly).integer("SELECT count(*) FROM t") == 1)
+    }
+  }
+
+  /// How many of this process's descriptors are open on a file.
+  private func openDescriptors(of file: String) -> Int {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return entries.count { entry in
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry))
+        == file
+    }
+  }
+
   @Test func migrationsRunInOrderOnceAndRecordTheirVersion() throws {
     let directory = TemporaryDirectory()
     let path = directory.path + "/m.sqlite"
