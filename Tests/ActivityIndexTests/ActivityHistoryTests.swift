@@ -165,23 +165,17 @@ extension ActivityHistoryTests {
     let directory = TemporaryDirectory()
     let state = try StateDirectory(creating: directory.path)
     let file = state.path(of: "activities.sqlite")
-    func record(_ name: String, at time: Double) -> UserActivityRecord {
-      var record = UserActivityRecord(activityType: Self.type)
-      record.persistentIdentifier = name
-      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
-      return record
-    }
     let history = ActivityHistory(directory: state)
-    try history.save(record("A", at: 1))
-    try history.save(record("B", at: 2))
+    try history.save(Self.record("A", at: 1))
+    try history.save(Self.record("B", at: 2))
     #expect(try history.count() == 2)
     #expect(openDescriptors(of: file) == 1)
 
     let other = ActivityHistory(directory: state)
     try other.setAside()
-    try other.save(record("C", at: 3))
+    try other.save(Self.record("C", at: 3))
     #expect(try history.records().compactMap(\.persistentIdentifier) == ["C"])
-    try history.save(record("D", at: 4))
+    try history.save(Self.record("D", at: 4))
     #expect(try other.records().compactMap(\.persistentIdentifier) == ["D", "C"])
 
     history.close()
@@ -245,14 +239,5 @@ extension ActivityHistoryTests {
     record.persistentIdentifier = name
     record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
     return record
-  }
-
-  /// How many of this process's descriptors are open on a file.
-  private func openDescriptors(of file: String) -> Int {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return entries.count { entry in
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry))
-        == file
-    }
   }
 }

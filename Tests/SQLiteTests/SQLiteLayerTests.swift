@@ -130,15 +130,6 @@ import Testing
     }
   }
 
-  /// How many of this process's descriptors are open on a file.
-  private func openDescriptors(of file: String) -> Int {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return entries.count { entry in
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry))
-        == file
-    }
-  }
-
   @Test func migrationsRunInOrderOnceAndRecordTheirVersion() throws {
     let directory = TemporaryDirectory()
     let path = directory.path + "/m.sqlite"
