@@ -134,6 +134,21 @@ struct ProcessMeasure {
   var writtenBytes: Int = 0
 }
 
+/// The REPL script that leaves three scenes, each on a product with its editor open on a draft
+/// price: what the launch the budgets time restores.
+let threeScenesWithEditors = """
+  select 1
+  edit
+  price 1.11
+  scene new second 2
+  edit
+  price 2.22
+  scene new third 3
+  edit
+  price 3.33
+
+  """
+
 /// Runs a program to completion, with a script (or nothing) on standard input, and measures it
 /// from exec to exit; the peak resident memory comes from `wait4`. The process is started with
 /// `posix_spawn`, not `Process`, whose own reaper could collect it (and its usage) first.

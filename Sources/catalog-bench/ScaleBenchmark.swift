@@ -88,18 +88,7 @@ func scaleBenchmark() throws {
   progress("launch")
   _ = try measure(
     catalog, directories,
-    input: """
-      select 1
-      edit
-      price 1.11
-      scene new second 2
-      edit
-      price 2.22
-      scene new third 3
-      edit
-      price 3.33
-
-      """)
+    input: threeScenesWithEditors)
   var launches: [ProcessMeasure] = []
   var hellos: [ProcessMeasure] = []
   for run in 0..<(runs * 10 + 3) {

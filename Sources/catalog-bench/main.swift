@@ -20,6 +20,9 @@ import ActivityIndex
 //       Every budget of issue 24 at one size (up to 10,000,000 products) in one run, as a
 //       table: import, reindex, export, REPL search, launch, a saved edit, each beside its
 //       reference (sqlite3, FTS5, the hello world) with ratios and peak memory.
+//   catalog-bench order-file [--output FILE]
+//       Profiles a launch and everyday commands under Valgrind and writes the functions they
+//       run, which the linker places together (Sources/catalog/startup.order).
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
 //       JSON shape of Tests/Fixtures/bench/fts5_baseline.py, plus the index's memory.
@@ -233,6 +236,7 @@ do {
   case "scale": try scaleBenchmark()
   case "repl-search": try replSearchBenchmark()
   case "engines": try enginesBenchmark()
+  case "order-file": try orderFileCommand()
   default:
     FileHandle.standardError.write(
       Data(
@@ -248,6 +252,7 @@ do {
                                    [--search-repeats N]
                catalog-bench repl-search --data-dir DIR [--history N] [--search-repeats N]
                catalog-bench engines --catalog-url URL --products N | --catalog FILE [--runs N]
+               catalog-bench order-file [--output FILE]
 
         """.utf8))
     exit(64)
