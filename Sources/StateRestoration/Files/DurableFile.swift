@@ -203,7 +203,10 @@ public enum DurableFile {
   public static func createDirectory(_ path: String, permissions: mode_t = 0o700) throws {
     var prefix = path.hasPrefix("/") ? "" : "."
     for component in path.split(separator: "/") {
-      prefix += "/" + component
+      // `append(contentsOf:)` takes the substring as it is; `+` would go through the generic
+      // collection path, which looks up Substring's conformances at run time, at launch.
+      prefix += "/"
+      prefix.append(contentsOf: component)
       if mkdir(prefix, permissions) != 0 && errno != EEXIST {
         throw StateRestorationError.cannotWrite(path: prefix, reason: systemErrorDescription())
       }

@@ -145,7 +145,11 @@ extension StoredValue: JSONRepresentable {
       }
       self = .data(data)
     case "date": self = .date(Date(timeIntervalSinceReferenceDate: try json.readDouble("value")))
-    case "codable": self = .codable(Data(try json.readString("value").utf8))
+    case "codable":
+      // Copied from the string's bytes: `Data(text.utf8)` would first ask at run time whether
+      // the view is contiguous, a search of every protocol conformance in the program, at launch.
+      var text = try json.readString("value")
+      self = .codable(text.withUTF8 { Data(buffer: $0) })
     default: throw JSONReadError("unknown value type '\(type)'", path: ["type"])
     }
   }
