@@ -41,22 +41,14 @@ let package = Package(
     // milliseconds to every start.
     .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
     .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
-    // libpng and libjpeg-turbo, part of the base image: product pictures.
-    .systemLibrary(
-      name: "CPNG",
-      pkgConfig: "libpng",
-      providers: [.apt(["libpng-dev"])]
-    ),
-    .systemLibrary(
-      name: "CJPEG",
-      pkgConfig: "libjpeg",
-      providers: [.apt(["libjpeg62-turbo-dev"])]
-    ),
+    // libpng and libjpeg-turbo, part of the base image: product pictures. Their headers only
+    // (no pkg-config, which would link them): CImageCodecs loads each with dlopen when a
+    // picture is first read or written, not at every start.
+    .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
+    .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg62-turbo-dev"])]),
     // The calls into libpng and libjpeg, in C: both report errors by longjmp, which must land
     // in a C frame that called setjmp. Every error comes out as a return code and a message.
-    .target(
-      name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"],
-      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
+    .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
     // A small Swift layer over SQLite: connections, statements, transactions.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     // A small Swift layer over libpq: connections, requests with parameters, COPY, LISTEN.

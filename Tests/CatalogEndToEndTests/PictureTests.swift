@@ -21,6 +21,30 @@ import Testing
     return Array(UnsafeBufferPointer(start: output, count: size))
   }
 
+  /// libpng and libjpeg are loaded when a picture is first read, not at every start: a session
+  /// that selects a product has mapped neither; its photo tab, which reads the PNG's size, loads
+  /// libpng and still not libjpeg.
+  @Test func theImageLibrariesAreLoadedWhenAPictureIsFirstRead() throws {
+    let sandbox = CatalogSandbox()
+    let process = sandbox.start()
+    defer { process.finishInput() }
+    // Read to its end: a file in /proc says it is empty, and a read of its size stops short.
+    func mapped() -> String {
+      let maps = FileHandle(forReadingAtPath: "/proc/\(process.processIdentifier)/maps")
+      defer { try? maps?.close() }
+      return String(decoding: (try? maps?.readToEnd()) ?? Data(), as: UTF8.self)
+    }
+    process.send("select cherries")
+    process.readOutput(until: "Keywords")
+    #expect(mapped().contains("libsqlite3"), "the check reads the process's mappings")
+    #expect(!mapped().contains("libpng"))
+    #expect(!mapped().contains("libjpeg"))
+    process.send("tab photo")
+    process.readOutput(until: "64×64 pixels")
+    #expect(mapped().contains("libpng16"))
+    #expect(!mapped().contains("libjpeg"))
+  }
+
   /// `image PATH` is checked as it is typed: a missing file, a directory, a file that is not a
   /// picture are each a warning naming the absolute path (the picture may arrive later), never
   /// a refusal; a PNG cut short says so in the photo tab.
