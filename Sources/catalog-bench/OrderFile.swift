@@ -8,7 +8,7 @@ import Foundation
 /// Placed together, the same functions fill about a tenth of the pages. The list is found by
 /// running, under Valgrind's `callgrind`, a launch restoring three scenes with editors open and
 /// the commands a person runs most from the shell, on the bundled catalog; each function is
-/// named once, in the order the profiles list them. A function the list does not name (renamed
+/// named once, with the first command that runs it. A function the list does not name (renamed
 /// since, or run by no command here) is placed as before, so a list gone stale costs speed,
 /// never correctness. Needs `valgrind` and `objcopy` (binutils); run it from the package
 /// directory on a release build, then link `catalog` again (the list is not an input SwiftPM
@@ -45,9 +45,10 @@ func orderFileCommand() throws {
       ["--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + profile, binary]
         + arguments)
     let text = try String(contentsOfFile: profile, encoding: .utf8)
-    for function in profiledFunctions(text, object: binary) where named.insert(function).inserted {
-      functions.append(function)
-    }
+    // Each command's functions after those of the commands before it; sorted by name within
+    // it, as callgrind's own order changes from run to run and the file is kept in git.
+    functions += profiledFunctions(text, object: binary).filter { named.insert($0).inserted }
+      .sorted()
   }
   let header = """
     # The functions of `catalog` that a launch and everyday commands run, for the linker to
