@@ -173,8 +173,9 @@ let package = Package(
 
 // Generic types such as `[String: Scene]` are built at run time from a mangled name by default:
 // demangled, and each generic requirement looked up among the binary's 5,500 protocol
-// conformances, about 70 types and 20 lookups in every command (0.7–1 ms). Built through their
-// metadata accessors instead, they need neither. SwiftPM refuses unsafe flags in a library
+// conformances: in a saved edit, 75 types and 22 lookups. Built through their metadata
+// accessors instead, 28 and 11 are left (those of the library targets), and the edit runs
+// about 1 million fewer instructions (of 12–13 million, counted under callgrind). SwiftPM refuses unsafe flags in a library
 // another package depends on, so the library products' targets keep the default.
 var reusable = Set(package.products.compactMap { $0 as? Product.Library }.flatMap(\.targets))
 var unvisited = Array(reusable)

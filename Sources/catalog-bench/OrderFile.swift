@@ -14,6 +14,12 @@ import Foundation
 /// directory on a release build, then link `catalog` again (the list is not an input SwiftPM
 /// tracks: remove the binary first).
 func orderFileCommand() throws {
+  // A debug build's `catalog` (SwiftPM's `debug` folder) runs unspecialized functions the
+  // release build does not have.
+  guard Programs.folder.lastPathComponent != "debug" else {
+    throw CatalogBenchError(
+      "order-file profiles the release build: swift run -c release catalog-bench order-file")
+  }
   let output = stringOption("--output") ?? "Sources/catalog/startup.order"
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
