@@ -272,9 +272,14 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Returns: The time of each key that has one.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
   public func lastKnownDates(historyKeys keys: some Sequence<String>) throws -> [String: Date] {
-    try readDatabase { database -> [String: Date] in
+    // An array first: iterating a sequence whose type is known only at run time (as
+    // `Set(keys)` does) has the runtime build its iterator's type after a search of every
+    // protocol conformance in the program.
+    let keys = Array(keys)
+    return try readDatabase { database -> [String: Date] in
       var dates: [String: Date] = [:]
-      for key in Set(keys) {
+      var asked: Set<String> = []
+      for key in keys where asked.insert(key).inserted {
         dates[key] = try lastKnownDate(historyKey: key, in: database)
       }
       return dates

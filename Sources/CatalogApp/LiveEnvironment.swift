@@ -323,7 +323,7 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   /// The scenes this process holds the locks of.
-  package var ownedScenes: Set<SceneName> { sessions.claimedScenes }
+  package var ownedScenes: Set<SceneName> { Set(sessions.claimedScenes) }
 
   /// Gives up a scene this process owns.
   ///

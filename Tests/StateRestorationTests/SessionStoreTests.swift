@@ -42,6 +42,16 @@ private struct ListView {
     #expect(second.claimedScenes == [.main])
   }
 
+  @Test func theClaimedScenesAreListedInNameOrder() throws {
+    let temporary = TemporaryDirectory()
+    let store = try SessionStore(directory: temporary.path)
+    for name in ["zeta", "alpha", "main"] { try store.claim(try #require(SceneName(name))) }
+    store.release(try #require(SceneName("main")))
+    #expect(store.claimedScenes.map(\.rawValue) == ["alpha", "zeta"])
+    #expect(store.isClaimed(try #require(SceneName("zeta"))))
+    #expect(!store.isClaimed(.main))
+  }
+
   @Test func anUnreadableSceneIsSetAsideAndAReadableOneIsNotTouched() throws {
     let temporary = TemporaryDirectory()
     let directory = try StateDirectory(creating: temporary.path)

@@ -21,12 +21,15 @@ import Synchronization
 public struct NavigationTypeRegistry: Sendable {
   struct Entry: Sendable {
     let name: String
+    let type: ObjectIdentifier
     let encode: @Sendable (any Hashable & Sendable) throws -> String
     let decode: @Sendable (String) throws -> any Hashable & Sendable
   }
 
-  private var entriesByName: [String: Entry] = [:]
-  private var namesByType: [ObjectIdentifier: String] = [:]
+  /// The registered types, looked through in order: a registry holds a handful, and a
+  /// dictionary keyed by `ObjectIdentifier` would cost every program that reads a path a search
+  /// of all the binary's protocol conformances at run time, to build its storage.
+  private var entries: [Entry] = []
 
   /// A registry of the built-in types only.
   public static let builtIn: NavigationTypeRegistry = {
@@ -80,7 +83,7 @@ public struct NavigationTypeRegistry: Sendable {
   /// - Parameter type: The type.
   /// - Returns: The stable name, or nil.
   public func name(of type: Any.Type) -> String? {
-    namesByType[ObjectIdentifier(type)]
+    entry(ofType: ObjectIdentifier(type))?.name
   }
 
   /// Registers a type under a name, in this registry.
@@ -95,9 +98,9 @@ public struct NavigationTypeRegistry: Sendable {
   public mutating func register<Value: Codable & Hashable & Sendable>(
     _ type: Value.Type, as name: String
   ) throws(StateRestorationError) {
-    let existingName = namesByType[ObjectIdentifier(type)]
+    let existingName = self.name(of: type)
     if existingName == name { return }
-    guard existingName == nil, entriesByName[name] == nil, !name.isEmpty else {
+    guard existingName == nil, entry(named: name) == nil, !name.isEmpty else {
       throw .registrationConflict(name: name)
     }
     add(type, as: name)
@@ -119,11 +122,15 @@ public struct NavigationTypeRegistry: Sendable {
   }
 
   func entry(named name: String) -> Entry? {
-    entriesByName[name]
+    entries.first { $0.name == name }
   }
 
   func entry(for value: any Hashable & Sendable) -> Entry? {
-    name(of: type(of: value)).flatMap { entriesByName[$0] }
+    entry(ofType: ObjectIdentifier(type(of: value)))
+  }
+
+  private func entry(ofType type: ObjectIdentifier) -> Entry? {
+    entries.first { $0.type == type }
   }
 
   /// Adds a type under a name; its elements are read from their JSON by `read` when given (the
@@ -133,7 +140,7 @@ public struct NavigationTypeRegistry: Sendable {
     reading read: (@Sendable (JSONValue) throws(JSONReadError) -> Value)? = nil
   ) {
     let entry = Entry(
-      name: name,
+      name: name, type: ObjectIdentifier(type),
       encode: { value in
         guard let typed = value as? Value else {
           throw EncodingError.invalidValue(
@@ -147,7 +154,6 @@ public struct NavigationTypeRegistry: Sendable {
         if let read { return try read(JSONValue(parsing: json.utf8)) }
         return try JSONDecoder().decode(Value.self, from: Data(json.utf8))
       })
-    entriesByName[name] = entry
-    namesByType[ObjectIdentifier(type)] = name
+    entries.append(entry)
   }
 }

@@ -21,7 +21,8 @@ public struct SceneName: Sendable, Hashable, Comparable, Codable, CustomStringCo
     self.rawValue = rawValue
   }
 
-  private init(unchecked rawValue: String) {
+  /// A name known to be valid: one this type made.
+  init(unchecked rawValue: String) {
     self.rawValue = rawValue
   }
 

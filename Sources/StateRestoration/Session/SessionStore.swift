@@ -37,12 +37,17 @@ public final class SessionStore {
   /// The terminal this process's scenes are shown on, recorded in their lock files.
   public var terminal: String? = SceneOwner.currentTerminal
 
-  private var locks: [SceneName: FileLock] = [:]
+  // Keyed by a scene name's text: keyed by `SceneName`, these sets' and dictionaries' storage
+  // would be built at run time after a search of every protocol conformance in the program,
+  // in each process that claims a scene (a library's generic types are built from their
+  // mangled names).
+  /// The locks of the scenes this process owns, by name.
+  private var locks: [String: FileLock] = [:]
   /// The scene in front, as recorded in the lock files.
   private var frontScene: SceneName?
   /// The scenes whose file this process read, found missing or wrote: saving them never sets
   /// a file aside.
-  private var knownFiles: Set<SceneName> = []
+  private var knownFiles: Set<String> = []
   /// The scenes opened with ``open(_:)``, in order, with the change count last saved.
   private var openScenes: [OpenScene] = []
 
@@ -172,12 +177,12 @@ public final class SessionStore {
   /// - Throws: ``StateRestorationError/sceneOpenElsewhere(scene:pid:terminal:)`` when another
   ///   running process has it open.
   public func claim(_ name: SceneName) throws {
-    guard locks[name] == nil else { return }
+    guard locks[name.rawValue] == nil else { return }
     do {
       let lock = try directory.lock(LockFiles.scene(name))
       lock.record(
         note: SceneOwner(process: .current, terminal: terminal, isFront: name == frontScene).note)
-      locks[name] = lock
+      locks[name.rawValue] = lock
     } catch StateRestorationError.locked(_, let pid) {
       let owner = self.owner(of: name)
       throw StateRestorationError.sceneOpenElsewhere(
@@ -189,19 +194,19 @@ public final class SessionStore {
   ///
   /// - Parameter name: The scene.
   public func release(_ name: SceneName) {
-    locks[name] = nil
-    knownFiles.remove(name)
+    locks[name.rawValue] = nil
+    knownFiles.remove(name.rawValue)
     openScenes.removeAll { $0.name == name }
   }
 
-  /// The scenes this process owns.
-  public var claimedScenes: Set<SceneName> { Set(locks.keys) }
+  /// The scenes this process owns, in name order.
+  public var claimedScenes: [SceneName] { locks.keys.sorted().map(SceneName.init(unchecked:)) }
 
   /// Whether this process owns a scene.
   ///
   /// - Parameter name: The scene.
   /// - Returns: true when this store holds the scene's lock.
-  public func isClaimed(_ name: SceneName) -> Bool { locks[name] != nil }
+  public func isClaimed(_ name: SceneName) -> Bool { locks[name.rawValue] != nil }
 
   /// The process that has a scene open, if a running one has.
   ///
@@ -212,7 +217,7 @@ public final class SessionStore {
       return nil
     }
     // This process's record stays in a lock it has given back.
-    return owner.isThisProcess && locks[name] == nil ? nil : owner
+    return owner.isThisProcess && locks[name.rawValue] == nil ? nil : owner
   }
 
   /// Records which of this process's scenes is in front, in their lock files, for other
@@ -224,7 +229,8 @@ public final class SessionStore {
     frontScene = name
     for (scene, lock) in locks {
       lock.record(
-        note: SceneOwner(process: .current, terminal: terminal, isFront: scene == name).note)
+        note: SceneOwner(process: .current, terminal: terminal, isFront: scene == name.rawValue)
+          .note)
     }
   }
 
@@ -243,7 +249,7 @@ public final class SessionStore {
     let path = SceneFile.path(for: name)
     do {
       let file = try SceneFile.read(name, in: directory)
-      knownFiles.insert(name)
+      knownFiles.insert(name.rawValue)
       return RestoredScene(
         scene: Scene(name: name, storage: file?.storage ?? .init(), userActivity: file?.activity),
         wasSaved: file != nil)
@@ -251,7 +257,7 @@ public final class SessionStore {
       let reason = StateRestorationError.describing(error)
       do {
         let destination = try directory.quarantine(path)
-        knownFiles.insert(name)
+        knownFiles.insert(name.rawValue)
         return RestoredScene(
           scene: Scene(name: name), wasSaved: false,
           setAside: RestoredScene.SetAside(reason: reason, keptAs: destination))
@@ -280,7 +286,7 @@ public final class SessionStore {
     for scene in scenes {
       try claim(scene.name)
       let path = SceneFile.path(for: scene.name)
-      if !knownFiles.contains(scene.name), directory.contains(path) {
+      if !knownFiles.contains(scene.name.rawValue), directory.contains(path) {
         do {
           let destination = try directory.quarantine(path)
           prepared.notes.append(
@@ -315,7 +321,7 @@ public final class SessionStore {
     _ prepared: PreparedScenes, session: SessionState? = nil, closing: Set<SceneName> = []
   ) throws {
     for write in prepared.writes { try write.commit() }
-    knownFiles.formUnion(prepared.names)
+    knownFiles.formUnion(prepared.names.map(\.rawValue))
     if session != nil || !closing.isEmpty {
       let owned =
         session?.scenes ?? openScenes.map(\.name).filter { !closing.contains($0) }
