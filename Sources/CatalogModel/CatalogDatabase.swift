@@ -228,6 +228,27 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   private static func readStateInSnapshot(_ database: Database, _ numbering: ListNumbering)
     throws -> State
   {
+    let state = try readCounters(database, numbering)
+    // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
+    // not a count to page through.
+    let bytes =
+      try database.integer(
+        "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
+    guard state.count >= 0, state.count <= bytes / 40 else {
+      throw CatalogError.damaged(
+        "its largest list number, \(state.count), is more than the file could hold")
+    }
+    if let problem = try numbering.problem(in: database) {
+      throw CatalogError.damaged(problem)
+    }
+    return state
+  }
+
+  /// Reads the data version, the generation, the count and the identity in the transaction
+  /// under way, without checking them.
+  private static func readCounters(_ database: Database, _ numbering: ListNumbering) throws
+    -> State
+  {
     var state = State()
     state.dataVersion = try database.integer("PRAGMA data_version")
     let information = try database.statement("SELECT key, value FROM catalog_info")
@@ -241,20 +262,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       default: break
       }
     }
-    let count = try numbering.count(in: database)
-    // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
-    // not a count to page through.
-    let bytes =
-      try database.integer(
-        "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
-    guard count >= 0, count <= bytes / 40 else {
-      throw CatalogError.damaged(
-        "its largest list number, \(count), is more than the file could hold")
-    }
-    if let problem = try numbering.problem(in: database) {
-      throw CatalogError.damaged(problem)
-    }
-    state.count = count
+    state.count = try numbering.count(in: database)
     return state
   }
 
@@ -364,7 +372,15 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       }
       throw error
     }
-    return stateLock.withLock {
+    return adopt(state)
+  }
+
+  /// Keeps a state read from the file, what a read failure left aside.
+  ///
+  /// - Returns: true when the products changed from the state kept before.
+  @discardableResult
+  private func adopt(_ state: State) -> Bool {
+    stateLock.withLock {
       defer {
         (cached.generation, cached.count) = (state.generation, state.count)
         (cached.identity, cached.isSeeded) = (state.identity, state.isSeeded)
@@ -801,7 +817,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// - Throws: A ``CatalogError`` (a conflict, a product another process removed) or a
   ///   ``CatalogError``; the database is then as it was.
   package func apply(_ changes: [CatalogChange]) throws {
-    try writing { database in
+    let state = try writing { database in
       let generation = try Self.nextGeneration(database)
       for change in changes {
         switch change {
@@ -835,8 +851,12 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
           try ListNumbering.removed(position: position, in: database)
         }
       }
+      // The state as the commit leaves it, read in its transaction: this connection's own
+      // commit leaves `data_version` as it is, so it holds until another connection commits.
+      // The file's checks at launch are not read again for a change this process made.
+      return try Self.readCounters(database, numbering)
     }
-    try refresh()
+    adopt(state)
   }
 
   /// Imports products in one transaction: new identifiers are appended in order, existing ones

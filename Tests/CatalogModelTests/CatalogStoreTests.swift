@@ -267,6 +267,16 @@ import Testing
     #expect(try database.refresh() == true)
     #expect(database.count == 10)
     #expect(try database.refresh() == false)
+    // Another connection's commit, then this one's own with no refresh between: the state read
+    // in its write covers both, and holds until a later commit.
+    try other.apply([.insert(numberedProduct(2))])
+    let before = other.generation
+    try database.apply([.insert(numberedProduct(3))])
+    #expect(database.count == 12)
+    #expect(database.generation == before + 1)
+    #expect(try database.refresh() == false)
+    #expect(try other.refresh() == true)
+    #expect(other.count == 12)
     // Another program, through SQLite alone: the generation moves, and the count with it.
     try Database(path: store.databasePath, mode: .readWrite).execute(
       "UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")
