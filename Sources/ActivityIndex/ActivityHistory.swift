@@ -500,19 +500,35 @@ public struct ActivityHistory: ActivityStore, Hashable {
   {
     let text = String(decoding: record.json.serialized(sortingKeys: true), as: UTF8.self)
     let key = record.historyKey
-    let isNew =
-      try database.integer("SELECT count(*) FROM activities WHERE history_key = ?", .text(key))
-      == 0
-    let statement = try database.statement(
-      "INSERT OR REPLACE INTO activities(history_key, persistent_identifier, last_active, record) VALUES (?, ?, ?, ?)"
-    )
-    defer { statement.reset() }
-    try statement.bind([
-      .text(key), record.persistentIdentifier.map(SQLiteValue.text) ?? .null,
-      .real(timestamp(record.lastActiveDate)), .text(text),
-    ])
-    while try statement.step() {}
-    guard isNew else { return }
+    let identifier = record.persistentIdentifier.map(SQLiteValue.text) ?? .null
+    let lastActive = SQLiteValue.real(timestamp(record.lastActiveDate))
+    // An entry of the key is changed in place, its identifier only when it differs: replacing
+    // the row would rewrite its entry in every index, pages the log then carries and every
+    // process that opens the history reads back.
+    let existing = try database.statement(
+      "SELECT persistent_identifier IS ? FROM activities WHERE history_key = ?")
+    let sameIdentifier: Bool?
+    do {
+      defer { existing.reset() }
+      try existing.bind([identifier, .text(key)])
+      sameIdentifier = try existing.step() ? existing.integer(0) == 1 : nil
+    }
+    switch sameIdentifier {
+    case true?:
+      try database.run(
+        "UPDATE activities SET last_active = ?, record = ? WHERE history_key = ?", lastActive,
+        .text(text), .text(key))
+      return
+    case false?:
+      try database.run(
+        "UPDATE activities SET persistent_identifier = ?, last_active = ?, record = ? WHERE history_key = ?",
+        identifier, lastActive, .text(text), .text(key))
+      return
+    case nil:
+      try database.run(
+        "INSERT INTO activities(history_key, persistent_identifier, last_active, record) VALUES (?, ?, ?, ?)",
+        .text(key), identifier, lastActive, .text(text))
+    }
     try adjustCount(by: 1, in: database)
     let excess = try count(in: database) - capacity
     if excess > 0 {

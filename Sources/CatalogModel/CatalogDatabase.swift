@@ -826,7 +826,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
             throw CatalogError.productRemoved(name: edit.edited.name)
           }
           let product = try edit.applied(to: current)
-          try Self.update(product, generation: generation, in: database)
+          try Self.update(product, from: current, generation: generation, in: database)
         case .insert(let product):
           guard try Self.product(product.identifier, in: database) == nil else {
             throw CatalogError.alreadyInCatalog(name: product.name)
@@ -1140,20 +1140,39 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     return try statement.step() ? product(statement) : nil
   }
 
-  /// Replaces a product's row; false when there is none.
-  @discardableResult
-  private static func update(_ product: Product, generation: Int, in database: Database) throws
-    -> Bool
-  {
-    try database.run(
-      "UPDATE products SET name = ?, folded_name = ?, image_name = ?, year = ?, price_cents = ?, keywords = ?, changed = ?, image_directory = ? WHERE identifier = ?",
-      .text(product.name), .text(product.name.folded), .text(product.imageName),
-      .integer(product.year), .integer(product.price.cents),
-      .text(product.keywords.joined(separator: SkippedRows.keywordSeparator)),
-      .integer(generation),
-      product.imageDirectory.map(SQLiteValue.text) ?? .null,
-      .text(product.identifier.canonicalText))
-    return database.changes > 0
+  /// Writes the fields of a product that differ from what the row holds, and the generation.
+  ///
+  /// A column that is set is rewritten in its indexes even to the same value: a price changed
+  /// alone leaves the indexes of names and years (their pages, in the log that every process
+  /// opening the file reads back) as they were.
+  private static func update(
+    _ product: Product, from current: Product, generation: Int, in database: Database
+  ) throws {
+    var assignments: [String] = []
+    var values: [SQLiteValue] = []
+    func set(_ column: String, _ value: SQLiteValue) {
+      assignments.append(column + " = ?")
+      values.append(value)
+    }
+    if product.name != current.name {
+      set("name", .text(product.name))
+      set("folded_name", .text(product.name.folded))
+    }
+    if product.imageName != current.imageName { set("image_name", .text(product.imageName)) }
+    if product.year != current.year { set("year", .integer(product.year)) }
+    if product.price != current.price { set("price_cents", .integer(product.price.cents)) }
+    if product.keywords != current.keywords {
+      set("keywords", .text(product.keywords.joined(separator: SkippedRows.keywordSeparator)))
+    }
+    if product.imageDirectory != current.imageDirectory {
+      set("image_directory", product.imageDirectory.map(SQLiteValue.text) ?? .null)
+    }
+    set("changed", .integer(generation))
+    let statement = try database.statement(
+      "UPDATE products SET \(assignments.joined(separator: ", ")) WHERE identifier = ?")
+    defer { statement.reset() }
+    try statement.bind(values + [.text(product.identifier.canonicalText)])
+    while try statement.step() {}
   }
 
   private static func insert(

@@ -241,3 +241,41 @@ extension ActivityHistoryTests {
     return record
   }
 }
+
+extension ActivityHistoryTests {
+  /// Saving an activity again changes its entry in place: one entry, the newest record and
+  /// date first in the list; and an entry whose key another record takes as its persistent
+  /// identifier is found and deleted by that identifier.
+  @Test func savingAgainUpdatesTheEntryOfItsKey() throws {
+    let directory = TemporaryDirectory()
+    let history = ActivityHistory(directory: try StateDirectory(creating: directory.path))
+    var shown = UserActivityRecord(activityType: Self.type)
+    shown.persistentIdentifier = "P1"
+    shown.title = "Show Cherries"
+    shown.lastActiveDate = Date(timeIntervalSinceReferenceDate: 10)
+    try history.save(shown)
+    var other = UserActivityRecord(activityType: Self.type)
+    other.persistentIdentifier = "P2"
+    other.lastActiveDate = Date(timeIntervalSinceReferenceDate: 20)
+    try history.save(other)
+    shown.title = "Show Cherry Blossom"
+    shown.lastActiveDate = Date(timeIntervalSinceReferenceDate: 30)
+    try history.save(shown)
+    #expect(try history.count() == 2)
+    #expect(try history.records().map(\.title) == ["Show Cherry Blossom", nil])
+    #expect(try history.lastKnownDate(historyKey: "P1") == shown.lastActiveDate)
+
+    var untitled = UserActivityRecord(activityType: Self.type)
+    untitled.title = "Untitled"
+    untitled.lastActiveDate = Date(timeIntervalSinceReferenceDate: 40)
+    try history.save(untitled)
+    var identified = untitled
+    identified.persistentIdentifier = untitled.historyKey
+    identified.lastActiveDate = Date(timeIntervalSinceReferenceDate: 50)
+    try history.save(identified)
+    #expect(try history.count() == 3)
+    try history.delete(persistentIdentifiers: [untitled.historyKey])
+    #expect(try history.count() == 2)
+    #expect(try history.records().compactMap(\.persistentIdentifier) == ["P1", "P2"])
+  }
+}

@@ -247,6 +247,36 @@ import Testing
     #expect(reader.count == 2_509)
   }
 
+  /// An edit writes only the fields it changed; whichever they are, the product reads back as
+  /// edited, and so do the lookups by name and by year, which read the indexes.
+  @Test func everyCombinationOfEditedFieldsReadsBack() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let database = try #require(try store.load().database)
+    for combination in 0..<16 {
+      let product = try #require(database.product(number: 1 + combination % 10))
+      let change = edit(product) { fields in
+        if combination & 1 != 0 { fields.name = "Edited \(combination) Rose" }
+        if combination & 2 != 0 { fields.year = 1990 + combination }
+        if combination & 4 != 0 { fields.price = Price(cents: 100 + combination) }
+        if combination & 8 != 0 { fields.imageName = "Edited\(combination)" }
+      }
+      guard case .edit(let productChange) = change else { return }
+      let expected = try productChange.applied(to: product)
+      let generation = database.generation
+      try database.apply([change])
+      #expect(database.product(identifier: product.identifier) == expected)
+      #expect(database.generation == generation + 1)
+      #expect(
+        database.products(foldedName: expected.name.folded, exact: true, limit: 5).contains(
+          expected))
+      #expect(
+        database.products(year: expected.year, offset: 0, limit: 100).contains {
+          $0.product == expected
+        })
+    }
+  }
+
   /// A refresh between commands reads the counts again only when a commit came since: its
   /// own, another connection's of this process, or another program's; and it sees each.
   @Test func aRefreshSeesEveryCommitSinceTheLast() throws {
