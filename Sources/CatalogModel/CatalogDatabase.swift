@@ -15,9 +15,9 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// lacked the deletion log, the index of changes and the identity; version 2 the directory
   /// a relative image path is relative to; version 3 the counts of products by blocks of
   /// positions that make a deletion renumber nothing (``ListNumbering``), and the identifiers
-  /// of deleted products. What is missing is added when an older database is opened for
-  /// writing.
-  package static let schemaVersion = 4
+  /// of deleted products; version 4 the number of products kept with the catalog's
+  /// information. What is missing is added when an older database is opened for writing.
+  package static let schemaVersion = 5
 
   /// The database file's path.
   package let path: String
@@ -68,6 +68,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     \(versionTwo)
     \(versionThree)
     \(ListNumbering.versionFour)
+    \(ListNumbering.versionFive)
     """
 
   /// What version 2 added: a log of deletions (the position each had, and the generation that
@@ -86,7 +87,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   static var migrations: [Migration] {
     [
       Migration(to: 2, versionTwo), Migration(to: 3, versionThree),
-      Migration(to: 4, ListNumbering.versionFour),
+      Migration(to: 4, ListNumbering.versionFour), Migration(to: 5, ListNumbering.versionFive),
     ]
   }
 
@@ -817,8 +818,10 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// - Throws: A ``CatalogError`` (a conflict, a product another process removed) or a
   ///   ``CatalogError``; the database is then as it was.
   package func apply(_ changes: [CatalogChange]) throws {
+    let before = stateLock.withLock { cached }
     let state = try writing { database in
       let generation = try Self.nextGeneration(database)
+      var added = 0
       for change in changes {
         switch change {
         case .edit(let edit):
@@ -834,6 +837,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
           let position = try ListNumbering.nextPosition(in: database)
           try Self.insert(product, position: position, generation: generation, in: database)
           try ListNumbering.added(position: position, in: database)
+          added += 1
         case .delete(let identifier, let name):
           guard
             let position = try database.integer(
@@ -849,12 +853,23 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
             .integer(generation), .integer(number), .text(identifier.canonicalText))
           // Nothing is renumbered: the block's count is one less.
           try ListNumbering.removed(position: position, in: database)
+          added -= 1
         }
       }
-      // The state as the commit leaves it, read in its transaction: this connection's own
-      // commit leaves `data_version` as it is, so it holds until another connection commits.
-      // The file's checks at launch are not read again for a change this process made.
-      return try Self.readCounters(database, numbering)
+      // The state as the commit leaves it, in its transaction: this connection's own commit
+      // leaves `data_version` as it is, so the state holds until another connection commits.
+      // When none has committed since the state was last read, the count is the one read then
+      // and what this write added; otherwise it is read again (a sum over the blocks, ten
+      // thousand rows at ten million products). The file's checks at launch are not made again
+      // for a change this process made.
+      let dataVersion = try database.integer("PRAGMA data_version")
+      guard let known = before.dataVersion, dataVersion == known else {
+        return try Self.readCounters(database, numbering)
+      }
+      var state = before
+      state.generation = generation
+      state.count += added
+      return state
     }
     adopt(state)
   }

@@ -45,11 +45,22 @@ struct ListNumbering {
     PRAGMA user_version = 4;
     """
 
-  /// The number of products.
+  /// What schema version 5 added: the number of products, kept in `catalog_info` by every
+  /// change of the block counts, so that a launch reads one row rather than sums every block
+  /// (ten thousand rows, a millisecond, at ten million products).
+  static let versionFive = """
+    INSERT INTO catalog_info VALUES ('count', (SELECT coalesce(sum(live), 0) FROM blocks));
+    PRAGMA user_version = 5;
+    """
+
+  /// The number of products: the count version 5 keeps, or the sum of the blocks in a version-4
+  /// file opened for reading only.
   func count(in database: Database) throws -> Int {
-    dense
-      ? try database.integer("SELECT max(position) FROM products") ?? 0
-      : try database.integer("SELECT sum(live) FROM blocks") ?? 0
+    if dense { return try database.integer("SELECT max(position) FROM products") ?? 0 }
+    if let kept = try database.integer("SELECT value FROM catalog_info WHERE key = 'count'") {
+      return kept
+    }
+    return try database.integer("SELECT sum(live) FROM blocks") ?? 0
   }
 
   /// The position one past the largest, for a new product.
@@ -162,12 +173,16 @@ struct ListNumbering {
     try database.run(
       "INSERT INTO blocks VALUES (?, 1) ON CONFLICT(block) DO UPDATE SET live = live + 1",
       .integer((position - 1) >> blockShift))
+    try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'count'")
   }
 
   /// Counts a product removed from a position.
   static func removed(position: Int, in database: Database) throws {
     try database.run(
       "UPDATE blocks SET live = live - 1 WHERE block = ?", .integer((position - 1) >> blockShift))
+    // A block that has no count (damage) took nothing off.
+    guard database.changes > 0 else { return }
+    try database.run("UPDATE catalog_info SET value = value - 1 WHERE key = 'count'")
   }
 
   /// Counts the products again in every block from the one holding a position: after an
@@ -178,6 +193,9 @@ struct ListNumbering {
     try database.run(
       "INSERT INTO blocks SELECT \(block(of: "position")), count(*) FROM products WHERE position >= ? GROUP BY 1",
       .integer(first << blockShift + 1))
+    try database.run(
+      "UPDATE catalog_info SET value = (SELECT coalesce(sum(live), 0) FROM blocks) WHERE key = 'count'"
+    )
   }
 
   /// Checks the block counts against the rows, reading every one: the reason they disagree, or
@@ -187,8 +205,15 @@ struct ListNumbering {
       "SELECT count(*) FROM (SELECT \(block(of: "position")) AS block, count(*) AS live FROM products GROUP BY 1) AS counted FULL JOIN (SELECT block, live FROM blocks WHERE live != 0) AS kept USING (block) WHERE counted.live IS NOT kept.live"
     )
     defer { statement.reset() }
-    guard try statement.step(), statement.integer(0) > 0 else { return nil }
-    return Self.damage + "\(statement.integer(0)) blocks of positions are miscounted"
+    if try statement.step(), statement.integer(0) > 0 {
+      return Self.damage + "\(statement.integer(0)) blocks of positions are miscounted"
+    }
+    let kept = try database.integer("SELECT value FROM catalog_info WHERE key = 'count'")
+    let summed = try database.integer("SELECT coalesce(sum(live), 0) FROM blocks") ?? 0
+    if let kept, kept != summed {
+      return Self.damage + "it counts \(kept) products where its blocks hold \(summed)"
+    }
+    return nil
   }
 }
 

@@ -293,7 +293,7 @@ package final class Database {
   }
 
   /// The size of write-ahead log the app's databases leave as it is at exit
-  /// (``leaveSmallLogOnClose(upTo:)``): 256 KiB, some fifty one-product edits, which a launch
+  /// (``leaveSmallLogOnClose(upTo:)``): 256 KiB, some twenty one-product edits, which a launch
   /// reads in a fraction of a millisecond.
   package static let smallLog = 256 * 1024
 

@@ -298,6 +298,7 @@ final class CatalogSandbox {
       try database.run("DELETE FROM products WHERE name = ?", .text(name))
       try database.run(
         "UPDATE blocks SET live = live - 1 WHERE block = (? - 1) >> 10", .integer(position))
+      try database.run("UPDATE catalog_info SET value = value - 1 WHERE key = 'count'")
       try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")
     }
   }

@@ -134,7 +134,9 @@ import Testing
     #expect(allProducts(loaded.catalog) == bundledProducts)
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     if damage == "newer" {
-      #expect(loaded.readOnlyReason == "its schema version 9 is newer than this program's 4")
+      #expect(
+        loaded.readOnlyReason
+          == "its schema version 9 is newer than this program's \(CatalogDatabase.schemaVersion)")
     }
   }
 
@@ -314,8 +316,14 @@ import Testing
     #expect(try database.refresh() == false)
   }
 
-  /// What turns a version-4 database back into a version-3 one (its positions are dense).
+  /// What turns a version-5 database back into a version-4 one (its count is the blocks').
+  static let versionFour = """
+    DELETE FROM catalog_info WHERE key = 'count'; PRAGMA user_version = 4;
+    """
+
+  /// What turns a version-5 database back into a version-3 one (its positions are dense).
   static let versionThree = """
+    DELETE FROM catalog_info WHERE key = 'count';
     DROP TABLE blocks; DROP INDEX deletions_identifier; ALTER TABLE deletions DROP COLUMN identifier;
     DROP INDEX products_position; CREATE INDEX products_position ON products(position);
     PRAGMA user_version = 3;
@@ -347,7 +355,38 @@ import Testing
     #expect(writer.number(of: before[9].product.identifier) == 9)
     try writer.verify()
     #expect(
-      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 4)
+      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version")
+        == CatalogDatabase.schemaVersion)
+  }
+
+  /// Version 4 summed every block to count the products: read so when opened for reading only,
+  /// given a kept count when opened for writing, which every change then keeps, and which the
+  /// whole-file check compares with the blocks.
+  @Test func aVersionFourDatabaseGainsAKeptCount() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    _ = try store.load()
+    try Database(path: store.databasePath, mode: .readWrite).execute(Self.versionFour)
+    func kept() throws -> Int? {
+      try Database(path: store.databasePath, mode: .readOnly).integer(
+        "SELECT value FROM catalog_info WHERE key = 'count'")
+    }
+    #expect(try CatalogDatabase(path: store.databasePath, readOnly: true).count == 10)
+    #expect(try kept() == nil)
+    let writer = try CatalogDatabase(path: store.databasePath)
+    #expect(try kept() == 10)
+    let first = try #require(writer.product(number: 1))
+    try writer.apply([.delete(first.identifier, name: first.name), .insert(numberedProduct(1))])
+    try writer.apply([.insert(numberedProduct(2)), .insert(numberedProduct(3))])
+    #expect(writer.count == 12)
+    #expect(try kept() == 12)
+    _ = try writer.importProducts((4...1_500).map { numberedProduct($0) })
+    #expect(try kept() == 1_509)
+    #expect(try CatalogDatabase(path: store.databasePath).count == 1_509)
+    try writer.verify()
+    try Database(path: store.databasePath, mode: .readWrite).execute(
+      "UPDATE catalog_info SET value = 7 WHERE key = 'count'")
+    #expect(throws: CatalogError.self) { try CatalogDatabase(path: store.databasePath).verify() }
   }
 
   /// Version 1 lacked the deletion log, the index of changes and the identity: opening for
@@ -397,7 +436,8 @@ import Testing
     #expect(writer.product(identifier: plum.identifier) == plum)
     #expect(writer.product(identifier: plum.identifier)?.imagePath == "/srv/shop/pictures/plum.png")
     #expect(
-      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version") == 4)
+      try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version")
+        == CatalogDatabase.schemaVersion)
     // An edit of another field keeps the picture's directory; a new picture from the editor,
     // absolute, drops it.
     try writer.apply([edit(plum) { $0.year = 2021 }])
