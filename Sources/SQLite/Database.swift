@@ -86,6 +86,14 @@ package final class Database {
   /// The largest write-ahead log left as it is at close; nil to copy any log, as SQLite does.
   private var smallLogLimit: Int?
 
+  /// The VFS every database is opened through: SQLite's unix VFS, except that a
+  /// write-ahead log that exists with a header is opened without creating it, so that the
+  /// first commit of each process does not flush its directory again: a log that a writer has
+  /// written had its directory flushed at that writer's first commit (see `shim.h`). Nil, and
+  /// SQLite's default, if it cannot be registered.
+  private static let existingLogVFS: String? =
+    csqlite_register_existing_log_vfs() == SQLITE_OK ? "unix-existing-log" : nil
+
   /// Opens a database.
   ///
   /// - Parameters:
@@ -104,7 +112,7 @@ package final class Database {
     case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
     }
     var pointer: OpaquePointer?
-    let status = sqlite3_open_v2(path, &pointer, flags, nil)
+    let status = sqlite3_open_v2(path, &pointer, flags, Self.existingLogVFS)
     guard let pointer else {
       throw SQLiteError(extendedCode: status, message: String(cString: sqlite3_errstr(status)))
     }
@@ -283,6 +291,15 @@ package final class Database {
       defer { sqlite3_progress_handler(handle, 0, nil, nil) }
       return try withExtendedLifetime(box) { try body() }
     }
+  }
+
+  /// The name of the VFS the database was opened through.
+  package var vfsName: String? {
+    var vfs: UnsafeMutablePointer<sqlite3_vfs>?
+    guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) == SQLITE_OK,
+      let name = vfs?.pointee.zName
+    else { return nil }
+    return String(cString: name)
   }
 
   /// Keeps the write-ahead log and its index when the last connection closes, so that the

@@ -18,6 +18,43 @@ import Testing
     try DatabaseFile.check(try makeDatabase(in: directory))
   }
 
+  /// Every database opens through the VFS that opens an existing log without creating it:
+  /// commits go on reading back whether the log is kept with a header, emptied by a checkpoint,
+  /// or removed by another program.
+  @Test func commitsReadBackWhateverStateTheLogIsIn() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path + "/logged.sqlite"
+    func commit(_ value: Int) throws {
+      let database = try Database(path: path, mode: .create)
+      #expect(database.vfsName == "unix-existing-log")
+      try database.enableWriteAheadLog()
+      database.keepWriteAheadLog()
+      database.leaveSmallLogOnClose(upTo: Database.smallLog)
+      try database.execute("CREATE TABLE IF NOT EXISTS t(x)")
+      try database.run("INSERT INTO t VALUES (?)", .integer(value))
+    }
+    func values() throws -> Int? {
+      try Database(path: path, mode: .readOnly).integer("SELECT sum(x) FROM t")
+    }
+    func emptyLog() throws {
+      let database = try Database(path: path, mode: .readWrite)
+      database.keepWriteAheadLog()
+      try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+    try commit(1)
+    try commit(2)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")).count > 32)
+    #expect(try values() == 3)
+    try emptyLog()
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")).isEmpty)
+    try commit(4)
+    #expect(try values() == 7)
+    try emptyLog()
+    try FileManager.default.removeItem(atPath: path + "-wal")
+    try commit(8)
+    #expect(try values() == 15)
+  }
+
   @Test func filesThatAreNotWholeDatabasesAreRefusedBeforeSQLiteOpensThem() throws {
     let directory = TemporaryDirectory()
     let database = try makeDatabase(in: directory)
