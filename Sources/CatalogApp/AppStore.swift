@@ -85,7 +85,7 @@ package final class AppStore {
       catalogReadOnlyReason: loaded.readOnlyReason, indexBuilder: options.indexBuilder)
     let store = AppStore(environment: environment)
 
-    let history = store.checkHistory(warnings: &warnings)
+    let history = store.checkHistory(lineHistory: options.readsLineHistory, warnings: &warnings)
     let session = restarting ? SessionState() : try store.loadSession(warnings: &warnings)
     var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
@@ -404,8 +404,9 @@ package final class AppStore {
 
   /// Sets an unreadable activity history or line history aside, so that they are saved again.
   ///
+  /// - Parameter lineHistory: Whether to check the line history too (a run that may read it).
   /// - Returns: The activity history's entries; nil when it could not be read.
-  private func checkHistory(warnings: inout [String]) -> ActivityHistory? {
+  private func checkHistory(lineHistory: Bool, warnings: inout [String]) -> ActivityHistory? {
     let history = environment.history
     // An earlier version's activities.json moves into the database once, and is kept.
     do {
@@ -445,7 +446,7 @@ package final class AppStore {
       }
     }
     do {
-      _ = try directory.load(HistoryFile.self, from: HistoryFile.path)
+      if lineHistory { _ = try directory.load(HistoryFile.self, from: HistoryFile.path) }
     } catch {
       warnings.append(
         quarantine(HistoryFile.path, because: error, consequence: "the line history starts empty"))

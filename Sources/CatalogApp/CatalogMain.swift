@@ -88,12 +88,14 @@ package enum CatalogMain {
         var launch = LaunchOptions(
           paths: paths, scene: options.scene, isFresh: options.isFresh, isInteractive: false)
         launch.leavesFrontAlone = true
+        launch.readsLineHistory = false
         launch.indexBuilder = SearchService.thisExecutable
         return try openLink(link, launch, report: report)
       case .repl(let command):
         var launch = LaunchOptions(
           paths: paths, scene: options.scene, isFresh: options.isFresh,
           isInteractive: command == nil && isatty(0) == 1)
+        launch.readsLineHistory = command == nil
         launch.indexBuilder = SearchService.thisExecutable
         return try runREPL(
           launch,

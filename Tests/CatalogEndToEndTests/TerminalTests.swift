@@ -271,6 +271,20 @@ extension TerminalTests {
     #expect(sandbox.quarantined().count == 1)
     #expect(!sandbox.exists("history"))
   }
+
+  /// One command from the shell shows no prompt and reads no line history: the file is left
+  /// for the next REPL to check.
+  @Test func oneCommandFromTheShellLeavesTheLineHistoryUnread() throws {
+    let sandbox = CatalogSandbox()
+    try sandbox.createStateDirectory()
+    try sandbox.write("select ginger\n", to: "history")
+    let result = try sandbox.run(["list"])
+    #expect(result.status == 0)
+    #expect(result.errors.isEmpty, "\(result.errors)")
+    #expect(sandbox.quarantined().isEmpty)
+    #expect(sandbox.exists("history"))
+    #expect(try sandbox.run(input: "list\n").errors.contains("the line history starts empty"))
+  }
 }
 
 extension TerminalTests {
