@@ -404,7 +404,9 @@ package final class AppStore {
 
   /// Sets an unreadable activity history or line history aside, so that they are saved again.
   ///
-  /// - Parameter lineHistory: Whether to check the line history too (a run that may read it).
+  /// - Parameters:
+  ///   - lineHistory: Whether to check the line history too (a run that may read it).
+  ///   - warnings: Where to add what was set aside and why.
   /// - Returns: The activity history's entries; nil when it could not be read.
   private func checkHistory(lineHistory: Bool, warnings: inout [String]) -> ActivityHistory? {
     let history = environment.history
