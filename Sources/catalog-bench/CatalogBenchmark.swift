@@ -152,9 +152,9 @@ let threeScenesWithEditors = """
 /// Runs a program to completion, with a script (or nothing) on standard input, and measures it
 /// from exec to exit; the peak resident memory comes from `wait4`. The process is started with
 /// `posix_spawn`, not `Process`, whose own reaper could collect it (and its usage) first.
-func measure(_ executable: URL, _ arguments: [String], input: String = "") throws
-  -> ProcessMeasure
-{
+func measure(
+  _ executable: URL, _ arguments: [String], input: String = "", samplingPeak: Bool = true
+) throws -> ProcessMeasure {
   var pipe: [Int32] = [0, 0]
   guard Glibc.pipe(&pipe) == 0 else { throw CatalogBenchError("pipe failed") }
   var actions = posix_spawn_file_actions_t()
@@ -192,14 +192,15 @@ func measure(_ executable: URL, _ arguments: [String], input: String = "") throw
   // The peak is sampled from the process's own high-water mark: `wait4`'s `ru_maxrss` counts
   // this benchmark's resident memory too, shared with the child between `posix_spawn`'s vfork
   // and its exec.
-  let peak = PeakSampler(pid: pid)
+  let peak = samplingPeak ? PeakSampler(pid: pid) : nil
   var exitStatus: Int32 = 0
   var usage = rusage()
   while wait4(pid, &exitStatus, 0, &usage) < 0 {
     guard errno == EINTR else { throw CatalogBenchError("wait4 failed") }
   }
   let elapsed = milliseconds(clock.now - start)
-  let peakKilobytes = peak.stop() ?? usage.ru_maxrss
+  // Not sampled: none (`ru_maxrss` is this benchmark's, see above).
+  let peakKilobytes = peak.map { $0.stop() ?? usage.ru_maxrss } ?? 0
   guard exitStatus & 0x7F == 0, (exitStatus >> 8) & 0xFF == 0 else {
     let reason = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
     throw CatalogBenchError(
