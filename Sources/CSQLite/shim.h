@@ -24,16 +24,16 @@ static inline int csqlite_set_checkpoint_on_close(sqlite3 *db, int enabled) {
 static int csqlite_existing_log_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file,
                                      int flags, int *outFlags) {
   // The unix VFS's own open, given this VFS (a copy of it, with its data) as its own.
-  int (*open)(sqlite3_vfs *, sqlite3_filename, sqlite3_file *, int, int *) =
+  int (*unixOpen)(sqlite3_vfs *, sqlite3_filename, sqlite3_file *, int, int *) =
       sqlite3_vfs_find("unix")->xOpen;
   struct stat status;
   if ((flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE) && name != 0
       && lstat(name, &status) == 0 && S_ISREG(status.st_mode) && status.st_size > 0) {
-    int rc = open(vfs, name, file, flags & ~SQLITE_OPEN_CREATE, outFlags);
+    int rc = unixOpen(vfs, name, file, flags & ~SQLITE_OPEN_CREATE, outFlags);
     // Removed meanwhile (another program's connection closing as the last): created as usual.
     if (rc != SQLITE_CANTOPEN) return rc;
   }
-  return open(vfs, name, file, flags, outFlags);
+  return unixOpen(vfs, name, file, flags, outFlags);
 }
 
 // Registers that VFS (not as the default) as "unix-existing-log", once per process: call it

@@ -254,16 +254,19 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     state.dataVersion = try database.integer("PRAGMA data_version")
     let information = try database.statement("SELECT key, value FROM catalog_info")
     defer { information.reset() }
+    var kept: Int?
     while try information.step() {
       switch information.text(0) {
       case "generation": state.generation = information.integer(1)
       case "identity": state.identity = UInt64(bitPattern: Int64(information.integer(1)))
       case "seeded": state.isSeeded = information.integer(1) == 1
       case "migrated": state.isMigrated = information.integer(1) == 1
+      case "count": kept = information.integer(1)
       default: break
       }
     }
-    state.count = try numbering.count(in: database)
+    // The count version 5 keeps; an older file's is counted.
+    state.count = try kept ?? numbering.count(in: database)
     return state
   }
 
@@ -818,10 +821,8 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// - Throws: A ``CatalogError`` (a conflict, a product another process removed) or a
   ///   ``CatalogError``; the database is then as it was.
   package func apply(_ changes: [CatalogChange]) throws {
-    let before = stateLock.withLock { cached }
     let state = try writing { database in
       let generation = try Self.nextGeneration(database)
-      var added = 0
       for change in changes {
         switch change {
         case .edit(let edit):
@@ -837,7 +838,6 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
           let position = try ListNumbering.nextPosition(in: database)
           try Self.insert(product, position: position, generation: generation, in: database)
           try ListNumbering.added(position: position, in: database)
-          added += 1
         case .delete(let identifier, let name):
           guard
             let position = try database.integer(
@@ -853,23 +853,12 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
             .integer(generation), .integer(number), .text(identifier.canonicalText))
           // Nothing is renumbered: the block's count is one less.
           try ListNumbering.removed(position: position, in: database)
-          added -= 1
         }
       }
-      // The state as the commit leaves it, in its transaction: this connection's own commit
-      // leaves `data_version` as it is, so the state holds until another connection commits.
-      // When none has committed since the state was last read, the count is the one read then
-      // and what this write added; otherwise it is read again (a sum over the blocks, ten
-      // thousand rows at ten million products). The file's checks at launch are not made again
-      // for a change this process made.
-      let dataVersion = try database.integer("PRAGMA data_version")
-      guard let known = before.dataVersion, dataVersion == known else {
-        return try Self.readCounters(database, numbering)
-      }
-      var state = before
-      state.generation = generation
-      state.count += added
-      return state
+      // The state as the commit leaves it, read in its transaction: this connection's own
+      // commit leaves `data_version` as it is, so it holds until another connection commits.
+      // The file's checks at launch are not made again for a change this process made.
+      return try Self.readCounters(database, numbering)
     }
     adopt(state)
   }
