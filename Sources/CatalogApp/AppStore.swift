@@ -311,7 +311,10 @@ package final class AppStore {
       changed.append(saved)
     }
     // A file this process has not read, in the way of a scene it opens anew, is set aside.
-    let prepared = try sessions.prepare(saving: changed)
+    // The files are written (a full disk stops the change here) and, when the catalog
+    // commits too, flushed while it does: the two waits on the disk overlap.
+    let prepared = try sessions.prepare(
+      saving: changed, flushingInBackground: !catalogChanges.isEmpty)
     notes += prepared.notes
     if !catalogChanges.isEmpty {
       new.catalog = try environment.save(catalogChanges)

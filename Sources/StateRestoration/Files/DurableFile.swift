@@ -39,13 +39,20 @@ public enum DurableFile {
   ///   - data: The complete new contents.
   ///   - path: The destination; its directory must exist.
   ///   - permissions: The new file's mode; 0600 by default.
+  ///   - flushingInBackground: Whether the contents' flush runs on a thread of its own while
+  ///     the caller goes on (with another file's flush, say), ``PreparedWrite/commit()``
+  ///     waiting for it: a failed flush is then reported by the commit, not here. False by
+  ///     default: the flush is done when this returns.
   /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``; no temporary file is left.
   /// - Complexity: O(*n*) in the size of `data`, plus one `fsync` call.
-  public static func prepare(_ data: Data, for path: String, permissions: mode_t = 0o600) throws
-    -> PreparedWrite
-  {
-    try prepare(for: path, permissions: permissions) { descriptor in
+  public static func prepare(
+    _ data: Data, for path: String, permissions: mode_t = 0o600,
+    flushingInBackground: Bool = false
+  ) throws -> PreparedWrite {
+    try prepare(
+      for: path, permissions: permissions, flushingInBackground: flushingInBackground
+    ) { descriptor in
       // Exactly the mode asked for, whatever the umask: state files are private.
       _ = fchmod(descriptor, permissions)
       try writeAll(data, to: descriptor, path: path)
@@ -59,13 +66,16 @@ public enum DurableFile {
   /// - Parameters:
   ///   - path: The destination; its directory must exist.
   ///   - permissions: The new file's mode, less the umask; 0600 by default.
+  ///   - flushingInBackground: Whether the contents' flush runs on a thread of its own while
+  ///     the caller goes on, ``PreparedWrite/commit()`` waiting for it and reporting its
+  ///     failure; false by default.
   ///   - body: Writes the contents to the descriptor it is given (with `write` or `pwrite`);
   ///     what it throws stops the writing, and the temporary file is removed.
   /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `body` throws; no
   ///   temporary file is left.
   public static func prepare(
-    for path: String, permissions: mode_t = 0o600,
+    for path: String, permissions: mode_t = 0o600, flushingInBackground: Bool = false,
     writing body: (_ descriptor: Int32) throws -> Void
   ) throws -> PreparedWrite {
     let temporary = temporaryPath(for: path)
@@ -79,8 +89,17 @@ public enum DurableFile {
     defer {
       if !isComplete { unlink(temporary) }
     }
-    defer { close(descriptor) }
+    var ownsDescriptor = true
+    defer {
+      if ownsDescriptor { close(descriptor) }
+    }
     try body(descriptor)
+    if flushingInBackground {
+      ownsDescriptor = false
+      isComplete = true
+      return PreparedWrite(
+        temporaryPath: temporary, path: path, flush: PendingFlush(descriptor: descriptor))
+    }
     guard fsync(descriptor) == 0 else {
       throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
     }

@@ -14,21 +14,36 @@ public final class PreparedWrite: @unchecked Sendable {
   /// The destination.
   public let path: String
   private let temporaryPath: String
+  // The temporary file's flush when it runs beside the caller's work; committing waits for it.
+  private let flush: PendingFlush?
   // Touched only by the owner, which commits or drops the value once.
   private var isSettled = false
 
-  init(temporaryPath: String, path: String) {
+  init(temporaryPath: String, path: String, flush: PendingFlush? = nil) {
     self.temporaryPath = temporaryPath
     self.path = path
+    self.flush = flush
   }
 
-  /// Replaces the destination with the prepared contents and flushes its directory.
+  /// Waits for a flush running in the background; a failed one removes the temporary file.
+  private func waitForFlush() throws {
+    guard let flush else { return }
+    let code = flush.wait()
+    guard code == 0 else {
+      unlink(temporaryPath)
+      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(code))
+    }
+  }
+
+  /// Replaces the destination with the prepared contents and flushes its directory, first
+  /// waiting for the contents' own flush when it ran in the background.
   ///
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``; the destination is then
   ///   as it was, unless only the directory's flush failed.
   public func commit() throws {
     guard !isSettled else { return }
     isSettled = true
+    try waitForFlush()
     guard rename(temporaryPath, path) == 0 else {
       let reason = systemErrorDescription()
       unlink(temporaryPath)
@@ -46,6 +61,7 @@ public final class PreparedWrite: @unchecked Sendable {
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
   public func commitIfAbsent(named name: String? = nil) throws -> Bool {
     guard !isSettled else { return false }
+    try waitForFlush()
     let directory = DurableFile.parentDirectory(of: path)
     let destination = name.map { directory + "/" + $0 } ?? path
     // `link` fails rather than replace what is there, unlike `rename`.

@@ -107,12 +107,14 @@ public struct StateDirectory: Sendable, Hashable {
   /// - Parameters:
   ///   - content: The contents.
   ///   - relativePath: The file's path inside the directory.
+  ///   - flushingInBackground: Whether the file's flush runs beside the caller's next work,
+  ///     ``PreparedWrite/commit()`` waiting for it and reporting its failure; false by default.
   /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place, and dropping
   ///   it leaves the old file.
   /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public func prepareSave<Content: VersionedFormat>(_ content: Content, to relativePath: String)
-    throws -> PreparedWrite
-  {
+  public func prepareSave<Content: VersionedFormat>(
+    _ content: Content, to relativePath: String, flushingInBackground: Bool = false
+  ) throws -> PreparedWrite {
     let file = path(of: relativePath)
     let data: Data
     do {
@@ -122,7 +124,8 @@ public struct StateDirectory: Sendable, Hashable {
         path: file, reason: "a value cannot be encoded as JSON")
     }
     try ensureParent(of: relativePath)
-    return try DurableFile.prepare(data, for: file)
+    return try DurableFile.prepare(
+      data, for: file, flushingInBackground: flushingInBackground)
   }
 
   /// Removes a file durably; a missing file is fine.

@@ -277,11 +277,18 @@ public final class SessionStore {
   /// moved to quarantine first, with a note: a file the program has not read is never
   /// written over.
   ///
-  /// - Parameter scenes: The scenes to save, with the activities they advertise.
+  /// - Parameters:
+  ///   - scenes: The scenes to save, with the activities they advertise.
+  ///   - flushingInBackground: Whether the files' flushes run while the caller does its other
+  ///     work (another file's commit, say), ``commit(_:session:closing:)`` waiting for them
+  ///     and reporting a failed one: a full disk is still found here, when the files are
+  ///     written. False by default: the files are on the disk when this returns.
   /// - Returns: The prepared files.
   /// - Throws: A ``StateRestorationError``: a full disk, a scene another process owns, a file
   ///   in the way that cannot be moved.
-  public func prepare(saving scenes: [Scene]) throws -> PreparedScenes {
+  public func prepare(saving scenes: [Scene], flushingInBackground: Bool = false) throws
+    -> PreparedScenes
+  {
     var prepared = PreparedScenes()
     for scene in scenes {
       try claim(scene.name)
@@ -297,7 +304,9 @@ public final class SessionStore {
             reason: StateRestorationError.describing(error))
         }
       }
-      prepared.writes.append(try directory.prepareSave(SceneFile(scene), to: path))
+      prepared.writes.append(
+        try directory.prepareSave(
+          SceneFile(scene), to: path, flushingInBackground: flushingInBackground))
       prepared.names.append(scene.name)
     }
     return prepared
