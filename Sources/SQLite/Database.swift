@@ -131,9 +131,9 @@ package final class Database {
 
   deinit {
     for statement in cache.values { statement.finalize() }
-    if mayCheckpointOnClose, smallLogLimit != nil {
-      _ = csqlite_set_checkpoint_on_close(handle, logIsLeftOnClose ? 0 : 1)
-    }
+    // Set only now (SQLite's default is to copy): changing it expires every prepared
+    // statement, which SQLite then prepares again at its next step.
+    if logIsLeftOnClose { _ = csqlite_set_checkpoint_on_close(handle, 0) }
     sqlite3_close_v2(handle)
   }
 
@@ -317,9 +317,11 @@ package final class Database {
   /// Whether closing the last connection copies the write-ahead log into the database file
   /// (SQLite's default). Off for a file not yet checked, or found damaged, which must not be
   /// written: the log is then left as it is.
+  ///
+  /// Only recorded here, and given to SQLite as the connection closes: SQLite's setting, when
+  /// it changes, expires the connection's prepared statements.
   package func checkpointOnClose(_ enabled: Bool) {
     mayCheckpointOnClose = enabled
-    _ = csqlite_set_checkpoint_on_close(handle, enabled ? 1 : 0)
   }
 
   /// Leaves a write-ahead log of at most `bytes` as it is when the connection closes, for the
@@ -376,6 +378,12 @@ package final class Statement {
 
   fileprivate func finalize() {
     sqlite3_finalize(handle)
+  }
+
+  /// How many times SQLite has prepared the statement again since it was first prepared (a
+  /// schema change, or a setting that expires statements).
+  package var repreparations: Int {
+    Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0))
   }
 
   /// Resets the statement to run again, clearing its bindings.

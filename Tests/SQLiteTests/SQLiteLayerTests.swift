@@ -167,6 +167,31 @@ import Testing
     }
   }
 
+  /// Whether closing copies the log is given to SQLite as the connection closes: SQLite's own
+  /// setting, changed earlier, would expire every prepared statement.
+  @Test(arguments: [false, true])
+  func checkpointOnCloseIsHonouredWithoutPreparingStatementsAgain(_ copies: Bool) throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path + "/a.sqlite"
+    let counting = "SELECT count(*) FROM t"
+    do {
+      let database = try Database(path: path, mode: .create)
+      try database.execute("PRAGMA journal_mode = WAL; CREATE TABLE t(x)")
+      try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      database.keepWriteAheadLog()
+      let statement = try database.statement(counting)
+      database.checkpointOnClose(false)
+      #expect(try database.integer(counting) == 0)
+      database.checkpointOnClose(copies)
+      try database.execute("INSERT INTO t SELECT randomblob(100000)")
+      #expect(try database.integer(counting) == 1)
+      #expect(statement.repreparations == 0)
+    }
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path)).count
+    #expect((bytes > 100_000) == copies)
+    #expect(try Database(path: path, mode: .readOnly).integer(counting) == 1)
+  }
+
   @Test func migrationsRunInOrderOnceAndRecordTheirVersion() throws {
     let directory = TemporaryDirectory()
     let path = directory.path + "/m.sqlite"
