@@ -56,7 +56,7 @@ extension DurableFile {
   }
 
   /// Removes the temporary files that writers killed before their `rename` left in a
-  /// directory: those named as ``prepare(_:for:permissions:)`` names them, whose process is no
+  /// directory: those named as ``prepare(_:for:permissions:flushingInBackground:)`` names them, whose process is no
   /// longer running.
   ///
   /// A file of a live process, or one whose name does not say which process made it, is kept.

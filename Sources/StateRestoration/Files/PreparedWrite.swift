@@ -5,7 +5,7 @@
 #endif
 
 /// A file written and flushed beside its destination, waiting to replace it: the first half of
-/// a durable write, made by ``DurableFile/prepare(_:for:permissions:)``.
+/// a durable write, made by ``DurableFile/prepare(_:for:permissions:flushingInBackground:)``.
 ///
 /// A change that touches several files prepares them all, does whatever else may fail, and
 /// only then commits them; committing is a `rename`, which needs no space on the disk. A

@@ -26,8 +26,8 @@
 /// ```
 ///
 /// A program that keeps its scenes as values (``Scene``) uses ``restoreScene(_:)``,
-/// ``prepare(saving:)`` and ``commit(_:session:closing:)`` instead, and can do its own work —
-/// a database transaction, say — between preparing and committing.
+/// ``prepare(saving:flushingInBackground:)`` and ``commit(_:session:closing:)`` instead, and
+/// can do its own work — a database transaction, say — between preparing and committing.
 public final class SessionStore {
   /// The state directory.
   public let directory: StateDirectory
@@ -315,11 +315,11 @@ public final class SessionStore {
   /// Puts prepared scene files in place, updates the shared session, and closes scenes.
   ///
   /// The session is written before closed scenes' files are removed: a crash between the two
-  /// leaves an unlisted file, which the next ``prepare(saving:)`` of that name sets aside,
-  /// never a listed scene whose storage is gone.
+  /// leaves an unlisted file, which the next ``prepare(saving:flushingInBackground:)`` of that
+  /// name sets aside, never a listed scene whose storage is gone.
   ///
   /// - Parameters:
-  ///   - prepared: The files ``prepare(saving:)`` wrote.
+  ///   - prepared: The files ``prepare(saving:flushingInBackground:)`` wrote.
   ///   - session: This process's scenes in order and the one in front (nil to leave the
   ///     session's as it is), merged into the session file; nil when the session did not
   ///     change.
