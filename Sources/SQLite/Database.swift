@@ -86,14 +86,6 @@ package final class Database {
   /// The largest write-ahead log left as it is at close; nil to copy any log, as SQLite does.
   private var smallLogLimit: Int?
 
-  /// The VFS every database is opened through: SQLite's unix VFS, except that a
-  /// write-ahead log that exists with a header is opened without creating it, so that the
-  /// first commit of each process does not flush its directory again: a log that a writer has
-  /// written had its directory flushed at that writer's first commit (see `shim.h`). Nil, and
-  /// SQLite's default, if it cannot be registered.
-  private static let existingLogVFS: String? =
-    csqlite_register_existing_log_vfs() == SQLITE_OK ? "unix-existing-log" : nil
-
   /// Opens a database.
   ///
   /// - Parameters:
@@ -112,7 +104,7 @@ package final class Database {
     case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
     }
     var pointer: OpaquePointer?
-    let status = sqlite3_open_v2(path, &pointer, flags, Self.existingLogVFS)
+    let status = sqlite3_open_v2(path, &pointer, flags, nil)
     guard let pointer else {
       throw SQLiteError(extendedCode: status, message: String(cString: sqlite3_errstr(status)))
     }
