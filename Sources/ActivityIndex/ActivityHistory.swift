@@ -486,7 +486,8 @@ public struct ActivityHistory: ActivityStore, Hashable {
   }
 
   private static func count(in database: Database) throws -> Int {
-    try database.integer("SELECT value FROM history_info WHERE key = 'count'") ?? 0
+    // Another program may have written any number: a count is never below zero.
+    max(0, try database.integer("SELECT value FROM history_info WHERE key = 'count'") ?? 0)
   }
 
   private static func adjustCount(by delta: Int, in database: Database) throws {

@@ -26,12 +26,16 @@ extension CatalogSearchIndex {
       let file = try SearchIndex(contentsOf: path)
       guard let origin = file.origin, let identity = database.identity, origin.source == identity
       else { throw CatalogCoreError.staleSearchIndex(.otherCatalog) }
-      guard let changes = try database.changes(after: Int(origin.generation), limit: overlayLimit)
-      else { throw CatalogCoreError.staleSearchIndex(.tooFarBehind) }
-      guard changes.generation >= origin.generation else {
+      // A generation past any the catalog can reach is one it has not reached.
+      guard let generation = Int(exactly: origin.generation) else {
         throw CatalogCoreError.staleSearchIndex(.newer)
       }
-      var index = CatalogSearchIndex(index: file, generation: Int(origin.generation))
+      guard let changes = try database.changes(after: generation, limit: overlayLimit)
+      else { throw CatalogCoreError.staleSearchIndex(.tooFarBehind) }
+      guard changes.generation >= generation else {
+        throw CatalogCoreError.staleSearchIndex(.newer)
+      }
+      var index = CatalogSearchIndex(index: file, generation: generation)
       try index.apply(changes)
       return index
     } catch SearchIndexError.missing {
@@ -133,7 +137,7 @@ extension CatalogSearchIndex {
     while documents.count < total { documents.append(nothing) }
     let index = SearchIndex(documents)
     if let lock, let identity = database.identity {
-      let origin = SearchIndex.Origin(source: identity, generation: UInt64(generation))
+      let origin = SearchIndex.Origin(source: identity, generation: UInt64(clamping: generation))
       if strict {
         try index.write(to: path, origin: origin)
       } else {
@@ -171,7 +175,8 @@ extension CatalogSearchIndex {
       }
       while builder.count < total { try builder.add(nothing) }
       try builder.write(
-        to: path, origin: SearchIndex.Origin(source: identity, generation: UInt64(generation)))
+        to: path,
+        origin: SearchIndex.Origin(source: identity, generation: UInt64(clamping: generation)))
       return CatalogSearchIndex(index: try SearchIndex(contentsOf: path), generation: generation)
     } catch let error as SearchIndexError {
       if strict { throw error }

@@ -230,6 +230,10 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     throws -> State
   {
     let state = try readCounters(database, numbering)
+    // Generations only grow from 0: a negative one was written by another program.
+    guard state.generation >= 0 else {
+      throw CatalogError.damaged("its generation, \(state.generation), is negative")
+    }
     // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
     // not a count to page through.
     let bytes =

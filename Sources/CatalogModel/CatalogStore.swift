@@ -314,6 +314,10 @@ package struct CatalogStore: Sendable {
         reason:
           "its catalog schema version \(found) is newer than this program's \(supported); use a newer catalog"
       )
+    } catch CatalogError.damaged(let reason) {
+      throw CatalogError.cannotConnect(
+        location: address.description,
+        reason: "the catalog there is damaged (\(reason)); repair it or restore a backup")
     }
   }
 

@@ -245,17 +245,34 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   // MARK: - State
 
+  /// Reads the generation, the count and the identity, and checks them against what the app
+  /// ever writes: another program may have written any number.
+  ///
+  /// - Throws: ``CatalogError/damaged(_:)`` for a number the app never writes, or a
+  ///   ``PostgresError``.
   private func readState() throws -> State {
     let result = try connection.execute(
       """
       SELECT (SELECT value FROM \(schema).info WHERE key = 'generation'),
         (SELECT coalesce(sum(live), 0) FROM \(schema).blocks),
         (SELECT value FROM \(schema).info WHERE key = 'identity'),
-        (SELECT value FROM \(schema).info WHERE key = 'seeded')
+        (SELECT value FROM \(schema).info WHERE key = 'seeded'),
+        (SELECT count(*) FROM \(schema).blocks WHERE live NOT BETWEEN 0 AND \(1 << ListNumbering.blockShift)),
+        (SELECT coalesce(max(position), 0) FROM \(schema).products)
       """)
     var state = State()
     state.generation = result.integer(0, 0) ?? 0
-    state.count = max(0, result.integer(0, 1) ?? 0)
+    guard state.generation >= 0 else {
+      throw CatalogError.damaged("its generation, \(state.generation), is negative")
+    }
+    // Each product has a position of its own, from 1: no more products than the largest.
+    guard result.integer(0, 4) == 0, let count = result.integer(0, 1),
+      let largest = result.integer(0, 5), count <= largest
+    else {
+      throw CatalogError.damaged(
+        "its list numbers are damaged: its block counts do not add up to its products")
+    }
+    state.count = count
     state.identity = result.integer(0, 2).map { UInt64(bitPattern: Int64($0)) }
     state.isSeeded = result.integer(0, 3) == 1
     return state

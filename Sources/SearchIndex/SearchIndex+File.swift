@@ -336,12 +336,16 @@ struct IndexHeader {
     let declaredLength = integer(16, UInt64.self)
     let declaredFileLength = integer(24, UInt64.self)
     let blockCount = integer(168, UInt64.self)
+    // Every number is checked against a bound before arithmetic on it: a header can be made
+    // with any bytes and a matching checksum, and arithmetic that overflows would trap.
     guard integer(12, UInt32.self) == UInt32(Self.blockSize),
+      blockCount < UInt64(Int.max) / 8,
       declaredLength == UInt64(Self.fixedLength) + 4 * blockCount + 4,
-      declaredFileLength < UInt64(Int.max), declaredLength <= declaredFileLength
+      declaredFileLength < UInt64(Int.max) / 4, declaredLength <= declaredFileLength
     else { throw damaged("its header does not add up") }
     let length = Int(declaredLength)
-    fileLength = Int(declaredFileLength)
+    let fileLength = Int(declaredFileLength)
+    self.fileLength = fileLength
     guard size >= length, size >= fileLength else {
       throw .truncated(path: path, size: size, expected: max(length, fileLength))
     }
@@ -350,15 +354,24 @@ struct IndexHeader {
       throw damaged("its header's checksum does not match")
     }
     guard size == fileLength else { throw damaged("it has bytes past its end") }
-    documentCount = Int(truncatingIfNeeded: integer(32, UInt64.self))
+    // Offsets and counts past the file's length are damage; below it, no sum of two overflows.
+    func bounded(_ offset: Int) throws(SearchIndexError) -> Int {
+      let value = integer(offset, UInt64.self)
+      guard value <= UInt64(fileLength) else { throw damaged("its section table does not add up") }
+      return Int(value)
+    }
+    let documentCount = try bounded(32)
+    self.documentCount = documentCount
     origin = SearchIndex.Origin(
       source: integer(40, UInt64.self), generation: integer(48, UInt64.self))
-    dataStart = Int(truncatingIfNeeded: integer(160, UInt64.self))
-    sections = (0..<Self.sectionCount).map { index in
-      let start = Int(truncatingIfNeeded: integer(64 + 16 * index, UInt64.self))
-      let count = Int(truncatingIfNeeded: integer(72 + 16 * index, UInt64.self))
-      return start..<(start &+ max(0, count))
+    let dataStart = try bounded(160)
+    self.dataStart = dataStart
+    var sections: [Range<Int>] = []
+    for index in 0..<Self.sectionCount {
+      let start = try bounded(64 + 16 * index)
+      sections.append(start..<(start + (try bounded(72 + 16 * index))))
     }
+    self.sections = sections
     // A checksum proves the header is as written; these prove it was written by this format.
     var previousEnd = dataStart
     for (index, section) in sections.enumerated() {
@@ -370,8 +383,9 @@ struct IndexHeader {
     }
     guard integer(56, UInt32.self) == UInt32(Self.sectionCount), dataStart >= length,
       dataStart % Self.blockSize == 0, blockCount == UInt64(self.blockCount),
-      documentCount >= 0, sections[5].count == 4 * (documentCount + 1),
-      sections[1].count >= 4, sections[3].count == 2 * sections[1].count - 4
+      documentCount < fileLength / 4, sections[5].count == 4 * (documentCount + 1),
+      sections[1].count >= 4, sections[1].count <= fileLength / 2,
+      sections[3].count == 2 * sections[1].count - 4
     else { throw damaged("its section table does not add up") }
   }
 }

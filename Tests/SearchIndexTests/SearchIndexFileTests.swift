@@ -166,6 +166,33 @@ import Testing
     }
   }
 
+  /// A header whose numbers are anything at all, its checksum made to match: the file is
+  /// refused or opened and searched, and no arithmetic on a number it holds traps.
+  @Test(arguments: [32, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160])
+  func aHeaderNumberOfAnySizeNeverTraps(offset: Int) throws {
+    let (_, path, bytes) = try writtenIndex()
+    let header = try bytes.withUnsafeBytes { raw throws(SearchIndexError) in
+      try IndexHeader(raw, size: bytes.count, path: path)
+    }
+    let length = header.length
+    let values: [UInt64] = [
+      .max, UInt64(Int.max), UInt64(Int.max) - 1, 1 << 62, 1 << 63, UInt64(bytes.count),
+      UInt64(bytes.count) - 1,
+    ]
+    for value in values {
+      var damaged = bytes
+      withUnsafeBytes(of: value.littleEndian) {
+        damaged.replaceSubrange(offset..<offset + 8, with: $0)
+      }
+      let crc = damaged[..<(length - 4)].withUnsafeBytes { checksum($0) }
+      withUnsafeBytes(of: crc.littleEndian) {
+        damaged.replaceSubrange((length - 4)..<length, with: $0)
+      }
+      try Self.replace(path, with: damaged)
+      #expect(Self.isRefused(path), "offset \(offset) = \(value)")
+    }
+  }
+
   @Test func aFailedWriteLeavesTheFileAsItWas() throws {
     let (directory, path, bytes) = try writtenIndex()
     let index = SearchIndex([SearchDocument(title: "Quince")])
