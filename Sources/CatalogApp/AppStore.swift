@@ -266,13 +266,17 @@ package final class AppStore {
   ///   - catalogChanges: The product edits the command made.
   ///   - refreshingActivity: Whether the command showed a product, whose activity then
   ///     becomes current even if it was in front already.
-  /// - Throws: A `CatalogError` or `StateRestorationError` when something cannot be saved.
+  ///   - effects: What the command does outside its state (``Effect``), run once the scene
+  ///     files are written and before anything is put in place: a command that fails to save
+  ///     has done nothing.
+  /// - Throws: A `CatalogError` or `StateRestorationError` when something cannot be saved, or
+  ///   what `effects` throws.
   /// - Returns: One-line warnings: the activity history could not be written, say. The
   ///   scenes and the session are saved all the same.
   @discardableResult
   package func commit(
     from old: AppState, to new: inout AppState, catalogChanges: [CatalogChange] = [],
-    refreshingActivity: Bool = false
+    refreshingActivity: Bool = false, performing effects: () throws -> Void = {}
   ) throws -> [String] {
     // The previous command's history write ends first: it is the last that may still hold
     // an activity only its scene file has.
@@ -310,12 +314,20 @@ package final class AppStore {
       if isCurrent { saved.userActivity = current }
       changed.append(saved)
     }
+    // Scenes this process held and no longer has: closed, including a saved scene the command
+    // opened only to close it for good.
+    let closed = Set(old.scenes.map(\.name)).union(environment.ownedScenes)
+      .subtracting(new.scenes.map(\.name))
     // A file this process has not read, in the way of a scene it opens anew, is set aside.
-    // The files are written (a full disk stops the change here) and, when the catalog
-    // commits too, flushed while it does: the two waits on the disk overlap.
+    // Every file is written (a full disk stops the change here, before any is replaced or the
+    // catalog changes) and, when the catalog commits too, the scenes' flushed while it does:
+    // the two waits on the disk overlap.
     let prepared = try sessions.prepare(
-      saving: changed, flushingInBackground: !catalogChanges.isEmpty)
+      saving: changed,
+      session: old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil,
+      closing: closed, flushingInBackground: !catalogChanges.isEmpty)
     notes += prepared.notes
+    try effects()
     if !catalogChanges.isEmpty {
       new.catalog = try environment.save(catalogChanges)
       new.updateActivities()
@@ -337,14 +349,7 @@ package final class AppStore {
     // The catalog now holds what the activity shows: the history's write (a commit and its
     // flush) runs while the scene files are put in place.
     if let current { environment.makeCurrentInBackground(current) }
-    // Scenes this process held and no longer has: closed, including a saved scene the command
-    // opened only to close it for good.
-    let closed = Set(old.scenes.map(\.name)).union(environment.ownedScenes)
-      .subtracting(new.scenes.map(\.name))
-    try sessions.commit(
-      prepared,
-      session: old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil,
-      closing: closed)
+    try sessions.commit(prepared)
     environment.bringToFront(new.activeSceneName)
     return notes
   }
@@ -550,11 +555,17 @@ package final class AppStore {
         try environment.restoreScene(name)
       }
     }
-    try environment.perform(result.effects, for: &result)
+    try environment.perform(result.effects.filter(\.isClaim), for: &result)
     var next = result.state
-    result.warnings += try commit(
+    var performed = result
+    let warnings = try commit(
       from: old, to: &next, catalogChanges: result.catalogChanges,
-      refreshingActivity: result.showsProduct)
+      refreshingActivity: result.showsProduct
+    ) {
+      try environment.perform(result.effects.filter { !$0.isClaim }, for: &performed)
+    }
+    result = performed
+    result.warnings += warnings
     state = next
     result.state = next
     return result

@@ -157,6 +157,39 @@ import Testing
     withExtendedLifetime(disk) {}  // unmounted only now
   }
 
+  // MARK: A full disk during `scene new`
+
+  /// The state directory has room for a few pages only: `scene new` fails on whichever file
+  /// meets the full disk (the new scene's, or `session.json` after it), and a command that
+  /// printed an error changed nothing — no scene file is left behind, and with room again the
+  /// same `scene new` opens the scene. Uses a small tmpfs mount (needs root).
+  @Test func aFullDiskDuringSceneNewLeavesNoSceneBehind() throws {
+    var failedAtSession = false
+    for pages in 1...6 {
+      let sandbox = CatalogSandbox()
+      guard let disk = SmallDisk(at: sandbox.stateDirectory) else { return }
+      #expect(try sandbox.run(["select", "1"]).status == 0)
+      disk.fill()
+      disk.makeRoom(bytes: 4096 * pages)
+      let result = try sandbox.run(input: "scene new side\n")
+      disk.empty()
+      if result.status == 0 {
+        #expect(result.output.contains("Opened scene 'side'."), "\(result.output)")
+        withExtendedLifetime(disk) {}
+        break
+      }
+      #expect(result.errorLines.count == 1, "\(result.errors)")
+      #expect(result.errors.contains("No space left on device"), "\(result.errors)")
+      failedAtSession = failedAtSession || result.errors.contains("session.json")
+      #expect(!sandbox.exists("scenes/side.json"), "\(pages) pages: \(result.errors)")
+      let again = try sandbox.run(input: "scene new side\n")
+      #expect(again.status == 0, "\(pages) pages: \(again.errors)")
+      #expect(again.output.contains("Opened scene 'side'."), "\(again.output)")
+      withExtendedLifetime(disk) {}  // unmounted only now
+    }
+    #expect(failedAtSession, "no run met the full disk at session.json")
+  }
+
   // MARK: A full disk during an import
 
   /// The data directory fills during an import: into a new data directory (the database built
@@ -550,6 +583,13 @@ final class SmallDisk {
     while chunk.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
     // The last partial block too.
     while write(descriptor, chunk, 1) > 0 {}
+  }
+
+  /// Makes room for a number of bytes on a full disk.
+  func makeRoom(bytes: Int) {
+    var status = stat()
+    guard stat(filler, &status) == 0 else { return }
+    truncate(filler, max(0, status.st_size - off_t(bytes)))
   }
 
   /// Makes room again.

@@ -38,8 +38,10 @@ package struct CommandResult: Sendable {
   }
 }
 
-/// An effect of a command on the world outside its state, which the shell performs before it
-/// saves the state; one that fails fails the command, and nothing is saved.
+/// An effect of a command on the world outside its state, which the shell performs as it
+/// saves the state: claims first, the others once every file the state needs is written
+/// beside the old one (a full disk has stopped the command by then) and before anything is
+/// put in place. One that fails fails the command, and nothing is saved.
 package enum Effect: Sendable, Hashable {
   /// Make this process the owner of a scene the command opened.
   case claimScene(SceneName)
@@ -50,6 +52,12 @@ package enum Effect: Sendable, Hashable {
   case handOff(UserActivityRecord, from: SceneName, to: SceneName)
   /// Publish an activity for the user's other machines (Handoff between machines).
   case publishHandoff(UserActivityRecord)
+
+  /// Whether the effect claims a scene, which must come before the scene's file is written.
+  package var isClaim: Bool {
+    if case .claimScene = self { return true }
+    return false
+  }
 }
 
 /// Text produced in parts: `produce` calls its argument with each part, in order, and throws

@@ -26,7 +26,7 @@
 /// ```
 ///
 /// A program that keeps its scenes as values (``Scene``) uses ``restoreScene(_:)``,
-/// ``prepare(saving:flushingInBackground:)`` and ``commit(_:session:closing:)`` instead, and
+/// ``prepare(saving:session:closing:flushingInBackground:)`` and ``commit(_:)`` instead, and
 /// can do its own work — a database transaction, say — between preparing and committing.
 public final class SessionStore {
   /// The state directory.
@@ -269,26 +269,33 @@ public final class SessionStore {
     }
   }
 
-  /// Writes and flushes the files of scenes beside their old versions, claiming each scene:
-  /// the first half of a save, which ``commit(_:session:closing:)`` puts in place. Dropping
-  /// the result leaves every file as it was.
+  /// Writes and flushes the files a change of scenes needs — each scene's file, and the shared
+  /// session's when it changes — beside the old ones, without putting any in place: a full
+  /// disk stops the change here, before any file changed. ``commit(_:)`` puts them in place.
   ///
-  /// A file this process has not read (left by a crash while a scene was closed, say) is
-  /// moved to quarantine first, with a note: a file the program has not read is never
-  /// written over.
+  /// A scene file this process has not read (left by a crash while a scene was closed, say)
+  /// is moved to quarantine first, with a note: a file the program has not read is never
+  /// written over. The session file is merged with the session as it is now; the commit
+  /// merges again, under the session lock, if another process changed it meanwhile.
   ///
   /// - Parameters:
   ///   - scenes: The scenes to save, with the activities they advertise.
-  ///   - flushingInBackground: Whether the files' flushes run while the caller does its other
-  ///     work (another file's commit, say), ``commit(_:session:closing:)`` waiting for them
-  ///     and reporting a failed one: a full disk is still found here, when the files are
-  ///     written. False by default: the files are on the disk when this returns.
-  /// - Returns: The prepared files.
+  ///   - session: This process's scenes in order and the one in front (nil to leave the
+  ///     session's as it is), merged into the session file; nil when the session did not
+  ///     change.
+  ///   - closing: Scenes this process closes: taken out of the session now, their files
+  ///     removed and their locks released by the commit.
+  ///   - flushingInBackground: Whether the scene files' flushes run while the caller does its
+  ///     other work (another file's commit, say), ``commit(_:)`` waiting for them and
+  ///     reporting a failed one: a full disk is still found here, when the files are written.
+  ///     False by default: the files are on the disk when this returns.
+  /// - Returns: The prepared files; dropping them leaves every file as it was.
   /// - Throws: A ``StateRestorationError``: a full disk, a scene another process owns, a file
   ///   in the way that cannot be moved.
-  public func prepare(saving scenes: [Scene], flushingInBackground: Bool = false) throws
-    -> PreparedScenes
-  {
+  public func prepare(
+    saving scenes: [Scene], session: SessionState? = nil, closing: Set<SceneName> = [],
+    flushingInBackground: Bool = false
+  ) throws -> PreparedScenes {
     var prepared = PreparedScenes()
     for scene in scenes {
       try claim(scene.name)
@@ -309,34 +316,50 @@ public final class SessionStore {
           SceneFile(scene), to: path, flushingInBackground: flushingInBackground))
       prepared.names.append(scene.name)
     }
+    prepared.closing = closing
+    if session != nil || !closing.isEmpty {
+      let owned = session?.scenes ?? openScenes.map(\.name).filter { !closing.contains($0) }
+      var change = PreparedScenes.SessionChange(
+        owned: owned, released: closing, activeScene: session?.activeScene)
+      change.base = try restoreSession().session
+      let merged = change.merged(into: change.base)
+      if merged != change.base || !directory.contains(SessionFile.path) {
+        change.write = try directory.prepareSave(SessionFile(merged), to: SessionFile.path)
+      }
+      prepared.session = change
+    }
     return prepared
   }
 
-  /// Puts prepared scene files in place, updates the shared session, and closes scenes.
+  /// Puts prepared files in place — the scenes', then the session's — and closes the scenes
+  /// the preparation named.
   ///
   /// The session is written before closed scenes' files are removed: a crash between the two
-  /// leaves an unlisted file, which the next ``prepare(saving:flushingInBackground:)`` of that
-  /// name sets aside, never a listed scene whose storage is gone.
+  /// leaves an unlisted file, which the next ``prepare(saving:session:closing:flushingInBackground:)``
+  /// of that name sets aside, never a listed scene whose storage is gone.
   ///
-  /// - Parameters:
-  ///   - prepared: The files ``prepare(saving:flushingInBackground:)`` wrote.
-  ///   - session: This process's scenes in order and the one in front (nil to leave the
-  ///     session's as it is), merged into the session file; nil when the session did not
-  ///     change.
-  ///   - closing: Scenes this process closes: taken out of the session, their files removed
-  ///     and their locks released.
+  /// - Parameter prepared: The files
+  ///   ``prepare(saving:session:closing:flushingInBackground:)`` wrote.
   /// - Throws: A ``StateRestorationError`` when a file cannot be renamed or removed.
-  public func commit(
-    _ prepared: PreparedScenes, session: SessionState? = nil, closing: Set<SceneName> = []
-  ) throws {
+  public func commit(_ prepared: PreparedScenes) throws {
     for write in prepared.writes { try write.commit() }
     knownFiles.formUnion(prepared.names.map(\.rawValue))
-    if session != nil || !closing.isEmpty {
-      let owned =
-        session?.scenes ?? openScenes.map(\.name).filter { !closing.contains($0) }
-      try saveSession(owned: owned, released: closing, activeScene: session?.activeScene)
+    if let change = prepared.session {
+      // No lock is held between the two halves (the caller's work may wait on another process
+      // that saves its session): a session another process changed meanwhile is merged again.
+      let lock = try directory.lockWaiting(LockFiles.session)
+      defer { withExtendedLifetime(lock) {} }
+      let current = try restoreSession().session
+      if current == change.base {
+        try change.write?.commit()
+      } else {
+        let merged = change.merged(into: current)
+        if merged != current || !directory.contains(SessionFile.path) {
+          try directory.save(SessionFile(merged), to: SessionFile.path)
+        }
+      }
     }
-    for name in closing {
+    for name in prepared.closing {
       try directory.remove(SceneFile.path(for: name))
       release(name)
     }
@@ -377,15 +400,14 @@ public final class SessionStore {
       openScenes[$0].savedChangeCount != openScenes[$0].store.changeCount
     }
     let counts = changed.map { openScenes[$0].store.changeCount }
+    let active = activeScene ?? openScenes.last?.name
     let prepared = try prepare(
       saving: changed.map {
         Scene(
           name: openScenes[$0].name, storage: openScenes[$0].store.values,
           userActivity: openScenes[$0].activity)
-      })
-    let active = activeScene ?? openScenes.last?.name
-    try commit(
-      prepared, session: SessionState(scenes: openScenes.map(\.name), activeScene: active))
+      }, session: SessionState(scenes: openScenes.map(\.name), activeScene: active))
+    try commit(prepared)
     for (index, count) in zip(changed, counts) { openScenes[index].savedChangeCount = count }
     if let active { bringToFront(active) }
   }
@@ -397,7 +419,7 @@ public final class SessionStore {
   /// - Throws: A ``StateRestorationError`` when the session or the file cannot be written.
   public func close(_ name: SceneName) throws {
     try claim(name)
-    try commit(PreparedScenes(), closing: [name])
+    try commit(prepare(saving: [], closing: [name]))
   }
 
   /// Moves a file that could not be read to quarantine, for a warning that says so.
@@ -448,13 +470,31 @@ public struct RestoredScene: Sendable, Hashable {
   public var setAside: SetAside?
 }
 
-/// Scene files written and flushed beside their old versions, waiting for
-/// ``SessionStore/commit(_:session:closing:)``: dropping them leaves every file as it was.
+/// Scene files and the session file written and flushed beside their old versions, waiting
+/// for ``SessionStore/commit(_:)``: dropping them leaves every file as it was.
 public struct PreparedScenes {
   /// Notes for the user: files in the way that were moved to quarantine.
   public internal(set) var notes: [String] = []
   var writes: [PreparedWrite] = []
   var names: [SceneName] = []
+  var session: SessionChange?
+  var closing: Set<SceneName> = []
+
+  /// This process's change to the shared session, and the file it makes of the session read
+  /// when it was prepared.
+  struct SessionChange {
+    var owned: [SceneName]
+    var released: Set<SceneName>
+    var activeScene: SceneName?
+    /// The session as read when the change was prepared.
+    var base = SessionState(scenes: [], activeScene: nil)
+    /// The merged file, written beside the old one; nil when the merge changed nothing.
+    var write: PreparedWrite?
+
+    func merged(into session: SessionState) -> SessionState {
+      session.merging(owned: owned, released: released, activeScene: activeScene)
+    }
+  }
 
   /// No scene files: for a commit that only updates the session or closes scenes.
   public init() {}
