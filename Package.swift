@@ -93,7 +93,7 @@ let package = Package(
       name: "CatalogApp",
       dependencies: [
         "CatalogCore", "StateRestoration", "ActivityIndex", "CatalogModel", "CatalogResources",
-        "Imaging", "SearchIndex", "LineEditing",
+        "Imaging", "SearchIndex", "LineEditing", "PostgreSQL",
       ]
     ),
     // The thin executable: parses the command line and runs the loop. Foundation is linked in,

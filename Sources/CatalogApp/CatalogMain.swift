@@ -49,6 +49,9 @@ package enum CatalogMain {
       // Only the REPL draws pictures, and only it may read the terminal's answer from stdin.
       askTerminal: { options.action == .repl() ? TerminalQuery.deviceAttributes() : nil })
     let report = Reporter(colors: presentation.colorsErrors)
+    if let warning = CommandLineSecrets.warning(catalogURL: options.catalogURL) {
+      report.warning(warning)
+    }
     do {
       // A background `catalog reindex` this process starts reads the same catalog: the URL
       // goes to it in the environment, never on a command line that `ps` shows.

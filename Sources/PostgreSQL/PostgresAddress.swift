@@ -38,7 +38,8 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     guard let options = PQconninfoParse(connectionString, &error) else {
       let message = error.map { String(cString: $0) } ?? "it cannot be parsed"
       if let error { PQfreemem(error) }
-      throw PostgresError(.badAddress, message)
+      throw PostgresError(
+        .badAddress, Self.redacting(message, passwordsOf: connectionString))
     }
     defer { PQconninfoFree(options) }
     var values: [String: String] = [:]

@@ -53,7 +53,9 @@ package final class PostgresConnection {
     let values = [String(timeout), applicationName, "UTF8", address.connectionString]
     handle = Self.connect(keywords, values)
     // A failed connection is freed by deinit, which runs once every property is set.
-    guard PQstatus(handle) == CONNECTION_OK else { throw Self.connectionError(handle) }
+    guard PQstatus(handle) == CONNECTION_OK else {
+      throw Self.connectionError(handle, address: address)
+    }
     try Self.quieten(handle)
   }
 
@@ -80,9 +82,12 @@ package final class PostgresConnection {
     PQclear(result)
   }
 
-  /// What a failed connection says, as an error of the right kind.
-  private static func connectionError(_ handle: OpaquePointer) -> PostgresError {
-    let message = String(cString: PQerrorMessage(handle))
+  /// What a failed connection says, as an error of the right kind, without the password.
+  private static func connectionError(_ handle: OpaquePointer, address: PostgresAddress)
+    -> PostgresError
+  {
+    let message = PostgresAddress.redacting(
+      String(cString: PQerrorMessage(handle)), passwordsOf: address.connectionString)
     let line = PostgresError.oneLine(message)
     let lowered = message.lowercased()
     if lowered.contains("password authentication failed")
@@ -107,7 +112,9 @@ package final class PostgresConnection {
   package func reconnect() throws {
     PQreset(handle)
     isLost = false
-    guard PQstatus(handle) == CONNECTION_OK else { throw Self.connectionError(handle) }
+    guard PQstatus(handle) == CONNECTION_OK else {
+      throw Self.connectionError(handle, address: address)
+    }
     try Self.quieten(handle)
   }
 
@@ -225,7 +232,9 @@ package final class PostgresConnection {
   /// The error of a failed request: the connection lost (then marked so, for ``reconnect()``),
   /// or the server's refusal.
   private func lostOrFailed(_ result: OpaquePointer?) -> PostgresError {
-    let error = classified(result)
+    var error = classified(result)
+    error.message = PostgresAddress.redacting(
+      error.message, passwordsOf: address.connectionString)
     if error.kind == .connectionLost { isLost = true }
     return error
   }

@@ -21,5 +21,6 @@ func environment() -> [String: String] {
   return variables
 }
 
-exit(
-  CatalogMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment()))
+let arguments = Array(CommandLine.arguments.dropFirst())
+CommandLineSecrets.hidePasswords(count: CommandLine.argc, in: CommandLine.unsafeArgv)
+exit(CatalogMain.run(arguments: arguments, environment: environment()))

@@ -127,6 +127,45 @@ import Testing
     }
   }
 
+  /// libpq's own messages quote the connection string it could not parse: none of them may
+  /// show the password, in any form it was written.
+  @Test(arguments: [
+    "postgresql://bob:s3cr%zzet@127.0.0.1:5432/db",
+    "postgresql://bob:s3cr%00et@127.0.0.1:5432/db",
+    "postgresql://bob:s3cret@[::1/db",
+    "postgresql:///db?host=/tmp&password=s3cr%zzet",
+    "postgres://bob:s3c@r%zzet@127.0.0.1/db",
+    "host=127.0.0.1 password='s3cret port=5432",
+    "host=127.0.0.1 password = s3cret port=5432 junk",
+    "host=127.0.0.1 password='s3c\\'ret' sslmode=bogus",
+  ])
+  func aMalformedAddressNamesNoPassword(_ url: String) throws {
+    do {
+      let address = try PostgresAddress(url)
+      _ = try PostgresConnection(address, applicationName: "tests", timeout: 1)
+      Issue.record("connected with '\(url)'")
+    } catch let error as PostgresError {
+      for secret in ["s3c", "cret", "r%zz", "r%00"] {
+        #expect(!error.description.contains(secret), "\(error.description)")
+      }
+    }
+  }
+
+  @Test(arguments: [
+    ("postgresql://ann:pw@host/db", ["pw"]),
+    ("postgresql://ann@host/db?sslmode=require&password=p%26w", ["p%26w"]),
+    ("postgresql://ann@host/db", []),
+    ("postgresql://host/db?application_name=password=x", []),
+    ("user=ann password=pw dbname=shop", ["pw"]),
+    ("user=ann password = 'p w' dbname=shop", ["'p w'"]),
+    ("password='open", ["'open"]),
+    ("host=db", []),
+  ])
+  func passwordsAreFoundAsWritten(_ url: String, _ expected: [String]) {
+    let found = PostgresAddress.passwordRanges(in: url).map { String(url[$0]) }
+    #expect(found == expected)
+  }
+
   @Test func anAddressDescribesItselfWithoutItsPassword() throws {
     let address = try PostgresAddress(
       "postgresql://ann:s3cret@db.example:6543/shop?sslmode=require")
