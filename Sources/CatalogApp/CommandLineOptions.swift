@@ -95,9 +95,10 @@ package struct CommandLineOptions: Sendable, Hashable {
     'catalog open' restores the saved state, follows a catalog:// link (for
     example catalog://product/Cherries?tab=photo), saves, and prints where it went.
 
-    'catalog import' reads a JSON array shaped like products.json, or CSV with a
-    header row (name, imageName, year, price; identifier and keywords optional,
-    keywords separated by ';'). It imports every record or none: new identifiers
+    'catalog import' reads a JSON array shaped like products.json, or CSV or
+    tab-separated text with a header row (name, imageName, year, price; identifier
+    and keywords optional, keywords separated by ';'), in UTF-8 or in UTF-16 with a
+    byte order mark (a spreadsheet's "Unicode Text"). It imports every record or none: new identifiers
     are added, existing ones updated where they differ; the first import into a
     new data directory starts a catalog of yours alone (no sample products), and
     --replace makes the catalog exactly the file's products, saying how many

@@ -148,7 +148,8 @@ package struct BadRecord: Sendable, Hashable, CustomStringConvertible {
 final class ByteReader {
   let path: String
   private let descriptor: Int32
-  private var buffer = [UInt8](repeating: 0, count: 1 << 20)
+  private static let bufferSize = 1 << 20
+  private var buffer = [UInt8](repeating: 0, count: ByteReader.bufferSize)
   private var start = 0
   private var end = 0
   private(set) var line = 1
@@ -159,13 +160,22 @@ final class ByteReader {
   var oversizedField: (name: String, bytes: Int)?
   /// Why the file could not be read further (an I/O error), once it could not.
   private(set) var failure: String?
+  /// What turns a UTF-16 file into UTF-8 as it is read; nil for a UTF-8 file.
+  private var transcoder: UTF16Transcoder?
 
   init(bytes: [UInt8], name: String) {
     path = name
     descriptor = -1
-    buffer = bytes
-    end = bytes.count
     fileSize = bytes.count
+    if let encoding = UTF16Transcoder.Endianness(byteOrderMark: bytes) {
+      var transcoder = UTF16Transcoder(encoding)
+      buffer = []
+      transcoder.transcode(bytes.dropFirst(2), into: &buffer)
+      if !transcoder.finish(into: &buffer) { failure = UTF16Transcoder.invalid }
+    } else {
+      buffer = bytes
+    }
+    end = buffer.count
   }
 
   init(path: String) throws {
@@ -197,18 +207,18 @@ final class ByteReader {
     return byte
   }
 
-  /// Appends the bytes up to the next comma, quote or line break in the buffer (at most what
-  /// is buffered now) and returns that byte, left unread; nil when the buffer ended first, or
-  /// at the end of the file (then ``peek()`` is nil too).
+  /// Appends the bytes up to the next separator, quote or line break in the buffer (at most
+  /// what is buffered now) and returns that byte, left unread; nil when the buffer ended first,
+  /// or at the end of the file (then ``peek()`` is nil too).
   ///
   /// CSV's plain fields are copied a run at a time rather than a byte at a time.
-  func appendPlainRun(to field: inout [UInt8]) -> UInt8? {
+  func appendPlainRun(to field: inout [UInt8], separator: UInt8) -> UInt8? {
     if start == end { fill() }
     return buffer.withUnsafeBufferPointer { bytes in
       var index = start
       while index < end {
         switch bytes[index] {
-        case UInt8(ascii: ","), UInt8(ascii: "\""), 0x0A, 0x0D:
+        case separator, UInt8(ascii: "\""), 0x0A, 0x0D:
           field.append(contentsOf: bytes[start..<index])
           start = index
           return bytes[index]
@@ -227,9 +237,13 @@ final class ByteReader {
       start = end
       return
     }
-    start = 0
-    end = 0
     while true {
+      // A transcoded buffer holds what the last read made of it, of any length.
+      if transcoder != nil, buffer.count != Self.bufferSize {
+        buffer = [UInt8](repeating: 0, count: Self.bufferSize)
+      }
+      start = 0
+      end = 0
       let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
       if count < 0 && errno == EINTR { continue }
       // The reading ends here; the readers name this, not the end it looks like.
@@ -237,8 +251,42 @@ final class ByteReader {
       end = max(0, count)
       bytesRead += end
       onRead?(bytesRead, fileSize)
+      // A file that begins with a UTF-16 byte order mark (Excel's "Unicode Text", PowerShell's
+      // default) is read as the UTF-8 it stands for, a buffer at a time.
+      if bytesRead == end, transcoder == nil,
+        let encoding = UTF16Transcoder.Endianness(byteOrderMark: buffer[..<end])
+      {
+        transcoder = UTF16Transcoder(encoding)
+        start = 2
+      }
+      guard transcoder != nil else { return }
+      var utf8: [UInt8] = []
+      utf8.reserveCapacity((end - start) * 3 / 2 + 4)
+      transcoder?.transcode(buffer[start..<end], into: &utf8)
+      if end == 0, transcoder?.finish(into: &utf8) == false { failure = UTF16Transcoder.invalid }
+      if transcoder?.isInvalid == true { failure = UTF16Transcoder.invalid }
+      // An odd byte alone is kept for the next read: read on.
+      if utf8.isEmpty, end > 0, failure == nil { continue }
+      buffer = utf8
+      start = 0
+      end = utf8.count
       return
     }
+  }
+
+  /// The separator of the delimited text about to be read: a tab when its first line (as far
+  /// as it is buffered) has more tabs than commas, as a spreadsheet's "Unicode Text" or TSV
+  /// has; a comma otherwise.
+  func separatorOfFirstLine() -> UInt8 {
+    if start == end { fill() }
+    var tabs = 0
+    var commas = 0
+    for byte in buffer[start..<end] {
+      if byte == 0x0A || byte == 0x0D { break }
+      if byte == 0x09 { tabs += 1 }
+      if byte == UInt8(ascii: ",") { commas += 1 }
+    }
+    return tabs > commas ? 0x09 : UInt8(ascii: ",")
   }
 
   func skipWhitespace() {
@@ -586,9 +634,9 @@ private struct JSONProductReader {
   }
 }
 
-/// Reads CSV (RFC 4180) with a header row: `name`, `imageName`, `year` and `price` are
-/// required; `identifier` and `keywords` (separated by `;`) are optional; other columns are
-/// ignored.
+/// Reads CSV (RFC 4180) or tab-separated text with a header row: `name`, `imageName`, `year`
+/// and `price` are required; `identifier` and `keywords` (separated by `;`) are optional; other
+/// columns are ignored.
 private final class CSVProductReader {
   let reader: ByteReader
   let path: String
@@ -596,6 +644,8 @@ private final class CSVProductReader {
   var onMadeIdentifier: (@Sendable (UUID) -> Void)?
   /// The header row, once read: a field too long is named by its column.
   private var header: [String] = []
+  /// A comma, or a tab for tab-separated text.
+  private var separator = UInt8(ascii: ",")
 
   init(_ reader: ByteReader, path: String, skipping: (@Sendable (BadRecord) -> Void)?) {
     self.reader = reader
@@ -604,6 +654,7 @@ private final class CSVProductReader {
   }
 
   func forEachProduct(_ body: (Product) throws -> Void) throws {
+    separator = reader.separatorOfFirstLine()
     guard let header = try readRow() else { return }
     var columns: [String: Int] = [:]
     for (index, name) in header.enumerated() {
@@ -620,14 +671,12 @@ private final class CSVProductReader {
     }
     for required in ["name", "imagename", "year", "price"] where columns[required] == nil {
       // A spreadsheet saved with another separator reads as one column.
-      let separator =
-        header.count == 1 ? [";", "\t"].first { header[0].contains($0) } : nil
+      let semicolons = header.count == 1 && header[0].contains(";")
       throw CatalogError.badRecord(
         path: path, record: nil, line: 1,
-        reason: separator.map {
-          "the header row is one column holding '\($0 == "\t" ? "tab" : $0)': the file seems separated by \($0 == "\t" ? "tabs" : "semicolons"); save it as CSV with commas"
-        }
-          ?? "the header row has no column '\(required == "imagename" ? "imageName" : required)'"
+        reason: semicolons
+          ? "the header row is one column holding ';': the file seems separated by semicolons; save it as CSV with commas, or as tab-separated text"
+          : "the header row has no column '\(required == "imagename" ? "imageName" : required)'"
       )
     }
     self.header = header
@@ -728,7 +777,9 @@ private final class CSVProductReader {
       field.removeAll(keepingCapacity: true)
     }
     while true {
-      if !quoted, reader.appendPlainRun(to: &field) == nil, reader.peek() != nil {
+      if !quoted, reader.appendPlainRun(to: &field, separator: separator) == nil,
+        reader.peek() != nil
+      {
         // The buffer ended inside the field: it goes on in the next one.
         try checkLength(field, fields.count, record)
         continue
@@ -755,7 +806,7 @@ private final class CSVProductReader {
       } else {
         switch byte {
         case UInt8(ascii: "\"") where field.isEmpty: quoted = true
-        case UInt8(ascii: ","): try finish()
+        case separator: try finish()
         case 0x0D where reader.peek() == 0x0A: continue
         // LF, CRLF, and CR alone (old Mac and Excel files) each end a row.
         case 0x0A, 0x0D:
@@ -788,6 +839,96 @@ extension String {
       self.init(decoding: bytes, as: UTF8.self)
     } else {
       self.init(validating: bytes, as: UTF8.self)
+    }
+  }
+}
+
+/// UTF-16 bytes to UTF-8, a chunk at a time: a code unit or a surrogate pair split between two
+/// chunks is carried over to the next.
+struct UTF16Transcoder {
+  /// The byte order a byte order mark names.
+  enum Endianness {
+    case little, big
+
+    /// The byte order of bytes that begin with a UTF-16 byte order mark (FF FE or FE FF).
+    init?<Bytes: Collection<UInt8>>(byteOrderMark bytes: Bytes) {
+      var iterator = bytes.makeIterator()
+      switch (iterator.next(), iterator.next()) {
+      case (0xFF?, 0xFE?): self = .little
+      case (0xFE?, 0xFF?): self = .big
+      default: return nil
+      }
+    }
+  }
+
+  static let invalid = "it is not valid UTF-16"
+
+  private let endianness: Endianness
+  private var oddByte: UInt8?
+  private var highSurrogate: UInt16?
+  /// Whether an unpaired surrogate was found.
+  private(set) var isInvalid = false
+
+  init(_ endianness: Endianness) {
+    self.endianness = endianness
+  }
+
+  mutating func transcode<Bytes: Sequence<UInt8>>(_ bytes: Bytes, into output: inout [UInt8]) {
+    for byte in bytes {
+      guard let first = oddByte else {
+        oddByte = byte
+        continue
+      }
+      oddByte = nil
+      let unit =
+        endianness == .little
+        ? UInt16(first) | UInt16(byte) << 8 : UInt16(first) << 8 | UInt16(byte)
+      append(unit, to: &output)
+    }
+  }
+
+  /// Ends the input.
+  ///
+  /// - Returns: Whether it ended on a whole character.
+  mutating func finish(into output: inout [UInt8]) -> Bool {
+    if oddByte != nil || highSurrogate != nil { isInvalid = true }
+    return !isInvalid
+  }
+
+  private mutating func append(_ unit: UInt16, to output: inout [UInt8]) {
+    let scalar: UInt32
+    switch unit {
+    case 0xD800...0xDBFF:
+      if highSurrogate != nil { isInvalid = true }
+      highSurrogate = unit
+      return
+    case 0xDC00...0xDFFF:
+      guard let high = highSurrogate else {
+        isInvalid = true
+        return
+      }
+      highSurrogate = nil
+      scalar = 0x10000 + (UInt32(high - 0xD800) << 10 | UInt32(unit - 0xDC00))
+    default:
+      if highSurrogate != nil { isInvalid = true }
+      highSurrogate = nil
+      scalar = UInt32(unit)
+    }
+    switch scalar {
+    case ..<0x80:
+      output.append(UInt8(scalar))
+    case ..<0x800:
+      output.append(0xC0 | UInt8(scalar >> 6))
+      output.append(0x80 | UInt8(scalar & 0x3F))
+    case ..<0x10000:
+      output.append(0xE0 | UInt8(scalar >> 12))
+      output.append(0x80 | UInt8(scalar >> 6 & 0x3F))
+      output.append(0x80 | UInt8(scalar & 0x3F))
+    default:
+      output.append(0xF0 | UInt8(scalar >> 18))
+      output.append(0x80 | UInt8(scalar >> 12 & 0x3F))
+      output.append(0x80 | UInt8(scalar >> 6 & 0x3F))
+      output.append(0x80 | UInt8(scalar & 0x3F))
     }
   }
 }

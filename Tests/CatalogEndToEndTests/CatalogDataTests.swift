@@ -108,6 +108,24 @@ import Testing
     #expect(try sandbox.run(input: "list\n").output.contains("12 products."))
   }
 
+  /// A sheet saved as Excel's "Unicode Text" (UTF-16 little-endian with a byte order mark,
+  /// tabs between columns) imports as the same sheet in UTF-8 would.
+  @Test func aSpreadsheetSavedAsUnicodeTextImports() throws {
+    let sandbox = CatalogSandbox()
+    let text =
+      "name\timageName\tyear\tprice\tkeywords\r\nGrüne Äpfel 🍏\t\t2020\t$1,299.00\tfruit\r\n"
+    var bytes: [UInt8] = [0xFF, 0xFE]
+    for unit in text.utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+    let path = sandbox.root + "/sheet.txt"
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let result = try sandbox.run(["import", path])
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.hasPrefix("Imported 1 new and 0 updated product"), "\(result.output)")
+    let shown = try sandbox.run(["select", "grüne"])
+    #expect(shown.output.contains("Grüne Äpfel 🍏"), "\(shown.output)")
+    #expect(shown.output.contains("$1,299.00"), "\(shown.output)")
+  }
+
   @Test func importOptionsAreCheckedOnTheCommandLine() throws {
     let sandbox = CatalogSandbox()
     let wrong = try sandbox.run(["import", "--duplicates", "maybe", "x.csv"])

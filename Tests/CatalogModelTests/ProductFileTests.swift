@@ -170,8 +170,68 @@ import Testing
     #expect(products.first?.keywords == [])
   }
 
+  /// The bytes of a file: a UTF-16 byte order mark and the text in that byte order.
+  private func utf16(_ text: String, bigEndian: Bool) -> Data {
+    var bytes: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
+    for unit in text.utf16 {
+      bytes +=
+        bigEndian
+        ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+    }
+    return Data(bytes)
+  }
+
+  private func read(_ data: Data) throws -> [Product] {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/sheet.txt"
+    try data.write(to: URL(fileURLWithPath: path))
+    var products: [Product] = []
+    try ProductFile(path: path).forEachProduct { products.append($0) }
+    return products
+  }
+
+  /// Excel's "Unicode Text" (UTF-16, little-endian, tabs) and PowerShell's `Export-Csv`
+  /// (UTF-16 with commas) read as their UTF-8 versions do, in either byte order, with a
+  /// character outside the BMP (a surrogate pair) across the reader's 1 MiB buffers.
+  @Test(arguments: [false, true])
+  func readsUTF16WithAByteOrderMark(bigEndian: Bool) throws {
+    let tabs =
+      "name\timageName\tyear\tprice\tkeywords\nGrüne Äpfel 🍏\t\t2020\t3.50\tfruit; 苹果\n"
+    let fromUTF16 = try read(utf16(tabs, bigEndian: bigEndian))
+    let fromUTF8 = try read(tabs, name: "sheet.tsv")
+    #expect(fromUTF16.map(\.name) == ["Grüne Äpfel 🍏"])
+    #expect(fromUTF16.map(\.name) == fromUTF8.map(\.name))
+    #expect(fromUTF16.map(\.price) == fromUTF8.map(\.price))
+    #expect(fromUTF16.map(\.keywords) == [["fruit", "苹果"]])
+    // Rows up to near the end of the reader's first megabyte, then 🍏 (two code units) at
+    // each offset around it: its pair, or a code unit's two bytes, split between two reads.
+    let header = "name,imageName,year,price,notes\n"
+    let row = "Filler,,2020,1," + String(repeating: "x", count: 985) + "\n"
+    let rows = (1 << 20) / 2 / row.utf16.count - 1
+    let filler = header + String(repeating: row, count: rows) + "Pad,,2020,1,"
+    // The byte order mark, then two bytes a code unit: 🍏's first unit ends the first read.
+    let gap = ((1 << 20) - 2 - 2) / 2 - filler.utf16.count - "\nA".utf16.count
+    for padding in gap - 2...gap + 2 {
+      let text = filler + String(repeating: "y", count: padding) + "\nA🍏,,2021,2,\n"
+      let products = try read(utf16(text, bigEndian: bigEndian))
+      #expect(products.count == rows + 2)
+      #expect(products.last?.name == "A🍏")
+    }
+  }
+
+  @Test func refusesUTF16ThatIsNotWhole() throws {
+    var unpaired = [UInt8](utf16("name,imageName,year,price\nKiwi,,2020,1\n", bigEndian: false))
+    unpaired[30] = 0x00
+    unpaired[31] = 0xD8  // a high surrogate alone
+    var odd = [UInt8](utf16("name,imageName,year,price\nKiwi,,2020,1\n", bigEndian: false))
+    odd.append(0x41)
+    for bytes in [unpaired, odd] {
+      #expect(throws: CatalogError.self) { try read(Data(bytes)) }
+    }
+  }
+
   /// What is refused is refused naming the file's problem: two columns for one field, a file
-  /// separated by semicolons or tabs, a field too long (by its column), a price in another
+  /// separated by semicolons, a field too long (by its column), a price in another
   /// style (by its record).
   @Test(arguments: [
     (
@@ -179,7 +239,6 @@ import Testing
       "the header row has two columns for 'name': 'name' (column 1) and 'Name' (column 5)"
     ),
     ("name;imageName;year;price\nKiwi;;2020;1\n", "the file seems separated by semicolons"),
-    ("name\timageName\tyear\tprice\nKiwi\t\t2020\t1\n", "the file seems separated by tabs"),
     (
       "name,imageName,year,price,notes\nKiwi,,2020,1," + String(repeating: "x", count: 70_000)
         + "\n",
