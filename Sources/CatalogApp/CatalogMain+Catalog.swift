@@ -144,12 +144,6 @@ extension CatalogMain {
         directory: FileManager.default.currentDirectoryPath, format: format ?? .json,
         byteOrderMark: byteOrderMark)
     }
-    if summary.keywordsSplitByCSV > 0 {
-      let count = summary.keywordsSplitByCSV
-      report.warning(
-        "\(count.grouped) product\(count == 1 ? " has a keyword" : "s have keywords") holding ';', which a CSV import splits in two; export as JSON to keep \(count == 1 ? "it" : "them") whole"
-      )
-    }
     for row in (loaded.catalog.source as? any CatalogStorage)?.takeSkippedRows() ?? [] {
       report.warning(row)
     }

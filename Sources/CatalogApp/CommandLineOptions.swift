@@ -109,9 +109,10 @@ package struct CommandLineOptions: Sendable, Hashable {
     back by importing an older file (the import says how many it left out)
     unless you add --restore-deleted. Ctrl-C stops an import and changes nothing.
     'catalog export' writes the catalog as JSON, or as CSV for a FILE ending in
-    .csv or with --format csv (--bom begins it with a UTF-8 byte order mark, for
-    spreadsheets); either imports back to the same catalog. Ctrl-C stops an export
-    to a FILE and leaves no file.
+    .csv or with --format csv (--bom makes it for spreadsheets: a UTF-8 byte order
+    mark first, and no cell that a spreadsheet would run as a formula); either
+    imports back to the same catalog. Ctrl-C stops an export to a FILE and leaves
+    no file.
 
     Search reads an index kept beside the catalog (search.index), which follows
     edits as they are saved and is built again, in the background, when many

@@ -93,7 +93,7 @@ package enum CompletionScripts {
       "-l json -d 'print JSON (state, search)'",
       "-l limit -x -d 'the most search results'",
       "-l format -x -a 'csv json' -d 'export as CSV or JSON'",
-      "-l bom -d 'begin a CSV export with a byte order mark'",
+      "-l bom -d 'a CSV export for spreadsheets: a byte order mark, no formulas'",
       "-l replace -d 'import: the file becomes the catalog'",
       "-l duplicates -x -a '\(duplicatePolicies)' -d 'import: records without identifiers whose name is taken'",
       "-l restore-deleted -d 'import: bring back deleted products'",

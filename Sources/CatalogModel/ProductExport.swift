@@ -28,25 +28,6 @@ package enum ProductExport {
   /// The header row of a CSV export, the importer's column names.
   package static let csvHeader = "identifier,name,imageName,year,price,keywords"
 
-  /// One product as a CSV row (RFC 4180: a field with a comma, quote or line break in double
-  /// quotes, quotes doubled), without its line break.
-  ///
-  /// - Parameters:
-  ///   - product: The product.
-  ///   - directory: As for ``json(_:directory:)``.
-  /// - Returns: The row.
-  package static func csv(_ product: Product, directory: String? = nil) -> String {
-    let imageName = directory.map { product.imageName(relativeTo: $0) } ?? product.imageName
-    return [
-      product.identifier.uuidString, product.name, imageName, String(product.year),
-      product.price.plainText, product.keywords.joined(separator: ";"),
-    ].map(csvField).joined(separator: ",")
-  }
-
-  private static func csvField(_ text: String) -> String {
-    guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  }
   /// One product as a line of JSON: identifier, name, imageName, year, price (an exact
   /// decimal), keywords.
   ///
@@ -69,8 +50,6 @@ package enum ProductExport {
   package struct Summary: Sendable, Hashable {
     /// The products written.
     package var count = 0
-    /// The products with a keyword holding `;`, which a CSV import would split in two.
-    package var keywordsSplitByCSV = 0
   }
 
   /// Writes a catalog to a file descriptor.
@@ -86,7 +65,10 @@ package enum ProductExport {
   ///   - directory: The absolute directory relative image paths are written relative to (see
   ///     ``json(_:directory:)``): the file's, or the current directory for standard output.
   ///   - format: JSON or CSV.
-  ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
+  ///   - byteOrderMark: Whether the file is for spreadsheets: it begins with a UTF-8 byte
+  ///     order mark, and a text cell that a spreadsheet would run as a formula (one beginning
+  ///     with `=`, `+`, `-`, `@`, a tab or a carriage return; or with `'`, which marks the
+  ///     others) begins with `'`, which the importer takes off again in such a file.
   ///   - progress: Called every 10,000 products with how many are written; what it throws
   ///     stops the writing (Ctrl-C, say).
   /// - Returns: What was written.
@@ -106,14 +88,17 @@ package enum ProductExport {
       switch (record, format) {
       case (.bytes(let row), .json): output.appendJSON(row)
       case (.bytes(let row), .csv):
-        if row.keywords.contains(0x3B) { summary.keywordsSplitByCSV += 1 }
-        output.appendCSV(row)
+        output.appendCSV(
+          identifier: row.identifier, name: row.name, imageName: row.imageName, year: row.year,
+          cents: row.cents, keywords: row.keywords, forSpreadsheets: byteOrderMark)
       case (.product(let product), .json): output.append(json(product, directory: directory))
       case (.product(let product), .csv):
-        if product.keywords.contains(where: { $0.contains(";") }) {
-          summary.keywordsSplitByCSV += 1
-        }
-        output.append(csv(product, directory: directory) + "\r\n")
+        output.appendCSV(
+          identifier: product.identifier.uuidString.utf8, name: product.name.utf8,
+          imageName: product.imageName(relativeTo: directory).utf8, year: product.year,
+          cents: product.price.cents,
+          keywords: product.keywords.joined(separator: "\u{1F}").utf8,
+          forSpreadsheets: byteOrderMark)
       }
       summary.count += 1
       if output.bytes.count > 1 << 16 { try output.flush() }
@@ -163,13 +148,17 @@ package enum ProductExport {
       bytes.append(0x22)
     }
 
-    /// A CSV field without line breaks: quoted when it holds a comma or a quote.
-    mutating func appendCSVField(_ text: some Collection<UInt8>, separator: UInt8? = nil) {
+    /// A CSV field without line breaks: quoted when it holds a comma or a quote; for
+    /// spreadsheets, a field that would read as a formula begins with `'`.
+    mutating func appendCSVField(_ text: some Collection<UInt8>, forSpreadsheets: Bool) {
       let quoted = text.contains { $0 == 0x2C || $0 == 0x22 }
       if quoted { bytes.append(0x22) }
+      if forSpreadsheets, let first = text.first, CSVCell.startsFormula(first) {
+        bytes.append(CSVCell.formulaMark)
+      }
       for byte in text {
         if byte == 0x22 { bytes.append(0x22) }
-        bytes.append(byte == 0x1F ? separator ?? byte : byte)
+        bytes.append(byte)
       }
       if quoted { bytes.append(0x22) }
     }
@@ -197,18 +186,24 @@ package enum ProductExport {
       append("]}")
     }
 
-    mutating func appendCSV(_ row: ProductBytes) {
-      bytes.append(contentsOf: row.identifier)
+    /// One product as a CSV row (RFC 4180) and its line break; its keywords separated by the
+    /// unit separator (0x1F), as stored.
+    mutating func appendCSV(
+      identifier: some Collection<UInt8>, name: some Collection<UInt8>,
+      imageName: some Collection<UInt8>, year: Int, cents: Int,
+      keywords: some Collection<UInt8>, forSpreadsheets: Bool
+    ) {
+      bytes.append(contentsOf: identifier)
       bytes.append(0x2C)
-      appendCSVField(row.name)
+      appendCSVField(name, forSpreadsheets: forSpreadsheets)
       bytes.append(0x2C)
-      appendCSVField(row.imageName)
+      appendCSVField(imageName, forSpreadsheets: forSpreadsheets)
       bytes.append(0x2C)
-      append(row.year)
+      append(year)
       bytes.append(0x2C)
-      appendPrice(row.cents)
+      appendPrice(cents)
       bytes.append(0x2C)
-      appendCSVField(row.keywords, separator: 0x3B)
+      appendCSVField(CSVCell.keywords(keywords), forSpreadsheets: forSpreadsheets)
       append("\r\n")
     }
 

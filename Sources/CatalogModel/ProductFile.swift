@@ -160,6 +160,9 @@ final class ByteReader {
   var oversizedField: (name: String, bytes: Int)?
   /// Why the file could not be read further (an I/O error), once it could not.
   private(set) var failure: String?
+  /// Whether the file began with a UTF-8 byte order mark: a file for spreadsheets, whose
+  /// cells that would read as formulas are marked (``CSVCell``).
+  private(set) var hadByteOrderMark = false
   /// What turns a UTF-16 file into UTF-8 as it is read; nil for a UTF-8 file.
   private var transcoder: UTF16Transcoder?
 
@@ -301,6 +304,7 @@ final class ByteReader {
     guard peek() == 0xEF, end - start >= 3, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF
     else { return }
     start += 3
+    hadByteOrderMark = true
   }
 }
 
@@ -700,10 +704,14 @@ private final class CSVProductReader {
           reason: "it has \(row.count) fields; the header has \(header.count)")
       }
       func field(_ column: Int?) -> String? { column.map { row[$0] } }
-      let keywords = field(keywordsColumn).map(Self.keywords)
+      // A file for spreadsheets marks the cells that would read as formulas.
+      func text(_ column: Int?) -> String? {
+        reader.hadByteOrderMark ? field(column).map(CSVCell.unmarked) : field(column)
+      }
+      let keywords = text(keywordsColumn).map(CSVCell.keywords(ofCell:))
       let fields = RecordFields(
-        identifier: field(identifierColumn), name: field(nameColumn),
-        imageName: field(imageNameColumn), year: field(yearColumn)?.trimmingSpaces,
+        identifier: field(identifierColumn), name: text(nameColumn),
+        imageName: text(imageNameColumn), year: field(yearColumn)?.trimmingSpaces,
         price: field(priceColumn).map { Self.plainPrice($0.trimmingSpaces) },
         keywords: keywords ?? [])
       if let product = try fields.product(
@@ -713,33 +721,6 @@ private final class CSVProductReader {
         try body(product)
       }
     }
-  }
-
-  /// The keywords of a `keywords` field: separated by `;`, trimmed of spaces, empty ones left
-  /// out.
-  static func keywords(_ field: String) -> [String] {
-    var keywords: [String] = []
-    var field = field
-    field.withUTF8 { bytes in
-      var start = 0
-      for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ";") {
-        // ASCII spaces here; other spaces (U+00A0, …) are rare enough for the general trim.
-        var first = start
-        var end = index
-        while first < end, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
-        while end > first, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        start = index + 1
-        guard first < end else { continue }
-        let keyword = String(
-          decoding: UnsafeBufferPointer(rebasing: bytes[first..<end]), as: UTF8.self)
-        if bytes[first] < 0x80 && bytes[end - 1] < 0x80 {
-          keywords.append(keyword)
-        } else if case let trimmed = keyword.trimmingSpaces, !trimmed.isEmpty {
-          keywords.append(trimmed)
-        }
-      }
-    }
-    return keywords
   }
 
   /// A spreadsheet's price in `en` style — a dollar sign, thousands separated by commas
