@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <jpeglib.h>
 #include <jerror.h>
-#include <time.h>
 #include <png.h>
 
 void codec_free(void *pointer) { free(pointer); }
@@ -457,37 +456,56 @@ static int saved_orientation(struct jpeg_decompress_struct *info) {
 /// The most scans a progressive JPEG may have, as `djpeg -maxscans`: real ones have about ten,
 /// and thousands of tiny scans make a small file take seconds and hundreds of megabytes.
 #define JPEG_MAX_SCANS 100
-/// The longest a decode may take, in seconds, whatever the file.
-#define JPEG_MAX_SECONDS 0.5
+/// The most memory libjpeg may take for one decode (a progressive file keeps every
+/// coefficient), besides the decoded pixels.
+#define JPEG_MAX_MEMORY (512L << 20)
 
 typedef struct {
   struct jpeg_progress_mgr manager;
-  double deadline;
+  long long pixels;
+  long long max_pixel_scans;
 } jpeg_budget;
 
-static double monotonic_seconds(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
-/// libjpeg's progress hook, called as it reads: stops a file with too many scans, or one that
-/// takes too long.
+/// libjpeg's progress hook, called as it reads: stops a file with too many scans, or one whose
+/// scans add up to too much work.
 static void jpeg_check_budget(j_common_ptr info) {
   jpeg_errors *errors = (jpeg_errors *)info->err;
   jpeg_budget *budget = (jpeg_budget *)info->progress;
-  if (info->is_decompressor && ((j_decompress_ptr)info)->input_scan_number > JPEG_MAX_SCANS) {
+  if (!info->is_decompressor) return;
+  long long scans = ((j_decompress_ptr)info)->input_scan_number;
+  if (scans > JPEG_MAX_SCANS) {
     snprintf(errors->message, 256, "it has more than %d scans", JPEG_MAX_SCANS);
     longjmp(errors->jump, 1);
   }
-  if (monotonic_seconds() > budget->deadline) {
-    snprintf(errors->message, 256, "it takes longer than %.1f s to decode", JPEG_MAX_SECONDS);
+  if (budget->pixels > 0 && scans > budget->max_pixel_scans / budget->pixels) {
+    snprintf(errors->message, 256,
+             "it takes too much work to decode (%lld scans of %lld pixels; the limit is %lld "
+             "pixels read)",
+             scans, budget->pixels, budget->max_pixel_scans);
     longjmp(errors->jump, 1);
+  }
+}
+
+/// Turns a row of CMYK samples into RGBA in place, as Pillow does: Adobe's files (those with
+/// its APP14 marker, which is nearly all) store inverted samples; then each colour is
+/// (255 - K) less its ink's share of it, rounded as Pillow's `MULDIV255`.
+static void cmyk_to_rgba(unsigned char *row, JDIMENSION width, int inverted) {
+  for (JDIMENSION x = 0; x < width; x++) {
+    unsigned char *pixel = row + 4 * (size_t)x;
+    int k = inverted ? 255 - pixel[3] : pixel[3];
+    int nk = 255 - k;
+    for (int channel = 0; channel < 3; channel++) {
+      int ink = inverted ? 255 - pixel[channel] : pixel[channel];
+      int product = ink * nk + 128;
+      int value = nk - (((product >> 8) + product) >> 8);
+      pixel[channel] = (unsigned char)(value < 0 ? 0 : value > 255 ? 255 : value);
+    }
+    pixel[3] = 255;
   }
 }
 
 int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
-                      int min_side, codec_image *out) {
+                      long long max_pixel_scans, int min_side, codec_image *out) {
   memset(out, 0, sizeof *out);
   out->orientation = 1;
   if (!codec_ready(&jpeg_library, codec_load_jpeg, out->message)) return CODEC_UNSUPPORTED;
@@ -506,17 +524,15 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
     return result;
   }
   jpeg_create_decompress(&info);
-  jpeg_budget budget = {{jpeg_check_budget, 0, 0, 0, 0}, monotonic_seconds() + JPEG_MAX_SECONDS};
+  info.mem->max_memory_to_use = JPEG_MAX_MEMORY;
+  jpeg_budget budget = {{jpeg_check_budget, 0, 0, 0, 0}, 0, max_pixel_scans};
   info.progress = &budget.manager;
   jpeg_mem_src(&info, data, (unsigned long)size);
   jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
   jpeg_read_header(&info, TRUE);
-  if (info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK) {
-    snprintf(out->message, sizeof out->message,
-             "CMYK JPEG images are not shown; save it as RGB");
-    result = CODEC_UNSUPPORTED;
-    longjmp(errors.jump, 1);
-  }
+  budget.pixels = (long long)info.image_width * (long long)info.image_height;
+  // Print and design work hands over CMYK (and YCCK, which libjpeg turns into CMYK).
+  int cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
   if ((long long)info.image_width * (long long)info.image_height > max_pixels) {
     out->width = (int)info.image_width;
     out->height = (int)info.image_height;
@@ -525,7 +541,7 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
     longjmp(errors.jump, 1);
   }
   out->orientation = saved_orientation(&info);
-  info.out_color_space = JCS_EXT_RGBA;
+  info.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
   if (min_side > 0) {
     unsigned longer = info.image_width > info.image_height ? info.image_width : info.image_height;
     unsigned denominator = 8;
@@ -542,7 +558,9 @@ int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixe
   }
   while (info.output_scanline < info.output_height) {
     JSAMPROW row = pixels + stride * info.output_scanline;
-    jpeg_read_scanlines(&info, &row, 1);
+    if (jpeg_read_scanlines(&info, &row, 1) == 1 && cmyk) {
+      cmyk_to_rgba(row, info.output_width, info.saw_Adobe_marker);
+    }
   }
   jpeg_finish_decompress(&info);
   if (errors.warned) longjmp(errors.jump, 1);

@@ -10,9 +10,11 @@ import CImageCodecs
 /// every Linux image viewer uses.
 ///
 /// Every valid PNG (all bit depths and colour types, palettes with transparency, interlaced;
-/// gamma is ignored) and every baseline or progressive JPEG (greyscale or colour; its EXIF
-/// orientation applied) decodes. A damaged, truncated or unknown file, a CMYK JPEG, or an
-/// image over the limits is an ``ImagingError``, never a crash: the libraries' own error
+/// gamma is ignored) and every baseline or progressive JPEG (greyscale, colour, or CMYK and
+/// YCCK converted to RGB as Pillow converts them; its EXIF orientation applied) decodes. A
+/// damaged, truncated or unknown file, or an image over the limits (pixels, and for a JPEG
+/// its scans and the work they add up to, counted rather than timed) is an ``ImagingError``,
+/// never a crash: the libraries' own error
 /// handling (libpng's `longjmp`, libjpeg's `error_exit`) ends in C, and comes out as a code and
 /// a message. The size is checked from the header, before the pixels are allocated.
 package struct ImageDecoder: Sendable {
@@ -20,6 +22,11 @@ package struct ImageDecoder: Sendable {
   package var maximumFileSize = 64 << 20
   /// The most pixels decoded.
   package var maximumPixels = 50_000_000
+  /// The most work a JPEG may take, in pixels read: its pixels times its scans, as each scan
+  /// of a progressive file reads every coefficient of the components it holds. A 50-megapixel
+  /// photo of the ten scans libjpeg writes is within it. Counted, not timed, so the same file
+  /// always gets the same answer, however busy the machine is.
+  package var maximumJPEGWork = 500_000_000
 
   /// Creates a decoder with the default limits: 64 MiB, 50 megapixels.
   package init() {}
@@ -47,8 +54,8 @@ package struct ImageDecoder: Sendable {
       isPNG
         ? codec_png_decode(buffer.baseAddress, buffer.count, Int64(maximumPixels), &result)
         : codec_jpeg_decode(
-          buffer.baseAddress, buffer.count, Int64(maximumPixels), Int32(minimumSide ?? 0),
-          &result)
+          buffer.baseAddress, buffer.count, Int64(maximumPixels), Int64(maximumJPEGWork),
+          Int32(clamping: minimumSide ?? 0), &result)
     }
     let message = withUnsafeBytes(of: result.message) { raw in
       String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)

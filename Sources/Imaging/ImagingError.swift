@@ -8,7 +8,7 @@ package enum ImagingError: Error, Sendable, Equatable, LocalizedError {
   case invalidJPEG(String)
   /// The data is neither PNG nor JPEG.
   case unknownFormat
-  /// The image is of a kind that is not shown, such as a CMYK JPEG image.
+  /// The image is of a kind that is not shown, or its decoder cannot be loaded.
   case unsupported(String)
   /// The file is larger than the limit, in bytes.
   case fileTooLarge(bytes: Int, limit: Int)

@@ -138,6 +138,42 @@ import Testing
     #expect(pty.quit(process) == 0)
   }
 
+  /// A product photo in CMYK, as print and design work hand them over (YCCK with Adobe's
+  /// marker, what Photoshop writes), is drawn on a terminal in its colours: a red one in red.
+  @Test func aCMYKPhotoIsDrawnInItsColours() throws {
+    let sandbox = CatalogSandbox()
+    // Adobe's inverted samples: no cyan ink (255), full magenta and yellow (0), no black (255).
+    let samples = [UInt8]((0..<(32 * 16)).flatMap { _ in [255, 0, 0, 255] as [UInt8] })
+    var output: UnsafeMutablePointer<UInt8>?
+    var size = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let code = codec_jpeg_encode(samples, 32, 16, 4, 0, 95, 0, &output, &size, &message)
+    try #require(code == 0)
+    let jpeg = Data(UnsafeBufferPointer(start: output, count: size))
+    codec_free(output)
+    let path = sandbox.root + "/red.jpg"
+    try jpeg.write(to: URL(fileURLWithPath: path))
+    let file = try sandbox.writeFile(
+      "red.json", #"[{"name": "Red Card", "imageName": "red.jpg", "year": 2020, "price": 1}]"#)
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["COLORTERM": "truecolor"])
+    pty.read(until: "›")
+    pty.type("select red card\r")
+    pty.read(until: "Tabs")
+    pty.type("tab photo\r")
+    let shown = pty.read(until: "Tabs")
+    #expect(shown.contains("▀"), "\(shown)")
+    #expect(!shown.contains("not shown"), "\(shown)")
+    // Red, as the ink stands for (a level or two off for JPEG's rounding at most).
+    let colours = shown.matches(of: /[34]8;2;(\d+);(\d+);(\d+)m/).map {
+      (Int($0.1) ?? 0, Int($0.2) ?? 0, Int($0.3) ?? 0)
+    }
+    #expect(!colours.isEmpty, "\(shown)")
+    #expect(colours.allSatisfy { $0.0 >= 250 && $0.1 <= 5 && $0.2 <= 5 }, "\(colours)")
+    #expect(pty.quit(process) == 0)
+  }
+
   /// A terminal that answers the device-attributes query with sixel graphics (attribute 4)
   /// gets sixels; `--pictures kitty` gets the kitty graphics protocol.
   @Test func sixelsWhereTheTerminalSaysSoAndKittyWhenAsked() throws {

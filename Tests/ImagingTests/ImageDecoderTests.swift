@@ -172,7 +172,8 @@ import Testing
       let rgb = Array(image.pixels[pixel..<(pixel + 3)])
       switch components {
       case 1: samples.append(Self.grey(rgb[0], rgb[1], rgb[2]))
-      case 4: samples += rgb.map { 255 - $0 } + [0]
+      // Adobe's inverted CMYK: ink 255 - R stored as R, no black ink stored as 255.
+      case 4: samples += rgb + [255]
       default: samples += rgb
       }
     }
@@ -295,11 +296,72 @@ import Testing
     #expect(throws: ImagingError.self) { try decoder.size(contentsOf: folder + "/c.png") }
   }
 
-  @Test func cmykIsRefusedClearly() throws {
-    let jpeg = try Self.encodeJPEG(Self.photo(width: 16, height: 16), components: 4)
-    #expect(throws: ImagingError.unsupported("CMYK JPEG images are not shown; save it as RGB")) {
-      try decoder.decode(jpeg)
+  /// A CMYK JPEG written by Pillow (Adobe's inverted samples and marker, as Photoshop writes
+  /// them), and the RGB pixels Pillow 13 gives it (`Image.open(f).convert("RGB")`).
+  static let pillowCMYK = [
+    "/9j/7gAOQWRvYmUAZAAAAAAA/9sAQwADAgIDAgIDAwMDBAMDBAUIBQUEBAUKBwcGCAwKDAwLCgsLDQ4SEA0OEQ4L",
+    "CxAWEBETFBUVFQwPFxgWFBgSFBUU/8AAFAgAEAAYBEMRAE0RAFkRAEsRAP/EAB8AAAEFAQEBAQEBAAAAAAAAAAAB",
+    "AgMEBQYHCAkKC//EALUQAAIBAwMCBAMFBQQEAAABfQECAwAEEQUSITFBBhNRYQcicRQygZGhCCNCscEVUtHwJDNi",
+    "coIJChYXGBkaJSYnKCkqNDU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6g4SFhoeIiYqSk5SV",
+    "lpeYmZqio6Slpqeoqaqys7S1tre4ubrCw8TFxsfIycrS09TV1tfY2drh4uPk5ebn6Onq8fLz9PX29/j5+v/aAA4E",
+    "QwBNAFkASwAAPwD71+Lf/Lb8a+x/+Gif+nr/AMer4H+En/LH8K+8fjB8YP8AhAfP/f8Al7M98V8VfFv/AJbfjR/w",
+    "0T/09f8Aj1favwk/5Y/hXgdj+0J8SvHu658PRf2dofzf8T7V5WtrLjzB8jYLS/PEyHylfaxG7aDmvir4t/8ALb8a",
+    "P+Gif+nr/wAer7W+En/LH8Kz1+LvjDVdQs4NP+JGp65NDLbJqtpoGjs8Vu0hwU+1vLsiUlXCzSoqgKWK4BA/ar4t",
+    "/wDLb8a/L/8A4aJ/6ev/AB6vxU+En/LH8K0P2hLH/hPfjhF4euWxodlv1LWPn2/6HEw3Jw6N+8do4sody+buwQpr",
+    "4q+Lf/Lb8aP+Gif+nr/x6vtX4Sf8sfwritU1S/13V9K1TVNK8zSX2xeF/BkEaxpfKq/u5ZY+FjtERdyqcKyrubEI",
+    "/efFXxb/AOW340f8NE/9PX/j1fa3wk/5Y/hU2q37XUEVvqM0OrwxS2iWN08FxBpUARxELPT7WMj7ewdZF2sBGwiR",
+    "GWIth//Z",
+  ]
+  static let pillowRGB = [
+    "//8A9P4K6/8U4v8d1f4pzf8yw/88uP5Gr/9QovtZm/9kkPxshv95ff+Cc/6Laf+WXvudVf+qSvyyQv+9Nv/JLf7R",
+    "IvvZGf/m//AA8u0K5usU3Okcy+QnweIvtuA4qdtAn9pJldhRhs9WgdRgccpma81vYMh0VsR6T8eEQbiCO7uMNLyU",
+    "KbWXI7ihGranErCp/+EA7tsK4NYT09Ibwcsltccsp8E0mrs6jbVAhbZJdalLbahRY6ZZWJ5bTpheRJJiOotjNYtp",
+    "K4BmJX9rG3FlFnBpEWtoC2Zp/9MA68sK2cMTy70auLUjqq8pmqcwjKA1fpc5b408ZopBWoNETHhFQ3FGOmpGMWJF",
+    "KFlEJFlIHE5CFEE7E0pGCzIyCTY4GMrc/8MA6rsK1bESw6gZrp4hnZUmi4sre4Ivb3wzYHE0Umc1RV00OlU1MEsy",
+    "KUUxHzotGDIpUrykR7ipPLGsLJ6iI5eiG5SnEoqi/7UA6KsJz6ASu5YYpIofkoAjfnUnbWopWl0pUVksP0opNUIo",
+    "KTclGycccLCIXqOHTpWERZKJN4SDK3d9InJ/GWZ2EVlsCktg/qQA5JkJyY0RsoIXmnYdhWshcF8jXlQkTkokNTUd",
+    "MjUgHiIWfZlwbZBxXIRwTXhtQXFuL1tdJ1VcHUlUFD1LDTE/CCYyGJ/e/pUA4ooJxH0RqnEWkGUbeVgdYkseT0Ae",
+    "PDMbLCgYlpFggINfbHlhWWtdSV9YOlNTLEVJITpCFy43DiApMoq5JoCzG3OoEWSZ/ocA23oJwnAQoGEVhVQZbEca",
+    "Vz0bPi4YKB8TnYFVgXJUbWZSWltRRUtINT9BJzM4GiYtUoSlQnifNGuVJV2JG1J+EURuCjde/3gA3WwJvGAQllAT",
+    "e0UYZjwZPycTMyETqHNNhmFJcFdIXUxFQzw8NDI3JCYsZXSRUGWHRGCHMU92JEFnGjlgDyhHCBsyF2/U/WgA1VsJ",
+    "tVEPlkYTcTgWTygTPyIUsGRClVlEeExBXD88SjY4MCYsHBcdbGOEVVV5Q0pxLzpeIzFUFSI9NWfEKF68HFOtEESU",
+    "/1sA21EJqkIPiDcSay4VSCASLBQNoU89gUM7Zjg4TS0yNiIoIRYdbE9xV0VqQjlfMC5SHR85EhYsPFKrK0ifHDmE",
+    "ES1uCSJV/ksAzz8IrjgPgSsRXCASOhUOtUY4lj05dTI2UyYuPB0nIREZbz5kZDxoQitRLiFCHRcwUkikPDyPLTOA",
+    "HCdpER1SCRQ6FkPN/z0AzzMIoioOfCEQVhkRLg4LqDU0hSwyYSIsQxklKRAbfzVfZS5bRiJIMho8HxIsVziSQS6B",
+    "LSRrHhxVDxE3KTjCGy+pDyaO/S0AziYIoB8ObRYOSA8OxywxnSQwdh0sUxUmMQ0ajypdbyJTTxtINRM4HwwlWyeB",
+    "RSF0LhhcHRFEDwoqLyetHh6NEhh0CA9O/x4AyhkImRQNaQ4OPwkMuxsuixUrZxEnQAsdox5ZehhPWhNEPQ44Iggj",
+    "ZRp7SxZsMhBUHgs9SB2uNBeTIRJ6Ew1aCQg6FhrH",
+  ]
+
+  /// A CMYK JPEG decodes to the colours Pillow gives it.
+  @Test func aCMYKJPEGDecodesAsPillowConvertsIt() throws {
+    let jpeg = try #require(Data(base64Encoded: Self.pillowCMYK.joined()))
+    let expected = try #require(Data(base64Encoded: Self.pillowRGB.joined()))
+    let image = try decoder.decode([UInt8](jpeg))
+    #expect(image.width == 24 && image.height == 16)
+    var largest = 0
+    for pixel in 0..<(image.width * image.height) {
+      for channel in 0..<3 {
+        let difference = abs(
+          Int(image.pixels[pixel * 4 + channel]) - Int(expected[pixel * 3 + channel]))
+        largest = max(largest, difference)
+      }
+      #expect(image.pixels[pixel * 4 + 3] == 255)
     }
+    #expect(largest <= 1, "a channel differs from Pillow's by \(largest)")
+  }
+
+  /// A YCCK JPEG (what libjpeg writes for CMYK by default, as Photoshop does), baseline and
+  /// progressive, decodes to the colours its CMYK samples stand for.
+  @Test(arguments: [false, true])
+  func aYCCKJPEGDecodesToItsColours(progressive: Bool) throws {
+    let original = Self.photo(width: 48, height: 32)
+    let jpeg = try Self.encodeJPEG(original, components: 4, progressive: progressive)
+    let image = try decoder.decode(jpeg)
+    let (maximum, mean) = Self.difference(image, original)
+    #expect(mean < 2 && maximum <= 16, "mean \(mean), maximum \(maximum)")
+    // Scaled down for a small picture, too.
+    #expect(try decoder.decode(jpeg, minimumSide: 12).width == 12)
   }
 
   /// Cut short, a JPEG file is an error (libjpeg would fill the rest with grey and warn); with
@@ -353,6 +415,27 @@ import Testing
     } catch {
       #expect("\(error)".contains("more than 100 scans"), "\(error)")
     }
+  }
+
+  /// The work a progressive JPEG takes is counted, not timed: scans times pixels past the
+  /// limit is refused whatever the machine is doing, and a file within it always decodes.
+  @Test func aJPEGIsRefusedForItsWorkNotForTheTimeItTook() throws {
+    // 64 × 48 pixels in libjpeg's ten progressive scans: 30,720 pixels read.
+    let jpeg = try Self.encodeJPEG(Self.photo(width: 64, height: 48), progressive: true)
+    var strict = decoder
+    strict.maximumJPEGWork = 64 * 48 * 10
+    for _ in 0..<3 { #expect(try strict.decode(jpeg).width == 64) }
+    strict.maximumJPEGWork = 64 * 48 * 10 - 1
+    for _ in 0..<3 {
+      do {
+        _ = try strict.decode(jpeg, minimumSide: 8)
+        Issue.record("a JPEG past its work limit was decoded")
+      } catch {
+        #expect("\(error)".contains("takes too much work to decode"), "\(error)")
+      }
+    }
+    // The default takes a 50-megapixel photo of ten scans.
+    #expect(ImageDecoder().maximumJPEGWork >= 50_000_000 * 10)
   }
 
   /// Bytes between the picture's data and the end marker (a Motion-JPEG frame, some cameras):

@@ -38,12 +38,14 @@ enum {
 int codec_png_decode(const unsigned char *data, size_t size, long long max_pixels,
                      codec_image *out);
 
-/// Decodes a baseline or progressive JPEG image, greyscale or colour, to 8-bit RGBA, and reads
-/// its EXIF orientation. Data that libjpeg would warn about (truncated, corrupt) is an error.
-/// With `min_side` above 0, the image is decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's
-/// scaled inverse DCT, which averages) as long as its longer side stays at least `min_side`.
+/// Decodes a baseline or progressive JPEG image, greyscale, colour or CMYK (converted as
+/// Pillow converts it), to 8-bit RGBA, and reads its EXIF orientation. Data that libjpeg would
+/// warn about (truncated, corrupt) is an error, and so is a file whose scans times its pixels
+/// pass `max_pixel_scans`, as they are read. With `min_side` above 0, the image is decoded at
+/// 1/2, 1/4 or 1/8 of its size (libjpeg's scaled inverse DCT, which averages) as long as its
+/// longer side stays at least `min_side`.
 int codec_jpeg_decode(const unsigned char *data, size_t size, long long max_pixels,
-                      int min_side, codec_image *out);
+                      long long max_pixel_scans, int min_side, codec_image *out);
 
 /// Reads a PNG or JPEG image's header only: its width, height and (JPEG) EXIF orientation in
 /// `out`, no pixels. Returns what the decode functions return for the header.
