@@ -17,7 +17,7 @@ import StateRestoration
 /// ``CatalogError/unreachable(location:reason:)`` — and the next request connects again.
 package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// The schema version this program reads and writes (the `schema_version` row of `info`).
-  package static let schemaVersion = 2
+  package static let schemaVersion = 3
   /// The oldest server this program works with: window functions over `blocks`,
   /// `ON CONFLICT`, `COPY` and `LISTEN` are older, but 12 is the oldest version still
   /// maintained when this was written.
@@ -43,6 +43,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     var identity: UInt64?
     var isSeeded = false
     var readFailure: CatalogReadFailure?
+    /// Statements of other programs that changed the products or the block counts since the
+    /// blocks were last counted.
+    var foreignChanges = 0
   }
 
   /// Connects to a catalog, creating its schema or migrating it when this program's is newer.
@@ -64,7 +67,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     self.address = address
     self.schema = schema
     do {
-      connection = try PostgresConnection(address, applicationName: "catalog")
+      // The session says it is this program's: its writes keep the block counts, which the
+      // schema's triggers leave to it (see `versionThree`).
+      connection = try PostgresConnection(
+        address, applicationName: "catalog", settings: [Self.writerSetting])
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))
@@ -79,7 +85,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     do {
       try migrate()
-      cached = try readState()
+      cached = try repairedIfChangedElsewhere(try readState())
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))
@@ -150,7 +156,36 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   /// The steps to each version, in order; a new catalog takes them all.
-  private var migrations: [(version: Int, sql: String)] { [(1, versionOne), (2, versionTwo)] }
+  private var migrations: [(version: Int, sql: String)] {
+    [(1, versionOne), (2, versionTwo), (3, versionThree)]
+  }
+
+  /// The session setting by which this program's own writes are told from other programs'.
+  static let writerSetting = (name: "catalog.writer", value: "catalog")
+
+  /// Version 3: a change to the products or the block counts made by another program (any
+  /// session without ``writerSetting``) is counted in `foreign_changes`, by statement-level
+  /// triggers that cost this program's writes one setting lookup a statement; the next read of
+  /// the state counts the blocks again (``repairedIfChangedElsewhere(_:)``). Counted once on
+  /// upgrade, for what other programs did before.
+  private var versionThree: String {
+    """
+    INSERT INTO \(schema).info VALUES ('foreign_changes', 1) ON CONFLICT (key) DO NOTHING;
+    CREATE FUNCTION \(schema).note_foreign_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF current_setting('\(Self.writerSetting.name)', true) IS DISTINCT FROM '\(Self.writerSetting.value)' THEN
+        UPDATE \(schema).info SET value = value + 1 WHERE key = 'foreign_changes';
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER products_changed_elsewhere
+      AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).products
+      FOR EACH STATEMENT EXECUTE FUNCTION \(schema).note_foreign_change();
+    CREATE TRIGGER blocks_changed_elsewhere
+      AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).blocks
+      FOR EACH STATEMENT EXECUTE FUNCTION \(schema).note_foreign_change();
+    """
+  }
 
   /// Version 2: activities handed off between machines (Handoff), each kept a week.
   private var versionTwo: String {
@@ -258,9 +293,20 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         (SELECT value FROM \(schema).info WHERE key = 'identity'),
         (SELECT value FROM \(schema).info WHERE key = 'seeded'),
         (SELECT count(*) FROM \(schema).blocks WHERE live NOT BETWEEN 0 AND \(1 << ListNumbering.blockShift)),
-        (SELECT coalesce(max(position), 0) FROM \(schema).products)
+        (SELECT coalesce(max(position), 0) FROM \(schema).products),
+        (SELECT coalesce(min(position), 1) FROM \(schema).products),
+        (SELECT value FROM \(schema).info WHERE key = 'foreign_changes')
       """)
     var state = State()
+    state.foreignChanges = result.integer(0, 7) ?? 0
+    guard (result.integer(0, 6) ?? 0) >= 1,
+      (result.integer(0, 5) ?? 0) < ListNumbering.largestPosition
+    else {
+      throw CatalogError.damaged(
+        "its list numbers are damaged: a product's position is out of range")
+    }
+    // Counts another program may have left wrong are counted again before they are checked.
+    guard state.foreignChanges == 0 else { return state }
     state.generation = result.integer(0, 0) ?? 0
     guard state.generation >= 0 else {
       throw CatalogError.damaged("its generation, \(state.generation), is negative")
@@ -278,11 +324,39 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return state
   }
 
+  /// The state, after counting the blocks again when another program changed the products or
+  /// the counts (``versionThree``): in one transaction that takes the generation row first,
+  /// as every write does, and gives the catalog a new identity, so that every machine's search
+  /// index is built again from rows it could not follow.
+  private func repairedIfChangedElsewhere(_ state: State) throws -> State {
+    guard state.foreignChanges != 0 else { return state }
+    try connection.transaction {
+      _ = try nextGeneration(connection)
+      // Another process may have counted them meanwhile.
+      guard
+        try connection.execute(
+          "SELECT value FROM \(schema).info WHERE key = 'foreign_changes' FOR UPDATE"
+        ).integer != 0
+      else { return }
+      try connection.run(
+        """
+        DELETE FROM \(schema).blocks;
+        INSERT INTO \(schema).blocks SELECT (position - 1) >> \(ListNumbering.blockShift), count(*)
+          FROM \(schema).products GROUP BY 1;
+        UPDATE \(schema).info SET value = 0 WHERE key = 'foreign_changes';
+        """)
+      try connection.execute(
+        "UPDATE \(schema).info SET value = $1 WHERE key = 'identity'",
+        [String(Int64.random(in: 1...Int64.max))])
+    }
+    return try readState()
+  }
+
   @discardableResult
   package func refresh() throws -> Bool {
     let state: State
     do {
-      state = try using { _ in try readState() }
+      state = try using { _ in try repairedIfChangedElsewhere(try readState()) }
     } catch let error as PostgresError {
       noteFailure(error)
       throw error.isConnectionFailure

@@ -27,6 +27,8 @@ package final class PostgresConnection {
   /// The server and database.
   package let address: PostgresAddress
   private var handle: OpaquePointer
+  /// The requests that set a new session up.
+  private let setup: String
 
   /// The server's version as a number (`150018` for 15.18).
   package var serverVersion: Int { Int(PQserverVersion(handle)) }
@@ -44,10 +46,29 @@ package final class PostgresConnection {
   ///   - applicationName: What the server's activity view shows.
   ///   - timeout: Seconds to wait for the server, unless the address says otherwise
   ///     (`connect_timeout`).
+  ///   - settings: Settings of the session (`SET name = 'value'`), made with the connection's
+  ///     first request and again on each reconnection: names and values of letters, digits,
+  ///     `_` and `.`.
   /// - Throws: ``PostgresError``: `unreachable`, `authentication`, `tls` or `refused` (no
   ///   such database).
-  package init(_ address: PostgresAddress, applicationName: String, timeout: Int = 5) throws {
+  package init(
+    _ address: PostgresAddress, applicationName: String, timeout: Int = 5,
+    settings: [(name: String, value: String)] = []
+  ) throws {
     self.address = address
+    let plain = { (text: String) in
+      !text.isEmpty
+        && text.utf8.allSatisfy {
+          (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0)
+            || $0 == 0x5F || $0 == 0x2E
+        }
+    }
+    setup =
+      (["SET client_min_messages = warning"]
+      + settings.filter { plain($0.name) && plain($0.value) }.map {
+        "SET \($0.name) = '\($0.value)'"
+      })
+      .joined(separator: "; ")
     // The address's own settings come after the defaults, so they win.
     let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
     let values = [String(timeout), applicationName, "UTF8", address.connectionString]
@@ -56,7 +77,7 @@ package final class PostgresConnection {
     guard PQstatus(handle) == CONNECTION_OK else {
       throw Self.connectionError(handle, address: address)
     }
-    try Self.quieten(handle)
+    Self.setUp(handle, setup)
   }
 
   deinit { PQfinish(handle) }
@@ -75,10 +96,11 @@ package final class PostgresConnection {
     }
   }
 
-  /// Notices (a table that already exists, say) are not printed on standard error.
-  private static func quieten(_ handle: OpaquePointer) throws {
+  /// Sets the session up in one request: notices (a table that already exists, say) are not
+  /// printed on standard error, and the caller's settings are made.
+  private static func setUp(_ handle: OpaquePointer, _ setup: String) {
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
-    guard let result = PQexec(handle, "SET client_min_messages = warning") else { return }
+    guard let result = PQexec(handle, setup) else { return }
     PQclear(result)
   }
 
@@ -115,7 +137,7 @@ package final class PostgresConnection {
     guard PQstatus(handle) == CONNECTION_OK else {
       throw Self.connectionError(handle, address: address)
     }
-    try Self.quieten(handle)
+    Self.setUp(handle, setup)
   }
 
   /// Runs one statement with parameters, sent as text apart from the SQL (`$1`, `$2`, …).
