@@ -1,6 +1,7 @@
 import Foundation
 import SQLite
 import StateRestoration
+import Synchronization
 
 /// The user's catalog in SQLite: one row a product, prices in whole cents, list numbers in a
 /// dense `position` column, and indexes for every lookup the app makes.
@@ -36,6 +37,10 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// The file this connection opened: a save into a file deleted or replaced since would go
   /// nowhere anyone reads.
   private let fileIdentity: FileIdentity?
+  /// The write-ahead log this connection has open, as found after opening and after each of its
+  /// commits: SQLite keeps its log open, so a log deleted or replaced since would take the
+  /// commits it holds with it. Nil before there is one.
+  private let logIdentity = Mutex<FileIdentity?>(nil)
 
   private struct State {
     var generation = 0
@@ -178,6 +183,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     self.numbering = numbering
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
     fileIdentity = Self.identity(ofFile: path)
+    logIdentity.withLock { $0 = Self.identity(ofFile: path + "-wal") }
   }
 
   /// The device and inode of the file at a path; nil when there is none.
@@ -187,7 +193,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
   }
 
-  private struct FileIdentity: Equatable {
+  private struct FileIdentity: Equatable, Sendable {
     var device: UInt64
     var inode: UInt64
   }
@@ -1298,6 +1304,15 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
           "the file was deleted or replaced after this process opened it, so nothing would keep the change; start the app again"
       )
     }
+    let log = logIdentity.withLock { $0 }
+    guard log == nil || Self.identity(ofFile: path + "-wal") == log else {
+      throw CatalogError.cannotWrite(
+        path: path,
+        reason:
+          "its write-ahead log '\(path)-wal' was deleted or replaced after this process opened it, so nothing would keep the change; start the app again"
+      )
+    }
+    defer { logIdentity.withLock { $0 = $0 ?? Self.identity(ofFile: path + "-wal") } }
     if verification.isBegun { try verify() }
     // This connection's own commits leave `data_version` as it was.
     stateLock.withLock { cached.dataVersion = nil }

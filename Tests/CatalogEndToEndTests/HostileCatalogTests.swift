@@ -303,6 +303,34 @@ import Testing
     #expect(next.output.contains("$10.99"))
   }
 
+  /// The catalog's write-ahead log deleted, or replaced by a copy, under a running REPL: the
+  /// next `done` would commit into a log nothing reads again. It is refused in one line, the
+  /// draft kept, and nothing says "Saved".
+  @Test(arguments: ["deleted", "replaced"])
+  func aLogDeletedOrReplacedUnderARunningREPLIsNotSavedInto(_ what: String) throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let process = sandbox.start()
+    process.send("select cherries\nedit\nprice 3.00")
+    process.readOutput(until: "3.00")
+    let log = sandbox.databasePath + "-wal"
+    let copy = try Data(contentsOf: URL(fileURLWithPath: log))
+    #expect(unlink(log) == 0)
+    if what == "replaced" { try copy.write(to: URL(fileURLWithPath: log)) }
+    process.send("done")
+    let (output, errors) = process.finishReading()
+    #expect(!output.contains("Saved"), "\(output)")
+    let lines = errors.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+    #expect(lines.count == 1, "\(errors)")
+    #expect(
+      lines.first?.contains("its write-ahead log '\(log)' was deleted or replaced") == true,
+      "\(errors)")
+    // The draft is kept; the catalog has the old price.
+    let next = try sandbox.run(input: "state\n")
+    #expect(next.output.contains("3.00"), "\(next.output)")
+    #expect(try sandbox.run(["export"]).output.contains("\"price\": 10.99"))
+  }
+
   @Test func aDoneKilledAfterSavingTheCatalogIsNotAConflictWithItself() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cherries\nedit\nprice 3.00\nname Sour Cherries\n")
