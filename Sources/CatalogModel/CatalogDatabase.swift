@@ -166,6 +166,14 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
         )
         database.keepWriteAheadLog()
         database.leaveSmallLogOnClose(upTo: Database.smallLog)
+        // Closing may copy the log into the file: a file as this program left it after a
+        // check stays recorded so.
+        database.closing = { close in
+          let wasRecorded =
+            CatalogFileStamp.recorded(for: path) == CatalogFileStamp.current(of: path)
+          close()
+          if wasRecorded { CatalogFileStamp.current(of: path).record(for: path) }
+        }
         if version < Self.schemaVersion {
           willUpgrade?(cached.count)
           // Checked again inside the write lock: another process may have upgraded it.
@@ -334,6 +342,8 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       // must never be read as the new one's.
       for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
       try prepared.commit()
+      // Made whole by this program: nothing to check before its first write.
+      CatalogFileStamp.current(of: path).record(for: path)
     } catch let error as SQLiteError {
       throw CatalogError.cannotWrite(path: path, reason: error.description)
     } catch StateRestorationError.cannotWrite(_, let reason) {
@@ -681,12 +691,14 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   // MARK: - Verification
 
   /// Starts checking the whole file in the background, on a connection of its own (see
-  /// ``verify()``). A REPL starts it at launch, so that its first edit seldom waits.
+  /// ``verify()``), unless the file is as this program last left it after a check. A REPL
+  /// starts it at launch, so that its first edit seldom waits.
   package func verifyInBackground() {
-    guard verification.begin() else { return }
-    let path = self.path
-    let started = detachThread { [self] in conclude(Self.check(path)) }
-    if !started { conclude(Self.check(path)) }
+    guard CatalogFileStamp.recorded(for: path) != CatalogFileStamp.current(of: path),
+      verification.begin()
+    else { return }
+    let started = detachThread { [self] in conclude(runCheck()) }
+    if !started { conclude(runCheck()) }
   }
 
   /// Checks the whole file once in this process, or waits for the check under way: SQLite's
@@ -696,15 +708,45 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// check is begun, every write waits for its verdict, so a file found damaged is never
   /// written: not by an edit, and not by SQLite copying its log into it at exit.
   ///
-  /// About half a second at a million products (quick_check reads every page): a REPL on a
-  /// terminal runs it in the background from its launch, an import before it writes; a
-  /// one-command script does not pay for it, and relies on the checks made when the file is
-  /// opened and on SQLite's own errors.
+  /// A passed check is recorded beside the file (``CatalogFileStamp``), and so is the file
+  /// after each of this program's commits: a write into a file no other program changed since
+  /// does not wait for a check (see ``verifyBeforeWriting()``).
   ///
   /// - Throws: ``CatalogError/damaged(_:)`` saying what is wrong.
+  /// - Complexity: O(*n*) in the file's size: quick_check reads every page.
   package func verify() throws {
-    if verification.begin() { conclude(Self.check(path)) }
+    if verification.begin() { conclude(runCheck()) }
     if let damage = verification.wait() { throw CatalogError.damaged(damage) }
+  }
+
+  /// Makes sure the file may be written: as this program last left it after a check (its
+  /// record says so: nothing to wait for), or checked now, or found damaged.
+  ///
+  /// - Throws: ``CatalogError/damaged(_:)`` saying what is wrong.
+  package func verifyBeforeWriting() throws {
+    let now = CatalogFileStamp.current(of: path)
+    if verification.isBegun, let damage = verification.wait() {
+      throw CatalogError.damaged(damage)
+    }
+    guard CatalogFileStamp.recorded(for: path) != now else { return }
+    try verify()
+    // Checked, but the file changed since the check: another program wrote it. Again.
+    if verification.checkedStamp != CatalogFileStamp.current(of: path) {
+      verification.reset()
+      try verify()
+    }
+  }
+
+  /// The whole-file check, the file as it was before it recorded beside it when it passed and
+  /// nothing changed the file meanwhile.
+  private func runCheck() -> String? {
+    let before = CatalogFileStamp.current(of: path)
+    let damage = Self.check(path)
+    let unchanged = CatalogFileStamp.current(of: path) == before
+    if damage == nil, unchanged { before.record(for: path) }
+    if damage != nil { CatalogFileStamp.forget(for: path) }
+    verification.checkedStamp = damage == nil && unchanged ? before : nil
+    return damage
   }
 
   /// Records a check's verdict; a damaged file is reported once and never written.
@@ -1313,13 +1355,16 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       )
     }
     defer { logIdentity.withLock { $0 = $0 ?? Self.identity(ofFile: path + "-wal") } }
-    if verification.isBegun { try verify() }
+    try verifyBeforeWriting()
     // This connection's own commits leave `data_version` as it was.
     stateLock.withLock { cached.dataVersion = nil }
     do {
-      return try connection.use { database in
+      let result = try connection.use { database in
         try database.writeTransaction { try body(database) }
       }
+      // The file as this program's commit left it, checked before.
+      CatalogFileStamp.current(of: path).record(for: path)
+      return result
     } catch let error as SQLiteError {
       if error.isDamage {
         stateLock.withLock { cached.readFailure = error.description }
@@ -1336,6 +1381,23 @@ private final class Verification: @unchecked Sendable {
   private let condition = NSCondition()
   private var begun = false
   private var verdict: String??
+  private var stamp: CatalogFileStamp?
+
+  /// The file as the passed check found it; nil when it changed during the check.
+  var checkedStamp: CatalogFileStamp? {
+    get { condition.withLock { stamp } }
+    set { condition.withLock { stamp = newValue } }
+  }
+
+  /// Forgets a passed check, for another one.
+  func reset() {
+    condition.withLock {
+      guard verdict == .some(nil) else { return }
+      begun = false
+      verdict = nil
+      stamp = nil
+    }
+  }
 
   /// Whether the check was begun.
   var isBegun: Bool { condition.withLock { begun } }

@@ -77,13 +77,15 @@ package protocol CatalogStorage: CatalogSource {
   /// The widest name, in terminal columns, and the largest price in cents, of a whole list.
   func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int)
 
-  /// Checks the whole catalog once in this process (or waits for the check under way), before
-  /// a change that may rewrite much of it.
+  /// Makes sure the catalog may be written: checked whole unless only this program changed it
+  /// since its last check (or waits for the check under way). Every write calls it; an import
+  /// calls it before it reads its file.
   ///
   /// - Throws: ``CatalogError/damaged(_:)`` saying what is wrong.
-  func verify() throws
+  func verifyBeforeWriting() throws
 
-  /// Starts ``verify()`` in the background, so that a REPL's first edit seldom waits.
+  /// Starts the check in the background when the catalog needs one, so that a REPL's first
+  /// edit seldom waits.
   func verifyInBackground()
 
   /// Publishes an activity for the user's other machines, which a running REPL there hears of

@@ -269,8 +269,9 @@ package struct CatalogStore: Sendable {
       throw CatalogError.catalogReadOnly(
         path: databasePath, reason: loaded.readOnlyReason ?? "it cannot be opened")
     }
-    // An import may rewrite much of the file: the whole file is checked first.
-    try database.verify()
+    // An import may rewrite much of the file: the whole file is checked first, unless only
+    // this program changed it since its last check.
+    try database.verifyBeforeWriting()
     let summary = try Self.importing(
       file, into: database, options: options, progress: progress)
     return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })

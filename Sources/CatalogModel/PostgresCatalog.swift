@@ -680,7 +680,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   /// The server keeps its own files whole (checksums, write-ahead log): there is no file for
   /// this program to check.
-  package func verify() throws {}
+  package func verifyBeforeWriting() throws {}
 
   package func verifyInBackground() {}
 

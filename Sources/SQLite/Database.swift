@@ -126,8 +126,16 @@ package final class Database {
     // Set only now (SQLite's default is to copy): changing it expires every prepared
     // statement, which SQLite then prepares again at its next step.
     if logIsLeftOnClose { _ = csqlite_set_checkpoint_on_close(handle, 0) }
-    sqlite3_close_v2(handle)
+    if let closing {
+      closing { sqlite3_close_v2(handle) }
+    } else {
+      sqlite3_close_v2(handle)
+    }
   }
+
+  /// Runs around the connection's close, given the close to call: for what must be done
+  /// before and after SQLite copies the log into the file as it closes.
+  package var closing: ((_ close: () -> Void) -> Void)?
 
   /// Whether closing leaves the write-ahead log as it is: checkpoints on close are off, or the
   /// log is no larger than ``leaveSmallLogOnClose(upTo:)`` allows.

@@ -303,6 +303,68 @@ import Testing
     #expect(next.output.contains("$10.99"))
   }
 
+  /// Zeroes the root page of the catalog's name index in the database file, keeping the file's
+  /// size; with `keepingTime`, its modification time too, as if nothing had touched it.
+  private func zeroNameIndex(_ sandbox: CatalogSandbox, keepingTime: Bool) throws {
+    let path = sandbox.databasePath
+    let (root, pageSize) = try {
+      let database = try Database(path: path, mode: .readOnly)
+      return (
+        try #require(
+          try database.integer(
+            "SELECT rootpage FROM sqlite_schema WHERE name = 'products_folded_name'")),
+        try #require(try database.integer("PRAGMA page_size"))
+      )
+    }()
+    var status = stat()
+    #expect(stat(path, &status) == 0)
+    let handle = try #require(FileHandle(forUpdatingAtPath: path))
+    try handle.seek(toOffset: UInt64((root - 1) * pageSize))
+    try handle.write(contentsOf: Data(count: pageSize))
+    try handle.close()
+    if keepingTime {
+      var times = [status.st_atim, status.st_mtim]
+      #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+    }
+  }
+
+  /// A catalog another program damaged (an index's root page zeroed) is checked before the first
+  /// write of any run — a one-command script too — and is not written: `done` is refused in one
+  /// line and the file and its log stay as they were.
+  @Test func aDamagedCatalogIsCheckedBeforeAScriptWritesIntoIt() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    try zeroNameIndex(sandbox, keepingTime: false)
+    let before = (bytes(sandbox.databasePath), bytes(sandbox.databasePath + "-wal"))
+    // By number: a lookup by name would read the zeroed index and fail before any check.
+    let result = try sandbox.run(input: "select 9\nedit\nprice 3.00\ndone\n")
+    #expect(result.output.contains("Editing Cherries"), "\(result.output)")
+    #expect(!result.output.contains("Saved"), "\(result.output)")
+    #expect(result.errors.contains("edits are refused"), "\(result.errors)")
+    #expect(result.errors.contains("quick_check"), "\(result.errors)")
+    #expect(bytes(sandbox.databasePath) == before.0)
+    #expect(bytes(sandbox.databasePath + "-wal") == before.1)
+  }
+
+  /// The verdict of a check is kept while only this program changes the file: a file whose
+  /// size and time are as the app's last commit left them is not checked again (the damage
+  /// made here behind its back, time kept, goes unseen), and one that changed is checked
+  /// before the next write.
+  @Test func aCheckedFileOnlyThisProgramChangedIsNotCheckedAgain() throws {
+    let sandbox = CatalogSandbox()
+    let first = try sandbox.run(input: "select cherries\nedit\nprice 3.00\ndone\n")
+    #expect(first.output.contains("Saved Cherries."), "\(first.errors)")
+    try zeroNameIndex(sandbox, keepingTime: true)
+    // By number: a lookup by name would read the zeroed index.
+    let reused = try sandbox.run(input: "select 7\nedit\nprice 4.00\ndone\n")
+    #expect(reused.output.contains("Saved Mango."), "\(reused.errors)")
+    // Touched: checked, and refused.
+    #expect(utimensat(AT_FDCWD, sandbox.databasePath, nil, 0) == 0)
+    let checked = try sandbox.run(input: "select 8\nedit\nprice 5.00\ndone\n")
+    #expect(!checked.output.contains("Saved"), "\(checked.output)")
+    #expect(checked.errors.contains("quick_check"), "\(checked.errors)")
+  }
+
   /// The catalog's write-ahead log deleted, or replaced by a copy, under a running REPL: the
   /// next `done` would commit into a log nothing reads again. It is refused in one line, the
   /// draft kept, and nothing says "Saved".

@@ -52,7 +52,7 @@ import Testing
     #expect(database.count == 100)
     #expect(database.generation == generation)
     #expect(database.products(numbers: 1...100).map(\.product) == first)
-    try database.verify()
+    try (database as? CatalogDatabase)?.verify()
     let summary = try database.importProducts(products(101...200))
     #expect(summary.inserted == 100)
   }

@@ -1,0 +1,89 @@
+import Foundation
+
+/// What a catalog database and its write-ahead log looked like — device, inode, size and
+/// modification time of each — when the whole-file check last passed, or after one of this
+/// program's commits since: kept beside the database (`catalog.sqlite-checked`), so that a file
+/// only this program has changed since its last check is not checked again, and one that
+/// another program changed is checked before anything is written into it.
+///
+/// The record is a cache, written without a flush: lost or torn, it only makes the next write
+/// check the file again.
+struct CatalogFileStamp: Equatable, Sendable {
+  /// One file's identity and the last change to it.
+  struct File: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var seconds: Int64
+    var nanoseconds: Int64
+  }
+
+  /// The database file; nil when there is none.
+  var database: File?
+  /// Its write-ahead log; nil when there is none.
+  var log: File?
+
+  /// The record's path for a database.
+  static func recordPath(of databasePath: String) -> String { databasePath + "-checked" }
+
+  /// What the database and its log look like now.
+  static func current(of databasePath: String) -> CatalogFileStamp {
+    CatalogFileStamp(database: file(databasePath), log: file(databasePath + "-wal"))
+  }
+
+  private static func file(_ path: String) -> File? {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return nil }
+    return File(
+      device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+      seconds: Int64(status.st_mtim.tv_sec), nanoseconds: Int64(status.st_mtim.tv_nsec))
+  }
+
+  /// The stamp recorded beside a database; nil when there is none, or it cannot be read.
+  static func recorded(for databasePath: String) -> CatalogFileStamp? {
+    guard let data = FileManager.default.contents(atPath: recordPath(of: databasePath)),
+      data.count < 512
+    else { return nil }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    guard lines.count == 3, lines[0] == header else { return nil }
+    func file(_ line: Substring) -> File?? {
+      if line == "-" { return .some(nil) }
+      let fields = line.split(separator: " ")
+      guard fields.count == 5, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
+        let size = Int64(fields[2]), let seconds = Int64(fields[3]),
+        let nanoseconds = Int64(fields[4])
+      else { return nil }
+      return File(
+        device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds)
+    }
+    guard let database = file(lines[1]), let log = file(lines[2]) else { return nil }
+    return CatalogFileStamp(database: database, log: log)
+  }
+
+  private static let header = "catalog file check 1"
+
+  /// Records the stamp beside the database: a temporary file renamed over the record, not
+  /// flushed. A failure (a full disk) leaves no record, and the next write checks the file.
+  func record(for databasePath: String) {
+    func line(_ file: File?) -> String {
+      file.map { "\($0.device) \($0.inode) \($0.size) \($0.seconds) \($0.nanoseconds)" } ?? "-"
+    }
+    let text = [Self.header, line(database), line(log)].joined(separator: "\n") + "\n"
+    let path = Self.recordPath(of: databasePath)
+    let temporary = path + ".\(getpid()).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard descriptor >= 0 else { return }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+    if written != bytes.count || rename(temporary, path) != 0 {
+      unlink(temporary)
+      unlink(path)
+    }
+  }
+
+  /// Removes the record: the file must be checked again before it is written.
+  static func forget(for databasePath: String) {
+    unlink(recordPath(of: databasePath))
+  }
+}
