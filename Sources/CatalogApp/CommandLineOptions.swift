@@ -103,8 +103,10 @@ package struct CommandLineOptions: Sendable, Hashable {
     new data directory starts a catalog of yours alone (no sample products), and
     --replace makes the catalog exactly the file's products, saying how many
     others it removed.
-    A record without an identifier updates the one product of its name (several
-    of that name refuse the import); --duplicates allow adds it as a new product,
+    A record without an identifier updates the product of its name; records that
+    share a name update the products of that name in list order, so importing a
+    sheet again changes nothing (a different number of records and products of a
+    name refuses the import); --duplicates allow adds them as new products,
     --duplicates refuse refuses the import. Products you deleted are not brought
     back by importing an older file (the import says how many it left out)
     unless you add --restore-deleted. Ctrl-C stops an import and changes nothing.

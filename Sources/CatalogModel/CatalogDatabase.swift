@@ -1168,7 +1168,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       while try insert.step() {}
     }
     let unidentified = "s.identifier IN (SELECT identifier FROM temp.import_unidentified)"
-    let (refusals, sharing) = policy.refusals(
+    let refusals = policy.refusals(
       products: "products", staging: "temp.import_staging")
     for (condition, error) in refusals {
       let found = try database.statement(
@@ -1179,8 +1179,9 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     }
     guard policy == .update else { return }
     try database.run(
-      "UPDATE temp.import_staging AS s SET identifier = (SELECT p.identifier FROM products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE \(unidentified) AND \(sharing) = 1"
-    )
+      ImportOptions.DuplicateNames.matching(
+        products: "products", staging: "temp.import_staging", order: "position",
+        unidentified: unidentified))
   }
 
   private static func nextGeneration(_ database: Database) throws -> Int {

@@ -24,13 +24,14 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case productRemoved(name: String)
   /// A file being imported has two products with the same identifier.
   case repeatedIdentifier(String, record: Int, name: String)
-  /// Records without identifiers name products the catalog has more than once: which to
-  /// update would be a guess.
+  /// Records without identifiers name products the catalog has more of than the file has
+  /// records of that name: which to update would be a guess.
   case ambiguousRecords(count: Int, example: String)
   /// Records without identifiers name products the catalog has, and the import was told to
   /// refuse duplicates.
   case duplicateRecords(count: Int, example: String)
-  /// Several records without identifiers have the name of one product: each would update it.
+  /// Records without identifiers of one name outnumber the catalog's products of that name:
+  /// two would update one product.
   case repeatedNames(count: Int, example: String)
   /// A product being added has the identifier of one already in the catalog.
   case alreadyInCatalog(name: String)
@@ -123,11 +124,11 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     case .repeatedIdentifier(let identifier, let record, let name):
       "record \(record) ('\(name.abbreviated)') repeats the identifier \(identifier) of an earlier record; nothing was imported"
     case .ambiguousRecords(let count, let example):
-      "\(count) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has more than once (such as '\(example.abbreviated)'); give \(count == 1 ? "it an identifier" : "them identifiers") (an export has them), or import with --duplicates allow to add \(count == 1 ? "it" : "them"); nothing was imported"
+      "\(count) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has more of than the file has records (such as '\(example.abbreviated)'); give \(count == 1 ? "it an identifier" : "them identifiers") (an export has them), or import with --duplicates allow to add \(count == 1 ? "it" : "them"); nothing was imported"
     case .duplicateRecords(let count, let example):
       "\(count) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has (such as '\(example.abbreviated)'); import with --duplicates update to update them, or --duplicates allow to add them; nothing was imported"
     case .repeatedNames(let count, let example):
-      "\(count) records without an identifier share the name of one product (such as '\(example.abbreviated)'), so each would update it; give them identifiers, or import with --duplicates allow to add them; nothing was imported"
+      "\(count) records without an identifier share a name the catalog has fewer products of (such as '\(example.abbreviated)'), so two would update one product; give them identifiers, or import with --duplicates allow to add them; nothing was imported"
     case .alreadyInCatalog(let name):
       "'\(name.abbreviated)' is already in the catalog"
     case .editConflict(let product, let field, let theirs, let yours, let keepTheirs):

@@ -947,7 +947,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       for identifier in Set(made) { try rows.append([identifier.canonicalText]) }
     }
     let unidentified = "s.identifier IN (SELECT identifier FROM import_unidentified)"
-    let (refusals, sharing) = policy.refusals(
+    let refusals = policy.refusals(
       products: "\(schema).products", staging: "import_staging")
     for (condition, error) in refusals {
       let found = try connection.execute(
@@ -957,7 +957,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     guard policy == .update else { return }
     try connection.run(
-      "UPDATE import_staging AS s SET identifier = (SELECT p.identifier FROM \(schema).products AS p WHERE p.folded_name = s.folded_name AND p.name = s.name) WHERE \(unidentified) AND \(sharing) = 1"
-    )
+      ImportOptions.DuplicateNames.matching(
+        products: "\(schema).products", staging: "import_staging", order: "record",
+        unidentified: unidentified))
   }
 }

@@ -102,10 +102,52 @@ import Testing
     #expect(result.status == 1)
     #expect(
       result.errorLines.first?.contains(
-        "2 records without an identifier share the name of one product (such as 'Cherries')")
+        "2 records without an identifier share a name the catalog has fewer products of (such as 'Cherries')"
+      )
         == true, "\(result.errors)")
     #expect(try sandbox.run(["import", "--duplicates", "allow", sheet]).status == 0)
     #expect(try sandbox.run(input: "list\n").output.contains("12 products."))
+  }
+
+  /// A sheet of one's own with two products of one name and no identifiers imports both, and
+  /// importing it again changes nothing: the records of a name update the products of that
+  /// name in order, the first record the first product. A sheet with more or fewer records of
+  /// the name than the catalog has products of it is refused, naming one.
+  @Test(arguments: CatalogEngine.allCases)
+  func aSheetWithRepeatedNamesImportsAgainToTheSameCatalog(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
+    let sheet = try sandbox.writeFile(
+      "roses.csv", "name,imageName,year,price\nRose,,2020,1\nTulip,,2020,2\nRose,,2021,3\n")
+    let first = try sandbox.run(["import", "--replace", sheet])
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(first.output.hasPrefix("Imported 3 new"), "\(first.output)")
+    let again = try sandbox.run(["import", sheet])
+    #expect(again.status == 0, "\(again.errors)")
+    #expect(
+      again.output.hasPrefix("Imported 0 new and 0 updated products, 3 unchanged"),
+      "\(again.output)")
+    // The second Rose's price changed in the sheet: the second Rose is updated.
+    let changed = try sandbox.writeFile(
+      "changed.csv", "name,imageName,year,price\nRose,,2020,1\nTulip,,2020,2\nRose,,2021,4\n")
+    let update = try sandbox.run(["import", changed])
+    #expect(update.output.hasPrefix("Imported 0 new and 1 updated product, 2 unchanged"))
+    let listed = try sandbox.run(input: "list\n").output
+    #expect(listed.contains("3 products."), "\(listed)")
+    #expect(listed.contains("3  Rose   2021  $4.00"), "\(listed)")
+    #expect(listed.contains("1  Rose   2020  $1.00"), "\(listed)")
+    let three = try sandbox.writeFile(
+      "three.csv", "name,imageName,year,price\nRose,,2020,1\nRose,,2021,3\nRose,,2022,5\n")
+    let more = try sandbox.run(["import", three])
+    #expect(more.status == 1)
+    #expect(
+      more.errors.contains("share a name the catalog has fewer products of"), "\(more.errors)")
+    let one = try sandbox.writeFile("one.csv", "name,imageName,year,price\nRose,,2020,1\n")
+    let fewer = try sandbox.run(["import", one])
+    #expect(fewer.status == 1)
+    #expect(
+      fewer.errors.contains("products the catalog has more of than the file has records"),
+      "\(fewer.errors)")
+    #expect(try sandbox.run(input: "list\n").output.contains("3 products."))
   }
 
   /// Products whose text a CSV export once lost or a spreadsheet would run: keywords with

@@ -179,7 +179,7 @@ import Testing
     #expect(refused.status == 1)
     #expect(
       refused.errors.contains(
-        "1 record without an identifier names products the catalog has more than once (such as 'Kiwi')"
+        "1 record without an identifier names products the catalog has more of than the file has records (such as 'Kiwi')"
       ),
       "\(refused.errors)")
   }
