@@ -41,34 +41,52 @@ package enum CSVCell {
   /// - Complexity: O(*n*) in the bytes.
   static func keywords<Bytes: Collection<UInt8>>(_ keywords: Bytes) -> [UInt8] {
     guard !keywords.isEmpty else { return [] }
-    if isPlainList(keywords) { return keywords.map { $0 == 0x1F ? UInt8(ascii: ";") : $0 } }
+    let plain =
+      keywords.withContiguousStorageIfAvailable(isPlainList)
+      ?? Array(keywords).withUnsafeBufferPointer(isPlainList)
+    if plain { return keywords.map { $0 == 0x1F ? UInt8(ascii: ";") : $0 } }
     let words = keywords.split(separator: 0x1F, omittingEmptySubsequences: false).map {
       String(decoding: $0, as: UTF8.self)
-    }
-    if words.allSatisfy({ !$0.isEmpty && !$0.contains(";") && $0.trimmingSpaces == $0 }),
-      words.first?.hasPrefix("[") == false
-    {
-      return Array(words.joined(separator: ";").utf8)
     }
     return Array(("[" + words.map(\.jsonQuoted).joined(separator: ", ") + "]").utf8)
   }
 
-  /// Whether keywords separated by 0x1F split back from `;` as they are, told from their bytes
-  /// alone: each is not empty and holds no `;`, an ASCII character other than a space is at
-  /// each of its ends, and the first does not begin with `[`.
-  private static func isPlainList<Bytes: Collection<UInt8>>(_ keywords: Bytes) -> Bool {
-    func isPlainEnd(_ byte: UInt8) -> Bool {
-      byte != 0x1F && byte != 0x20 && byte != 0x09 && byte < 0x80
+  /// Whether keywords separated by 0x1F split back from `;` as they are, told from their bytes:
+  /// each is not empty and holds no `;`, neither of its ends is a space (as the importer's
+  /// trimming counts spaces), and the first does not begin with `[`.
+  private static func isPlainList(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.first != UInt8(ascii: "[") else { return false }
+    var start = 0
+    for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x1F {
+      guard start < index, !isSpace(startingAt: start, in: bytes),
+        !isSpace(endingAt: index, after: start, in: bytes)
+      else { return false }
+      start = index + 1
     }
-    guard keywords.first != UInt8(ascii: "[") else { return false }
-    var previous: UInt8 = 0x1F
-    for byte in keywords {
-      if byte == UInt8(ascii: ";") { return false }
-      if previous == 0x1F, !isPlainEnd(byte) { return false }
-      if byte == 0x1F, !isPlainEnd(previous) { return false }
-      previous = byte
-    }
-    return isPlainEnd(previous)
+    return !bytes.contains(UInt8(ascii: ";"))
+  }
+
+  /// Whether the character starting at an offset of UTF-8 bytes is a space.
+  private static func isSpace(startingAt offset: Int, in bytes: UnsafeBufferPointer<UInt8>)
+    -> Bool
+  {
+    let lead = bytes[offset]
+    guard lead >= 0x80 else { return Unicode.Scalar(lead).isSpace }
+    let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+    guard offset + length <= bytes.count else { return true }
+    var value = UInt32(lead) & (0x7F >> length)
+    for index in offset + 1..<offset + length { value = value << 6 | UInt32(bytes[index] & 0x3F) }
+    return Unicode.Scalar(value)?.isSpace ?? true
+  }
+
+  /// Whether the character ending before an offset of UTF-8 bytes (and not before `start`) is
+  /// a space.
+  private static func isSpace(
+    endingAt end: Int, after start: Int, in bytes: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
+    var first = end - 1
+    while first > start, bytes[first] & 0xC0 == 0x80 { first -= 1 }
+    return isSpace(startingAt: first, in: bytes)
   }
 
   /// The keywords of a keywords cell: a JSON array of strings as it is, or else the text split
