@@ -21,6 +21,7 @@ import StateRestoration
 ///   prompt and out, beside the Foundation hello world (linked statically, as `catalog` is);
 /// - saved edit: `catalog done` of a draft price, beside the `sqlite3` shell updating the
 ///   same row in a transaction (WAL, `synchronous=FULL`, as the catalog's database is);
+/// - one-command select: `catalog select N`, beside the `sqlite3` shell reading that row;
 ///
 /// and in this process, as the REPL runs it: `search QUERY` (parsed, applied and rendered)
 /// for the standard query set, `--search-repeats` times each (20), with `--history` products
@@ -111,6 +112,8 @@ func scaleBenchmark() throws {
   _ = try measure(catalog, editing + ["select", String(position)])
   var saves: [ProcessMeasure] = []
   var updates: [ProcessMeasure] = []
+  var selects: [ProcessMeasure] = []
+  var reads: [ProcessMeasure] = []
   var savePeak = 0
   var updatePeak = 0
   for run in 0...edits {
@@ -125,11 +128,25 @@ func scaleBenchmark() throws {
         shellDatabase,
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; BEGIN; UPDATE products SET price_cents = \(1000 + run) WHERE position = \(position); COMMIT;",
       ], samplingPeak: sampling)
+    // A one-command `select N` of another product, beside the shell reading that row.
+    let other = max(1, products / 3 + run)
+    let select = try measure(
+      catalog, directories + ["--scene", "selects", "select", String(other)],
+      samplingPeak: false)
+    let read = try measure(
+      sqlite3,
+      [
+        shellDatabase,
+        "SELECT name, year, price_cents, keywords FROM products WHERE position = \(other);",
+      ],
+      samplingPeak: false)
     if sampling {
       (savePeak, updatePeak) = (save.peakKilobytes, update.peakKilobytes)
     } else {
       saves.append(save)
       updates.append(update)
+      selects.append(select)
+      reads.append(read)
     }
   }
 
@@ -174,6 +191,12 @@ func scaleBenchmark() throws {
     mb(savePeak), "`sqlite3` UPDATE in a transaction",
     String(format: "%.2f ms", updateTime), mb(updatePeak),
     saveTime / updateTime)
+  let selectTime = median(selects.map(\.milliseconds))
+  let readTime = median(reads.map(\.milliseconds))
+  table.row(
+    "one-command `catalog select N`", String(format: "%.2f ms", selectTime), "—",
+    "`sqlite3` SELECT of that row", String(format: "%.2f ms", readTime), "—",
+    selectTime / readTime)
   table.print()
 }
 
