@@ -247,10 +247,24 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// Runs a read; a failure is kept for ``takeReadFailure()`` and the read answers nil.
   private func reading<Result>(_ body: (PostgresConnection) throws -> Result) -> Result? {
     do {
-      return try using(body)
+      return try usingRetryingOnce(body)
     } catch {
       noteFailure(error)
       return nil
+    }
+  }
+
+  /// Runs a read; when the connection was lost — the server closed it while it sat idle (a
+  /// restart, an administrator's command, a network drop) — connects again and runs it once
+  /// more, so that the first command after the server came back works. Never for a write,
+  /// which may have committed before its connection was lost.
+  private func usingRetryingOnce<Result>(_ body: (PostgresConnection) throws -> Result) throws
+    -> Result
+  {
+    do {
+      return try using(body)
+    } catch let error as PostgresError where error.kind == .connectionLost {
+      return try using(body)
     }
   }
 
@@ -356,7 +370,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   package func refresh() throws -> Bool {
     let state: State
     do {
-      state = try using { _ in try repairedIfChangedElsewhere(try readState()) }
+      state = try usingRetryingOnce { _ in try repairedIfChangedElsewhere(try readState()) }
     } catch let error as PostgresError {
       noteFailure(error)
       throw error.isConnectionFailure

@@ -257,6 +257,27 @@ import Testing
     #expect(try sandbox.run(["select", "9"]).output.contains("Quince"))
   }
 
+  /// The server ends an idle REPL's connection (a restart, an administrator's command): the
+  /// next command's reads connect again and it works, with no error to type it again for.
+  @Test func aConnectionTheServerClosedWhileIdleIsOpenedAgainForTheNextRead() throws {
+    let sandbox = try CatalogSandbox(.postgres)
+    let database = try #require(sandbox.catalogDatabase)
+    let process = sandbox.start()
+    process.send("list")
+    process.readOutput(until: "10 products.")
+    let administrator = try PostgresConnection(
+      PostgresAddress(try #require(sandbox.catalogURL)), applicationName: "administrator")
+    let ended = try administrator.execute(
+      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'catalog' AND datname = $1",
+      [database])
+    #expect(ended.integer == 1)
+    process.send("select 3")
+    process.readOutput(until: "Orchid")
+    let (_, errors) = process.finishReading()
+    #expect(!errors.contains("error:"), "\(errors)")
+    #expect(!errors.contains("lost the connection"), "\(errors)")
+  }
+
   @Test func tlsAskedOfAServerWithoutItIsOneLine() throws {
     let server = try PostgresTestServer.shared
     let sandbox = CatalogSandbox()
