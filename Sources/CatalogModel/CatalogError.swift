@@ -77,6 +77,9 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// The connection to the catalog's server was lost during a command, which changed nothing;
   /// the next command connects again.
   case unreachable(location: String, reason: String)
+  /// The connection to the catalog's server was lost as a change was committed, and a new
+  /// one could not ask whether it was: the change may or may not be saved.
+  case outcomeUnknown(location: String, reason: String)
   /// Handing off to another machine needs a catalog the machines share.
   case handoffNeedsServer
   /// There is no handoff of that number from another machine.
@@ -99,6 +102,8 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       count == 0
         ? "no activities from your other machines; type 'handoff --to-machine' on one of them"
         : "no activity \(number) from your other machines; there \(count == 1 ? "is 1" : "are \(count)"): type 'activities --elsewhere'"
+    case .outcomeUnknown(let location, let reason):
+      "lost the connection to the catalog '\(location)' as the change was being saved (\(reason)), and could not find out whether it was saved; once the server can be reached, the catalog shows whether it was"
     case .unreachable(let location, let reason):
       "lost the connection to the catalog '\(location)' (\(reason)); nothing was changed; the next command connects again"
     case .noMatch(let reference, let suggestion):

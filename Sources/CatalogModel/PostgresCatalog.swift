@@ -33,6 +33,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   // Touched only inside `lock`.
   private let connection: PostgresConnection
   private let lock = NSRecursiveLock()
+  /// The identifier the write transaction under way notes in `commits`; touched only inside
+  /// `lock`.
+  private var changeIdentifier: UUID?
   private let stateLock = NSLock()
   private var cached = State()
   private let skipped = SkippedRows()
@@ -163,7 +166,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// The session setting by which this program's own writes are told from other programs'.
   static let writerSetting = (name: "catalog.writer", value: "catalog")
 
-  /// Version 3: a change to the products or the block counts made by another program (any
+  /// Version 3: every write transaction notes an identifier of its own in `commits` (kept a
+  /// week), by which a write whose `COMMIT` reply was lost is found to have committed or not
+  /// (``writing(_:)``); and a change to the products or the block counts made by another
+  /// program (any
   /// session without ``writerSetting``) is counted in `foreign_changes`, by statement-level
   /// triggers that cost this program's writes one setting lookup a statement; the next read of
   /// the state counts the blocks again (``repairedIfChangedElsewhere(_:)``). Counted once on
@@ -184,6 +190,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     CREATE TRIGGER blocks_changed_elsewhere
       AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).blocks
       FOR EACH STATEMENT EXECUTE FUNCTION \(schema).note_foreign_change();
+    CREATE TABLE \(schema).commits(id uuid PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
+    CREATE INDEX commits_at ON \(schema).commits(at);
     """
   }
 
@@ -281,14 +289,41 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   /// Runs a write transaction; the server's errors become ``CatalogError``.
+  ///
+  /// The transaction notes an identifier of its own (``nextGeneration(_:)``). When the
+  /// connection is lost once its body has run — the server may have committed and its reply
+  /// been lost — a new connection asks whether that identifier was committed: the write then
+  /// succeeds, or is reported as not saved, or, when the server cannot be asked, as not known.
   private func writing<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+    let change = UUID()
+    var computed: Result?
     do {
-      return try using { connection in try connection.transaction { try body(connection) } }
+      return try using { connection in
+        changeIdentifier = change
+        defer { changeIdentifier = nil }
+        return try connection.transaction {
+          let result = try body(connection)
+          computed = result
+          return result
+        }
+      }
     } catch let error as PostgresError {
-      if error.isConnectionFailure {
+      guard error.isConnectionFailure else {
+        throw CatalogError.cannotWrite(path: location, reason: error.message)
+      }
+      guard let computed else {
         throw CatalogError.unreachable(location: location, reason: error.message)
       }
-      throw CatalogError.cannotWrite(path: location, reason: error.message)
+      let committed = try? using { connection in
+        try connection.execute(
+          "SELECT 1 FROM \(schema).commits WHERE id = $1", [change.uuidString]
+        ).count == 1
+      }
+      switch committed {
+      case true?: return computed
+      case false?: throw CatalogError.unreachable(location: location, reason: error.message)
+      case nil: throw CatalogError.outcomeUnknown(location: location, reason: error.message)
+      }
     }
   }
 
@@ -742,9 +777,21 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   // MARK: - Writing
 
   /// Takes the generation's row, which every writer takes first, and advances it.
+  /// Takes the next generation, the lock every writer takes first; in a write transaction,
+  /// notes its identifier in `commits` in the same statement (and forgets those older than a
+  /// week), so that whether it committed can be asked after a lost reply.
   private func nextGeneration(_ connection: PostgresConnection) throws -> Int {
-    try connection.execute(
-      "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value"
+    guard let change = changeIdentifier else {
+      return try connection.execute(
+        "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value"
+      ).integer ?? 0
+    }
+    return try connection.execute(
+      """
+      WITH noted AS (INSERT INTO \(schema).commits(id) VALUES ($1::uuid)),
+        forgotten AS (DELETE FROM \(schema).commits WHERE at < now() - interval '7 days')
+      UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value
+      """, [change.uuidString]
     ).integer ?? 0
   }
 

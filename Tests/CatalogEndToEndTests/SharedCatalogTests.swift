@@ -278,6 +278,33 @@ import Testing
     #expect(!errors.contains("lost the connection"), "\(errors)")
   }
 
+  /// The server commits a change and its reply to `COMMIT` is lost on the way (a proxy cuts
+  /// the connection then): `done` and `add` find out on a new connection that the change was
+  /// committed and say it was saved, never that nothing was changed.
+  @Test func aSaveWhoseCommitReplyWasLostIsReportedAsItWas() throws {
+    let server = try PostgresTestServer.shared
+    let sandbox = try CatalogSandbox(.postgres)
+    let database = try #require(sandbox.catalogDatabase)
+    let proxy = try PostgresProxy(serverPort: server.port)
+    sandbox.environment["CATALOG_URL"] =
+      "postgresql://\(server.user)@127.0.0.1:\(proxy.port)/\(database)?sslmode=disable&gssencmode=disable"
+    sandbox.environment["PGPASSWORD"] = server.password
+    #expect(try sandbox.run(["list"]).status == 0)
+    _ = try sandbox.run(input: "select cherries\nedit\nprice 7.00\n")
+    proxy.commitRepliesToDrop = 1
+    let done = try sandbox.run(input: "done\n")
+    #expect(proxy.droppedReplies == 1)
+    #expect(done.output.contains("Saved Cherries."), "\(done.output)\(done.errors)")
+    #expect(!done.errors.contains("nothing was changed"), "\(done.errors)")
+    #expect(try sandbox.run(["select", "cherries"]).output.contains("$7.00"))
+    proxy.commitRepliesToDrop = 1
+    let added = try sandbox.run(input: "add Quince\ndone\n")
+    #expect(proxy.droppedReplies == 2)
+    #expect(added.output.contains("Added Quince."), "\(added.output)\(added.errors)")
+    #expect(!added.errors.contains("nothing was changed"), "\(added.errors)")
+    #expect(try sandbox.run(["list"]).output.contains("11 products."))
+  }
+
   @Test func tlsAskedOfAServerWithoutItIsOneLine() throws {
     let server = try PostgresTestServer.shared
     let sandbox = CatalogSandbox()

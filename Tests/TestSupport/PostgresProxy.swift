@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+
+/// A TCP proxy on 127.0.0.1 between a client and the tests' PostgreSQL server that can lose a
+/// reply as a network would: while ``commitRepliesToDrop`` is above 0, a client's next `COMMIT`
+/// (a simple query) reaches the server, which commits it, and the connection is then cut
+/// before the reply comes back. Connections without TLS (`sslmode=disable&gssencmode=disable`).
+package final class PostgresProxy: @unchecked Sendable {
+  /// The port it listens on.
+  package let port: Int
+  private let serverPort: Int
+  private let listener: Int32
+  private let dropping = Atomic<Int>(0)
+  private let stopped = Atomic<Bool>(false)
+  /// How many `COMMIT` replies were lost so far.
+  private let dropped = Atomic<Int>(0)
+
+  /// How many of the next `COMMIT`s lose their replies.
+  package var commitRepliesToDrop: Int {
+    get { dropping.load(ordering: .relaxed) }
+    set { dropping.store(newValue, ordering: .relaxed) }
+  }
+  /// How many `COMMIT` replies were lost.
+  package var droppedReplies: Int { dropped.load(ordering: .relaxed) }
+
+  /// Listens on a free port, forwarding to a server's.
+  package init(serverPort: Int) throws {
+    self.serverPort = serverPort
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = Self.loopback(port: 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+      }
+    }
+    guard bound, listen(descriptor, 16) == 0 else {
+      close(descriptor)
+      throw CocoaError(.fileWriteUnknown)
+    }
+    listener = descriptor
+    port = Int(UInt16(bigEndian: address.sin_port))
+    Thread.detachNewThread { [self] in acceptConnections() }
+  }
+
+  deinit {
+    stopped.store(true, ordering: .relaxed)
+    shutdown(listener, Int32(SHUT_RDWR))
+    close(listener)
+  }
+
+  private static func loopback(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return address
+  }
+
+  private func acceptConnections() {
+    while !stopped.load(ordering: .relaxed) {
+      let client = accept(listener, nil, nil)
+      guard client >= 0 else { return }
+      let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = Self.loopback(port: serverPort)
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+      }
+      guard connected else {
+        close(client)
+        close(server)
+        continue
+      }
+      let pair = Pair(client: client, server: server)
+      Thread.detachNewThread { [self] in forwardClient(pair) }
+      Thread.detachNewThread { Self.forward(from: server, to: client, pair: pair) }
+    }
+  }
+
+  /// The two sockets of one connection, closed once.
+  private final class Pair: @unchecked Sendable {
+    let client: Int32
+    let server: Int32
+    private let isClosed = Atomic<Bool>(false)
+    /// Set when the server's replies are no longer passed on.
+    let isCut = Atomic<Bool>(false)
+
+    init(client: Int32, server: Int32) {
+      (self.client, self.server) = (client, server)
+    }
+
+    func close() {
+      guard !isClosed.exchange(true, ordering: .relaxed) else { return }
+      shutdown(client, Int32(SHUT_RDWR))
+      shutdown(server, Int32(SHUT_RDWR))
+      Glibc.close(client)
+      Glibc.close(server)
+    }
+  }
+
+  private static func forward(from source: Int32, to destination: Int32, pair: Pair) {
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
+      guard count > 0, !pair.isCut.load(ordering: .relaxed) else { break }
+      guard sendAll(buffer[..<count], to: destination) else { break }
+    }
+    pair.close()
+  }
+
+  private static func sendAll(_ bytes: ArraySlice<UInt8>, to destination: Int32) -> Bool {
+    var offset = bytes.startIndex
+    while offset < bytes.endIndex {
+      let sent = bytes[offset...].withUnsafeBytes {
+        send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      guard sent > 0 else { return false }
+      offset += sent
+    }
+    return true
+  }
+
+  /// Passes the client's messages on one at a time: the startup message (no type byte), then
+  /// typed ones; a `COMMIT` query, when replies are dropped, is passed on and the connection
+  /// cut once the server has had time to commit it.
+  private func forwardClient(_ pair: Pair) {
+    var pending: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    var started = false
+    while true {
+      let count = buffer.withUnsafeMutableBytes { recv(pair.client, $0.baseAddress, $0.count, 0) }
+      guard count > 0 else { break }
+      pending += buffer[..<count]
+      while true {
+        let header = started ? 5 : 4
+        guard pending.count >= header else { break }
+        let lengthStart = started ? 1 : 0
+        let length =
+          Int(pending[lengthStart]) << 24 | Int(pending[lengthStart + 1]) << 16
+          | Int(pending[lengthStart + 2]) << 8 | Int(pending[lengthStart + 3])
+        let total = lengthStart + length
+        guard length >= 4, pending.count >= total else { break }
+        let message = Array(pending[..<total])
+        pending.removeFirst(total)
+        let isCommit =
+          started && message[0] == UInt8(ascii: "Q")
+          && String(decoding: message[5...].prefix { $0 != 0 }, as: UTF8.self)
+            .trimmingCharacters(in: .whitespaces).uppercased() == "COMMIT"
+        started = true
+        if isCommit, dropping.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
+          pair.isCut.store(true, ordering: .relaxed)
+          dropped.add(1, ordering: .relaxed)
+          _ = Self.sendAll(message[...], to: pair.server)
+          // The server commits; its reply is never passed on.
+          usleep(300_000)
+          pair.close()
+          return
+        }
+        guard Self.sendAll(message[...], to: pair.server) else {
+          pair.close()
+          return
+        }
+      }
+    }
+    pair.close()
+  }
+}
