@@ -456,7 +456,7 @@ package final class LiveEnvironment: AppEnvironment {
     case .unreachable(let reason):
       // The scenes are kept; the next command connects again.
       warnings.append(
-        "lost the connection to the catalog at \(database.location) (\(reason)); what it shows may be incomplete; the next command connects again"
+        "lost the connection to the catalog '\(database.location)' (\(reason)); what it shows may be incomplete; the next command connects again"
       )
     case .damaged, nil: break
     }

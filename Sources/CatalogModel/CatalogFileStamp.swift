@@ -62,24 +62,21 @@ struct CatalogFileStamp: Equatable, Sendable {
 
   private static let header = "catalog file check 1"
 
-  /// Records the stamp beside the database: a temporary file renamed over the record, not
-  /// flushed. A failure (a full disk) leaves no record, and the next write checks the file.
+  /// Records the stamp beside the database, written over the record in place and not
+  /// flushed: a record cut short (a kill, a full disk) or two processes' records interleaved
+  /// do not read back, so the next write checks the file; no temporary file is ever left.
   func record(for databasePath: String) {
     func line(_ file: File?) -> String {
       file.map { "\($0.device) \($0.inode) \($0.size) \($0.seconds) \($0.nanoseconds)" } ?? "-"
     }
     let text = [Self.header, line(database), line(log)].joined(separator: "\n") + "\n"
     let path = Self.recordPath(of: databasePath)
-    let temporary = path + ".\(getpid()).tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else { return }
     let bytes = Array(text.utf8)
     let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     close(descriptor)
-    if written != bytes.count || rename(temporary, path) != 0 {
-      unlink(temporary)
-      unlink(path)
-    }
+    if written != bytes.count { unlink(path) }
   }
 
   /// Removes the record: the file must be checked again before it is written.
