@@ -36,11 +36,11 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   private let skipped = SkippedRows()
   /// The file this connection opened: a save into a file deleted or replaced since would go
   /// nowhere anyone reads.
-  private let fileIdentity: FileIdentity?
+  private let fileIdentity: CatalogFileStamp.File?
   /// The write-ahead log this connection has open, as found after opening and after each of its
   /// commits: SQLite keeps its log open, so a log deleted or replaced since would take the
   /// commits it holds with it. Nil before there is one.
-  private let logIdentity = Mutex<FileIdentity?>(nil)
+  private let logIdentity = Mutex<CatalogFileStamp.File?>(nil)
 
   private struct State {
     var generation = 0
@@ -190,20 +190,9 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     connection = SerializedDatabase(database)
     self.numbering = numbering
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
-    fileIdentity = Self.identity(ofFile: path)
-    logIdentity.withLock { $0 = Self.identity(ofFile: path + "-wal") }
-  }
-
-  /// The device and inode of the file at a path; nil when there is none.
-  private static func identity(ofFile path: String) -> FileIdentity? {
-    var status = stat()
-    guard lstat(path, &status) == 0 else { return nil }
-    return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-  }
-
-  private struct FileIdentity: Equatable, Sendable {
-    var device: UInt64
-    var inode: UInt64
+    let opened = CatalogFileStamp.current(of: path)
+    fileIdentity = opened.database
+    logIdentity.withLock { $0 = opened.log }
   }
 
   /// Checks that a database is a catalog this program can read, reading only.
@@ -724,7 +713,11 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   ///
   /// - Throws: ``CatalogError/damaged(_:)`` saying what is wrong.
   package func verifyBeforeWriting() throws {
-    let now = CatalogFileStamp.current(of: path)
+    try verifyBeforeWriting(CatalogFileStamp.current(of: path))
+  }
+
+  /// ``verifyBeforeWriting()`` of the file as it looks now.
+  private func verifyBeforeWriting(_ now: CatalogFileStamp) throws {
     if verification.isBegun, let damage = verification.wait() {
       throw CatalogError.damaged(damage)
     }
@@ -1340,7 +1333,9 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   /// Runs a write transaction, once the file has been checked; SQLite's errors become
   /// ``CatalogError``.
   private func writing<Result>(_ body: (Database) throws -> Result) throws -> Result {
-    guard let fileIdentity, Self.identity(ofFile: path) == fileIdentity else {
+    // One look at the file and its log serves the identity checks and the check record.
+    let now = CatalogFileStamp.current(of: path)
+    guard let fileIdentity, now.database?.isSameFile(as: fileIdentity) == true else {
       throw CatalogError.cannotWrite(
         path: path,
         reason:
@@ -1348,15 +1343,14 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       )
     }
     let log = logIdentity.withLock { $0 }
-    guard log == nil || Self.identity(ofFile: path + "-wal") == log else {
+    guard log.map({ now.log?.isSameFile(as: $0) == true }) ?? true else {
       throw CatalogError.cannotWrite(
         path: path,
         reason:
           "its write-ahead log '\(path)-wal' was deleted or replaced after this process opened it, so nothing would keep the change; start the app again"
       )
     }
-    defer { logIdentity.withLock { $0 = $0 ?? Self.identity(ofFile: path + "-wal") } }
-    try verifyBeforeWriting()
+    try verifyBeforeWriting(now)
     // This connection's own commits leave `data_version` as it was.
     stateLock.withLock { cached.dataVersion = nil }
     do {
@@ -1364,7 +1358,9 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
         try database.writeTransaction { try body(database) }
       }
       // The file as this program's commit left it, checked before.
-      CatalogFileStamp.current(of: path).record(for: path)
+      let committed = CatalogFileStamp.current(of: path)
+      committed.record(for: path)
+      logIdentity.withLock { $0 = $0 ?? committed.log }
       return result
     } catch let error as SQLiteError {
       if error.isDamage {

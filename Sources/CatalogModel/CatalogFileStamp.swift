@@ -16,6 +16,11 @@ struct CatalogFileStamp: Equatable, Sendable {
     var size: Int64
     var seconds: Int64
     var nanoseconds: Int64
+
+    /// Whether it is the same file as another (device and inode), changed or not.
+    func isSameFile(as other: File) -> Bool {
+      device == other.device && inode == other.inode
+    }
   }
 
   /// The database file; nil when there is none.
