@@ -11,11 +11,21 @@ import Testing
     for y in 0..<height {
       for x in 0..<width { samples += [UInt8(x * 255 / width), UInt8(y * 255 / height), 90] }
     }
+    return try encodeJPEG(
+      samples, width: width, height: height, components: 3, progressive: true, orientation: 6)
+  }
+
+  /// Samples (RGB, or CMYK with 4 components) encoded through libjpeg-turbo.
+  static func encodeJPEG(
+    _ samples: [UInt8], width: Int, height: Int, components: Int, progressive: Bool,
+    orientation: Int
+  ) throws -> [UInt8] {
     var output: UnsafeMutablePointer<UInt8>?
     var size = 0
     var message = [CChar](repeating: 0, count: 256)
     let code = codec_jpeg_encode(
-      samples, Int32(width), Int32(height), 3, 1, 90, 6, &output, &size, &message)
+      samples, Int32(width), Int32(height), Int32(components), progressive ? 1 : 0, 90,
+      Int32(orientation), &output, &size, &message)
     try #require(code == 0)
     defer { codec_free(output) }
     return Array(UnsafeBufferPointer(start: output, count: size))
@@ -144,13 +154,9 @@ import Testing
     let sandbox = CatalogSandbox()
     // Adobe's inverted samples: no cyan ink (255), full magenta and yellow (0), no black (255).
     let samples = [UInt8]((0..<(32 * 16)).flatMap { _ in [255, 0, 0, 255] as [UInt8] })
-    var output: UnsafeMutablePointer<UInt8>?
-    var size = 0
-    var message = [CChar](repeating: 0, count: 256)
-    let code = codec_jpeg_encode(samples, 32, 16, 4, 0, 95, 0, &output, &size, &message)
-    try #require(code == 0)
-    let jpeg = Data(UnsafeBufferPointer(start: output, count: size))
-    codec_free(output)
+    let jpeg = Data(
+      try Self.encodeJPEG(
+        samples, width: 32, height: 16, components: 4, progressive: false, orientation: 0))
     let path = sandbox.root + "/red.jpg"
     try jpeg.write(to: URL(fileURLWithPath: path))
     let file = try sandbox.writeFile(
