@@ -294,35 +294,54 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// connection is lost once its body has run — the server may have committed and its reply
   /// been lost — a new connection asks whether that identifier was committed: the write then
   /// succeeds, or is reported as not saved, or, when the server cannot be asked, as not known.
-  private func writing<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
-    let change = UUID()
-    var computed: Result?
-    do {
-      return try using { connection in
-        changeIdentifier = change
-        defer { changeIdentifier = nil }
-        return try connection.transaction {
-          let result = try body(connection)
-          computed = result
-          return result
+  ///
+  /// - Parameters:
+  ///   - retrying: Whether a write known not to have committed (its connection lost before
+  ///     `COMMIT` reached the server, or the server says so) runs once more on a new
+  ///     connection; only for a body that can run again (not one that streams a file).
+  ///   - body: The transaction's requests.
+  /// - Returns: What the body returned, once committed.
+  /// - Throws: ``CatalogError/cannotWrite(path:reason:)`` for the server's refusal,
+  ///   ``CatalogError/unreachable(location:reason:)`` when it was not committed, and
+  ///   ``CatalogError/outcomeUnknown(location:reason:)`` when that cannot be found out.
+  private func writing<Result>(
+    retrying: Bool = false, _ body: (PostgresConnection) throws -> Result
+  ) throws -> Result {
+    var attemptsLeft = retrying ? 2 : 1
+    while true {
+      attemptsLeft -= 1
+      let change = UUID()
+      var computed: Result?
+      do {
+        return try using { connection in
+          changeIdentifier = change
+          defer { changeIdentifier = nil }
+          return try connection.transaction {
+            let result = try body(connection)
+            computed = result
+            return result
+          }
         }
-      }
-    } catch let error as PostgresError {
-      guard error.isConnectionFailure else {
-        throw CatalogError.cannotWrite(path: location, reason: error.message)
-      }
-      guard let computed else {
+      } catch let error as PostgresError {
+        guard error.isConnectionFailure else {
+          throw CatalogError.cannotWrite(path: location, reason: error.message)
+        }
+        // A body that did not finish never sent `COMMIT`.
+        let committed =
+          computed == nil
+          ? false
+          : try? using { connection in
+            try connection.execute(
+              "SELECT 1 FROM \(schema).commits WHERE id = $1", [change.uuidString]
+            ).count == 1
+          }
+        switch committed {
+        case true?: if let computed { return computed }
+        case false? where attemptsLeft > 0: continue
+        case false?: break
+        case nil: throw CatalogError.outcomeUnknown(location: location, reason: error.message)
+        }
         throw CatalogError.unreachable(location: location, reason: error.message)
-      }
-      let committed = try? using { connection in
-        try connection.execute(
-          "SELECT 1 FROM \(schema).commits WHERE id = $1", [change.uuidString]
-        ).count == 1
-      }
-      switch committed {
-      case true?: return computed
-      case false?: throw CatalogError.unreachable(location: location, reason: error.message)
-      case nil: throw CatalogError.outcomeUnknown(location: location, reason: error.message)
       }
     }
   }
@@ -796,7 +815,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   package func apply(_ changes: [CatalogChange]) throws {
-    try writing { connection in
+    try writing(retrying: true) { connection in
       let generation = try nextGeneration(connection)
       for change in changes {
         switch change {

@@ -305,6 +305,30 @@ import Testing
     #expect(try sandbox.run(["list"]).output.contains("11 products."))
   }
 
+  /// The connection is cut before a save's `COMMIT` reaches the server, which rolls it back:
+  /// the server says the change was not committed, so it is made once more on a new connection
+  /// and saved once — never reported as failed, never made twice.
+  @Test func aSaveCutBeforeItsCommitIsMadeAgainOnANewConnection() throws {
+    let server = try PostgresTestServer.shared
+    let sandbox = try CatalogSandbox(.postgres)
+    let database = try #require(sandbox.catalogDatabase)
+    let proxy = try PostgresProxy(serverPort: server.port)
+    sandbox.environment["CATALOG_URL"] =
+      "postgresql://\(server.user)@127.0.0.1:\(proxy.port)/\(database)?sslmode=disable&gssencmode=disable"
+    sandbox.environment["PGPASSWORD"] = server.password
+    _ = try sandbox.run(input: "select cherries\nedit\nprice 7.00\n")
+    proxy.commitsToCut = 1
+    let done = try sandbox.run(input: "done\n")
+    #expect(proxy.commitsToCut <= 0)
+    #expect(done.output.contains("Saved Cherries."), "\(done.output)\(done.errors)")
+    #expect(!done.errors.contains("error:"), "\(done.errors)")
+    #expect(try sandbox.run(["select", "cherries"]).output.contains("$7.00"))
+    proxy.commitsToCut = 1
+    let added = try sandbox.run(input: "add Quince\ndone\n")
+    #expect(added.output.contains("Added Quince."), "\(added.output)\(added.errors)")
+    #expect(try sandbox.run(["list"]).output.contains("11 products."))
+  }
+
   @Test func tlsAskedOfAServerWithoutItIsOneLine() throws {
     let server = try PostgresTestServer.shared
     let sandbox = CatalogSandbox()

@@ -4,13 +4,16 @@ import Synchronization
 /// A TCP proxy on 127.0.0.1 between a client and the tests' PostgreSQL server that can lose a
 /// reply as a network would: while ``commitRepliesToDrop`` is above 0, a client's next `COMMIT`
 /// (a simple query) reaches the server, which commits it, and the connection is then cut
-/// before the reply comes back. Connections without TLS (`sslmode=disable&gssencmode=disable`).
+/// before the reply comes back; while ``commitsToCut`` is above 0, the connection is cut instead
+/// of passing a `COMMIT` on, so the server rolls the transaction back. Connections without TLS
+/// (`sslmode=disable&gssencmode=disable`).
 package final class PostgresProxy: @unchecked Sendable {
   /// The port it listens on.
   package let port: Int
   private let serverPort: Int
   private let listener: Int32
   private let dropping = Atomic<Int>(0)
+  private let cutting = Atomic<Int>(0)
   private let stopped = Atomic<Bool>(false)
   /// How many `COMMIT` replies were lost so far.
   private let dropped = Atomic<Int>(0)
@@ -22,6 +25,11 @@ package final class PostgresProxy: @unchecked Sendable {
   }
   /// How many `COMMIT` replies were lost.
   package var droppedReplies: Int { dropped.load(ordering: .relaxed) }
+  /// How many of the next `COMMIT`s never reach the server.
+  package var commitsToCut: Int {
+    get { cutting.load(ordering: .relaxed) }
+    set { cutting.store(newValue, ordering: .relaxed) }
+  }
 
   /// Listens on a free port, forwarding to a server's.
   package init(serverPort: Int) throws {
@@ -123,8 +131,9 @@ package final class PostgresProxy: @unchecked Sendable {
   }
 
   /// Passes the client's messages on one at a time: the startup message (no type byte), then
-  /// typed ones; a `COMMIT` query, when replies are dropped, is passed on and the connection
-  /// cut once the server has had time to commit it.
+  /// typed ones; a `COMMIT` query, when commits are cut, is not passed on and the connection is
+  /// cut; when replies are dropped, it is passed on and the connection cut once the server has
+  /// had time to commit it.
   private func forwardClient(_ pair: Pair) {
     var pending: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -149,6 +158,11 @@ package final class PostgresProxy: @unchecked Sendable {
           && String(decoding: message[5...].prefix { $0 != 0 }, as: UTF8.self)
             .trimmingCharacters(in: .whitespaces).uppercased() == "COMMIT"
         started = true
+        if isCommit, cutting.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
+          pair.isCut.store(true, ordering: .relaxed)
+          pair.close()
+          return
+        }
         if isCommit, dropping.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
           pair.isCut.store(true, ordering: .relaxed)
           dropped.add(1, ordering: .relaxed)
