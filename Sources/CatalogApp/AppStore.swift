@@ -358,11 +358,13 @@ package final class AppStore {
   ///
   /// - Parameters:
   ///   - state: The state in memory.
-  ///   - command: The command about to run: `quit` and `help` run without the catalog's
-  ///     server.
+  ///   - command: The command about to run: one that needs no server
+  ///     (``AppState/needsCatalogServer(for:)``) runs on the products read before while the
+  ///     server cannot be reached.
   /// - Returns: The state with the latest readable catalog.
   /// - Throws: ``CatalogError/unreachable(location:reason:)`` when the catalog's server cannot be
-  ///   reached (the command then changes nothing, and the next one connects again).
+  ///   reached and the command needs it (it then changes nothing, and the next one connects
+  ///   again).
   package func refreshed(_ state: AppState, for command: Command? = nil) throws -> (
     state: AppState, notes: [String]
   ) {
@@ -371,10 +373,8 @@ package final class AppStore {
     do {
       catalog = try environment.refreshed(state.catalog)
     } catch let error as CatalogError {
-      switch command {
-      case .quit, .help: return (state, [])
-      default: throw error
-      }
+      guard let command, !state.needsCatalogServer(for: command) else { throw error }
+      return (state, [])
     }
     guard catalog != state.catalog else { return (state, []) }
     state.catalog = catalog

@@ -14,7 +14,8 @@ import StateRestoration
 ///
 /// A lost connection fails the request that needed it — a read answers as if the product were
 /// missing and says why in ``takeReadFailure()``; a write throws
-/// ``CatalogError/unreachable(location:reason:)`` — and the next request connects again.
+/// ``CatalogError/unreachable(location:reason:)``. Until the next ``refresh()`` connects again,
+/// reads answer from the products read before (``ProductsRead``) without asking the server.
 package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// The schema version this program reads and writes (the `schema_version` row of `info`).
   package static let schemaVersion = 3
@@ -38,6 +39,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   private var changeIdentifier: UUID?
   private let stateLock = NSLock()
   private var cached = State()
+  /// The products read at the generation in `cached`; touched only inside `stateLock`.
+  private var read = ProductsRead()
   private let skipped = SkippedRows()
 
   private struct State {
@@ -46,6 +49,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     var identity: UInt64?
     var isSeeded = false
     var readFailure: CatalogReadFailure?
+    /// Why the server could not be reached at the last request; nil once it answers again.
+    var unreachable: String?
     /// Statements of other programs that changed the products or the block counts since the
     /// blocks were last counted.
     var foreignChanges = 0
@@ -252,8 +257,13 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
   }
 
-  /// Runs a read; a failure is kept for ``takeReadFailure()`` and the read answers nil.
+  /// Runs a read; a failure is kept for ``takeReadFailure()`` and the read answers nil. While
+  /// the server cannot be reached, the read is not tried until the next ``refresh()``.
   private func reading<Result>(_ body: (PostgresConnection) throws -> Result) -> Result? {
+    if let reason = unreachableReason {
+      stateLock.withLock { cached.readFailure = .unreachable(reason) }
+      return nil
+    }
     do {
       return try usingRetryingOnce(body)
     } catch {
@@ -278,14 +288,50 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   private func noteFailure(_ error: any Error) {
     let failure: CatalogReadFailure
+    var unreachable: String?
     if let error = error as? PostgresError, error.isConnectionFailure {
       failure = .unreachable(error.message)
+      unreachable = error.message
     } else if let error = error as? PostgresError {
       failure = .damaged(error.message)
     } else {
       failure = .damaged(error.localizedDescription)
     }
-    stateLock.withLock { cached.readFailure = failure }
+    stateLock.withLock {
+      cached.readFailure = failure
+      if let unreachable { cached.unreachable = unreachable }
+    }
+  }
+
+  /// Why the server could not be reached at the last request, until it answers again.
+  private var unreachableReason: String? { stateLock.withLock { cached.unreachable } }
+
+  /// Runs a read whose products are kept for while the server cannot be reached: what the
+  /// server answers is kept; while it cannot be reached — since an earlier request, or since
+  /// this one failed — the products read before answer, and one not read before is missing
+  /// (the failure kept for ``takeReadFailure()``).
+  ///
+  /// - Parameters:
+  ///   - body: The read.
+  ///   - empty: The answer of a read that failed for another reason.
+  ///   - lookup: The read, from the products read before: its answer, and whether it is whole.
+  ///   - keep: Keeps the server's answer.
+  /// - Returns: The answer.
+  private func readingKept<Result>(
+    _ body: (PostgresConnection) throws -> Result, empty: Result,
+    kept lookup: (ProductsRead) -> (Result, complete: Bool),
+    keep: (inout ProductsRead, Result) -> Void
+  ) -> Result {
+    if unreachableReason == nil, let answer = reading(body) {
+      stateLock.withLock { keep(&read, answer) }
+      return answer
+    }
+    return stateLock.withLock {
+      guard let reason = cached.unreachable else { return empty }
+      let (answer, complete) = lookup(read)
+      if !complete { cached.readFailure = .unreachable(reason) }
+      return answer
+    }
   }
 
   /// Runs a write transaction; the server's errors become ``CatalogError``.
@@ -436,6 +482,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         let failure = cached.readFailure
         cached = state
         cached.readFailure = failure
+        read.forgetUnless(generation: state.generation)
       }
       return cached.generation != state.generation || cached.count != state.count
     }
@@ -529,10 +576,18 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   package func product(identifier: UUID) -> Product? {
-    products(
-      "SELECT \(Self.columns) FROM \(schema).products WHERE identifier = $1",
-      [identifier.canonicalText]
-    ).first
+    readingKept(
+      { connection in
+        let result = try connection.execute(
+          "SELECT \(Self.columns) FROM \(schema).products WHERE identifier = $1",
+          [identifier.canonicalText])
+        return result.count == 1 ? shown(result, 0) : nil
+      }, empty: nil,
+      kept: { read in
+        let product = read.product(identifier: identifier)
+        return (product, product != nil)
+      },
+      keep: { read, product in product.map { read.keep($0) } })
   }
 
   package func number(of identifier: UUID) -> Int? {
@@ -541,44 +596,63 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   package func numbers(of identifiers: [UUID]) -> [UUID: Int] {
     guard !identifiers.isEmpty else { return [:] }
-    return reading { connection in
-      try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-        let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
-        let found = try connection.execute(
-          "SELECT identifier, position FROM \(schema).products WHERE identifier = ANY($1::text[])",
-          [keys])
-        var positions: [UUID: Int] = [:]
-        for row in 0..<found.count {
-          if let identifier = found.text(row, 0).flatMap(UUID.init(canonical:)),
-            let position = found.integer(row, 1)
-          {
-            positions[identifier] = position
+    return readingKept(
+      { connection in
+        try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+          let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
+          let found = try connection.execute(
+            "SELECT identifier, position FROM \(schema).products WHERE identifier = ANY($1::text[])",
+            [keys])
+          var positions: [UUID: Int] = [:]
+          for row in 0..<found.count {
+            if let identifier = found.text(row, 0).flatMap(UUID.init(canonical:)),
+              let position = found.integer(row, 1)
+            {
+              positions[identifier] = position
+            }
           }
+          let byPosition = try numbers(ofPositions: Array(positions.values), in: connection)
+          return positions.compactMapValues { byPosition[$0] }
         }
-        let byPosition = try numbers(ofPositions: Array(positions.values), in: connection)
-        return positions.compactMapValues { byPosition[$0] }
-      }
-    } ?? [:]
+      }, empty: [:],
+      kept: { read in
+        var numbers: [UUID: Int] = [:]
+        for identifier in identifiers { numbers[identifier] = read.number(of: identifier) }
+        return (numbers, numbers.count == Set(identifiers).count)
+      },
+      keep: { read, found in
+        for (identifier, number) in found { read.keep(number: number, of: identifier) }
+      })
   }
 
   package func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
     guard numbers.lowerBound >= 1 else { return [] }
-    return reading { connection in
-      let result = try connection.execute(
-        """
-        WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) AS upto, live FROM \(schema).blocks),
-        f AS (SELECT block, upto - live AS before FROM b WHERE upto >= $1 ORDER BY block LIMIT 1),
-        s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << 10 FROM f)
-          ORDER BY position OFFSET (SELECT $1 - before - 1 FROM f) LIMIT 1)
-        SELECT \(Self.columns), position FROM \(schema).products
-        WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT $2
-        """, [String(numbers.lowerBound), String(numbers.count)])
-      var page: [(number: Int, product: Product)] = []
-      for row in 0..<result.count {
-        if let product = shown(result, row) { page.append((numbers.lowerBound + row, product)) }
-      }
-      return page
-    } ?? []
+    return readingKept(
+      { connection in
+        let result = try connection.execute(
+          """
+          WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) AS upto, live FROM \(schema).blocks),
+          f AS (SELECT block, upto - live AS before FROM b WHERE upto >= $1 ORDER BY block LIMIT 1),
+          s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << 10 FROM f)
+            ORDER BY position OFFSET (SELECT $1 - before - 1 FROM f) LIMIT 1)
+          SELECT \(Self.columns), position FROM \(schema).products
+          WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT $2
+          """, [String(numbers.lowerBound), String(numbers.count)])
+        var page: [(number: Int, product: Product)] = []
+        for row in 0..<result.count {
+          if let product = shown(result, row) { page.append((numbers.lowerBound + row, product)) }
+        }
+        return page
+      }, empty: [],
+      kept: { read in
+        guard numbers.count <= ProductsRead.capacity else { return ([], false) }
+        let page = numbers.compactMap { number in read.product(number: number).map { (number, $0) }
+        }
+        return (page, page.count == numbers.count)
+      },
+      keep: { read, page in
+        for (number, product) in page { read.keep(product, number: number) }
+      })
   }
 
   package func count(year: Int) -> Int {
@@ -755,7 +829,17 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   // MARK: - Changes
 
   package func changes(after generation: Int, limit: Int) throws -> CatalogChanges? {
-    try failingAsCatalog {
+    // While the server cannot be reached, an index of the generation last read is as current
+    // as the products read; another is not known to be.
+    let (state, unreachable) = stateLock.withLock { (cached, cached.unreachable) }
+    if let unreachable {
+      guard generation == state.generation else {
+        throw CatalogError.unreachable(location: location, reason: unreachable)
+      }
+      return CatalogChanges(
+        generation: generation, count: state.count, deletedPositions: [], changed: [])
+    }
+    return try failingAsCatalog {
       try using { connection in
         try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
           let state = try readState()

@@ -370,4 +370,46 @@ import Testing
     let main = try #require(sandbox.scene("main", in: state))
     #expect((main["activity"] as? [String: Any])?["title"] as? String == "Show Cherries product")
   }
+
+  /// The server stops under a running REPL: the commands that need no server go on with the
+  /// products read before — the path, stored values, scenes, help, the tab, the editor's
+  /// fields, search of the local index — while a read or a save that needs it is refused in one
+  /// line with the draft kept, and saved once the server is back.
+  @Test func commandsThatNeedNoServerWorkWhileItIsDown() throws {
+    let server = try PostgresTestServer()
+    defer { server.remove() }
+    let sandbox = CatalogSandbox()
+    sandbox.environment["CATALOG_URL"] = server.socketURL(database: try server.makeDatabase())
+    let repl = sandbox.start([])
+    repl.send("search fruit")
+    repl.readOutput(until: "continue N")
+    repl.send("select mango")
+    repl.send("edit")
+    repl.send("price 9.50")
+    repl.readOutput(until: "9.50")
+    server.stop()
+    repl.send("path")
+    repl.readOutput(until: "product  Mango")
+    repl.send("state")
+    repl.readOutput(until: "The editor's draft")
+    repl.send("scenes")
+    repl.send("help tab")
+    repl.readOutput(until: "tab detail|photo")
+    repl.send("search cher")
+    repl.readOutput(until: "title: prefix 'cher' of 'cherries'")
+    repl.send("done")
+    repl.send("select cherries")
+    repl.send("name Mango Deluxe")
+    repl.readOutput(until: "Mango Deluxe")
+    try server.start()
+    repl.send("done")
+    repl.readOutput(until: "Saved Mango Deluxe.")
+    let (output, errors) = repl.finishReading()
+    let lines = errors.split(separator: "\n")
+    #expect(lines.count == 2, "\(errors)")
+    #expect(lines.allSatisfy { $0.hasPrefix("error: lost the connection to the catalog") })
+    #expect(!output.contains("Cherries\n  Year"), "\(output)")
+    let saved = try sandbox.run(["select", "mango deluxe"])
+    #expect(saved.output.contains("$9.50"), "\(saved.output)\(saved.errors)")
+  }
 }

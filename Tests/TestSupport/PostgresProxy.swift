@@ -131,13 +131,16 @@ package final class PostgresProxy: @unchecked Sendable {
   }
 
   /// Passes the client's messages on one at a time: the startup message (no type byte), then
-  /// typed ones; a `COMMIT` query, when commits are cut, is not passed on and the connection is
-  /// cut; when replies are dropped, it is passed on and the connection cut once the server has
-  /// had time to commit it.
+  /// typed ones; a `COMMIT` query of a transaction that wrote, when commits are cut, is not
+  /// passed on and the connection is cut; when replies are dropped, it is passed on and the
+  /// connection cut once the server has had time to commit it.
   private func forwardClient(_ pair: Pair) {
     var pending: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     var started = false
+    // Whether the transaction under way wrote: only its `COMMIT` is cut or loses its reply,
+    // never a read's.
+    var wrote = false
     while true {
       let count = buffer.withUnsafeMutableBytes { recv(pair.client, $0.baseAddress, $0.count, 0) }
       guard count > 0 else { break }
@@ -153,17 +156,21 @@ package final class PostgresProxy: @unchecked Sendable {
         guard length >= 4, pending.count >= total else { break }
         let message = Array(pending[..<total])
         pending.removeFirst(total)
+        let text =
+          started && (message[0] == UInt8(ascii: "Q") || message[0] == UInt8(ascii: "P"))
+          ? String(decoding: message[5...], as: UTF8.self) : ""
         let isCommit =
-          started && message[0] == UInt8(ascii: "Q")
-          && String(decoding: message[5...].prefix { $0 != 0 }, as: UTF8.self)
-            .trimmingCharacters(in: .whitespaces).uppercased() == "COMMIT"
+          message[0] == UInt8(ascii: "Q")
+          && text.prefix { $0 != "\0" }.trimmingCharacters(in: .whitespaces).uppercased()
+            == "COMMIT"
         started = true
-        if isCommit, cutting.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
+        if text.contains("INSERT ") || text.contains("UPDATE ") { wrote = true }
+        if isCommit, wrote, cutting.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
           pair.isCut.store(true, ordering: .relaxed)
           pair.close()
           return
         }
-        if isCommit, dropping.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
+        if isCommit, wrote, dropping.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
           pair.isCut.store(true, ordering: .relaxed)
           dropped.add(1, ordering: .relaxed)
           _ = Self.sendAll(message[...], to: pair.server)
@@ -172,6 +179,7 @@ package final class PostgresProxy: @unchecked Sendable {
           pair.close()
           return
         }
+        if isCommit { wrote = false }
         guard Self.sendAll(message[...], to: pair.server) else {
           pair.close()
           return

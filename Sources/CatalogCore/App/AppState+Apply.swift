@@ -381,3 +381,28 @@ extension Command {
     }
   }
 }
+
+extension AppState {
+  /// Whether a command needs the catalog's server: it reads products the scenes do not show,
+  /// checks a scene's products, or saves. The others — the scenes, the path, stored values,
+  /// help, the tab, the editor's fields, the activity history and its search — run on the
+  /// products read before while the server cannot be reached.
+  ///
+  /// - Parameter command: The command.
+  /// - Returns: Whether it runs only when the server answers.
+  package func needsCatalogServer(for command: Command) -> Bool {
+    switch command {
+    case .list, .select, .push, .open, .done, .add, .delete, .continueResult, .handoff,
+      .handoffToMachine, .activitiesElsewhere, .continueElsewhere, .continueDelivered:
+      true
+    case .year: !activeScene.isEditing
+    case .newScene(_, let product): product != nil
+    // A saved scene's products are checked as it opens.
+    case .switchScene(let name): scene(named: name) == nil
+    case .forget(.product): true
+    case .back, .root, .path, .tab, .edit, .setName, .setPrice, .setImage, .cancel, .search,
+      .scenes, .closeScene, .state, .help, .activities, .forget, .quit:
+      false
+    }
+  }
+}
