@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -14,6 +16,9 @@
 /// not synced: a marker must outlive a process that crashed, which the system's cache does, and
 /// one lost with the machine only forgets a launch. Start-up pays no file rewrite and no
 /// `fsync`. A `launch.json` of an earlier version is read once, turned into markers and removed.
+///
+/// A process that exits on its own before it is ready — `exit` with any status, a refused
+/// launch — removes its marker as it exits: only a launch killed by a signal or a crash counts.
 enum LaunchTracker {
   /// How many launches in a row may die before the prompt before state is set aside.
   static let failureLimit = 2
@@ -48,6 +53,7 @@ enum LaunchTracker {
     let descriptor = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     if descriptor >= 0 {
       close(descriptor)
+      removedAtExit(marker)
     } else {
       check.warnings.append(
         "cannot record the launch in '\(marker)': \(String(cString: strerror(errno)))")
@@ -65,6 +71,7 @@ enum LaunchTracker {
   @discardableResult
   static func end(in directory: StateDirectory, reachedPrompt: Bool) -> [String] {
     var warnings: [String] = []
+    pendingMarker.withLock { $0 = nil }
     do {
       let lock = try directory.lockWaiting(LockFiles.launch)
       defer { withExtendedLifetime(lock) {} }
@@ -77,6 +84,20 @@ enum LaunchTracker {
       warnings.append("cannot record the launch: \(StateRestorationError.describing(error))")
     }
     return warnings
+  }
+
+  /// The marker of this process's launch under way, removed if the process exits before
+  /// ``end(in:reachedPrompt:)``.
+  private static let pendingMarker = Mutex<String?>(nil)
+  private static let exitHandlerInstalled = Atomic<Bool>(false)
+
+  /// Removes a marker when the process exits on its own before its launch ends.
+  private static func removedAtExit(_ marker: String) {
+    pendingMarker.withLock { $0 = marker }
+    guard !exitHandlerInstalled.exchange(true, ordering: .relaxed) else { return }
+    atexit {
+      if let marker = LaunchTracker.pendingMarker.withLock({ $0.take() }) { unlink(marker) }
+    }
   }
 
   /// A marker's name: `PID.STARTTIME`, 0 where the start time is unknown.
