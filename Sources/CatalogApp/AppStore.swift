@@ -45,8 +45,16 @@ package final class AppStore {
     // the state directory is touched.
     let catalogStore = CatalogStore.bundled(options.paths)
     let loaded = try catalogStore.load()
-    let sessions = try SessionStore(directory: options.paths.stateDirectory)
-    var warnings = sessions.warnings
+    // The app's own directories, every file in them the app's: made private whole.
+    var warnings: [String] = []
+    let stateDirectory = options.paths.stateDirectory
+    if FileManager.default.fileExists(atPath: stateDirectory),
+      let warning = StateDirectory.makePrivate(stateDirectory, subfolders: SessionStore.folders)
+    {
+      warnings.append(warning)
+    }
+    let sessions = try SessionStore(directory: stateDirectory)
+    warnings += sessions.warnings
     let dataDirectory = options.paths.dataDirectory
     if let warning = StateDirectory.makePrivate(dataDirectory, subfolders: []) {
       warnings.append(warning)

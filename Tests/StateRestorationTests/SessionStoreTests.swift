@@ -26,6 +26,39 @@ private struct ListView {
     #expect(session.warnings.isEmpty)
   }
 
+  /// A program's own directory, shared with its other files: the store makes its own folders
+  /// and files private and leaves everything else — a script's execute bit, a folder others
+  /// read — as it was, with a warning that the directory is open to others.
+  @Test func filesTheStoreDidNotMakeKeepTheirModes() throws {
+    let temporary = TemporaryDirectory()
+    let script = temporary.path + "/run.sh"
+    let folder = temporary.path + "/shared"
+    #expect(FileManager.default.createFile(atPath: script, contents: Data("exit 0\n".utf8)))
+    #expect(chmod(script, 0o755) == 0)
+    #expect(mkdir(folder, 0o755) == 0)
+    #expect(chmod(folder, 0o755) == 0)
+    #expect(chmod(temporary.path, 0o755) == 0)
+    do {
+      let session = try SessionStore(directory: temporary.path)
+      _ = try session.open(.main)
+      try session.save()
+    }
+    #expect(chmod(temporary.path + "/scenes", 0o755) == 0)
+    #expect(chmod(temporary.path + "/scenes/main.json", 0o644) == 0)
+    let session = try SessionStore(directory: temporary.path)
+    func mode(_ path: String) -> mode_t {
+      var status = stat()
+      return stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0
+    }
+    #expect(mode(script) == 0o755)
+    #expect(mode(folder) == 0o755)
+    #expect(mode(temporary.path) == 0o755)
+    #expect(mode(temporary.path + "/scenes") == 0o700)
+    #expect(mode(temporary.path + "/scenes/main.json") == 0o600)
+    #expect(session.warnings.count == 1, "\(session.warnings)")
+    #expect(session.warnings.first?.contains("open to other users") == true)
+  }
+
   @Test func aSceneIsOwnedByOneStoreUntilItIsReleased() throws {
     let temporary = TemporaryDirectory()
     let first = try SessionStore(directory: temporary.path)

@@ -66,6 +66,65 @@ public struct StateDirectory: Sendable, Hashable {
     }
   }
 
+  /// Takes away others' access to the files a library made in a directory it shares with a
+  /// program — its folders and what is in them, and its files — and to nothing else: the
+  /// directory's other entries keep their modes, and so does the directory itself unless all
+  /// it holds is the library's.
+  ///
+  /// - Parameters:
+  ///   - folders: The library's folders in the directory, made 0700, their entries 0600 (0700
+  ///     for a folder).
+  ///   - files: The library's files in the directory, made 0600.
+  /// - Returns: A one-line warning when something was changed or could not be, or when the
+  ///   directory is open to other users (which only its owner should change).
+  public func makeOwnFilesPrivate(folders: [String], files: [String]) -> String? {
+    var parts: [String] = []
+    do {
+      var changed = false
+      for folder in folders {
+        let folderPath = path(of: folder)
+        if try DurableFile.tightenPermissions(of: folderPath, to: 0o700) != nil { changed = true }
+        for entry in DurableFile.entries(in: folderPath) {
+          let entryPath = folderPath + "/" + entry
+          var status = stat()
+          guard lstat(entryPath, &status) == 0 else { continue }
+          let mode: mode_t = status.st_mode & S_IFMT == S_IFDIR ? 0o700 : 0o600
+          if try DurableFile.tightenPermissions(of: entryPath, to: mode) != nil { changed = true }
+        }
+      }
+      for file in files
+      where try DurableFile.tightenPermissions(of: path(of: file), to: 0o600) != nil {
+        changed = true
+      }
+      if changed {
+        parts.append("made the saved state in '\(path)' private again (0700 and 0600)")
+      }
+    } catch {
+      parts.append(StateRestorationError.describing(error))
+    }
+    // The directory is made private only when nothing but the library's own files is in it.
+    let own = Set(folders + files)
+    if DurableFile.entries(in: path).allSatisfy(own.contains) {
+      do {
+        if let old = try DurableFile.tightenPermissions(of: path, to: 0o700) {
+          parts.append(
+            "'\(path)' was open to other users (mode \(String(old, radix: 8))); made it private (0700)"
+          )
+        }
+      } catch {
+        parts.append(StateRestorationError.describing(error))
+      }
+    } else {
+      var status = stat()
+      if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+        parts.append(
+          "'\(path)' is open to other users (mode \(String(status.st_mode & 0o777, radix: 8))), "
+            + "who can see the names of its files; 'chmod 700' makes it private")
+      }
+    }
+    return parts.isEmpty ? nil : parts.joined(separator: "; ")
+  }
+
   /// The path of a file in the directory.
   ///
   /// - Parameter relativePath: The file's path inside the directory.

@@ -67,16 +67,20 @@ public final class SessionStore {
   /// before ``beginLaunch()`` sets the saved state aside.
   public static let crashLimit = LaunchTracker.failureLimit
 
-  /// Opens a state directory: creates it 0700 when missing, makes it private when it was open
-  /// to others (a warning says so), refuses a link or a file in place of one of its folders,
-  /// and removes what writers killed mid-write left behind.
+  /// Opens a state directory: creates it 0700 when missing, makes the folders and files it
+  /// made private when they were open to others, warns when the directory itself is (it may
+  /// be the program's, holding other files, which are never touched), refuses a link or a
+  /// file in place of one of its folders, and removes what writers killed mid-write left
+  /// behind.
   ///
   /// - Parameter path: The state directory.
   /// - Throws: A ``StateRestorationError`` when the directory cannot be created or one of its
   ///   folders is not a folder.
   public init(directory path: String) throws {
     directory = try StateDirectory(creating: path)
-    if let warning = StateDirectory.makePrivate(path, subfolders: Self.folders) {
+    if let warning = directory.makeOwnFilesPrivate(
+      folders: Self.folders, files: [SessionFile.path])
+    {
       warnings.append(warning)
     }
     // A link or a file in place of a folder is refused before anything is read through it.
