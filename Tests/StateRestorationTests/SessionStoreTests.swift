@@ -59,6 +59,28 @@ private struct ListView {
     #expect(session.warnings.first?.contains("open to other users") == true)
   }
 
+  /// A scene larger than the next launch reads is refused by `save()` at once, its file left
+  /// as it was; the next launch restores what was saved before, not a scene set aside.
+  @Test func aSceneTheNextLaunchCouldNotReadIsRefusedWhenSaved() throws {
+    let temporary = TemporaryDirectory()
+    do {
+      let session = try SessionStore(directory: temporary.path)
+      let view = SceneStore.$current.withValue(try session.open(.main)) { ListView() }
+      view.items = ["milk"]
+      try session.save()
+      view.items.append(String(repeating: "x", count: StateDirectory.defaultSizeLimit))
+      #expect {
+        try session.save()
+      } throws: { error in
+        "\(error)".contains("nothing was saved")
+      }
+    }
+    let session = try SessionStore(directory: temporary.path)
+    let view = SceneStore.$current.withValue(try session.open(.main)) { ListView() }
+    #expect(view.items == ["milk"])
+    #expect(session.warnings.isEmpty, "\(session.warnings)")
+  }
+
   @Test func aSceneIsOwnedByOneStoreUntilItIsReleased() throws {
     let temporary = TemporaryDirectory()
     let first = try SessionStore(directory: temporary.path)

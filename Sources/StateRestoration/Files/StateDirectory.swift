@@ -182,6 +182,24 @@ public struct StateDirectory: Sendable, Hashable {
       throw StateRestorationError.cannotWrite(
         path: file, reason: "a value cannot be encoded as JSON")
     }
+    // What is written is what ``load(_:from:limit:)`` reads back: a file it would refuse is
+    // refused now, before anything is written, rather than set aside at the next launch.
+    guard data.count <= Self.defaultSizeLimit else {
+      throw StateRestorationError.cannotWrite(
+        path: file,
+        reason:
+          "it would take \(data.count) bytes, more than the \(Self.defaultSizeLimit) a state file may hold; nothing was saved"
+      )
+    }
+    do {
+      _ = try Content.decoded(from: data, path: file)
+    } catch {
+      throw StateRestorationError.cannotWrite(
+        path: file,
+        reason:
+          "it could not be read back (\(StateRestorationError.describing(error))); nothing was saved"
+      )
+    }
     try ensureParent(of: relativePath)
     return try DurableFile.prepare(
       data, for: file, flushingInBackground: flushingInBackground)
