@@ -81,6 +81,42 @@ private struct ListView {
     #expect(session.warnings.isEmpty, "\(session.warnings)")
   }
 
+  /// A value an earlier version stored as another type reads as the default and is left as it
+  /// was; once the program sets the key, the old value is kept under a key of its own, saved,
+  /// and a warning says so.
+  @Test func aValueThatNoLongerDecodesIsKeptAside() throws {
+    let temporary = TemporaryDirectory()
+    do {
+      let session = try SessionStore(directory: temporary.path)
+      try session.open(.main).values = SceneStorageValues(["ListView.items": .string("milk")])
+      try session.save()
+    }
+    do {
+      let session = try SessionStore(directory: temporary.path)
+      let view = SceneStore.$current.withValue(try session.open(.main)) { ListView() }
+      #expect(view.items == [])
+      view.selection = 1
+      try session.save()
+      #expect(session.warnings.isEmpty)
+    }
+    do {
+      let session = try SessionStore(directory: temporary.path)
+      let store = try session.open(.main)
+      #expect(store.values.entries["ListView.items"] == .string("milk"))
+      let view = SceneStore.$current.withValue(store) { ListView() }
+      view.items = ["eggs"]
+      try session.save()
+      #expect(session.warnings.count == 1)
+      #expect(session.warnings.first?.contains("kept it as 'ListView.items.unreadable'") == true)
+    }
+    let reopened = try SessionStore(directory: temporary.path)
+    let values = try reopened.open(.main).values
+    #expect(values.entries["ListView.items.unreadable"] == .string("milk"))
+    #expect(
+      SceneStorageKey<[String]>("ListView.items", default: []).value(
+        from: values.entries["ListView.items"]) == ["eggs"])
+  }
+
   @Test func aSceneIsOwnedByOneStoreUntilItIsReleased() throws {
     let temporary = TemporaryDirectory()
     let first = try SessionStore(directory: temporary.path)

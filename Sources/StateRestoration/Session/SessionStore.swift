@@ -31,8 +31,10 @@
 public final class SessionStore {
   /// The state directory.
   public let directory: StateDirectory
-  /// One-line warnings for the user from opening the directory and its scenes: a directory
-  /// that was open to other users, a scene file that could not be read and was set aside.
+  /// One-line warnings for the user from opening the directory and its scenes — a directory
+  /// open to other users, a scene file that could not be read and was set aside — and from
+  /// ``save(activeScene:)``: a stored value the program could not read, kept aside when it set
+  /// that key.
   public private(set) var warnings: [String] = []
   /// The terminal this process's scenes are shown on, recorded in their lock files.
   public var terminal: String? = SceneOwner.currentTerminal
@@ -413,6 +415,9 @@ public final class SessionStore {
       }, session: SessionState(scenes: openScenes.map(\.name), activeScene: active))
     try commit(prepared)
     for (index, count) in zip(changed, counts) { openScenes[index].savedChangeCount = count }
+    for scene in openScenes {
+      warnings += scene.store.takeSetAsideValues().map { "scene '\(scene.name)': \($0)" }
+    }
     if let active { bringToFront(active) }
   }
 

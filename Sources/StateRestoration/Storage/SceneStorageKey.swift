@@ -47,6 +47,15 @@ public struct SceneStorageKey<Value: Sendable>: Sendable {
     stored.flatMap(decode) ?? defaultValue
   }
 
+  /// Whether a stored value reads as this key's type: false for a value stored as another
+  /// type, or a `Codable` value that no longer decodes.
+  ///
+  /// - Parameter stored: What the storage holds under the key.
+  /// - Returns: Whether ``value(from:)`` reads it rather than falling back to the default.
+  public func canRead(_ stored: StoredValue) -> Bool {
+    decode(stored) != nil
+  }
+
   /// Turns a value into what the storage keeps.
   ///
   /// - Parameter value: The value to store.
@@ -127,7 +136,7 @@ extension SceneStorageKey {
   /// - Parameter name: The key's name in the storage.
   public init<Wrapped>(_ name: String) where Value == Wrapped?, Wrapped: SceneStorable {
     self.init(
-      name: name, defaultValue: nil, decode: { Wrapped(storedValue: $0) },
+      name: name, defaultValue: nil, decode: { Wrapped(storedValue: $0).map(Optional.some) },
       encode: { $0?.storedValue })
   }
 
@@ -137,7 +146,8 @@ extension SceneStorageKey {
   public init<Wrapped>(_ name: String)
   where Value == Wrapped?, Wrapped: RawRepresentable & Sendable, Wrapped.RawValue == String {
     self.init(
-      name: name, defaultValue: nil, decode: SceneStorageKey<Wrapped>.fromRawString,
+      name: name, defaultValue: nil,
+      decode: { SceneStorageKey<Wrapped>.fromRawString($0).map(Optional.some) },
       encode: { $0.flatMap(SceneStorageKey<Wrapped>.rawString) })
   }
 
@@ -147,7 +157,8 @@ extension SceneStorageKey {
   public init<Wrapped>(_ name: String)
   where Value == Wrapped?, Wrapped: RawRepresentable & Sendable, Wrapped.RawValue == Int {
     self.init(
-      name: name, defaultValue: nil, decode: SceneStorageKey<Wrapped>.fromRawInt,
+      name: name, defaultValue: nil,
+      decode: { SceneStorageKey<Wrapped>.fromRawInt($0).map(Optional.some) },
       encode: { $0.flatMap(SceneStorageKey<Wrapped>.rawInt) })
   }
 
@@ -171,7 +182,8 @@ extension SceneStorageKey {
   public init<Wrapped>(_ name: String)
   where Value == Wrapped?, Wrapped: Codable & JSONRepresentable & Sendable {
     self.init(
-      name: name, defaultValue: nil, decode: { CodableStorage.read($0) as Wrapped? },
+      name: name, defaultValue: nil,
+      decode: { (CodableStorage.read($0) as Wrapped?).map(Optional.some) },
       encode: { $0.flatMap(CodableStorage.write) })
   }
 
@@ -180,7 +192,8 @@ extension SceneStorageKey {
   /// - Parameter name: The key's name in the storage.
   public init<Wrapped>(_ name: String) where Value == Wrapped?, Wrapped: Codable & Sendable {
     self.init(
-      name: name, defaultValue: nil, decode: { CodableStorage.decode($0) as Wrapped? },
+      name: name, defaultValue: nil,
+      decode: { (CodableStorage.decode($0) as Wrapped?).map(Optional.some) },
       encode: { $0.flatMap(CodableStorage.encode) })
   }
 }

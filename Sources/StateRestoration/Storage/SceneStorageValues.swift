@@ -22,12 +22,41 @@ public struct SceneStorageValues: Sendable, Hashable, Codable {
   public var isEmpty: Bool { entries.isEmpty }
 
   /// The value under a typed key: the key's default when absent or stored as another type.
-  /// Setting a value that stores as nil (an optional set to nil) removes the key.
+  /// Setting a value that stores as nil (an optional set to nil) removes the key; a value
+  /// stored before that the key cannot read is kept aside (``setValue(_:for:)``).
   ///
   /// - Parameter key: The typed key.
   public subscript<Value>(key: SceneStorageKey<Value>) -> Value {
     get { key.value(from: entries[key.name]) }
-    set { entries[key.name] = key.storedValue(for: newValue) }
+    set { setValue(newValue, for: key) }
+  }
+
+  /// Sets the value under a typed key. A value stored before that the key cannot read — stored
+  /// as another type, or a `Codable` value that no longer decodes — is never lost: it moves to
+  /// a key of its own (`NAME.unreadable`, then `NAME.unreadable-2`, …), which is saved with
+  /// the scene.
+  ///
+  /// - Parameters:
+  ///   - value: The new value; one that stores as nil removes the key.
+  ///   - key: The typed key.
+  /// - Returns: The value kept aside, if one was.
+  @discardableResult
+  public mutating func setValue<Value>(_ value: Value, for key: SceneStorageKey<Value>)
+    -> SetAsideValue?
+  {
+    var setAside: SetAsideValue?
+    if let old = entries[key.name], !key.canRead(old) {
+      var keptAs = key.name + ".unreadable"
+      var number = 1
+      while entries[keptAs] != nil {
+        number += 1
+        keptAs = key.name + ".unreadable-\(number)"
+      }
+      entries[keptAs] = old
+      setAside = SetAsideValue(key: key.name, keptAs: keptAs, storedType: old.typeName)
+    }
+    entries[key.name] = key.storedValue(for: value)
+    return setAside
   }
 
   /// Removes the value under a key name, if any.
@@ -66,4 +95,22 @@ extension SceneStorageValues: JSONRepresentable {
 
   /// The storage as an object of typed values.
   public var json: JSONValue { .object(sorting: entries.mapValues(\.json)) }
+}
+
+/// A stored value that scene storage kept rather than lose: the program set a key whose value
+/// it could not read as the key's type (stored by an earlier version as another type, say), and
+/// the old value moved to a key of its own.
+public struct SetAsideValue: Sendable, Hashable, CustomStringConvertible {
+  /// The key the program set.
+  public let key: String
+  /// The key the old value is kept under.
+  public let keptAs: String
+  /// The old value's stored type (``StoredValue/typeName``).
+  public let storedType: String
+
+  /// One line for the user.
+  public var description: String {
+    "the stored value of '\(key)' (\(storedType)) does not read as the type this program "
+      + "declares; kept it as '\(keptAs)'"
+  }
 }

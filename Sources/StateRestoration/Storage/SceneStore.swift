@@ -8,6 +8,7 @@ public final class SceneStore: Sendable {
   private struct State {
     var values: SceneStorageValues
     var changeCount = 0
+    var setAside: [SetAsideValue] = []
   }
 
   private let state: Mutex<State>
@@ -40,6 +41,17 @@ public final class SceneStore: Sendable {
     }
   }
 
+  /// The values kept aside since the last call, because the program set a key whose stored
+  /// value it could not read (``SceneStorageValues/setValue(_:for:)``).
+  ///
+  /// - Returns: The values kept aside, oldest first.
+  public func takeSetAsideValues() -> [SetAsideValue] {
+    state.withLock { state in
+      defer { state.setAside = [] }
+      return state.setAside
+    }
+  }
+
   /// How many times the contents have changed since the store was created.
   public var changeCount: Int { state.withLock { $0.changeCount } }
 
@@ -51,7 +63,9 @@ public final class SceneStore: Sendable {
     set {
       state.withLock {
         let before = $0.values.entries[key.name]
-        $0.values[key] = newValue
+        if let setAside = $0.values.setValue(newValue, for: key) {
+          $0.setAside.append(setAside)
+        }
         if $0.values.entries[key.name] != before { $0.changeCount += 1 }
       }
     }
