@@ -60,8 +60,6 @@ public enum StateRestorationError: Error, Sendable, Hashable, LocalizedError,
   case registrationConflict(name: String)
   /// The element at a position is not `Codable`, so the path has no codable representation.
   case notCodable(position: Int, typeName: String)
-  /// The element at a position is `Codable`, but its type has no registered name.
-  case unregisteredType(position: Int, typeName: String)
   /// The element at a position could not be encoded (a `Double` that is not finite, say).
   case encodingFailed(position: Int, typeName: String, reason: String)
   /// The representation is not JSON.
@@ -72,7 +70,8 @@ public enum StateRestorationError: Error, Sendable, Hashable, LocalizedError,
   case notAString(index: Int)
   /// The array has an odd number of strings, so its first string has no partner.
   case oddCount(Int)
-  /// The element at a position has a type name that is not registered.
+  /// The element at a position has a type name that is neither registered nor the name of a
+  /// `Codable` type of the program (a type renamed since is registered under its old name).
   case unknownTypeName(String, position: Int)
   /// The element at a position has a value that does not decode as its type.
   case undecodableValue(typeName: String, position: Int, reason: String)
@@ -148,8 +147,6 @@ public enum StateRestorationError: Error, Sendable, Hashable, LocalizedError,
       "'\(name)' or its type is already registered differently; register each type once, under one name"
     case .notCodable(let position, let typeName):
       "path element \(position) ('\(typeName)') is not Codable"
-    case .unregisteredType(let position, let typeName):
-      "path element \(position) ('\(typeName)') has no registered name; register it with NavigationTypeRegistry.register(_:as:)"
     case .encodingFailed(let position, let typeName, let reason):
       "path element \(position) ('\(typeName)') could not be encoded: \(reason)"
     case .notJSON(let reason):

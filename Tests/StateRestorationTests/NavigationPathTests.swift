@@ -39,6 +39,15 @@ struct Opaque: Hashable, Sendable {
   var value: Int
 }
 
+/// Nested types of each kind, found by name without registration.
+final class Screen: Codable, Hashable, Sendable {
+  enum Tab: String, Codable, Hashable, Sendable { case detail, photo }
+  let tab: Tab
+  init(tab: Tab) { self.tab = tab }
+  static func == (lhs: Screen, rhs: Screen) -> Bool { lhs.tab == rhs.tab }
+  func hash(into hasher: inout Hasher) { hasher.combine(tab) }
+}
+
 @Suite struct NavigationPathTests {
   static let registry: NavigationTypeRegistry = {
     var registry = NavigationTypeRegistry()
@@ -189,13 +198,29 @@ struct Opaque: Hashable, Sendable {
     #expect(path.codable != nil)
   }
 
-  @Test func namesAnUnregisteredCodableElement() {
-    let path = NavigationPath([Unregistered(value: 1)])
-    #expect(path.codable == nil)
-    #expect(
-      throws: StateRestorationError.unregisteredType(
-        position: 1, typeName: "StateRestorationTests.Unregistered")
-    ) { try path.codableRepresentation() }
+  /// As in SwiftUI, a program's own `Codable` type needs no registration: it is written under
+  /// its qualified name, and found by it when read — nested types, enums and classes too.
+  @Test func aProgramsOwnTypesRoundTripWithoutRegistration() throws {
+    var path = NavigationPath([Unregistered(value: 1)])
+    path.append(Screen.Tab.photo)
+    path.append(Screen(tab: .detail))
+    path.append(7)
+    let representation = try path.codableRepresentation()
+    let data = representation.jsonData
+    let text = String(decoding: data, as: UTF8.self)
+    #expect(text.contains("StateRestorationTests.Unregistered"), "\(text)")
+    #expect(text.contains("StateRestorationTests.Screen.Tab"), "\(text)")
+    let decoded = try JSONDecoder().decode(NavigationPath.CodableRepresentation.self, from: data)
+    #expect(decoded.decodingError == nil, "\(String(describing: decoded.decodingError))")
+    #expect(NavigationPath(decoded) == path)
+    #expect(NavigationPath(decoded).element(at: 0, as: Unregistered.self) == Unregistered(value: 1))
+  }
+
+  @Test func aTypeThisProgramDoesNotHaveIsNamedWhenRead() {
+    let data = Data(#"["Elsewhere.Point","{\"x\":1}","Swift.Int","2"]"#.utf8)
+    let decoded = NavigationPath.CodableRepresentation(jsonData: data)
+    #expect(NavigationPath(decoded).count == 1)
+    #expect(decoded.decodingError == .unknownTypeName("Elsewhere.Point", position: 2))
   }
 
   @Test func refusesConflictingRegistrations() throws {

@@ -119,8 +119,14 @@ struct Fallback: URLProcessor {
     #expect(routes.path.isEmpty)
   }
 
-  @Test func needsARegisteredRouteTypeToSave() {
-    let routes = RouteManager<TestRoute>(path: [.settings])
-    #expect(throws: StateRestorationError.self) { try routes.toData(using: .builtIn) }
+  /// A route type of the program's own is saved under its qualified name without
+  /// registration, and restored from it.
+  @Test func savesAndRestoresAnUnregisteredRouteType() throws {
+    let routes = RouteManager<TestRoute>(path: [.settings, .item(3)])
+    let data = try routes.toData(using: .builtIn)
+    #expect(String(decoding: data, as: UTF8.self).contains("StateRestorationTests.TestRoute"))
+    let restored = RouteManager<TestRoute>(path: [])
+    #expect(restored.restore(from: data, using: .builtIn) == nil)
+    #expect(restored.path == [.settings, .item(3)])
   }
 }

@@ -139,12 +139,12 @@ extension NavigationPath {
           problem = .notAString(index: end)
           break
         }
-        guard let entry = registry.entry(named: typeName) else {
-          problem = .unknownTypeName(typeName, position: position)
-          break
-        }
         do {
-          items.append(Item(typeName: typeName, json: json, value: try entry.decode(json)))
+          guard let value = try registry.decode(json, typeNamed: typeName) else {
+            problem = .unknownTypeName(typeName, position: position)
+            break
+          }
+          items.append(Item(typeName: typeName, json: json, value: value))
         } catch {
           problem = .undecodableValue(
             typeName: typeName, position: position, reason: Self.reason(for: error))

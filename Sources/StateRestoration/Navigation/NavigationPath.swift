@@ -94,10 +94,13 @@ public struct NavigationPath: Sendable, Equatable {
 
   /// The path's codable representation, or why it has none.
   ///
+  /// An element of a registered type is written under its registered name; any other
+  /// `Codable` element under its qualified type name, as SwiftUI writes it (`MyApp.Point`),
+  /// which reading finds the type by.
+  ///
   /// - Parameter registry: The type names to write; the shared registry by default.
   /// - Returns: The representation.
-  /// - Throws: ``StateRestorationError/notCodable(position:typeName:)``,
-  ///   ``StateRestorationError/unregisteredType(position:typeName:)`` or
+  /// - Throws: ``StateRestorationError/notCodable(position:typeName:)`` or
   ///   ``StateRestorationError/encodingFailed(position:typeName:reason:)`` for the first element
   ///   that cannot be written.
   /// - Complexity: O(*n*) in the number of elements.
@@ -110,14 +113,18 @@ public struct NavigationPath: Sendable, Equatable {
       // Named only for an error: `String(reflecting:)` searched the runtime's conformance
       // records (megabytes of them, Foundation being linked in) at every launch.
       var typeName: String { _typeName(type(of: element), qualified: true) }
-      guard let entry = registry.entry(for: element) else {
-        if element is any Codable {
-          throw .unregisteredType(position: index + 1, typeName: typeName)
-        }
-        throw .notCodable(position: index + 1, typeName: typeName)
-      }
       do {
-        items.append(.init(typeName: entry.name, json: try entry.encode(element), value: element))
+        if let entry = registry.entry(for: element) {
+          items.append(.init(typeName: entry.name, json: try entry.encode(element), value: element))
+        } else if let encodable = element as? any Encodable, element is any Decodable {
+          // As SwiftUI does: the type's qualified name, which reading finds the type by.
+          items.append(
+            .init(typeName: typeName, json: try ElementEncoder.encode(encodable), value: element))
+        } else {
+          throw StateRestorationError.notCodable(position: index + 1, typeName: typeName)
+        }
+      } catch let error as StateRestorationError {
+        throw error
       } catch {
         throw .encodingFailed(
           position: index + 1, typeName: typeName, reason: "\(error)")

@@ -121,6 +121,69 @@ public struct NavigationTypeRegistry: Sendable {
     }
   }
 
+  /// Decodes an element written under a type name: a registered name's type, or else the
+  /// program's `Codable` type of that qualified name (``programType(named:)``).
+  ///
+  /// - Parameters:
+  ///   - json: The element's JSON.
+  ///   - name: The type name written beside it.
+  /// - Returns: The value; nil when no type of that name is known.
+  /// - Throws: The decoding error of a value that does not decode as its type.
+  func decode(_ json: String, typeNamed name: String) throws -> (any Hashable & Sendable)? {
+    if let entry = entry(named: name) { return try entry.decode(json) }
+    guard let type = Self.programType(named: name) else { return nil }
+    return try Self.decode(type, from: json)
+  }
+
+  private static func decode<Value: Decodable & Hashable & Sendable>(
+    _ type: Value.Type, from json: String
+  ) throws -> any Hashable & Sendable {
+    try JSONDecoder().decode(Value.self, from: Data(json.utf8))
+  }
+
+  /// The `Codable` type a qualified name (`MyApp.Point`, `MyApp.Screen.Tab`) names in this
+  /// program, found as SwiftUI finds it, without registration. The runtime finds a type by
+  /// its mangled name where it cannot by the qualified one, so each mangling the name may
+  /// have — each nested type a struct, a class or an enum — is tried, and the type found
+  /// must give back the same name.
+  ///
+  /// - Parameter name: The qualified name.
+  /// - Returns: The type; nil for a name no `Codable`, `Hashable` and `Sendable` type of the
+  ///   program has (a generic or private type, say, which must be registered).
+  static func programType(named name: String) -> (any (Decodable & Hashable & Sendable).Type)? {
+    func decodable(_ type: Any.Type?) -> (any (Decodable & Hashable & Sendable).Type)? {
+      guard let type, _typeName(type, qualified: true) == name else { return nil }
+      return type as? any (Decodable & Hashable & Sendable).Type
+    }
+    if let type = decodable(_typeByName(name)) { return type }
+    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+    // A module and up to four nested types: 3⁴ manglings at most.
+    guard parts.count >= 2, parts.count <= 5, parts.allSatisfy(isPlainIdentifier) else {
+      return nil
+    }
+    var manglings = ["\(parts[0].utf8.count)\(parts[0])"]
+    for part in parts.dropFirst() {
+      manglings = manglings.flatMap { prefix in
+        ["V", "O", "C"].map { prefix + "\(part.utf8.count)\(part)" + $0 }
+      }
+    }
+    for mangling in manglings {
+      if let type = decodable(_typeByName(mangling)) { return type }
+    }
+    return nil
+  }
+
+  /// Whether a name part is an ASCII identifier, which mangles as its length and itself.
+  private static func isPlainIdentifier(_ part: Substring) -> Bool {
+    guard let first = part.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+    else { return false }
+    return part.utf8.allSatisfy { byte in
+      byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+  }
+
   func entry(named name: String) -> Entry? {
     entries.first { $0.name == name }
   }

@@ -160,8 +160,8 @@ extension RouteManager where Route: Codable {
   ///
   /// - Parameter registry: Where `Route` is registered; the shared registry by default.
   /// - Returns: The JSON data.
-  /// - Throws: ``StateRestorationError/unregisteredType(position:typeName:)`` when `Route` has no
-  ///   registered name, or an encoding error for a route that cannot be written.
+  /// - Throws: ``StateRestorationError/encodingFailed(position:typeName:reason:)`` for a route
+  ///   that cannot be written.
   public func toData(using registry: NavigationTypeRegistry = .shared) throws(StateRestorationError)
     -> Data
   {
