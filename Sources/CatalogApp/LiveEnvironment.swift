@@ -129,7 +129,7 @@ package final class LiveEnvironment: AppEnvironment {
         let center = UserActivityCenter(
           declaredActivityTypes: ProductActivity.declaredTypes, history: history,
           clock: { date })
-        try UserActivity(record: activity, center: center).becomeCurrent()
+        try NSUserActivity(record: activity, center: center).becomeCurrent()
       } catch {
         warning.message.withLock {
           $0 =

@@ -43,18 +43,17 @@ struct Fallback: URLProcessor {
 
   func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
 
-  @Test func routesURLsThroughTheFirstProcessorThatHandlesThem() throws {
-    let routes = RouteManager<TestRoute>(
-      path: [.settings], urlProcessors: [TestLinks(), Fallback()])
-    #expect(try routes.open(url("test://item/7")))
-    #expect(routes.path == [.item(7)])
-    #expect(try routes.open(url("test://settings")))
-    #expect(routes.path == [.item(7), .settings])
-    // Not handled: the fallback's change is thrown away.
-    #expect(try routes.open(url("other://item/1")) == false)
-    #expect(routes.path == [.item(7), .settings])
-    #expect(throws: URLError.self) { try routes.open(url("test://item/seven")) }
-    #expect(routes.path == [.item(7), .settings])
+  @Test func routesURLsThroughItsProcessor() throws {
+    let routes = RouteManager<TestRoute>(urlProcessor: TestLinks(), navigationPath: [.settings])
+    #expect(try routes.process(url("test://item/7")))
+    #expect(routes.navigationPath == [.item(7)])
+    #expect(try routes.process(url("test://settings")))
+    #expect(routes.navigationPath == [.item(7), .settings])
+    // Not handled: the path stays as it was.
+    #expect(try routes.process(url("other://item/1")) == false)
+    #expect(routes.navigationPath == [.item(7), .settings])
+    #expect(throws: URLError.self) { try routes.process(url("test://item/seven")) }
+    #expect(routes.navigationPath == [.item(7), .settings])
   }
 
   @Test func pushesAndPopsWithinTheStack() {
@@ -63,12 +62,12 @@ struct Fallback: URLProcessor {
     routes.push(.item(2))
     routes.push(.settings)
     routes.pop()
-    #expect(routes.path == [.item(1), .item(2)])
+    #expect(routes.navigationPath == [.item(1), .item(2)])
     routes.pop(5)
-    #expect(routes.path.isEmpty)
+    #expect(routes.navigationPath.isEmpty)
     routes.push(.settings)
     routes.popToRoot()
-    #expect(routes.path.isEmpty)
+    #expect(routes.navigationPath.isEmpty)
   }
 
   @Test func reportsEachChangeWithTheNewPath() {
@@ -87,7 +86,7 @@ struct Fallback: URLProcessor {
     let routes = RouteManager<TestRoute>()
     let changes = Atomic(0)
     withObservationTracking {
-      _ = routes.path
+      _ = routes.navigationPath
     } onChange: {
       changes.add(1, ordering: .relaxed)
     }
@@ -96,37 +95,37 @@ struct Fallback: URLProcessor {
   }
 
   @Test func savesAndRestoresItsPath() throws {
-    let routes = RouteManager<TestRoute>(path: [.item(1), .settings, .item(3)])
-    let data = try routes.toData(using: Self.registry)
+    let routes = RouteManager<TestRoute>(navigationPath: [.item(1), .settings, .item(3)])
+    let data = try #require(routes.toData(using: Self.registry))
     #expect(String(decoding: data, as: UTF8.self).hasPrefix(#"["tests.Route","{\"item\":"#))
     let restored = RouteManager<TestRoute>()
     #expect(restored.restore(from: data, using: Self.registry) == nil)
-    #expect(restored.path == routes.path)
+    #expect(restored.navigationPath == routes.navigationPath)
   }
 
   @Test func restoresTheLongestPrefixItUnderstands() throws {
     // The root is last: item 1, then an Int where a route belongs, then settings.
     let json =
       #"["tests.Route","{\"settings\":{}}","Swift.Int","2","tests.Route","{\"item\":{\"_0\":1}}"]"#
-    let routes = RouteManager<TestRoute>(path: [.settings])
+    let routes = RouteManager<TestRoute>(navigationPath: [.settings])
     let error = routes.restore(from: Data(json.utf8), using: Self.registry)
-    #expect(routes.path == [.item(1)])
+    #expect(routes.navigationPath == [.item(1)])
     guard case .undecodableValue("Swift.Int", position: 2, _)? = error else {
       Issue.record("unexpected \(String(describing: error))")
       return
     }
     #expect(routes.restore(from: Data("junk".utf8), using: Self.registry) != nil)
-    #expect(routes.path.isEmpty)
+    #expect(routes.navigationPath.isEmpty)
   }
 
   /// A route type of the program's own is saved under its qualified name without
   /// registration, and restored from it.
   @Test func savesAndRestoresAnUnregisteredRouteType() throws {
-    let routes = RouteManager<TestRoute>(path: [.settings, .item(3)])
-    let data = try routes.toData(using: .builtIn)
+    let routes = RouteManager<TestRoute>(navigationPath: [.settings, .item(3)])
+    let data = try #require(routes.toData(using: .builtIn))
     #expect(String(decoding: data, as: UTF8.self).contains("StateRestorationTests.TestRoute"))
-    let restored = RouteManager<TestRoute>(path: [])
+    let restored = RouteManager<TestRoute>()
     #expect(restored.restore(from: data, using: .builtIn) == nil)
-    #expect(restored.path == [.settings, .item(3)])
+    #expect(restored.navigationPath == [.settings, .item(3)])
   }
 }

@@ -36,9 +36,9 @@ final class TestClock: Sendable {
   }
 
   func productActivity(_ center: UserActivityCenter, name: String = "Cherries") throws
-    -> UserActivity
+    -> NSUserActivity
   {
-    let activity = UserActivity(activityType: Self.type, center: center)
+    let activity = NSUserActivity(activityType: Self.type, center: center)
     activity.title = "Show \(name) product"
     var payload = Self.payload
     payload.name = name
@@ -49,11 +49,11 @@ final class TestClock: Sendable {
   }
 
   @Test func typedPayloadsRoundTripWithTheirCodingKeysAsUserInfoKeys() throws {
-    let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
+    let activity = NSUserActivity(activityType: Self.type, center: UserActivityCenter())
     try activity.setTypedPayload(Self.payload)
-    #expect(Set(activity.userInfo.keys) == ["identifier", "name", "year", "price", "tags"])
-    #expect(activity.userInfo["year"] == .int(2015))
-    #expect(activity.userInfo["tags"] == .array([.string("fruit"), .string("red")]))
+    #expect(Set(activity.record.userInfo.keys) == ["identifier", "name", "year", "price", "tags"])
+    #expect(activity.userInfo?["year"] as? Int == 2015)
+    #expect(activity.userInfo?["tags"] as? [String] == ["fruit", "red"])
     #expect(try activity.typedPayload(ProductPayload.self) == Self.payload)
     // Through a saved record too, as continuation delivers it.
     let data = try JSONEncoder().encode(activity.record)
@@ -63,30 +63,56 @@ final class TestClock: Sendable {
 
   /// As Apple's `typedPayload(_:)`: an empty user info is an error, even for a payload whose
   /// every field is optional.
+  /// Foundation's shape: `userInfo` as `[AnyHashable: Any]?` read with `as?`, and a value that
+  /// is not a property-list value refused when the activity becomes current, never dropped.
+  @Test func userInfoTakesAndGivesFoundationValues() throws {
+    let center = UserActivityCenter(declaredActivityTypes: [Self.type])
+    let activity = NSUserActivity(activityType: Self.type, center: center)
+    activity.userInfo = [
+      "id": "42", "count": 3, "price": 1.5, "on": true, "tags": ["a", "b"],
+      "link": URL(string: "https://example.com/a")!, "nested": ["k": 1],
+    ]
+    activity.addUserInfoEntries(from: ["extra": "x"])
+    let info = try #require(activity.userInfo)
+    #expect(info["id"] as? String == "42")
+    #expect(info["count"] as? Int == 3)
+    #expect(info["price"] as? Double == 1.5)
+    #expect(info["on"] as? Bool == true)
+    #expect(info["tags"] as? [String] == ["a", "b"])
+    #expect(info["link"] as? String == "https://example.com/a")
+    #expect((info["nested"] as? [String: Any])?["k"] as? Int == 1)
+    #expect(info["extra"] as? String == "x")
+    try activity.becomeCurrent()
+    struct Opaque {}
+    activity.addUserInfoEntries(from: ["bad": Opaque()])
+    #expect(throws: StateRestorationError.self) { try activity.becomeCurrent() }
+    #expect(activity.userInfo?["id"] as? String == "42")
+  }
+
   @Test func anEmptyUserInfoIsNotAPayloadOfNils() throws {
     struct Optionals: Codable, Equatable {
       var name: String?
       var year: Int?
     }
-    let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
+    let activity = NSUserActivity(activityType: Self.type, center: UserActivityCenter())
     #expect(
       throws: StateRestorationError.payloadNotDecodable(
         type: "Optionals", reason: "the user info is empty")
     ) {
       _ = try activity.typedPayload(Optionals.self)
     }
-    activity.userInfo = ["name": .string("Cherries")]
+    activity.userInfo = ["name": "Cherries"]
     #expect(try activity.typedPayload(Optionals.self) == Optionals(name: "Cherries"))
   }
 
   @Test func typedPayloadErrorsAreTyped() throws {
-    let activity = UserActivity(activityType: Self.type, center: UserActivityCenter())
+    let activity = NSUserActivity(activityType: Self.type, center: UserActivityCenter())
     #expect(
       throws: StateRestorationError.payloadNotEncodable(reason: "'Int' does not encode with keys")
     ) {
       try activity.setTypedPayload(42)
     }
-    activity.userInfo = ["name": .string("Cherries"), "year": .string("twenty")]
+    activity.userInfo = ["name": "Cherries", "year": "twenty"]
     do {
       _ = try activity.typedPayload(ProductPayload.self)
       Issue.record("decoded a payload with the wrong types")
@@ -106,7 +132,7 @@ final class TestClock: Sendable {
     #expect(throws: StateRestorationError.missingRequiredKeys(["imageName"])) {
       try activity.becomeCurrent()
     }
-    activity.addUserInfoEntries(from: ["imageName": .string("Cherries")])
+    activity.addUserInfoEntries(from: ["imageName": "Cherries"])
     try activity.becomeCurrent()
     #expect(activity.isCurrent)
   }
@@ -164,7 +190,7 @@ final class TestClock: Sendable {
     let calls = Atomic(0)
     activity.onWillSave { activity in
       calls.add(1, ordering: .relaxed)
-      activity.addUserInfoEntries(from: ["name": .string("Morello")])
+      activity.addUserInfoEntries(from: ["name": "Morello"])
     }
     try activity.becomeCurrent()
     #expect(calls.load(ordering: .relaxed) == 0)
@@ -251,21 +277,21 @@ final class TestClock: Sendable {
 
   @Test func routeManagersContinueActivitiesThroughProcessors() throws {
     struct ShowProduct: UserActivityProcessor {
-      func process(_ activity: UserActivity, path: inout [String]) throws -> Bool {
+      func process(_ activity: NSUserActivity, path: inout [String]) throws -> Bool {
         guard activity.activityType == UserActivityTests.type else { return false }
         path = [try activity.typedPayload(ProductPayload.self).name]
         return true
       }
     }
-    let routes = RouteManager<String>(path: ["list"], userActivityProcessors: [ShowProduct()])
+    let routes = RouteManager<String>(activityProcessor: ShowProduct(), navigationPath: ["list"])
     let center = UserActivityCenter()
-    #expect(try routes.continueActivity(try productActivity(center)))
-    #expect(routes.path == ["Cherries"])
+    #expect(try routes.process(try productActivity(center)))
+    #expect(routes.navigationPath == ["Cherries"])
     #expect(
-      try routes.continueActivity(UserActivity(activityType: "other", center: center)) == false)
-    let broken = UserActivity(activityType: Self.type, center: center)
-    broken.userInfo = ["name": .int(1)]
-    #expect(throws: StateRestorationError.self) { try routes.continueActivity(broken) }
-    #expect(routes.path == ["Cherries"])
+      try routes.process(NSUserActivity(activityType: "other", center: center)) == false)
+    let broken = NSUserActivity(activityType: Self.type, center: center)
+    broken.userInfo = ["name": 1]
+    #expect(throws: StateRestorationError.self) { try routes.process(broken) }
+    #expect(routes.navigationPath == ["Cherries"])
   }
 }

@@ -88,7 +88,7 @@ package struct ProductActivityProcessor: UserActivityProcessor {
     self.catalog = catalog
   }
 
-  package func process(_ activity: UserActivity, path: inout [Route]) throws -> Bool {
+  package func process(_ activity: NSUserActivity, path: inout [Route]) throws -> Bool {
     guard activity.activityType == ProductActivity.type else { return false }
     let payload = try activity.typedPayload(ProductActivity.Payload.self)
     guard catalog[payload.identifier] != nil else {

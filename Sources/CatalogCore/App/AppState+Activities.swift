@@ -202,9 +202,10 @@ extension AppState {
     try center.validateContinuation(of: record)
     guard var scene = scene(named: sceneName.rawValue) else { return }
     let routes = RouteManager(
-      path: scene.path.routes, userActivityProcessors: [ProductActivityProcessor(catalog: catalog)])
+      activityProcessor: ProductActivityProcessor(catalog: catalog),
+      navigationPath: scene.path.routes)
     routes.onPathChange { scene.path = ScenePath($0) }
-    guard try routes.continueActivity(UserActivity(record: record, center: center)) else {
+    guard try routes.process(NSUserActivity(record: record, center: center)) else {
       throw StateRestorationError.noHandler(activityType: record.activityType)
     }
     guard let index = scenes.firstIndex(where: { $0.name == sceneName }) else { return }

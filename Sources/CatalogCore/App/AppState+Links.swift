@@ -43,10 +43,10 @@ extension AppState {
     }
     var scene = state.activeScene
     let routes = RouteManager(
-      path: scene.path.routes, urlProcessors: [CatalogLinkProcessor(catalog: catalog)])
+      urlProcessor: CatalogLinkProcessor(catalog: catalog), navigationPath: scene.path.routes)
     // The scene saves its path on every change, as a SwiftUI scene does.
     routes.onPathChange { scene.path = ScenePath($0) }
-    try routes.open(url)
+    try routes.process(url)
     if case .product(_, let tab, let edit) = link.destination, let product {
       if let tab { scene.selectedTab = tab }
       if edit && !scene.isEditing { scene.presentEditor(for: product) }

@@ -231,3 +231,91 @@ enum PlainJSON {
     init?(intValue: Int) { nil }
   }
 }
+
+extension PropertyListValue {
+  /// The value as Foundation's property-list types: `String`, `Int`, `Double`, `Bool`, `Date`,
+  /// `Data`, `[Any]` and `[String: Any]`.
+  public var foundationValue: Any {
+    switch self {
+    case .string(let value): value
+    case .int(let value): value
+    case .double(let value): value
+    case .bool(let value): value
+    case .date(let value): value
+    case .data(let value): value
+    case .array(let values): values.map(\.foundationValue)
+    case .dictionary(let values): values.mapValues(\.foundationValue)
+    }
+  }
+
+  /// A Foundation value as a property-list value: strings, integers, floating-point numbers,
+  /// Booleans, dates, data, URLs (as their strings), and arrays and dictionaries with string
+  /// keys of them.
+  ///
+  /// Fails for a value of another type.
+  ///
+  /// - Parameter value: The value.
+  public init?(foundationValue value: Any) {
+    switch value {
+    case let value as PropertyListValue: self = value
+    case let value as String: self = .string(value)
+    case let value as Bool: self = .bool(value)
+    case let value as Int: self = .int(value)
+    case let value as Double: self = .double(value)
+    case let value as Float: self = .double(Double(value))
+    case let value as Date: self = .date(value)
+    case let value as Data: self = .data(value)
+    case let value as URL: self = .string(value.absoluteString)
+    case let value as any BinaryInteger:
+      guard let exact = Int(exactly: value) else { return nil }
+      self = .int(exact)
+    case let values as [Any]:
+      var converted: [PropertyListValue] = []
+      for element in values {
+        guard let element = PropertyListValue(foundationValue: element) else { return nil }
+        converted.append(element)
+      }
+      self = .array(converted)
+    case let values as [AnyHashable: Any]:
+      let (entries, rejected) = Self.entries(of: values)
+      guard rejected == nil else { return nil }
+      self = .dictionary(entries)
+    case let values as [String: Any]:
+      let (entries, rejected) = Self.entries(of: values)
+      guard rejected == nil else { return nil }
+      self = .dictionary(entries)
+    default: return nil
+    }
+  }
+
+  /// A Foundation dictionary's entries as property-list values.
+  ///
+  /// - Parameter dictionary: The dictionary.
+  /// - Returns: The entries that convert, and why the first that does not was left out.
+  static func entries(of dictionary: [AnyHashable: Any]) -> (
+    [String: PropertyListValue], rejected: String?
+  ) {
+    var entries: [String: PropertyListValue] = [:]
+    var rejected: String?
+    for (key, value) in dictionary {
+      guard let name = key.base as? String else {
+        rejected = rejected ?? "userInfo key \(key) is not a string"
+        continue
+      }
+      guard let converted = PropertyListValue(foundationValue: value) else {
+        rejected =
+          rejected ?? "userInfo['\(name)'] is a \(type(of: value)), not a property-list value"
+        continue
+      }
+      entries[name] = converted
+    }
+    return (entries, rejected)
+  }
+
+  static func entries(of dictionary: [String: Any]) -> (
+    [String: PropertyListValue], rejected: String?
+  ) {
+    entries(
+      of: Dictionary(uniqueKeysWithValues: dictionary.map { (AnyHashable($0.key), $0.value) }))
+  }
+}

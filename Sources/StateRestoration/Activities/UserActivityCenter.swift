@@ -11,13 +11,17 @@ import Synchronization
 public final class UserActivityCenter: Sendable {
   private struct State {
     var declaredActivityTypes: Set<String>
-    var current: UserActivity?
+    var current: NSUserActivity?
     var history: (any ActivityStore)?
-    var handlers: [String: @Sendable (UserActivity) throws -> Void] = [:]
+    var handlers: [String: @Sendable (NSUserActivity) throws -> Void] = [:]
   }
 
   private let state: Mutex<State>
   private let clock: @Sendable () -> Date
+
+  /// The center of activities made with `NSUserActivity(activityType:)`, as the system is an
+  /// app's: set its ``declaredActivityTypes`` and its ``history`` once, at launch.
+  public static let shared = UserActivityCenter()
 
   /// Creates a center.
   ///
@@ -47,7 +51,7 @@ public final class UserActivityCenter: Sendable {
   }
 
   /// The current activity, if any.
-  public var currentActivity: UserActivity? { state.withLock { $0.current } }
+  public var currentActivity: NSUserActivity? { state.withLock { $0.current } }
 
   /// Sets what continues activities of a type, like SwiftUI's `onContinueUserActivity`.
   ///
@@ -55,7 +59,7 @@ public final class UserActivityCenter: Sendable {
   ///   - activityType: The type; declare it too.
   ///   - action: The handler, given the activity.
   public func onContinueUserActivity(
-    _ activityType: String, perform action: @escaping @Sendable (UserActivity) throws -> Void
+    _ activityType: String, perform action: @escaping @Sendable (NSUserActivity) throws -> Void
   ) {
     state.withLock { $0.handlers[activityType] = action }
   }
@@ -86,10 +90,10 @@ public final class UserActivityCenter: Sendable {
     guard let handler = state.withLock({ $0.handlers[record.activityType] }) else {
       throw StateRestorationError.noHandler(activityType: record.activityType)
     }
-    try handler(UserActivity(record: record, center: self))
+    try handler(NSUserActivity(record: record, center: self))
   }
 
-  func makeCurrent(_ activity: UserActivity, record: UserActivityRecord)
+  func makeCurrent(_ activity: NSUserActivity, record: UserActivityRecord)
     throws(StateRestorationError)
   {
     var saved = record
@@ -106,7 +110,7 @@ public final class UserActivityCenter: Sendable {
     }
   }
 
-  func resign(_ activity: UserActivity) {
+  func resign(_ activity: NSUserActivity) {
     state.withLock { state in
       if state.current === activity { state.current = nil }
     }

@@ -65,22 +65,29 @@ extension NavigationPath {
       self.init(strings: strings, registry: registry)
     }
 
-    /// Decodes a representation, keeping its longest decodable prefix; it uses the shared
-    /// registry.
+    /// Decodes a representation as SwiftUI does: whole, or not at all. A program then starts
+    /// with an empty path, as the SwiftUI pattern does in its `catch`;
+    /// ``init(jsonData:registry:)`` keeps the longest decodable prefix instead.
     ///
     /// - Parameter decoder: The decoder.
-    /// - Throws: Nothing for content that does not decode: that ends the path instead.
+    /// - Throws: `DecodingError.dataCorrupted` for content this program cannot restore whole —
+    ///   not an array of strings, an odd count, a type it does not have, a value that does not
+    ///   decode — with the ``StateRestorationError`` as its underlying error.
     public init(from decoder: any Decoder) throws {
-      guard var container = try? decoder.unkeyedContainer() else {
-        self.init(items: [], error: .notAnArray, dropped: 0)
-        return
-      }
+      var container = try decoder.unkeyedContainer()
       var strings: [String?] = []
       while !container.isAtEnd {
         guard let slot = try? container.decode(Slot.self) else { break }
         strings.append(slot.string)
       }
-      self.init(strings: strings, registry: .shared)
+      let decoded = Self(strings: strings, registry: .shared)
+      if let error = decoded.decodingError {
+        throw DecodingError.dataCorrupted(
+          DecodingError.Context(
+            codingPath: decoder.codingPath, debugDescription: error.description,
+            underlyingError: error))
+      }
+      self = decoded
     }
 
     /// Writes the representation as a flat array of strings.

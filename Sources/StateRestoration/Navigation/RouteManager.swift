@@ -8,8 +8,7 @@ import Observation
 
 /// Turns a URL into a change of a navigation path: one step of deep-link handling.
 ///
-/// A processor claims the URLs it understands and ignores the rest, so that a
-/// ``RouteManager`` can ask several in turn.
+/// A processor handles the URLs it understands and ignores the rest.
 public protocol URLProcessor<Route> {
   /// The elements of the path.
   associatedtype Route: Hashable & Sendable
@@ -39,140 +38,133 @@ public protocol UserActivityProcessor<Route> {
   /// - Returns: Whether this processor handled the activity.
   /// - Throws: An error saying why an activity it handles cannot be continued (its payload
   ///   names something that is gone, say); the path is then left as it was.
-  func process(_ activity: UserActivity, path: inout [Route]) throws -> Bool
+  func process(_ activity: NSUserActivity, path: inout [Route]) throws -> Bool
 }
 
-/// Owns a scene's navigation path and routes deep links into it, like the route managers of
-/// SwiftUI apps.
+/// Owns a scene's navigation path and routes deep links and continued activities into it, as
+/// the route manager of Apple's state-restoration sample does, with its names:
+/// ``navigationPath``, ``init(urlProcessor:activityProcessor:navigationPath:)``, `process(_:)`
+/// for a deep link and for an activity, ``toData(using:)`` and ``restore(from:using:)``.
 ///
-/// Deep links go through ``urlProcessors`` and continued activities through
-/// ``userActivityProcessors``; each is asked in turn until one handles it, and a processor that
-/// throws leaves the path unchanged.
+/// A processor that throws, or does not handle what it is given, leaves the path unchanged.
 ///
-/// The manager is `Observable`: views (and anything else) that read ``path`` inside
+/// The manager is `Observable`: views (and anything else) that read ``navigationPath`` inside
 /// `withObservationTracking` hear of each change, and ``onPathChange(_:)`` handlers run after
 /// each change with the new path, which is how a scene saves its path on every change:
 ///
 /// ```swift
-/// let routes = RouteManager<Route>(urlProcessors: [ProductLinks()])
-/// routes.onPathChange { _ in
-///   storage[navigationStateKey] = try? routes.toData()
-/// }
-/// try routes.open(url)
+/// let routes = RouteManager<Route>(urlProcessor: ProductLinks())
+/// routes.onPathChange { _ in navigationData = routes.toData() }
+/// try routes.process(URL(string: "shop://product/42")!)
 /// ```
 @Observable
 public final class RouteManager<Route: Hashable & Sendable> {
-  /// The navigation path, root first.
-  public var path: [Route] {
+  /// The path, root first.
+  public var navigationPath: [Route] {
     didSet {
-      guard path != oldValue else { return }
-      for handler in changeHandlers { handler(path) }
+      guard navigationPath != oldValue else { return }
+      for handler in changeHandlers { handler(navigationPath) }
     }
   }
 
-  /// The processors ``open(_:)`` asks, in order.
-  @ObservationIgnored public var urlProcessors: [any URLProcessor<Route>]
+  /// What turns deep links into paths.
+  @ObservationIgnored public var urlProcessor: (any URLProcessor<Route>)?
 
-  /// The processors ``continueActivity(_:)`` asks, in order.
-  @ObservationIgnored public var userActivityProcessors: [any UserActivityProcessor<Route>]
+  /// What turns continued activities into paths.
+  @ObservationIgnored public var activityProcessor: (any UserActivityProcessor<Route>)?
 
   @ObservationIgnored private var changeHandlers: [([Route]) -> Void] = []
 
   /// Creates a manager.
   ///
   /// - Parameters:
-  ///   - path: The initial path, root first.
-  ///   - urlProcessors: The processors for ``open(_:)``, asked in order.
-  ///   - userActivityProcessors: The processors for ``continueActivity(_:)``, asked in order.
+  ///   - urlProcessor: What turns deep links into paths.
+  ///   - activityProcessor: What turns continued activities into paths.
+  ///   - navigationPath: The initial path, root first; empty by default.
   public init(
-    path: [Route] = [], urlProcessors: [any URLProcessor<Route>] = [],
-    userActivityProcessors: [any UserActivityProcessor<Route>] = []
+    urlProcessor: (any URLProcessor<Route>)? = nil,
+    activityProcessor: (any UserActivityProcessor<Route>)? = nil,
+    navigationPath: [Route] = []
   ) {
-    self.path = path
-    self.urlProcessors = urlProcessors
-    self.userActivityProcessors = userActivityProcessors
+    self.navigationPath = navigationPath
+    self.urlProcessor = urlProcessor
+    self.activityProcessor = activityProcessor
   }
 
-  /// Calls a handler after every change of ``path``, with the new path.
+  /// Adds a handler that runs after each change of the path, with the new path.
   ///
-  /// - Parameter handler: The handler; it is kept as long as the manager.
+  /// - Parameter handler: The handler.
   public func onPathChange(_ handler: @escaping ([Route]) -> Void) {
     changeHandlers.append(handler)
   }
 
   /// Pushes a route.
   ///
-  /// - Parameter route: The route to show on top.
+  /// - Parameter route: The route.
   public func push(_ route: Route) {
-    path.append(route)
+    navigationPath.append(route)
   }
 
-  /// Pops routes off the path.
+  /// Pops routes off the path; at most as many as it has.
   ///
-  /// - Parameter count: How many; the path stops at the root.
+  /// - Parameter count: How many; 1 by default.
   public func pop(_ count: Int = 1) {
-    path.removeLast(min(max(count, 0), path.count))
+    navigationPath.removeLast(min(max(count, 0), navigationPath.count))
   }
 
-  /// Pops to the root.
+  /// Empties the path.
   public func popToRoot() {
-    path.removeAll()
+    navigationPath.removeAll()
   }
 
-  /// Routes a URL through the processors; the first that handles it changes the path.
+  /// Routes a deep link through ``urlProcessor``.
   ///
   /// - Parameter url: The URL.
-  /// - Returns: Whether a processor handled it; false leaves the path as it was.
-  /// - Throws: The error of a processor that rejected the URL; the path is left as it was.
+  /// - Returns: Whether the processor handled it.
+  /// - Throws: What the processor throws; the path is then unchanged.
   @discardableResult
-  public func open(_ url: URL) throws -> Bool {
-    try route(through: urlProcessors.map { processor in { try processor.process(url, path: &$0) } })
+  public func process(_ url: URL) throws -> Bool {
+    guard let urlProcessor else { return false }
+    return try route { try urlProcessor.process(url, path: &$0) }
   }
 
-  /// Continues an activity through the processors; the first that handles it changes the path.
+  /// Routes a continued activity through ``activityProcessor``.
   ///
   /// - Parameter activity: The activity.
-  /// - Returns: Whether a processor handled it; false leaves the path as it was.
-  /// - Throws: The error of a processor that rejected the activity; the path is left as it was.
+  /// - Returns: Whether the processor handled it.
+  /// - Throws: What the processor throws; the path is then unchanged.
   @discardableResult
-  public func continueActivity(_ activity: UserActivity) throws -> Bool {
-    try route(
-      through: userActivityProcessors.map { processor in
-        { try processor.process(activity, path: &$0) }
-      })
+  public func process(_ activity: NSUserActivity) throws -> Bool {
+    guard let activityProcessor else { return false }
+    return try route { try activityProcessor.process(activity, path: &$0) }
   }
 
-  /// Asks each step in turn to rewrite a copy of the path; the first that handles it wins.
-  private func route(through steps: [(inout [Route]) throws -> Bool]) throws -> Bool {
-    for step in steps {
-      var proposed = path
-      if try step(&proposed) {
-        path = proposed
-        return true
-      }
-    }
-    return false
+  private func route(_ step: (inout [Route]) throws -> Bool) throws -> Bool {
+    var proposed = navigationPath
+    guard try step(&proposed) else { return false }
+    navigationPath = proposed
+    return true
   }
 }
 
 extension RouteManager where Route: Codable {
-  /// The path in ``NavigationPath``'s codable representation.
+  /// The path in ``NavigationPath``'s codable representation, as the sample saves it in
+  /// `@SceneStorage("navigationState")`.
   ///
-  /// - Parameter registry: Where `Route` is registered; the shared registry by default.
-  /// - Returns: The JSON data.
-  /// - Throws: ``StateRestorationError/encodingFailed(position:typeName:reason:)`` for a route
-  ///   that cannot be written.
-  public func toData(using registry: NavigationTypeRegistry = .shared) throws(StateRestorationError)
-    -> Data
-  {
-    try NavigationPath(path).codableRepresentation(using: registry).jsonData
+  /// - Parameter registry: Names for types written under other names than their own; the
+  ///   shared registry by default.
+  /// - Returns: The JSON data; nil when a route cannot be encoded (a `Double` that is not
+  ///   finite, say), which ``NavigationPath/codableRepresentation(using:)`` names.
+  public func toData(using registry: NavigationTypeRegistry = .shared) -> Data? {
+    try? NavigationPath(navigationPath).codableRepresentation(using: registry).jsonData
   }
 
   /// Restores the path from data that ``toData(using:)`` wrote: its longest decodable prefix.
   ///
   /// - Parameters:
   ///   - data: The data.
-  ///   - registry: Where `Route` is registered; the shared registry by default.
+  ///   - registry: Names for types written under other names than their own; the shared
+  ///     registry by default.
   /// - Returns: Why part of the path was dropped, or nil when it was restored whole.
   @discardableResult
   public func restore(from data: Data, using registry: NavigationTypeRegistry = .shared)
@@ -183,14 +175,14 @@ extension RouteManager where Route: Codable {
     var routes: [Route] = []
     for index in 0..<decoded.count {
       guard let route = decoded.element(at: index, as: Route.self) else {
-        path = routes
+        navigationPath = routes
         let typeName = _typeName(type(of: decoded.elements[index]), qualified: true)
         return .undecodableValue(
           typeName: typeName, position: index + 1, reason: "not a '\(Route.self)'")
       }
       routes.append(route)
     }
-    path = routes
+    navigationPath = routes
     return representation.decodingError
   }
 }

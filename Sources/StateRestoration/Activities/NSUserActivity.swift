@@ -7,23 +7,28 @@ import Synchronization
 #endif
 
 /// A unit of what the user is doing that can be saved, searched and continued later or
-/// elsewhere, like Foundation's `NSUserActivity`.
+/// elsewhere: Foundation's `NSUserActivity`, which Foundation on Linux lacks, with its names.
 ///
 /// ```swift
-/// let activity = UserActivity(activityType: "com.example.product", center: center)
+/// let activity = NSUserActivity(activityType: "com.example.product")
 /// activity.title = "Show Cherries product"
-/// try activity.setTypedPayload(ProductPayload(product))
+/// activity.userInfo = ["productID": product.id.uuidString]
 /// activity.isEligibleForSearch = true
-/// try activity.becomeCurrent()  // saved in the center's history
+/// try activity.becomeCurrent()  // saved in UserActivityCenter.shared's history
 /// ```
 ///
-/// An activity is safe to use from any thread.
-public final class UserActivity: Sendable {
+/// `userInfo` holds property-list values, as on Apple's platforms: strings, numbers, Booleans,
+/// dates, data, URLs (kept as strings), and arrays and dictionaries of them. A value of another
+/// type makes ``becomeCurrent()`` throw rather than be dropped. An activity is safe to use from
+/// any thread.
+public final class NSUserActivity: Sendable {
   private struct State {
     var record: UserActivityRecord
     var isValid = true
     var needsSave = false
-    var willSave: (@Sendable (UserActivity) -> Void)?
+    var willSave: (@Sendable (NSUserActivity) -> Void)?
+    /// Why the last `userInfo` set could not be kept whole.
+    var rejectedUserInfo: String?
   }
 
   private let state: Mutex<State>
@@ -31,7 +36,16 @@ public final class UserActivity: Sendable {
   /// The center the activity becomes current in.
   public let center: UserActivityCenter
 
-  /// Creates an activity.
+  /// Creates an activity that becomes current in ``UserActivityCenter/shared``, as an app's
+  /// activities do in the system.
+  ///
+  /// - Parameter activityType: The activity's type, reverse-DNS style; declare it in the
+  ///   center's ``UserActivityCenter/declaredActivityTypes`` to continue it.
+  public convenience init(activityType: String) {
+    self.init(activityType: activityType, center: .shared)
+  }
+
+  /// Creates an activity that becomes current in a center of the program's own.
   ///
   /// - Parameters:
   ///   - activityType: The activity's type, reverse-DNS style.
@@ -65,10 +79,17 @@ public final class UserActivity: Sendable {
     set { self[\.title] = newValue }
   }
 
-  /// The activity's state, as property-list values.
-  public var userInfo: [String: PropertyListValue] {
-    get { self[\.userInfo] }
-    set { self[\.userInfo] = newValue }
+  /// The activity's state, as Foundation gives it: property-list values under string keys,
+  /// read with `as? String`, `as? Int` and the like.
+  public var userInfo: [AnyHashable: Any]? {
+    get { self[\.userInfo].reduce(into: [:]) { $0[$1.key] = $1.value.foundationValue } }
+    set {
+      let (values, rejected) = PropertyListValue.entries(of: newValue ?? [:])
+      state.withLock {
+        $0.record.userInfo = values
+        $0.rejectedUserInfo = rejected
+      }
+    }
   }
 
   /// The `userInfo` keys needed to continue the activity; becoming current fails without them.
@@ -145,15 +166,19 @@ public final class UserActivity: Sendable {
   /// `NSUserActivityDelegate.userActivityWillSave(_:)`.
   ///
   /// - Parameter handler: The handler.
-  public func onWillSave(_ handler: @escaping @Sendable (UserActivity) -> Void) {
+  public func onWillSave(_ handler: @escaping @Sendable (NSUserActivity) -> Void) {
     state.withLock { $0.willSave = handler }
   }
 
   /// Adds entries to `userInfo`, replacing those with the same keys.
   ///
-  /// - Parameter entries: The entries.
-  public func addUserInfoEntries(from entries: [String: PropertyListValue]) {
-    state.withLock { $0.record.userInfo.merge(entries) { _, new in new } }
+  /// - Parameter entries: The entries: property-list values under string keys.
+  public func addUserInfoEntries(from entries: [AnyHashable: Any]) {
+    let (values, rejected) = PropertyListValue.entries(of: entries)
+    state.withLock {
+      $0.record.userInfo.merge(values) { _, new in new }
+      if let rejected { $0.rejectedUserInfo = rejected }
+    }
   }
 
   /// Replaces `userInfo` with a `Codable` payload: its coding keys become the user-info keys.
@@ -164,7 +189,10 @@ public final class UserActivity: Sendable {
   {
     var record = self.record
     try record.setTypedPayload(payload)
-    userInfo = record.userInfo
+    state.withLock {
+      $0.record.userInfo = record.userInfo
+      $0.rejectedUserInfo = nil
+    }
   }
 
   /// Decodes `userInfo` as a `Codable` payload.
@@ -182,7 +210,8 @@ public final class UserActivity: Sendable {
   /// for search is saved in the center's history.
   ///
   /// - Throws: ``StateRestorationError/invalidated(activityType:)`` after ``invalidate()``,
-  ///   ``StateRestorationError/missingRequiredKeys(_:)``,
+  ///   ``StateRestorationError/payloadNotEncodable(reason:)`` for a `userInfo` value that is not
+  ///   a property-list value, ``StateRestorationError/missingRequiredKeys(_:)``,
   ///   ``StateRestorationError/unsupportedWebpageURL(_:)``, or
   ///   ``StateRestorationError/notSaved(reason:)`` when the history cannot be written.
   public func becomeCurrent() throws(StateRestorationError) {
@@ -193,6 +222,9 @@ public final class UserActivity: Sendable {
     }
     guard isValid else { throw .invalidated(activityType: activityType) }
     handler?(self)
+    if let rejected = state.withLock({ $0.rejectedUserInfo }) {
+      throw .payloadNotEncodable(reason: rejected)
+    }
     let record = self.record
     let missing = record.missingRequiredKeys
     guard missing.isEmpty else { throw .missingRequiredKeys(missing) }
