@@ -127,6 +127,11 @@ let package = Package(
     // A to-do REPL restored after kill -9, on StateRestoration's public API alone: the
     // library's adoption example (README, Getting Started).
     .executableTarget(name: "restoration-example", dependencies: ["StateRestoration"]),
+    // SwiftUI's path store pattern (NavigationPath, URL.documentsDirectory), as an Apple app
+    // writes it, on Linux.
+    .executableTarget(name: "path-store-example", dependencies: ["StateRestoration"]),
+    // SwiftUI's route manager pattern (deep links, NSUserActivity, @SceneStorage) on Linux.
+    .executableTarget(name: "route-example", dependencies: ["StateRestoration"]),
     // The start-up baseline that catalog-bench compares against, linked as `catalog` is.
     .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.

@@ -1,7 +1,14 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
   import Foundation
+#endif
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// A program's saved scenes in a state directory: what an Apple app gets from the system when
@@ -52,6 +59,17 @@ public final class SessionStore {
   private var knownFiles: Set<String> = []
   /// The scenes opened with ``open(_:)``, in order, with the change count last saved.
   private var openScenes: [OpenScene] = []
+  /// Serializes saves: the program's, and those made for it when it leaves.
+  private let saving = Mutex(())
+
+  /// Whether every change of a scene opened with ``open(_:)`` is saved at once, durably, as
+  /// it is made: for a program whose every change must survive `kill -9`, at the cost of a
+  /// write and a flush per change. False by default: changes are saved by
+  /// ``save(activeScene:)`` and when the program leaves. A change that cannot be saved is
+  /// added to ``warnings`` and written on standard error.
+  public var savesEveryChange = false {
+    didSet { watchChanges() }
+  }
 
   private struct OpenScene {
     var name: SceneName
@@ -374,8 +392,15 @@ public final class SessionStore {
   // MARK: Scenes for @SceneStorage
 
   /// Opens a scene for `@SceneStorage` properties: claims it, restores its storage, and
-  /// returns the store its properties bind to (``SceneStore/current``). A file that could
-  /// not be read is set aside with a warning in ``warnings``.
+  /// returns the store its properties bind to (``SceneStore/current``; in a program that opens
+  /// one scene, storage declared anywhere). A file that could not be read is set aside with a
+  /// warning in ``warnings``.
+  ///
+  /// From then on the scenes opened are saved when the program leaves — a normal exit with any
+  /// status, Ctrl-C, `SIGTERM` or `SIGHUP` (a signal the program handles itself is left to it)
+  /// — as SwiftUI saves a scene when it goes to the background. A change that must survive
+  /// `kill -9` at a given point is saved by ``save(activeScene:)`` there, or every change by
+  /// ``savesEveryChange``.
   ///
   /// - Parameter name: The scene.
   /// - Returns: The scene's storage; the same store each time the scene is opened.
@@ -393,7 +418,44 @@ public final class SessionStore {
       OpenScene(
         name: name, store: store, activity: restored.scene.userActivity,
         savedChangeCount: restored.wasSaved ? store.changeCount : nil))
+    bindProgramScene()
+    watchChanges()
+    AutomaticSaving.register(self)
     return store
+  }
+
+  /// A store that goes away saves the scenes opened with it, as when the program leaves.
+  deinit {
+    guard !openScenes.isEmpty else { return }
+    AutomaticSaving.save(self)
+    if SceneStore.programScene.withLock({ $0 }) === openScenes.first?.store {
+      SceneStore.programScene.withLock { $0 = nil }
+    }
+  }
+
+  /// `@SceneStorage` outside a scene binds to the program's scene while it has one.
+  private func bindProgramScene() {
+    let only = openScenes.count == 1 ? openScenes.first?.store : nil
+    SceneStore.programScene.withLock { $0 = only }
+  }
+
+  /// Saves each change of the opened scenes while ``savesEveryChange`` is set.
+  private func watchChanges() {
+    let owner = WeakSession(self)
+    let save: @Sendable () -> Void = { owner.session?.saveChange() }
+    let action = savesEveryChange ? save : nil
+    for scene in openScenes { scene.store.onChange(action) }
+  }
+
+  /// Saves a change as it is made; a failure is a warning, and the next change tries again.
+  private func saveChange() {
+    do {
+      try save()
+    } catch {
+      let line = StateRestorationError.describing(error) + "; not saved yet"
+      saving.withLock { _ in warnings.append(line) }
+      _ = "warning: \(line)\n".withCString { write(2, $0, strlen($0)) }
+    }
   }
 
   /// Saves every scene opened with ``open(_:)`` whose storage changed since it was opened or
@@ -402,6 +464,10 @@ public final class SessionStore {
   /// - Parameter activeScene: The scene in front; by default the last opened.
   /// - Throws: A ``StateRestorationError``; every file is then as it was.
   public func save(activeScene: SceneName? = nil) throws {
+    try saving.withLock { _ throws in try saveOpenScenes(activeScene: activeScene) }
+  }
+
+  private func saveOpenScenes(activeScene: SceneName?) throws {
     let changed = openScenes.indices.filter {
       openScenes[$0].savedChangeCount != openScenes[$0].store.changeCount
     }
@@ -427,8 +493,15 @@ public final class SessionStore {
   /// - Parameter name: The scene.
   /// - Throws: A ``StateRestorationError`` when the session or the file cannot be written.
   public func close(_ name: SceneName) throws {
-    try claim(name)
-    try commit(prepare(saving: [], closing: [name]))
+    try saving.withLock { _ throws in
+      try claim(name)
+      try commit(prepare(saving: [], closing: [name]))
+      if let index = openScenes.firstIndex(where: { $0.name == name }) {
+        openScenes[index].store.onChange(nil)
+        openScenes.remove(at: index)
+      }
+    }
+    bindProgramScene()
   }
 
   /// Moves a file that could not be read to quarantine, for a warning that says so.
@@ -444,6 +517,12 @@ public final class SessionStore {
         problem: reason, reason: StateRestorationError.describing(moveError))
     }
   }
+}
+
+/// A session store held weakly, for a scene's change handler.
+private final class WeakSession: @unchecked Sendable {
+  weak var session: SessionStore?
+  init(_ session: SessionStore) { self.session = session }
 }
 
 /// What ``SessionStore/beginLaunch()`` found: the launches before this one that died before

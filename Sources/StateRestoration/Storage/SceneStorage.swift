@@ -1,3 +1,11 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A property wrapper that reads and writes a value in the current scene's storage, like
 /// SwiftUI's `SceneStorage`.
 ///
@@ -10,8 +18,12 @@
 /// view.selectedTab = .photo  // stored in the scene, restored at the next launch
 /// ```
 ///
-/// The wrapper binds to ``SceneStore/current`` when it is created. Created outside a scene, it
-/// keeps its value in a store of its own that is never saved, as SwiftUI's does. It accepts the
+/// The wrapper binds to ``SceneStore/current`` when it is created inside
+/// `SceneStore.$current.withValue(_:)`, as a SwiftUI view's storage binds to its scene. Created
+/// elsewhere, it binds to the scene the program opened with ``SessionStore/open(_:)`` when it
+/// opened one: in a one-scene program, storage declared anywhere is the scene's. With no scene
+/// to bind to, it keeps its value in a store of its own that is never saved, and says so once
+/// on standard error, as SwiftUI warns of state used outside a view. It accepts the
 /// types SwiftUI accepts (`Bool`, `Int`, `Double`, `String`, `URL`, `Data`, `RawRepresentable`
 /// with `String` or `Int` raw values, and their optionals), `Date`, and any `Codable` type.
 /// A value stored under one type and read as another yields the default value.
@@ -19,12 +31,24 @@
 public struct SceneStorage<Value: Sendable>: Sendable {
   /// The typed key the property reads and writes.
   public let key: SceneStorageKey<Value>
-  /// The scene storage the property is bound to.
-  public let store: SceneStore
+  /// The scene it was created in, if any.
+  private let scene: SceneStore?
+  /// Where its value is kept while there is no scene to bind to.
+  private let unbound: SceneStore
 
   private init(key: SceneStorageKey<Value>) {
     self.key = key
-    self.store = SceneStore.current ?? SceneStore()
+    self.scene = SceneStore.current
+    self.unbound = SceneStore()
+  }
+
+  /// The scene storage the property is bound to: the scene it was created in, or else the
+  /// program's one scene, or else a store of its own that is never saved.
+  public var store: SceneStore {
+    if let scene { return scene }
+    if let program = SceneStore.programScene.withLock({ $0 }) { return program }
+    UnboundStorage.warnOnce(key: key.name)
+    return unbound
   }
 
   /// The stored value, or the default when it is absent or of another type.
@@ -122,5 +146,18 @@ public struct SceneStorage<Value: Sendable>: Sendable {
   /// - Parameter key: The key's name in the scene's storage.
   public init<Wrapped>(_ key: String) where Value == Wrapped?, Wrapped: Codable & Sendable {
     self.init(key: SceneStorageKey(key))
+  }
+}
+
+/// The one warning of storage used with no scene to bind to.
+private enum UnboundStorage {
+  private static let warned = Atomic<Bool>(false)
+
+  static func warnOnce(key: String) {
+    guard !warned.exchange(true, ordering: .relaxed) else { return }
+    let line =
+      "warning: @SceneStorage(\"\(key)\") is used with no scene open, so its value is not saved; "
+      + "open a scene with SessionStore.open(_:) first, or create it inside SceneStore.$current.withValue(_:)\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
   }
 }

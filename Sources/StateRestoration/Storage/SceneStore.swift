@@ -9,6 +9,8 @@ public final class SceneStore: Sendable {
     var values: SceneStorageValues
     var changeCount = 0
     var setAside: [SetAsideValue] = []
+    /// Runs after each change, outside the lock: the session's saving of every change.
+    var onChange: (@Sendable () -> Void)?
   }
 
   private let state: Mutex<State>
@@ -22,6 +24,10 @@ public final class SceneStore: Sendable {
   /// ```
   @TaskLocal public static var current: SceneStore?
 
+  /// The one scene a program opened with ``SessionStore/open(_:)``, which `@SceneStorage`
+  /// binds to outside ``current``; nil while none or several are open.
+  static let programScene = Mutex<SceneStore?>(nil)
+
   /// Creates a store holding the given values.
   ///
   /// - Parameter values: The initial contents; empty by default.
@@ -33,11 +39,13 @@ public final class SceneStore: Sendable {
   public var values: SceneStorageValues {
     get { state.withLock { $0.values } }
     set {
-      state.withLock {
-        guard $0.values != newValue else { return }
-        $0.values = newValue
-        $0.changeCount += 1
+      let changed = state.withLock { state -> (@Sendable () -> Void)?? in
+        guard state.values != newValue else { return nil }
+        state.values = newValue
+        state.changeCount += 1
+        return .some(state.onChange)
       }
+      if case let onChange?? = changed { onChange() }
     }
   }
 
@@ -52,6 +60,11 @@ public final class SceneStore: Sendable {
     }
   }
 
+  /// Sets what runs after each change.
+  func onChange(_ action: (@Sendable () -> Void)?) {
+    state.withLock { $0.onChange = action }
+  }
+
   /// How many times the contents have changed since the store was created.
   public var changeCount: Int { state.withLock { $0.changeCount } }
 
@@ -61,13 +74,16 @@ public final class SceneStore: Sendable {
   public subscript<Value>(key: SceneStorageKey<Value>) -> Value {
     get { state.withLock { $0.values[key] } }
     set {
-      state.withLock {
-        let before = $0.values.entries[key.name]
-        if let setAside = $0.values.setValue(newValue, for: key) {
-          $0.setAside.append(setAside)
+      let changed = state.withLock { state -> (@Sendable () -> Void)?? in
+        let before = state.values.entries[key.name]
+        if let setAside = state.values.setValue(newValue, for: key) {
+          state.setAside.append(setAside)
         }
-        if $0.values.entries[key.name] != before { $0.changeCount += 1 }
+        guard state.values.entries[key.name] != before else { return nil }
+        state.changeCount += 1
+        return .some(state.onChange)
       }
+      if case let onChange?? = changed { onChange() }
     }
   }
 }

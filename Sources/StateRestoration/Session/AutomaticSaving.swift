@@ -1,0 +1,113 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Saves the scenes a program opened with ``SessionStore/open(_:)`` when it leaves — a normal
+/// exit with any status, Ctrl-C (`SIGINT`), `SIGTERM` or `SIGHUP` — as SwiftUI saves a scene
+/// when it goes to the background, so that a program that never calls
+/// ``SessionStore/save(activeScene:)`` gets its state back.
+///
+/// A signal is caught only where the program left it at its default action (and unblocked on
+/// the thread that opened the scene): a program that handles or ignores a signal itself keeps
+/// doing so. The handler writes a byte to a pipe, the
+/// one thing it may safely do; a thread of the library's reads it, saves, and ends the process
+/// with the same signal, so that its parent sees how it ended. A failed save is one line on
+/// standard error.
+enum AutomaticSaving {
+  /// The stores to save, weakly held.
+  private static let stores = Mutex<[WeakStore]>([])
+  private static let installed = Atomic<Bool>(false)
+  /// The pipe's write end, for the signal handler; -1 until installed.
+  private static let signalPipe = Atomic<Int32>(-1)
+
+  private final class WeakStore: @unchecked Sendable {
+    weak var store: SessionStore?
+    init(_ store: SessionStore) { self.store = store }
+  }
+
+  /// Saves a store's opened scenes when the program leaves.
+  ///
+  /// - Parameter store: The store.
+  static func register(_ store: SessionStore) {
+    stores.withLock { stores in
+      stores.removeAll { $0.store == nil || $0.store === store }
+      stores.append(WeakStore(store))
+    }
+    guard !installed.exchange(true, ordering: .relaxed) else { return }
+    atexit { AutomaticSaving.saveAll() }
+    #if canImport(Glibc)
+      catchSignals()
+    #endif
+  }
+
+  #if canImport(Glibc)
+    /// Catches `SIGINT`, `SIGTERM` and `SIGHUP` where they have their default action.
+    private static func catchSignals() {
+      var descriptors: [Int32] = [-1, -1]
+      guard pipe(&descriptors) == 0 else { return }
+      for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+      signalPipe.store(descriptors[1], ordering: .relaxed)
+      let reader = descriptors[0]
+      detachThread {
+        var signal: UInt8 = 0
+        while true {
+          let count = read(reader, &signal, 1)
+          if count == 1 { break }
+          if count < 0 && errno == EINTR { continue }
+          return
+        }
+        saveAll()
+        // Ends as the signal would have, now that it is saved.
+        Glibc.signal(Int32(signal), SIG_DFL)
+        kill(getpid(), Int32(signal))
+      }
+      for number in [SIGINT, SIGTERM, SIGHUP] {
+        var current = sigaction()
+        guard sigaction(number, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil
+        else { continue }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { number in
+          let descriptor = AutomaticSaving.signalPipe.load(ordering: .relaxed)
+          var byte = UInt8(truncatingIfNeeded: number)
+          _ = write(descriptor, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(number, &action, nil)
+        // A signal blocked by the parent (a test runner's thread, say) would never arrive.
+        var caught = sigset_t()
+        sigemptyset(&caught)
+        sigaddset(&caught, number)
+        pthread_sigmask(SIG_UNBLOCK, &caught, nil)
+      }
+    }
+  #endif
+
+  /// Saves every registered store, once: a second signal or the exit after one finds nothing
+  /// left to save.
+  private static func saveAll() {
+    let live = stores.withLock { stores in
+      defer { stores = [] }
+      return stores.compactMap(\.store)
+    }
+    for store in live { save(store) }
+  }
+
+  /// Saves a store's opened scenes; a failure is one line on standard error, the program
+  /// being on its way out.
+  ///
+  /// - Parameter store: The store.
+  static func save(_ store: SessionStore) {
+    do {
+      try store.save()
+    } catch {
+      let line =
+        "error: \(StateRestorationError.describing(error)); the last changes were not saved\n"
+      _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+  }
+}
