@@ -82,16 +82,25 @@ package final class PostgresProxy: @unchecked Sendable {
         continue
       }
       let pair = Pair(client: client, server: server)
-      Thread.detachNewThread { [self] in forwardClient(pair) }
-      Thread.detachNewThread { Self.forward(from: server, to: client, pair: pair) }
+      Thread.detachNewThread { [self] in
+        forwardClient(pair)
+        pair.threadEnded()
+      }
+      Thread.detachNewThread {
+        Self.forward(from: server, to: client, pair: pair)
+        pair.threadEnded()
+      }
     }
   }
 
-  /// The two sockets of one connection, closed once.
+  /// The two sockets of one connection. Cutting it shuts both down, which ends both of its
+  /// threads' reads; the descriptors are closed only when both threads have ended, so that
+  /// neither reads from a number the system gave to a new connection meanwhile.
   private final class Pair: @unchecked Sendable {
     let client: Int32
     let server: Int32
     private let isClosed = Atomic<Bool>(false)
+    private let threadsEnded = Atomic<Int>(0)
     /// Set when the server's replies are no longer passed on.
     let isCut = Atomic<Bool>(false)
 
@@ -103,6 +112,14 @@ package final class PostgresProxy: @unchecked Sendable {
       guard !isClosed.exchange(true, ordering: .relaxed) else { return }
       shutdown(client, Int32(SHUT_RDWR))
       shutdown(server, Int32(SHUT_RDWR))
+    }
+
+    /// Called by each of its two threads as it ends.
+    func threadEnded() {
+      close()
+      guard threadsEnded.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == 2 else {
+        return
+      }
       Glibc.close(client)
       Glibc.close(server)
     }
