@@ -61,8 +61,9 @@ let package = Package(
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
     // Needs only the toolchain: a program that wants @SceneStorage links no database.
     .target(name: "StateRestoration"),
-    // The activity history, a SQLite database: where activities eligible for search are kept.
-    .target(name: "ActivityIndex", dependencies: ["StateRestoration", "SQLite"]),
+    // The activity history, a SQLite database: where activities eligible for search are kept,
+    // and searched as Core Spotlight searches an app's activities.
+    .target(name: "ActivityIndex", dependencies: ["StateRestoration", "SQLite", "SearchIndex"]),
     // Product pictures: PNG and JPEG decoded through libpng and libjpeg-turbo, PNG written
     // through zlib, and drawn for terminals.
     .target(name: "Imaging", dependencies: ["CZlib", "CImageCodecs"]),

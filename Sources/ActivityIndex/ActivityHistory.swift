@@ -29,7 +29,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// The most entries kept; the least recently active go first.
   public let capacity: Int
   /// The connection this history and its copies share, opened at the first use.
-  private let connection = SharedConnection()
+  let connection = SharedConnection()
 
   /// The schema version of the database (`PRAGMA user_version`).
   public static let schemaVersion = 1
@@ -691,7 +691,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
 /// and serialized by a lock; it is dropped when the file at the path is no longer the one it
 /// opened, when a call fails (a file found damaged is closed without writing it), and before
 /// the file is set aside.
-private final class SharedConnection: Sendable {
+final class SharedConnection: Sendable {
   private struct Open {
     var database: Database
     var device: UInt64
@@ -700,6 +700,8 @@ private final class SharedConnection: Sendable {
   }
 
   private let state = Mutex<Open?>(nil)
+  /// The last search index built, kept while the history's version stays the same.
+  let searchIndex = Mutex<ActivitySearchIndex?>(nil)
   /// How many connections were opened, and how many writes went through the open one: with
   /// SQLite's count of other connections' commits, the history's ``ActivityHistory/Version``.
   private let counts = Mutex<(opened: Int, writes: Int)>((0, 0))
