@@ -125,9 +125,11 @@ let package = Package(
         "ActivityIndex", "SearchIndex",
         "Imaging", "CImageCodecs",
       ]),
-    // A to-do REPL restored after kill -9, on StateRestoration's public API alone: the
-    // library's adoption example (README, Getting Started).
-    .executableTarget(name: "restoration-example", dependencies: ["StateRestoration"]),
+    // A to-do REPL restored after kill -9 whose lists are found by search, on the public API
+    // of StateRestoration and ActivityIndex: the library's adoption example (README, Getting
+    // Started).
+    .executableTarget(
+      name: "restoration-example", dependencies: ["StateRestoration", "ActivityIndex"]),
     // SwiftUI's path store pattern (NavigationPath, URL.documentsDirectory), as an Apple app
     // writes it, on Linux.
     .executableTarget(name: "path-store-example", dependencies: ["StateRestoration"]),

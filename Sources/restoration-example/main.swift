@@ -1,9 +1,12 @@
 // To-do lists in a REPL that comes back where its user left it, even after `kill -9`: one
-// window (scene) per process, each with its own lists and its own place in them. It uses
-// StateRestoration's public API and nothing else of this package.
+// window (scene) per process, each with its own lists and its own place in them. Opening a
+// list advertises it as a user activity, which any scene's `search` finds, as Spotlight finds
+// an app's activities, and `open N` continues. It uses the public API of StateRestoration and
+// ActivityIndex and nothing else of this package.
 //
 //   restoration-example [--state DIR] [--scene NAME]
-//   commands: ls, new TEXT, cd NAME|N|.., rm N, pwd, quit
+//   commands: ls, new TEXT, cd NAME|N|.., rm N, pwd, search TEXT, open N, quit
+import ActivityIndex
 import Foundation
 import StateRestoration
 
@@ -44,7 +47,7 @@ while let argument = arguments.popFirst() {
     sceneName = value
   case "-h", "--help":
     show("usage: restoration-example [--state DIR] [--scene NAME]")
-    show("commands: ls, new TEXT, cd NAME|N|.., rm N, pwd, quit")
+    show("commands: ls, new TEXT, cd NAME|N|.., rm N, pwd, search TEXT, open N, quit")
     exit(0)
   default:
     fail("unknown argument '\(argument)'; usage: restoration-example [--state DIR] [--scene NAME]")
@@ -65,6 +68,33 @@ do {
   fail(error.localizedDescription)
 }
 for warning in session.warnings { say("warning", warning) }
+
+// The system's part on Apple's platforms: the activity types this program continues, and
+// the history its activities are saved in and searched.
+let listActivity = "com.example.todo.list"
+UserActivityCenter.shared.declaredActivityTypes = [listActivity]
+let history = ActivityHistory(directory: session.directory)
+UserActivityCenter.shared.history = history
+
+/// Advertises the list shown, as a SwiftUI view does with `userActivity(_:isActive:)`.
+@MainActor
+func advertise(_ list: String) {
+  let activity = NSUserActivity(activityType: listActivity)
+  activity.title = "Show list \(list)"
+  activity.userInfo = ["list": list, "scene": sceneName.rawValue]
+  activity.keywords = Set(view.lists[list] ?? [])
+  activity.targetContentIdentifier = list
+  activity.persistentIdentifier = "\(sceneName)/\(list)"
+  activity.isEligibleForSearch = true
+  do {
+    try activity.becomeCurrent()
+  } catch {
+    say("warning", "the list is not searchable: \(error.localizedDescription)")
+  }
+}
+
+/// The last search's results, for `open N`.
+var found: [UserActivityRecord] = []
 
 /// The path as saved, cut back to what still exists: a list name, then an item number.
 func restoredPath() -> NavigationPath {
@@ -108,15 +138,50 @@ while true {
     for (index, item) in items.enumerated() { show("\(index + 1). \(item)") }
   case ("new", _) where argument.isEmpty: say("error", "new needs a name")
   case ("new", nil): view.lists[argument] = view.lists[argument] ?? []
-  case ("new", let list?): view.lists[list, default: []].append(argument)
+  case ("new", let list?):
+    view.lists[list, default: []].append(argument)
+    advertise(list)
   case ("cd", _) where argument == "..": if !path.isEmpty { path.removeLast() }
-  case ("cd", nil) where view.lists[argument] != nil: path.append(argument)
+  case ("cd", nil) where view.lists[argument] != nil:
+    path.append(argument)
+    advertise(argument)
+  case ("search", _) where !argument.isEmpty:
+    do {
+      found = try history.search(argument).map(\.activity)
+      if found.isEmpty { show("nothing found") }
+      for (index, activity) in found.enumerated() {
+        let scene = activity.userInfo["scene"].flatMap { value -> String? in
+          guard case .string(let name) = value else { return nil }
+          return name
+        }
+        show("\(index + 1). \(activity.title ?? "") (scene \(scene ?? "?"))")
+      }
+    } catch {
+      say("error", error.localizedDescription)
+    }
+  case ("open", _) where Int(argument).map({ found.indices.contains($0 - 1) }) == true:
+    // Continued as the system continues an activity: by what its userInfo names.
+    let activity = found[(Int(argument) ?? 1) - 1]
+    guard case .string(let list)? = activity.userInfo["list"] else { continue }
+    if case .string(let scene)? = activity.userInfo["scene"], scene != sceneName.rawValue {
+      say("error", "'\(list)' is a list of scene '\(scene)'; run with --scene \(scene) to open it")
+      continue
+    }
+    guard view.lists[list] != nil else {
+      say("error", "list '\(list)' is gone")
+      continue
+    }
+    path = NavigationPath([list])
+  case ("open", _):
+    say("error", "no result '\(argument)'; type 'search TEXT', then 'open N'")
   case ("cd", _?) where path.count == 1 && number != nil: path.append(number ?? 0)
   case ("rm", let list?) where path.count == 1 && number != nil:
     view.lists[list]?.remove(at: number ?? 0)
+    advertise(list)
   case ("rm", nil) where view.lists[argument] != nil: view.lists[argument] = nil
   case ("cd", _), ("rm", _): say("error", "no '\(argument)' here; type 'ls' to see what there is")
-  default: say("error", "unknown command '\(command)'; commands: ls, new, cd, rm, pwd, quit")
+  default:
+    say("error", "unknown command '\(command)'; commands: ls, new, cd, rm, pwd, search, open, quit")
   }
   // Saved before the answer is printed: what the user saw survives a crash.
   view.path = path.isEmpty ? nil : path.codable
@@ -125,5 +190,5 @@ while true {
   } catch {
     say("error", "\(error.localizedDescription); not saved yet: the next command tries again")
   }
-  if command == "cd" { show(place(path)) }
+  if command == "cd" || command == "open" { show(place(path)) }
 }

@@ -59,6 +59,38 @@ import Testing
     #expect(session.contains("\"main\"") && session.contains("\"other\""))
   }
 
+  /// Two scenes: the lists each opens are advertised, and either finds them by search — a
+  /// word, a prefix, a typo — says which scene has a list, continues its own, and is back in
+  /// it after SIGKILL.
+  @Test func scenesFindAndContinueTheListsTheyOpened() throws {
+    let main = start()
+    for line in ["new groceries", "cd groceries", "new milk", "new eggs", "cd ..", "new work"] {
+      main.send(line)
+    }
+    main.send("pwd")
+    main.readOutput(until: "/\n/\n")
+    let other = start(["--scene", "other"])
+    other.readOutput(until: "scene 'other' at /")
+    other.send("search milk")
+    other.readOutput(until: "1. Show list groceries (scene main)")
+    other.send("search grocreies")
+    other.readOutput(until: "1. Show list groceries (scene main)")
+    other.send("search work")
+    other.readOutput(until: "nothing found")
+    other.send("open 1")
+    for line in ["new errands", "cd errands", "new stamps", "cd ..", "search stam", "open 1"] {
+      other.send(line)
+    }
+    other.readOutput(until: "1. Show list errands (scene other)\n/errands")
+    other.killHard()
+    let again = start(["--scene", "other"])
+    again.readOutput(until: "scene 'other' at /errands")
+    let (_, errors) = again.finishReading()
+    #expect(errors.isEmpty, "\(errors)")
+    let (_, mainErrors) = main.finishReading()
+    #expect(mainErrors.isEmpty, "\(mainErrors)")
+  }
+
   /// Launches that exit on their own — refused because the scene is open elsewhere — are no
   /// crashes: the next launch keeps the saved state and says nothing of crashes.
   @Test func launchesThatExitOnTheirOwnAreNotCrashes() throws {
