@@ -83,7 +83,12 @@ public struct StateDirectory: Sendable, Hashable {
       var changed = false
       for folder in folders {
         let folderPath = path(of: folder)
-        if try DurableFile.tightenPermissions(of: folderPath, to: 0o700) != nil { changed = true }
+        // Others cannot reach into a private folder: its entries are checked only when it was
+        // open, which spares every launch a look at each file.
+        guard try DurableFile.tightenPermissions(of: folderPath, to: 0o700) != nil else {
+          continue
+        }
+        changed = true
         for entry in DurableFile.entries(in: folderPath) {
           let entryPath = folderPath + "/" + entry
           var status = stat()
@@ -103,23 +108,21 @@ public struct StateDirectory: Sendable, Hashable {
       parts.append(StateRestorationError.describing(error))
     }
     // The directory is made private only when nothing but the library's own files is in it.
-    let own = Set(folders + files)
-    if DurableFile.entries(in: path).allSatisfy(own.contains) {
-      do {
-        if let old = try DurableFile.tightenPermissions(of: path, to: 0o700) {
-          parts.append(
-            "'\(path)' was open to other users (mode \(String(old, radix: 8))); made it private (0700)"
-          )
+    var status = stat()
+    if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+      let mode = String(status.st_mode & 0o777, radix: 8)
+      let own = Set(folders + files)
+      if DurableFile.entries(in: path).allSatisfy(own.contains) {
+        do {
+          try DurableFile.tightenPermissions(of: path, to: 0o700)
+          parts.append("'\(path)' was open to other users (mode \(mode)); made it private (0700)")
+        } catch {
+          parts.append(StateRestorationError.describing(error))
         }
-      } catch {
-        parts.append(StateRestorationError.describing(error))
-      }
-    } else {
-      var status = stat()
-      if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+      } else {
         parts.append(
-          "'\(path)' is open to other users (mode \(String(status.st_mode & 0o777, radix: 8))), "
-            + "who can see the names of its files; 'chmod 700' makes it private")
+          "'\(path)' is open to other users (mode \(mode)), who can see the names of its files; "
+            + "'chmod 700' makes it private")
       }
     }
     return parts.isEmpty ? nil : parts.joined(separator: "; ")
