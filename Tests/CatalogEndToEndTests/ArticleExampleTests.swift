@@ -76,4 +76,25 @@ import Testing
     let (_, errors) = second.finishReading()
     #expect(errors.isEmpty, "\(errors)")
   }
+
+  /// A signal that comes as input ends — a terminal closed — races the exit the end of input
+  /// makes: the change is saved either way, and the process ends with the signal.
+  @Test(arguments: [SIGTERM, SIGHUP])
+  func aSignalAsInputEndsStillSaves(_ signal: Int32) throws {
+    let start = {
+      CatalogSandbox.start(Self.executable("route-example"), ["--state", sandbox.stateDirectory])
+    }
+    for product in 1...5 {
+      let process = start()
+      process.send("open shop://product/\(product)")
+      process.readOutput(until: #"{"_0":\#(product)}}"#)
+      kill(process.processIdentifier, signal)
+      try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
+      process.waitUntilExit()
+      #expect(process.terminationReason == .uncaughtSignal)
+      let next = start()
+      next.readOutput(until: #"{"_0":\#(product)}}\#n"#)
+      next.finishInput()
+    }
+  }
 }

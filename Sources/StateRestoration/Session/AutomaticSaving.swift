@@ -23,22 +23,41 @@ enum AutomaticSaving {
   private static let installed = Atomic<Bool>(false)
   /// The pipe's write end, for the signal handler; -1 until installed.
   private static let signalPipe = Atomic<Int32>(-1)
+  /// The signal being handled, 0 for none: an exit that races its save waits for the save and
+  /// then ends the process with it.
+  private static let pendingSignal = Atomic<Int32>(0)
+
+  /// How many registered stores have not finished going away: a store whose weak reference
+  /// reads nil may still be saving in its `deinit`, which a save for a signal waits for.
+  private static let unfinished = Atomic<Int>(0)
 
   private final class WeakStore: @unchecked Sendable {
     weak var store: SessionStore?
     init(_ store: SessionStore) { self.store = store }
   }
 
-  /// Saves a store's opened scenes when the program leaves.
+  /// Saves a store's opened scenes when the program leaves; called once a store.
   ///
   /// - Parameter store: The store.
   static func register(_ store: SessionStore) {
     stores.withLock { stores in
-      stores.removeAll { $0.store == nil || $0.store === store }
+      stores.removeAll { $0.store == nil }
       stores.append(WeakStore(store))
     }
+    unfinished.add(1, ordering: .relaxed)
     guard !installed.exchange(true, ordering: .relaxed) else { return }
-    atexit { AutomaticSaving.saveAll() }
+    atexit {
+      // A save a signal started finishes first; the process then ends as the signal would
+      // have ended it, not with the status of an exit that happened to come first.
+      AutomaticSaving.saveAll()
+      #if canImport(Glibc)
+        let signal = AutomaticSaving.pendingSignal.load(ordering: .acquiring)
+        if signal != 0 {
+          Glibc.signal(signal, SIG_DFL)
+          raise(signal)
+        }
+      #endif
+    }
     #if canImport(Glibc)
       catchSignals()
     #endif
@@ -60,6 +79,7 @@ enum AutomaticSaving {
           if count < 0 && errno == EINTR { continue }
           return
         }
+        pendingSignal.store(Int32(signal), ordering: .releasing)
         saveAll()
         // Ends as the signal would have, now that it is saved.
         Glibc.signal(Int32(signal), SIG_DFL)
@@ -88,13 +108,19 @@ enum AutomaticSaving {
   #endif
 
   /// Saves every registered store, once: a second signal or the exit after one finds nothing
-  /// left to save.
+  /// left to save, and waits for a save under way on another thread to end.
   private static func saveAll() {
-    let live = stores.withLock { stores in
-      defer { stores = [] }
-      return stores.compactMap(\.store)
+    stores.withLock { stores in
+      let live = stores.compactMap(\.store)
+      stores = []
+      for store in live { save(store) }
+      // Stores going away save in their deinit: wait for them (a few seconds at most).
+      var waited = 0
+      while unfinished.load(ordering: .acquiring) > live.count, waited < 5_000 {
+        usleep(1_000)
+        waited += 1
+      }
     }
-    for store in live { save(store) }
   }
 
   /// Saves a store's opened scenes; a failure is one line on standard error, the program
@@ -109,5 +135,15 @@ enum AutomaticSaving {
         "error: \(StateRestorationError.describing(error)); the last changes were not saved\n"
       _ = line.withCString { write(2, $0, strlen($0)) }
     }
+  }
+
+  /// Saves a registered store that is going away (from its `deinit`), and counts it finished.
+  ///
+  /// - Parameters:
+  ///   - store: The store.
+  ///   - hasScenes: Whether it has scenes open to save.
+  static func saveGoingAway(_ store: SessionStore, hasScenes: Bool) {
+    if hasScenes { save(store) }
+    unfinished.subtract(1, ordering: .releasing)
   }
 }

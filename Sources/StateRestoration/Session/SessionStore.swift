@@ -61,6 +61,8 @@ public final class SessionStore {
   private var openScenes: [OpenScene] = []
   /// Serializes saves: the program's, and those made for it when it leaves.
   private let saving = Mutex(())
+  /// Whether the program's leaving saves this store's scenes (once a scene was opened).
+  private var isSavedWhenLeaving = false
 
   /// Whether every change of a scene opened with ``open(_:)`` is saved at once, durably, as
   /// it is made: for a program whose every change must survive `kill -9`, at the cost of a
@@ -420,14 +422,17 @@ public final class SessionStore {
         savedChangeCount: restored.wasSaved ? store.changeCount : nil))
     bindProgramScene()
     watchChanges()
-    AutomaticSaving.register(self)
+    if !isSavedWhenLeaving {
+      isSavedWhenLeaving = true
+      AutomaticSaving.register(self)
+    }
     return store
   }
 
   /// A store that goes away saves the scenes opened with it, as when the program leaves.
   deinit {
-    guard !openScenes.isEmpty else { return }
-    AutomaticSaving.save(self)
+    guard isSavedWhenLeaving else { return }
+    AutomaticSaving.saveGoingAway(self, hasScenes: !openScenes.isEmpty)
     if SceneStore.programScene.withLock({ $0 }) === openScenes.first?.store {
       SceneStore.programScene.withLock { $0 = nil }
     }
