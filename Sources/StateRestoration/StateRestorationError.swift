@@ -191,13 +191,3 @@ extension String {
     count <= 60 ? self : prefix(59) + "…"
   }
 }
-
-/// What went wrong with a user activity, before it was a case of ``StateRestorationError``.
-@available(*, deprecated, renamed: "StateRestorationError")
-public typealias UserActivityError = StateRestorationError
-/// What went wrong with a navigation path, before it was a case of ``StateRestorationError``.
-@available(*, deprecated, renamed: "StateRestorationError")
-public typealias NavigationPathError = StateRestorationError
-/// Why a delivery failed, before it was a case of ``StateRestorationError``.
-@available(*, deprecated, renamed: "StateRestorationError")
-public typealias DeliveryError = StateRestorationError
