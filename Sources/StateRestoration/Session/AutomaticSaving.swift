@@ -13,10 +13,10 @@ import Synchronization
 ///
 /// A signal is caught only where the program left it at its default action (and unblocked on
 /// the thread that opened the scene): a program that handles or ignores a signal itself keeps
-/// doing so. The handler writes a byte to a pipe, the
-/// one thing it may safely do; a thread of the library's reads it, saves, and ends the process
-/// with the same signal, so that its parent sees how it ended. A failed save is one line on
-/// standard error.
+/// doing so. The handler writes a byte to a pipe, the one thing it may safely do; a thread of
+/// the library's reads it, saves, and ends the process with the same signal, so that its
+/// parent sees how it ended. An exit that races that save waits for it. A failed save is one
+/// line on standard error.
 enum AutomaticSaving {
   /// The stores to save, weakly held.
   private static let stores = Mutex<[WeakStore]>([])
