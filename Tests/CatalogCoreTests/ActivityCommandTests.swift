@@ -48,7 +48,7 @@ import Testing
   @Test func aDeliveredActivityIsContinuedInItsScene() throws {
     let environment = FakeEnvironment()
     let (opened, _) = try run(["scene new side"], environment: environment)
-    let side = try #require(SceneName("side"))
+    let side = SceneName("side")
     let activity = ProductActivity.show(bundledProducts[8])
     let result = try opened.applying(
       .continueDelivered(activity, in: .main), environment: environment)
@@ -57,7 +57,7 @@ import Testing
     #expect(result.output == "Continued 'Show Cherries product' in scene 'main'")
     #expect(result.state.scene(named: "side")?.path.routes.isEmpty == true)
     #expect(opened.activeSceneName == side)
-    let elsewhere = try #require(SceneName("elsewhere"))
+    let elsewhere = SceneName("elsewhere")
     #expect(throws: CatalogCoreError.noSuchScene("elsewhere", open: ["main", "side"])) {
       try opened.applying(.continueDelivered(activity, in: elsewhere), environment: environment)
     }
@@ -75,7 +75,7 @@ import Testing
     #expect(forget.effects == [.forgetActivities(nil)])
     #expect(environment.history.count == 1)
 
-    let side = try #require(SceneName("side"))
+    let side = SceneName("side")
     let opened = try start.applying(.newScene(side, product: nil), environment: environment)
     #expect(opened.effects == [.claimScene(side)])
     #expect(environment.claimed.isEmpty)
@@ -217,7 +217,7 @@ import Testing
   /// To a scene another terminal has open, the activity goes there: nothing changes here.
   @Test func handoffAndContinueToAnotherTerminalsSceneDeliverTheActivityThere() throws {
     let environment = FakeEnvironment()
-    environment.ownedElsewhere = [SceneName("side")!]
+    environment.ownedElsewhere = [SceneName("side")]
     let (state, output) = try run(["select mango", "handoff side"], environment: environment)
     #expect(output == "Continued 'Show Mango product' in scene 'side' (pid 42).")
     #expect(environment.handedOff.map(\.1.rawValue) == ["side"])

@@ -13,7 +13,7 @@ import Testing
     ("forget red rose", .forget(.product("red rose"))), ("forget --all", .forget(.all)),
     ("  select  red rose ", .select("red rose")), ("back", .back(1)),
     ("back 2", .back(2)),
-    ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side")!, product: "9")),
+    ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side"), product: "9")),
     ("scene close", .closeScene(nil)), ("help select", .help("select")), ("exit", .quit),
     ("name  A  B ", .setName("A B")), ("name \"A  B\"", .setName("A  B")),
   ])
@@ -90,7 +90,7 @@ import Testing
     ("name \"O'Brien\"", .setName("O'Brien")),
     ("add \"Kiwi  Gold\"", .add("Kiwi  Gold")),
     ("delete 'white rose'", .delete("white rose")),
-    ("scene new side \"red rose\"", .newScene(SceneName("side")!, product: "red rose")),
+    ("scene new side \"red rose\"", .newScene(SceneName("side"), product: "red rose")),
     ("search \"golden mango\"", .search("\"golden mango\"")),
   ])
   func argumentsFollowOneRule(_ line: String, _ command: Command) throws {

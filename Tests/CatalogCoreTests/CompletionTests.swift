@@ -11,7 +11,7 @@ import Testing
 @Suite struct CompletionTests {
   static let state = AppState(
     catalog: bundledCatalog,
-    scenes: [Scene(name: .main), Scene(name: SceneName("side") ?? .main)],
+    scenes: [Scene(name: .main), Scene(name: SceneName("side"))],
     activeSceneName: .main)
 
   @Test(arguments: [
@@ -77,7 +77,7 @@ import Testing
     }
     #expect(
       (try? CommandParser.parse(#"scene new side "Red Rose""#))
-        == .newScene(SceneName("side") ?? .main, product: "Red Rose"))
+        == .newScene(SceneName("side"), product: "Red Rose"))
     #expect(
       (try? CommandParser.parse("scene close 'side' --discard"))
         == .closeScene("side", discard: true))

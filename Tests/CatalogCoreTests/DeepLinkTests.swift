@@ -142,7 +142,7 @@ import Testing
 
   @Test func aSceneOwnedElsewhereIsRefused() throws {
     let environment = FakeEnvironment()
-    environment.ownedElsewhere = Set([SceneName("other")].compactMap { $0 })
+    environment.ownedElsewhere = [SceneName("other")]
     #expect(throws: CatalogCoreError.sceneOwned("other", pid: 42)) {
       try run(["open catalog://scene/other/products"], environment: environment)
     }

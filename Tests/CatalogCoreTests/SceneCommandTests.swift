@@ -13,7 +13,7 @@ import Testing
     let (state, _) = try run(
       ["select cher", "tab photo", "scene new side mango", "scene switch main"],
       environment: environment)
-    #expect(environment.claimed == [SceneName("side")!])
+    #expect(environment.claimed == [SceneName("side")])
     #expect(state.scenes.map(\.name.rawValue) == ["main", "side"])
     #expect(state.activeSceneName == .main)
     #expect(
@@ -39,7 +39,7 @@ import Testing
 
   @Test func sceneErrorsNameTheScene() throws {
     let environment = FakeEnvironment()
-    environment.ownedElsewhere = [SceneName("busy")!]
+    environment.ownedElsewhere = [SceneName("busy")]
     #expect(throws: CatalogCoreError.sceneOwned("busy", pid: 42)) {
       try run(["scene new busy"], environment: environment)
     }
@@ -55,7 +55,7 @@ import Testing
   /// has the scene.
   @Test func reopeningASavedSceneAsksTheShellForIt() throws {
     let environment = FakeEnvironment()
-    let side = try #require(SceneName("side"))
+    let side = SceneName("side")
     environment.savedScenes = [side]
     let start = AppState(
       catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main)

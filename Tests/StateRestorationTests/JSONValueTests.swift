@@ -133,7 +133,7 @@ import Testing
       #expect(try SceneFile.decoded(from: encoder.encode(file), path: "f") == file)
       #expect(try SceneFile.decoded(from: byHand, path: "f") == file)
     }
-    let session = SessionFile(SessionState(scenes: [.main, SceneName("two")!], activeScene: .main))
+    let session = SessionFile(SessionState(scenes: [.main, SceneName("two")], activeScene: .main))
     #expect(try JSONDecoder().decode(SessionFile.self, from: session.encoded()) == session)
     #expect(try SessionFile.decoded(from: JSONEncoder().encode(session), path: "f") == session)
   }

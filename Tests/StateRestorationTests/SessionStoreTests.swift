@@ -117,6 +117,21 @@ private struct ListView {
         from: values.entries["ListView.items"]) == ["eggs"])
   }
 
+  /// A scene's name written in the program is a literal, as a SwiftUI scene's identifier is;
+  /// a name from outside is checked and may fail.
+  @Test func sceneNamesAreLiteralsInTheProgramAndCheckedFromOutside() throws {
+    let inspector: SceneName = "inspector"
+    #expect(inspector.rawValue == "inspector")
+    #expect(SceneName("side") == SceneName(String("side")))
+    for typed in ["../x", "", ".hidden", "a/b", String(repeating: "x", count: 65)] {
+      #expect(SceneName(typed) == nil, "\(typed)")
+    }
+    let temporary = TemporaryDirectory()
+    let session = try SessionStore(directory: temporary.path)
+    _ = try session.open("inspector")
+    #expect(session.isClaimed(inspector))
+  }
+
   @Test func aSceneIsOwnedByOneStoreUntilItIsReleased() throws {
     let temporary = TemporaryDirectory()
     let first = try SessionStore(directory: temporary.path)
@@ -137,9 +152,9 @@ private struct ListView {
     let temporary = TemporaryDirectory()
     let store = try SessionStore(directory: temporary.path)
     for name in ["zeta", "alpha", "main"] { try store.claim(try #require(SceneName(name))) }
-    store.release(try #require(SceneName("main")))
+    store.release(SceneName("main"))
     #expect(store.claimedScenes.map(\.rawValue) == ["alpha", "zeta"])
-    #expect(store.isClaimed(try #require(SceneName("zeta"))))
+    #expect(store.isClaimed(SceneName("zeta")))
     #expect(!store.isClaimed(.main))
   }
 
@@ -155,7 +170,7 @@ private struct ListView {
     let restored = try session.restoreScene(.main)
     #expect(restored.wasSaved && restored.setAside == nil)
     #expect(restored.scene.storage == good.storage)
-    let broken = try session.restoreScene(#require(SceneName("b")))
+    let broken = try session.restoreScene(SceneName("b"))
     #expect(!broken.wasSaved && broken.scene.storage.entries.isEmpty)
     let kept = try #require(broken.setAside?.keptAs)
     #expect(kept.contains("/quarantine/scenes-b."))
@@ -167,7 +182,7 @@ private struct ListView {
   @Test func aLostSessionIsRebuiltFromTheSceneFiles() throws {
     let temporary = TemporaryDirectory()
     let directory = try StateDirectory(creating: temporary.path)
-    let other = try #require(SceneName("other"))
+    let other = SceneName("other")
     for name in [other, SceneName.main] {
       try directory.save(SceneFile(name: name, storage: .init()), to: SceneFile.path(for: name))
     }
@@ -182,7 +197,7 @@ private struct ListView {
   @Test func preparedScenesThatAreNotCommittedLeaveEveryFileAsItWas() throws {
     let temporary = TemporaryDirectory()
     let session = try SessionStore(directory: temporary.path)
-    let second = try #require(SceneName("second"))
+    let second = SceneName("second")
     var scenes = [Scene(name: .main), Scene(name: second)]
     try session.commit(session.prepare(saving: scenes))
     scenes[0].storage = SceneStorageValues(["n": .int(1)])
@@ -201,7 +216,7 @@ private struct ListView {
   @Test func aFileThisProcessHasNotReadIsSetAsideRatherThanOverwritten() throws {
     let temporary = TemporaryDirectory()
     let directory = try StateDirectory(creating: temporary.path)
-    let left = try #require(SceneName("left"))
+    let left = SceneName("left")
     try directory.save(
       SceneFile(name: left, storage: SceneStorageValues(["draft": .string("keep me")])),
       to: SceneFile.path(for: left))
@@ -220,7 +235,7 @@ private struct ListView {
   @Test func closingASceneRemovesItsFileAndItsPlaceInTheSession() throws {
     let temporary = TemporaryDirectory()
     let session = try SessionStore(directory: temporary.path)
-    let notes = try #require(SceneName("notes"))
+    let notes = SceneName("notes")
     SceneStore.$current.withValue(try session.open(.main)) { ListView() }.items = ["a"]
     SceneStore.$current.withValue(try session.open(notes)) { ListView() }.items = ["b"]
     try session.save(activeScene: notes)

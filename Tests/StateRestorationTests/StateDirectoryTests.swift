@@ -132,9 +132,9 @@ import Testing
 }
 
 @Suite struct SessionStateTests {
-  let a = SceneName("a") ?? .main
-  let b = SceneName("b") ?? .main
-  let c = SceneName("c") ?? .main
+  let a = SceneName("a")
+  let b = SceneName("b")
+  let c = SceneName("c")
 
   @Test func mergingKeepsOtherProcessesScenesInPlace() {
     let shared = SessionState(scenes: [a, b], activeScene: a)

@@ -94,3 +94,18 @@ extension SceneName: JSONRepresentable {
   /// The name as a JSON string.
   public var json: JSONValue { .string(rawValue) }
 }
+
+extension SceneName: ExpressibleByStringLiteral {
+  /// A name written in the program, such as `"inspector"`, as a SwiftUI app writes a scene's
+  /// identifier. `SceneName("inspector")` with a literal is this initializer too.
+  ///
+  /// - Precondition: The literal is a valid name (`[A-Za-z0-9][A-Za-z0-9._-]{0,63}`): a
+  ///   literal that is not is a mistake in the program, caught the first time it runs. A name
+  ///   from the user or a file goes through ``init(_:)``, which fails instead.
+  public init(stringLiteral value: String) {
+    guard Self.isValid(value) else {
+      preconditionFailure("'\(value)' is not a scene name: letters, digits, '.', '_' and '-'")
+    }
+    self.rawValue = value
+  }
+}
