@@ -280,10 +280,6 @@ extension PropertyListValue {
       let (entries, rejected) = Self.entries(of: values)
       guard rejected == nil else { return nil }
       self = .dictionary(entries)
-    case let values as [String: Any]:
-      let (entries, rejected) = Self.entries(of: values)
-      guard rejected == nil else { return nil }
-      self = .dictionary(entries)
     default: return nil
     }
   }
@@ -310,12 +306,5 @@ extension PropertyListValue {
       entries[name] = converted
     }
     return (entries, rejected)
-  }
-
-  static func entries(of dictionary: [String: Any]) -> (
-    [String: PropertyListValue], rejected: String?
-  ) {
-    entries(
-      of: Dictionary(uniqueKeysWithValues: dictionary.map { (AnyHashable($0.key), $0.value) }))
   }
 }
