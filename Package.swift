@@ -58,19 +58,26 @@ let package = Package(
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     // A small Swift layer over libpq: connections, requests with parameters, COPY, LISTEN.
     .target(name: "PostgreSQL", dependencies: ["CLibPQ", "CLibPQLoader"]),
+    // The file and process layer under the library and the app: durable files, state
+    // directories, locks, JSON, process identity. Not a product: its API is `package`.
+    .target(name: "SystemSupport"),
     // What SwiftUI and Foundation give an Apple app for state restoration, for Linux.
     // Needs only the toolchain: a program that wants @SceneStorage links no database.
-    .target(name: "StateRestoration"),
+    .target(name: "StateRestoration", dependencies: ["SystemSupport"]),
     // The activity history, a SQLite database: where activities eligible for search are kept,
     // and searched as Core Spotlight searches an app's activities.
-    .target(name: "ActivityIndex", dependencies: ["StateRestoration", "SQLite", "SearchIndex"]),
+    .target(
+      name: "ActivityIndex",
+      dependencies: ["StateRestoration", "SystemSupport", "SQLite", "SearchIndex"]),
     // Product pictures: PNG and JPEG decoded through libpng and libjpeg-turbo, PNG written
     // through zlib, and drawn for terminals.
     .target(name: "Imaging", dependencies: ["CZlib", "CImageCodecs"]),
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
-    .target(name: "SearchIndex", dependencies: ["CZlib", "StateRestoration"]),
+    .target(name: "SearchIndex", dependencies: ["CZlib", "SystemSupport"]),
     // Products, prices and the durable catalog store.
-    .target(name: "CatalogModel", dependencies: ["StateRestoration", "SQLite", "PostgreSQL"]),
+    .target(
+      name: "CatalogModel",
+      dependencies: ["StateRestoration", "SystemSupport", "SQLite", "PostgreSQL"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
     // Built into the binary: EmbeddedResources.swift is generated from the files beside it.
     .target(
@@ -93,8 +100,8 @@ let package = Package(
     .target(
       name: "CatalogApp",
       dependencies: [
-        "CatalogCore", "StateRestoration", "ActivityIndex", "CatalogModel", "CatalogResources",
-        "Imaging", "SearchIndex", "LineEditing", "PostgreSQL",
+        "CatalogCore", "StateRestoration", "SystemSupport", "ActivityIndex", "CatalogModel",
+        "CatalogResources", "Imaging", "SearchIndex", "LineEditing", "PostgreSQL",
       ]
     ),
     // The thin executable: parses the command line and runs the loop. Foundation is linked in,
@@ -113,7 +120,8 @@ let package = Package(
         .unsafeFlags(["-Xlinker", "-no-pie"]),
         .unsafeFlags(
           [
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/catalog/startup.order",
+            "-Xlinker",
+            "--symbol-ordering-file=\(Context.packageDirectory)/Sources/catalog/startup.order",
             "-Xlinker", "--no-warn-symbol-ordering",
           ], .when(configuration: .release)),
       ]),
@@ -122,7 +130,7 @@ let package = Package(
       name: "catalog-bench",
       dependencies: [
         "CatalogApp", "CatalogCore", "CatalogModel", "SQLite", "PostgreSQL", "StateRestoration",
-        "ActivityIndex", "SearchIndex",
+        "SystemSupport", "ActivityIndex", "SearchIndex",
         "Imaging", "CImageCodecs",
       ]),
     // A to-do REPL restored after kill -9 whose lists are found by search, on the public API
@@ -138,7 +146,8 @@ let package = Package(
     // The start-up baseline that catalog-bench compares against, linked as `catalog` is.
     .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
-    .executableTarget(name: "generate-images", dependencies: ["Imaging", "CatalogModel"]),
+    .executableTarget(
+      name: "generate-images", dependencies: ["Imaging", "CatalogModel", "SystemSupport"]),
     // What every test target shares: temporary directories, seeded randomness, a fake terminal.
     .target(
       name: "TestSupport", dependencies: ["LineEditing", "PostgreSQL"], path: "Tests/TestSupport"),
@@ -148,16 +157,20 @@ let package = Package(
       path: "Tests/CatalogTestSupport"),
     .testTarget(
       name: "StateRestorationTests",
-      dependencies: ["StateRestoration", "ActivityIndex", "TestSupport"]),
+      dependencies: ["StateRestoration", "SystemSupport", "ActivityIndex", "TestSupport"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
     .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
     .testTarget(
       name: "ActivityIndexTests",
-      dependencies: ["ActivityIndex", "SQLite", "StateRestoration", "TestSupport"]),
-    .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "TestSupport"]),
+      dependencies: ["ActivityIndex", "SQLite", "StateRestoration", "SystemSupport", "TestSupport"]),
+    .testTarget(
+      name: "SearchIndexTests", dependencies: ["SearchIndex", "SystemSupport", "TestSupport"]),
     .testTarget(
       name: "CatalogModelTests",
-      dependencies: ["CatalogModel", "SQLite", "PostgreSQL", "TestSupport", "CatalogTestSupport"]),
+      dependencies: [
+        "CatalogModel", "SystemSupport", "SQLite", "PostgreSQL", "TestSupport",
+        "CatalogTestSupport",
+      ]),
     .testTarget(
       name: "ImagingTests",
       dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel", "TestSupport"]),
@@ -165,20 +178,22 @@ let package = Package(
     .testTarget(
       name: "CatalogCoreTests",
       dependencies: [
-        "CatalogCore", "ActivityIndex", "LineEditing", "TestSupport", "CatalogTestSupport",
+        "CatalogCore", "ActivityIndex", "SystemSupport", "LineEditing", "TestSupport",
+        "CatalogTestSupport",
       ]),
     .testTarget(
       name: "CatalogAppTests",
       dependencies: [
-        "CatalogApp", "CatalogCore", "LineEditing", "TestSupport", "CatalogTestSupport",
+        "CatalogApp", "CatalogCore", "SystemSupport", "LineEditing", "TestSupport",
+        "CatalogTestSupport",
       ]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not
     // link it, as the executable's static linking would not fit a test bundle.
     .testTarget(
       name: "CatalogEndToEndTests",
       dependencies: [
-        "SQLite", "PostgreSQL", "SearchIndex", "StateRestoration", "ActivityIndex", "Imaging",
-        "CImageCodecs", "TestSupport", "CatalogTestSupport",
+        "SQLite", "PostgreSQL", "SearchIndex", "StateRestoration", "SystemSupport", "ActivityIndex",
+        "Imaging", "CImageCodecs", "TestSupport", "CatalogTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

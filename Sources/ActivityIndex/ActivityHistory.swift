@@ -1,6 +1,7 @@
 import SQLite
 import StateRestoration
 import Synchronization
+import SystemSupport
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -23,16 +24,28 @@ import Synchronization
 /// ``importEarlierFile()`` moves its entries into the database and keeps it renamed.
 public struct ActivityHistory: ActivityStore, Hashable {
   /// The directory holding the database.
-  public let directory: StateDirectory
+  package let directory: StateDirectory
   /// The database's path in the directory.
-  public let path: String
+  package let path: String
   /// The most entries kept; the least recently active go first.
   public let capacity: Int
   /// The connection this history and its copies share, opened at the first use.
   let connection = SharedConnection()
 
   /// The schema version of the database (`PRAGMA user_version`).
-  public static let schemaVersion = 1
+  package static let schemaVersion = 1
+
+  /// Creates the history of a state directory, `activities.sqlite` in it: the directory a
+  /// ``SessionStore`` keeps its scenes in, so that one folder holds a program's state.
+  ///
+  /// Nothing is read or created until the history is first used.
+  ///
+  /// - Parameters:
+  ///   - path: The state directory.
+  ///   - capacity: The most entries kept; the least recently active go first.
+  public init(directory path: String, capacity: Int = 1_000_000) {
+    self.init(directory: StateDirectory(existing: path), capacity: capacity)
+  }
 
   /// Creates a history.
   ///
@@ -40,7 +53,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///   - directory: The directory holding the database.
   ///   - path: The database's path in the directory; `activities.sqlite` by default.
   ///   - capacity: The most entries kept.
-  public init(
+  package init(
     directory: StateDirectory, path: String = "activities.sqlite", capacity: Int = 1_000_000
   ) {
     self.directory = directory
@@ -61,7 +74,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   }
 
   /// The earlier version's JSON file beside the database: the same name ending in `.json`.
-  public var earlierFilePath: String {
+  package var earlierFilePath: String {
     let base = path.hasSuffix(".sqlite") ? String(path.dropLast(".sqlite".count)) : path
     return base + ".json"
   }
@@ -90,7 +103,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///   - offset: How many of the most recent to skip.
   /// - Returns: The activities.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
-  public func records(limit: Int?, offset: Int) throws -> [UserActivityRecord] {
+  package func records(limit: Int?, offset: Int) throws -> [UserActivityRecord] {
     let earlierExists = directory.contains(earlierFilePath)
     var records: [UserActivityRecord] =
       try readDatabase { database -> [UserActivityRecord] in
@@ -108,8 +121,9 @@ public struct ActivityHistory: ActivityStore, Hashable {
         return records
       } ?? []
     // Entries of an earlier file not imported yet count too, the newer of each key winning.
-    let earlier: [UserActivityRecord]? =
+    let earlier: [UserActivityRecord]? = try StateRestorationError.translating {
       try directory.load(ActivityHistoryFile.self, from: earlierFilePath)?.activities
+    }
     if let earlier, !earlier.isEmpty {
       var byKey: [String: UserActivityRecord] = [:]
       for record in earlier + records {
@@ -130,17 +144,17 @@ public struct ActivityHistory: ActivityStore, Hashable {
   }
 
   /// What ranking by recency needs of a saved activity, without the rest of it.
-  public struct Entry: Sendable, Hashable {
+  package struct Entry: Sendable, Hashable {
     /// The activity's ``UserActivityRecord/historyKey``.
-    public var historyKey: String
+    package var historyKey: String
     /// Its type.
-    public var activityType: String
+    package var activityType: String
     /// What it shows.
-    public var targetContentIdentifier: String?
+    package var targetContentIdentifier: String?
     /// When it was last current.
-    public var lastActiveDate: Date?
+    package var lastActiveDate: Date?
     /// When it stops being returned.
-    public var expirationDate: Date?
+    package var expirationDate: Date?
 
     /// Creates an entry.
     ///
@@ -150,7 +164,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     ///   - targetContentIdentifier: What it shows.
     ///   - lastActiveDate: When it was last current.
     ///   - expirationDate: When it stops being returned.
-    public init(
+    package init(
       historyKey: String, activityType: String, targetContentIdentifier: String?,
       lastActiveDate: Date?, expirationDate: Date?
     ) {
@@ -164,7 +178,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     /// The entry of an activity.
     ///
     /// - Parameter record: The activity.
-    public init(_ record: UserActivityRecord) {
+    package init(_ record: UserActivityRecord) {
       self.init(
         historyKey: record.historyKey, activityType: record.activityType,
         targetContentIdentifier: record.targetContentIdentifier,
@@ -176,7 +190,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     ///
     /// - Parameter date: The time.
     /// - Returns: Whether its expiration date is at or before `date`.
-    public func isExpired(at date: Date) -> Bool {
+    package func isExpired(at date: Date) -> Bool {
       expirationDate.map { $0 <= date } ?? false
     }
   }
@@ -188,7 +202,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Parameter limit: The most returned.
   /// - Returns: The entries, most recently active first.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
-  public func entries(limit: Int) throws -> [Entry] {
+  package func entries(limit: Int) throws -> [Entry] {
     // An earlier file not imported yet is merged by decoding, as `records` does.
     guard !directory.contains(earlierFilePath) else {
       return try records(limit: limit).map(Entry.init)
@@ -224,7 +238,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// what a program that derives something from the history (a search's ranking) keeps beside
   /// it, to know when to derive it again. Equal versions mean the same saved activities; a
   /// version may change without a change of the activities (the file opened again, say).
-  public struct Version: Sendable, Hashable {
+  package struct Version: Sendable, Hashable {
     fileprivate var connection: Int
     fileprivate var writes: Int
     fileprivate var others: Int
@@ -237,7 +251,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///
   /// - Returns: The version; nil when there is no database yet.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
-  public func version() throws -> Version? {
+  package func version() throws -> Version? {
     // A database another process replaced is opened again, with a new connection number.
     try readDatabase { database in
       try connection.version(
@@ -250,7 +264,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Parameter key: The ``UserActivityRecord/historyKey``.
   /// - Returns: The activity.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
-  public func record(historyKey key: String) throws -> UserActivityRecord? {
+  package func record(historyKey key: String) throws -> UserActivityRecord? {
     try readDatabase { try record(historyKey: key, in: $0) } ?? nil
   }
 
@@ -261,7 +275,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Parameter key: The ``UserActivityRecord/historyKey``.
   /// - Returns: The time, or nil when the key was never saved nor deleted.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
-  public func lastKnownDate(historyKey key: String) throws -> Date? {
+  package func lastKnownDate(historyKey key: String) throws -> Date? {
     try lastKnownDates(historyKeys: [key])[key]
   }
 
@@ -271,7 +285,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Parameter keys: The ``UserActivityRecord/historyKey``s.
   /// - Returns: The time of each key that has one.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
-  public func lastKnownDates(historyKeys keys: some Sequence<String>) throws -> [String: Date] {
+  package func lastKnownDates(historyKeys keys: some Sequence<String>) throws -> [String: Date] {
     // An array first: iterating a sequence whose type is known only at run time (as
     // `Set(keys)` does) has the runtime build its iterator's type after a search of every
     // protocol conformance in the program.
@@ -382,10 +396,11 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Throws: A ``StateRestorationError`` when the file or the database cannot be read or
   ///   written; the file is then where it was.
   @discardableResult
-  public func importEarlierFile() throws -> Int? {
+  package func importEarlierFile() throws -> Int? {
     guard
-      let earlier = try directory.load(ActivityHistoryFile.self, from: earlierFilePath)?
-        .activities
+      let earlier = try StateRestorationError.translating({
+        try directory.load(ActivityHistoryFile.self, from: earlierFilePath)
+      })?.activities
     else { return nil }
     try writeDatabase { database in
       // Oldest first, so that a newer entry of the same key wins.
@@ -413,14 +428,14 @@ public struct ActivityHistory: ActivityStore, Hashable {
       throw StateRestorationError.cannotWrite(
         path: directory.path(of: earlierFilePath), reason: String(cString: strerror(errno)))
     }
-    try DurableFile.synchronizeDirectory(directory.path)
+    try StateRestorationError.translating { try DurableFile.synchronizeDirectory(directory.path) }
     return earlier.count
   }
 
   /// Closes the connection this history and its copies share, copying the write-ahead log into
   /// the database as the last connection to it closes; the next call opens it again. For the
   /// end of a process, so that it leaves one file behind.
-  public func close() {
+  package func close() {
     connection.close()
   }
 
@@ -436,7 +451,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Returns: Where the database went.
   /// - Throws: A ``StateRestorationError`` when it cannot be moved.
   @discardableResult
-  public func setAside() throws -> String {
+  package func setAside() throws -> String {
     connection.close()
     let date = Date()
     // A log with commits goes with the file; an empty one is only what opening it created.
@@ -449,7 +464,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
       }
     }
     unlink(directory.path(of: path + "-shm"))
-    return try directory.quarantine(path, at: date)
+    return try StateRestorationError.translating { try directory.quarantine(path, at: date) }
   }
 
   // MARK: - The database

@@ -2,6 +2,7 @@ import ActivityIndex
 import CatalogCore
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// The activity history as it really is: `activities.sqlite`, plus activities that became
 /// current but reached only their scene's file (a process killed before its background history

@@ -4,6 +4,7 @@ import CatalogModel
 import CatalogResources
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// The imperative shell around the core: restores the state at launch, saves what each command
 /// changed before its output is printed, and keeps the crash-at-launch counter.
@@ -55,6 +56,8 @@ package final class AppStore {
     }
     let sessions = try SessionStore(directory: stateDirectory)
     warnings += sessions.warnings
+    // A process that died left its mailbox behind: a link sent there would wait for nobody.
+    DeliveryChannel.removeStaleSockets(in: sessions.directory)
     let dataDirectory = options.paths.dataDirectory
     if let warning = StateDirectory.makePrivate(dataDirectory, subfolders: []) {
       warnings.append(warning)
@@ -208,7 +211,7 @@ package final class AppStore {
       _ = try directory.quarantine(path)
       return 1
     } catch {
-      throw StateRestorationError.cannotSetAside(
+      throw SystemError.cannotSetAside(
         problem: "--fresh cannot set scene '\(name)' aside", reason: error.localizedDescription)
     }
   }
@@ -589,7 +592,7 @@ package final class AppStore {
       let destination = try directory.quarantine(path)
       return "\(reason); moved it to '\(destination)' and \(consequence)"
     } catch let moveError {
-      return StateRestorationError.cannotSetAside(
+      return SystemError.cannotSetAside(
         problem: reason, reason: moveError.localizedDescription
       ).localizedDescription
     }

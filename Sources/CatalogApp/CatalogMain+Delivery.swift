@@ -3,6 +3,7 @@ import CatalogModel
 import Foundation
 import LineEditing
 import StateRestoration
+import SystemSupport
 
 /// Links and activities delivered between running processes (SPEC sections 5 and 8): each REPL
 /// listens on `PID.socket` in the state directory; `catalog open URL` and `handoff` reach the

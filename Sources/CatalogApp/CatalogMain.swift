@@ -5,6 +5,7 @@ import CatalogResources
 import Foundation
 import LineEditing
 import StateRestoration
+import SystemSupport
 
 /// The program: parses the command line, then runs the REPL or prints the state. The one place
 /// that turns errors into `error: …` lines and exit statuses.

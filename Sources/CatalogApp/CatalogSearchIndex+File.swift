@@ -3,6 +3,7 @@ import CatalogModel
 import Foundation
 import SearchIndex
 import StateRestoration
+import SystemSupport
 
 // The catalog's search index file: opened with the changes since laid over it, built and
 // written (under a lock, a slice at a time), or found being built by another process.
@@ -72,7 +73,7 @@ extension CatalogSearchIndex {
     do {
       _ = try FileLock.acquire(lockPath(path))
       return false
-    } catch StateRestorationError.locked {
+    } catch SystemError.locked {
       return true
     } catch {
       return false

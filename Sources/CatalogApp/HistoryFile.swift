@@ -1,6 +1,7 @@
 import CatalogCore
 import LineEditing
 import StateRestoration
+import SystemSupport
 
 /// `history`: the REPL's lines, oldest first, shared by every `catalog` process.
 package struct HistoryFile: VersionedFormat, Hashable {

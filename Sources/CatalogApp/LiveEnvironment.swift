@@ -9,6 +9,7 @@ import LineEditing
 import SearchIndex
 import StateRestoration
 import Synchronization
+import SystemSupport
 
 /// The environment of a running app: its scenes (``SessionStore``), durable catalog edits,
 /// and the product pictures on disk.

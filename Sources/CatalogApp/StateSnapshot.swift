@@ -3,6 +3,7 @@ import CatalogModel
 import CatalogResources
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// The saved state read without starting the app: for `catalog state`. It takes no lock and
 /// writes nothing, so it works while the app runs; files that cannot be read are reported,

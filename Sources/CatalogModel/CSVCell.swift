@@ -1,4 +1,5 @@
 import StateRestoration
+import SystemSupport
 
 /// How a text cell of a CSV export is written so that an import reads back the very same text,
 /// and so that a spreadsheet opening the file never runs one as a formula.

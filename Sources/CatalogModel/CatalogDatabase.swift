@@ -2,6 +2,7 @@ import Foundation
 import SQLite
 import StateRestoration
 import Synchronization
+import SystemSupport
 
 /// The user's catalog in SQLite: one row a product, prices in whole cents, list numbers in a
 /// dense `position` column, and indexes for every lookup the app makes.
@@ -335,7 +336,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       CatalogFileStamp.current(of: path).record(for: path)
     } catch let error as SQLiteError {
       throw CatalogError.cannotWrite(path: path, reason: error.description)
-    } catch StateRestorationError.cannotWrite(_, let reason) {
+    } catch SystemError.cannotWrite(_, let reason) {
       throw CatalogError.cannotWrite(path: path, reason: reason)
     }
   }

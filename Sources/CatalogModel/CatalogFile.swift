@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// The user's catalog file: `{"formatVersion": 1, "products": […]}`.
 ///
@@ -27,14 +28,14 @@ package struct CatalogFile: VersionedFormat, Hashable {
   ///   - data: The file's contents.
   ///   - path: The file's path, for error messages.
   /// - Returns: The file's contents.
-  /// - Throws: A `StateRestorationError` when it is malformed or of a newer format.
+  /// - Throws: A `SystemError` when it is malformed or of a newer format.
   package static func parse(_ data: Data, path: String) throws -> CatalogFile {
     let firstByte = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
     guard firstByte == UInt8(ascii: "[") else { return try decoded(from: data, path: path) }
     do {
       return CatalogFile(products: try JSONDecoder().decode([Product].self, from: data))
     } catch {
-      throw StateRestorationError.malformed(path: path, detail: "not a valid list of products")
+      throw SystemError.malformed(path: path, detail: "not a valid list of products")
     }
   }
 }

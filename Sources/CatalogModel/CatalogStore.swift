@@ -2,6 +2,7 @@ import Foundation
 import PostgreSQL
 import StateRestoration
 import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -128,7 +129,7 @@ package struct CatalogStore: Sendable {
   /// `products.json` of an earlier version if there is one, else from the bundled catalog.
   ///
   /// - Returns: The catalog to run on.
-  /// - Throws: A `StateRestorationError` only when the bundled catalog itself cannot be read.
+  /// - Throws: A `SystemError` only when the bundled catalog itself cannot be read.
   package func load() throws -> Loaded {
     if server != nil {
       let catalog = try openServer()
@@ -165,7 +166,7 @@ package struct CatalogStore: Sendable {
   ///
   /// - Returns: The user's catalog; an earlier version's `products.json` not yet migrated; or
   ///   the bundled one.
-  /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
+  /// - Throws: A `SystemError` only when the bundled catalog cannot be read.
   package func loadForReading() throws -> Loaded {
     if server != nil {
       let catalog = try openServer()
@@ -422,7 +423,7 @@ package struct CatalogStore: Sendable {
     do {
       try seed().forEachProduct { products.append($0) }
     } catch CatalogError.badRecord(let error) {
-      throw StateRestorationError.cannotRead(path: seedPath, reason: error.reason)
+      throw SystemError.cannotRead(path: seedPath, reason: error.reason)
     }
     return products
   }

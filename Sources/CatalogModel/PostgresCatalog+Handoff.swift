@@ -2,6 +2,7 @@ import Foundation
 import PostgreSQL
 import StateRestoration
 import Synchronization
+import SystemSupport
 
 extension PostgresCatalog {
   /// How long a handoff is kept for the other machines.

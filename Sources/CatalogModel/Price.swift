@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// An amount of money in dollars, exact to the cent.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// The fields the editor changes: what an edit began from and what its draft holds.
 package struct ProductFields: Sendable, Hashable, Codable {

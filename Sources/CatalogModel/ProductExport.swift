@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -72,7 +73,7 @@ package enum ProductExport {
   ///   - progress: Called every 10,000 products with how many are written; what it throws
   ///     stops the writing (Ctrl-C, say).
   /// - Returns: What was written.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `progress` throws.
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``, or what `progress` throws.
   @discardableResult
   package static func write(
     _ catalog: Catalog, to descriptor: Int32, path: String, directory: String,
@@ -216,7 +217,7 @@ package enum ProductExport {
           let written = Glibc.write(descriptor, base + offset, chunk.count - offset)
           if written < 0 && errno == EINTR { continue }
           guard written > 0 else {
-            throw StateRestorationError.cannotWrite(
+            throw SystemError.cannotWrite(
               path: path, reason: String(cString: strerror(errno)))
           }
           offset += written
@@ -237,7 +238,7 @@ package enum ProductExport {
   ///   - progress: Called every 10,000 products with how many are written; what it throws
   ///     stops the writing (Ctrl-C, say).
   /// - Returns: What was written.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `progress` throws.
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``, or what `progress` throws.
   @discardableResult
   package static func write(
     _ catalog: Catalog, toFile path: String, format: Format? = nil, byteOrderMark: Bool = false,
@@ -257,7 +258,7 @@ package enum ProductExport {
     }
     try prepared.commit()
     guard let summary else {
-      throw StateRestorationError.cannotWrite(path: path, reason: "nothing was written")
+      throw SystemError.cannotWrite(path: path, reason: "nothing was written")
     }
     return summary
   }

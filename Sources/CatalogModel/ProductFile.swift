@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 
 #if canImport(Glibc)
   import Glibc

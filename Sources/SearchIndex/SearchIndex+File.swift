@@ -1,5 +1,5 @@
 import Foundation
-import StateRestoration
+import SystemSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -194,7 +194,7 @@ extension SearchIndex {
       }.commit()
     } catch let error as SearchIndexError {
       throw error
-    } catch let StateRestorationError.cannotWrite(_, reason) {
+    } catch let SystemError.cannotWrite(_, reason) {
       throw .cannotWrite(path: path, reason: reason)
     } catch {
       throw .cannotWrite(path: path, reason: "\(error)")

@@ -1,3 +1,5 @@
+internal import SystemSupport
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -76,24 +78,9 @@ public enum StateRestorationError: Error, Sendable, Hashable, LocalizedError,
   /// The element at a position has a value that does not decode as its type.
   case undecodableValue(typeName: String, position: Int, reason: String)
 
-  // MARK: Deliveries to a running process
-
-  /// No process listens at the socket (it quit, or died and left the file).
-  case notListening(pid: Int32)
-  /// The receiver closed the connection, or did not answer in time, before confirming.
-  case ended(pid: Int32)
-  /// The message is larger than ``DeliveryChannel/maximumMessageSize``.
-  case messageTooLarge
-  /// The process listening is not the one named, or did not greet with the state directory's
-  /// key: not a program of this state directory. Nothing was sent to it.
-  case notOfThisDirectory(pid: Int32)
-  /// The process did not greet in time (it is stopped or hung) or went away first; nothing was
-  /// sent to it.
-  case noAnswer(pid: Int32)
-
   /// Whether the error says the file itself is bad (not valid, too large, not a regular file
   /// or a link), rather than that it cannot be used now or belongs to a newer version.
-  public var isDamage: Bool {
+  package var isDamage: Bool {
     switch self {
     case .malformed, .tooLarge, .cannotRead: true
     default: false
@@ -102,28 +89,12 @@ public enum StateRestorationError: Error, Sendable, Hashable, LocalizedError,
 
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   public var errorDescription: String? {
-    switch self {
-    case .cannotRead(let path, let reason):
-      "cannot read '\(path)': \(reason)"
-    case .cannotWrite(let path, let reason):
-      "cannot write '\(path)': \(reason)"
-    case .tooLarge(let path, let size, let limit):
-      "'\(path)' is too large (\(size) bytes; the limit is \(limit))"
-    case .malformed(let path, let detail):
-      "'\(path)' is not valid: \(detail)"
-    case .newerFormatVersion(let path, let found, let supported):
-      "'\(path)' has format version \(found), newer than this program's \(supported)"
-    case .locked(let path, let owner):
-      "'\(path)' is locked by another process" + (owner.map { " (pid \($0))" } ?? "")
-    case .unavailable(let path, let reason):
-      "cannot use '\(path)' now: \(reason)"
+    if let error = SystemError(self) { return error.description }
+    return switch self {
     case .sceneOpenElsewhere(let scene, let pid, let terminal):
       "scene '\(scene)' is open in another process"
         + (pid.map { " (pid \($0)" + (terminal.map { ", \($0)" } ?? "") + ")" } ?? "")
         + "; quit it there first, or choose another scene"
-    case .cannotSetAside(let problem, let reason):
-      "\(problem), and it cannot be moved to quarantine (\(reason)); it was left as it is: move it away and try again"
-
     case .invalidated(let activityType):
       "the '\(activityType)' activity was invalidated; create a new one"
     case .undeclaredType(let type):
@@ -161,27 +132,76 @@ public enum StateRestorationError: Error, Sendable, Hashable, LocalizedError,
       "path element \(position) has the unknown type '\(name.abbreviated)'"
     case .undecodableValue(let typeName, let position, let reason):
       "path element \(position) is not a valid '\(typeName.abbreviated)': \(reason)"
+    case .cannotRead, .cannotWrite, .tooLarge, .malformed, .newerFormatVersion, .locked,
+      .unavailable, .cannotSetAside:
+      ""
 
-    case .notListening(let pid): "the process \(pid) is not listening"
-    case .ended(let pid):
-      "the process \(pid) ended the delivery before confirming it; it may or may not have been applied there"
-    case .messageTooLarge: "the message is too large to deliver"
-    case .noAnswer(let pid):
-      "the process \(pid) did not answer; nothing was sent to it"
-    case .notOfThisDirectory(let pid):
-      "the process \(pid) that answered is not a program of this state directory; nothing was sent to it"
     }
   }
 
   /// The message, as ``errorDescription`` says it.
   public var description: String { errorDescription ?? "" }
 
+  /// The error of the file layer, as the library reports it.
+  ///
+  /// - Parameter error: What the file layer threw.
+  init(_ error: SystemError) {
+    switch error {
+    case .cannotRead(let path, let reason): self = .cannotRead(path: path, reason: reason)
+    case .cannotWrite(let path, let reason): self = .cannotWrite(path: path, reason: reason)
+    case .tooLarge(let path, let size, let limit):
+      self = .tooLarge(path: path, size: size, limit: limit)
+    case .malformed(let path, let detail): self = .malformed(path: path, detail: detail)
+    case .newerFormatVersion(let path, let found, let supported):
+      self = .newerFormatVersion(path: path, found: found, supported: supported)
+    case .locked(let path, let owner): self = .locked(path: path, owner: owner)
+    case .unavailable(let path, let reason): self = .unavailable(path: path, reason: reason)
+    case .cannotSetAside(let problem, let reason):
+      self = .cannotSetAside(problem: problem, reason: reason)
+    }
+  }
+
   /// A one-line account of any error: its description when it has one.
   ///
   /// - Parameter error: The error.
   /// - Returns: The message.
   static func describing(_ error: any Error) -> String {
-    (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+    SystemError.describing(error)
+  }
+
+  /// Runs a body that uses the file layer, reporting what it throws as the library's error.
+  ///
+  /// - Parameter body: The work.
+  /// - Returns: What `body` returns.
+  /// - Throws: A ``StateRestorationError``, or what `body` throws that is neither.
+  package static func translating<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch let error as SystemError {
+      throw StateRestorationError(error)
+    }
+  }
+}
+
+extension SystemError {
+  /// The file layer's account of one of the library's file errors, or `nil` for another.
+  ///
+  /// - Parameter error: The library's error.
+  init?(_ error: StateRestorationError) {
+    switch error {
+    case .cannotRead(let path, let reason): self = .cannotRead(path: path, reason: reason)
+    case .cannotWrite(let path, let reason): self = .cannotWrite(path: path, reason: reason)
+    case .tooLarge(let path, let size, let limit):
+      self = .tooLarge(path: path, size: size, limit: limit)
+    case .malformed(let path, let detail): self = .malformed(path: path, detail: detail)
+    case .newerFormatVersion(let path, let found, let supported):
+      self = .newerFormatVersion(path: path, found: found, supported: supported)
+    case .locked(let path, let owner): self = .locked(path: path, owner: owner)
+    case .unavailable(let path, let reason): self = .unavailable(path: path, reason: reason)
+    case .cannotSetAside(let problem, let reason):
+      self = .cannotSetAside(problem: problem, reason: reason)
+    default: return nil
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import CatalogCore
 import CatalogModel
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// `catalog-bench cold-search --catalog FILE [--queries FILE] [--runs N]`: a search from the
 /// shell, as a whole process from exec to exit, at the size of FILE (a `synth_catalog.py`

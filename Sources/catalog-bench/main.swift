@@ -30,6 +30,7 @@ import CatalogApp
 import CatalogCore
 import Foundation
 import StateRestoration
+import SystemSupport
 
 func option(_ name: String, default value: Int) -> Int {
   let arguments = CommandLine.arguments

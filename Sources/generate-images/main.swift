@@ -1,13 +1,14 @@
+import CatalogModel
+import Foundation
+import Imaging
+import StateRestoration
 // Draws the product pictures: `swift run generate-images [RESOURCES_DIR]`.
 //
 // For each product of RESOURCES_DIR/products.json, writes RESOURCES_DIR/Images/<imageName>.png
 // from the drawing in ProductArt.swift, then RESOURCES_DIR/EmbeddedResources.swift, which
 // builds products.json and the pictures into the binary. The output is deterministic: the
 // same source always writes the same bytes, so the committed files can be checked against it.
-import CatalogModel
-import Foundation
-import Imaging
-import StateRestoration
+import SystemSupport
 
 let resources = CommandLine.arguments.dropFirst().first ?? "Resources"
 do {

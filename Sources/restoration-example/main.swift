@@ -73,7 +73,7 @@ for warning in session.warnings { say("warning", warning) }
 // the history its activities are saved in and searched.
 let listActivity = "com.example.todo.list"
 UserActivityCenter.shared.declaredActivityTypes = [listActivity]
-let history = ActivityHistory(directory: session.directory)
+let history = ActivityHistory(directory: stateDirectory)
 UserActivityCenter.shared.history = history
 
 /// Advertises the list shown, as a SwiftUI view does with `userActivity(_:isActive:)`.

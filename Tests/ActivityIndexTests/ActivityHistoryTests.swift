@@ -2,6 +2,7 @@ import ActivityIndex
 import Foundation
 import SQLite
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

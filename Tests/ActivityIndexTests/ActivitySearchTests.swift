@@ -1,6 +1,7 @@
 import ActivityIndex
 import Foundation
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

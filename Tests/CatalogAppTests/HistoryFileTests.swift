@@ -2,6 +2,7 @@ import CatalogModel
 import Foundation
 import LineEditing
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

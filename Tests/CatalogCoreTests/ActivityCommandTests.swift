@@ -3,6 +3,7 @@ import CatalogModel
 import CatalogTestSupport
 import Foundation
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

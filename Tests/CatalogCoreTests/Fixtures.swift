@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogTestSupport
 import Foundation
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

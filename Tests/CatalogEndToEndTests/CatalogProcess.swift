@@ -3,6 +3,7 @@ import Foundation
 import PostgreSQL
 import SQLite
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

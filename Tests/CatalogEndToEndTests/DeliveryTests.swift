@@ -1,6 +1,7 @@
 import Foundation
 import StateRestoration
 import Synchronization
+import SystemSupport
 import Testing
 
 /// Links and handoffs delivered to the running catalog through its socket.

@@ -3,6 +3,7 @@ import CatalogTestSupport
 import Foundation
 import SQLite
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -17,13 +18,13 @@ import Testing
     try FileManager.default.createSymbolicLink(
       atPath: directory.path(of: lockPath), withDestinationPath: victim)
     #expect(
-      throws: StateRestorationError.cannotWrite(
+      throws: SystemError.cannotWrite(
         path: directory.path(of: lockPath),
         reason: "it is a symbolic link; remove it and try again")
     ) {
       try directory.lock(lockPath)
     }
-    #expect(throws: StateRestorationError.self) { try directory.lockWaiting(lockPath) }
+    #expect(throws: SystemError.self) { try directory.lockWaiting(lockPath) }
     #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("precious".utf8))
   }
 
@@ -36,7 +37,7 @@ import Testing
     try FileManager.default.createSymbolicLink(
       atPath: directory.path(of: folder), withDestinationPath: outside)
     try DurableFile.write(Data("x".utf8), to: directory.path(of: "bad.json"))
-    #expect(throws: StateRestorationError.self) {
+    #expect(throws: SystemError.self) {
       switch folder {
       case "scenes": try directory.save(TestSceneFile(storage: .init()), to: "scenes/main.json")
       case "locks": _ = try directory.lock("locks/a.lock")
@@ -51,7 +52,7 @@ import Testing
     let directory = try StateDirectory(creating: temporary.path)
     #expect(mkfifo(directory.path(of: "session.json"), 0o600) == 0)
     #expect(
-      throws: StateRestorationError.cannotRead(
+      throws: SystemError.cannotRead(
         path: directory.path(of: "session.json"), reason: "it is not a regular file")
     ) {
       try directory.load(TestSceneFile.self, from: "session.json")
@@ -70,7 +71,7 @@ import Testing
     try FileManager.default.createSymbolicLink(
       atPath: directory.path(of: "s.json"), withDestinationPath: temporary.path + "/elsewhere.json")
     #expect(
-      throws: StateRestorationError.cannotRead(
+      throws: SystemError.cannotRead(
         path: directory.path(of: "s.json"), reason: "it is a symbolic link")
     ) {
       try directory.load(TestSceneFile.self, from: "s.json")
@@ -88,7 +89,7 @@ import Testing
     let directory = try StateDirectory(creating: temporary.path)
     try FileManager.default.createDirectory(
       atPath: directory.path(of: "launch.json/inner"), withIntermediateDirectories: true)
-    #expect(throws: StateRestorationError.self) {
+    #expect(throws: SystemError.self) {
       try directory.load(TestSceneFile.self, from: "launch.json")
     }
     let destination = try directory.quarantine("launch.json")

@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -160,7 +161,7 @@ import Testing
     #expect {
       try SceneFile.decoded(from: Data(document.utf8), path: "p")
     } throws: { error in
-      guard case .malformed("p", let found) = error as? StateRestorationError else { return false }
+      guard case .malformed("p", let found) = error as? SystemError else { return false }
       return found == detail
     }
   }
@@ -169,7 +170,7 @@ import Testing
     #expect {
       try SceneFile.decoded(from: Data(#"{"formatVersion":7,"name":42}"#.utf8), path: "p")
     } throws: { error in
-      guard case .newerFormatVersion("p", 7, 1) = error as? StateRestorationError else {
+      guard case .newerFormatVersion("p", 7, 1) = error as? SystemError else {
         return false
       }
       return true

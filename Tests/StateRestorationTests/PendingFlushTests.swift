@@ -1,8 +1,9 @@
 import Foundation
+import StateRestoration
 import TestSupport
 import Testing
 
-@testable import StateRestoration
+@testable import SystemSupport
 
 /// A prepared file whose flush runs beside its writer's other work, as a scene file's does
 /// while the catalog commits.
@@ -35,7 +36,7 @@ import Testing
     let prepared = PreparedWrite(
       temporaryPath: written, path: path, flush: PendingFlush(descriptor: -1))
     #expect(
-      throws: StateRestorationError.cannotWrite(path: path, reason: "Bad file descriptor")
+      throws: SystemError.cannotWrite(path: path, reason: "Bad file descriptor")
     ) { try prepared.commit() }
     #expect(try DurableFile.read(path, limit: 100) == Data("old".utf8))
     #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == ["file.json"])
@@ -48,7 +49,7 @@ import Testing
     try Data("new".utf8).write(to: URL(fileURLWithPath: written))
     let prepared = PreparedWrite(
       temporaryPath: written, path: path, flush: PendingFlush(descriptor: -1))
-    #expect(throws: StateRestorationError.self) { _ = try prepared.commitIfAbsent() }
+    #expect(throws: SystemError.self) { _ = try prepared.commitIfAbsent() }
     #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 

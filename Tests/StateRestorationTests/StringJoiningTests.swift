@@ -1,6 +1,6 @@
 import Testing
 
-@testable import StateRestoration
+@testable import SystemSupport
 
 @Suite struct StringJoiningTests {
   /// The package's `joined(separator:)` for `[String]` must answer exactly as the standard

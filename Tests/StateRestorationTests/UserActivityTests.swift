@@ -2,6 +2,7 @@ import ActivityIndex
 import Foundation
 import StateRestoration
 import Synchronization
+import SystemSupport
 import TestSupport
 import Testing
 

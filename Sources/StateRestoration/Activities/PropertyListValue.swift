@@ -1,3 +1,5 @@
+package import SystemSupport
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -104,7 +106,7 @@ extension PropertyListValue: JSONRepresentable {
   /// - Parameter json: The JSON.
   /// - Throws: ``JSONReadError`` when the type tag is unknown or the value does not have that
   ///   type.
-  public init(json: JSONValue) throws(JSONReadError) {
+  package init(json: JSONValue) throws(JSONReadError) {
     let type = try json.readString("type")
     switch type {
     case "string": self = .string(try json.readString("value"))
@@ -136,7 +138,7 @@ extension PropertyListValue: JSONRepresentable {
   }
 
   /// The value in its `{"type": …, "value": …}` form, as `encode(to:)` writes it.
-  public var json: JSONValue {
+  package var json: JSONValue {
     let (type, value): (String, JSONValue) =
       switch self {
       case .string(let value): ("string", .string(value))

@@ -1,3 +1,5 @@
+package import SystemSupport
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -109,7 +111,7 @@ extension UserActivityRecord: JSONRepresentable {
   ///
   /// - Parameter json: The JSON.
   /// - Throws: ``JSONReadError`` when a member does not have its type.
-  public init(json: JSONValue) throws(JSONReadError) {
+  package init(json: JSONValue) throws(JSONReadError) {
     func strings(_ key: String) throws(JSONReadError) -> Set<String>? {
       try json.readIfPresent(key) { value throws(JSONReadError) in
         Set(try value.readElements { element throws(JSONReadError) in try element.stringValue() })
@@ -153,7 +155,7 @@ extension UserActivityRecord: JSONRepresentable {
   }
 
   /// The record as its `Codable` form has it, the key sets sorted.
-  public var json: JSONValue {
+  package var json: JSONValue {
     let optional: [(String, JSONValue?)] = [
       ("title", title.map(JSONValue.string)),
       ("targetContentIdentifier", targetContentIdentifier.map(JSONValue.string)),

@@ -1,3 +1,5 @@
+internal import SystemSupport
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else

@@ -1,4 +1,5 @@
 import Synchronization
+internal import SystemSupport
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

@@ -3,19 +3,19 @@
 /// Nothing is shared between scenes except what the app keeps elsewhere; closing a scene
 /// destroys its storage. `Scene` is a value: an app applies changes to copies and saves the
 /// ones that differ.
-public struct Scene: Sendable, Hashable, Identifiable {
+package struct Scene: Sendable, Hashable, Identifiable {
   /// The scene's name, which is also its identity.
-  public let name: SceneName
+  package let name: SceneName
   /// The scene's storage, what `@SceneStorage` properties hold.
-  public var storage: SceneStorageValues
+  package var storage: SceneStorageValues
   /// The scene's phase.
-  public var phase: ScenePhase
+  package var phase: ScenePhase
   /// The activity the scene advertises, saved with it as its restoration activity, like the
   /// activity SwiftUI's `userActivity(_:isActive:_:)` modifier keeps for a scene.
-  public var userActivity: UserActivityRecord?
+  package var userActivity: UserActivityRecord?
 
   /// The scene's identity: its name.
-  public var id: SceneName { name }
+  package var id: SceneName { name }
 
   /// Creates a scene.
   ///
@@ -24,7 +24,7 @@ public struct Scene: Sendable, Hashable, Identifiable {
   ///   - storage: Its storage; empty for a new scene.
   ///   - phase: Its phase; inactive until it is brought to the front.
   ///   - userActivity: Its restoration activity, if any.
-  public init(
+  package init(
     name: SceneName, storage: SceneStorageValues = SceneStorageValues(),
     phase: ScenePhase = .inactive, userActivity: UserActivityRecord? = nil
   ) {

@@ -1,3 +1,5 @@
+package import SystemSupport
+
 /// The validated name of a scene: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
 ///
 /// The rule keeps names safe as file names (no `/`, no leading dot) and easy to type.
@@ -83,7 +85,7 @@ extension SceneName: JSONRepresentable {
   ///
   /// - Parameter json: The JSON.
   /// - Throws: ``JSONReadError`` when it is not a string or not a valid name.
-  public init(json: JSONValue) throws(JSONReadError) {
+  package init(json: JSONValue) throws(JSONReadError) {
     let text = try json.stringValue()
     guard let name = SceneName(text) else {
       throw JSONReadError("'\(text)' is not a valid scene name")
@@ -92,7 +94,7 @@ extension SceneName: JSONRepresentable {
   }
 
   /// The name as a JSON string.
-  public var json: JSONValue { .string(rawValue) }
+  package var json: JSONValue { .string(rawValue) }
 }
 
 extension SceneName: ExpressibleByStringLiteral {

@@ -1,3 +1,5 @@
+package import SystemSupport
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -10,14 +12,14 @@
 ///
 /// An owner records itself in the scene's lock file (``FileLock/record(note:)`` with
 /// ``note``); ``init(lockFile:)`` reads it back without touching the lock.
-public struct SceneOwner: Sendable, Hashable {
+package struct SceneOwner: Sendable, Hashable {
   /// The process.
-  public var process: ProcessIdentity
+  package var process: ProcessIdentity
   /// The terminal the process reads from, such as `/dev/pts/3`; nil when it reads a file or
   /// a pipe.
-  public var terminal: String?
+  package var terminal: String?
   /// Whether the scene takes that process's commands.
-  public var isFront: Bool
+  package var isFront: Bool
 
   /// Creates an owner.
   ///
@@ -25,7 +27,7 @@ public struct SceneOwner: Sendable, Hashable {
   ///   - process: The process.
   ///   - terminal: Its terminal, if it has one.
   ///   - isFront: Whether the scene is in front there.
-  public init(process: ProcessIdentity, terminal: String?, isFront: Bool) {
+  package init(process: ProcessIdentity, terminal: String?, isFront: Bool) {
     self.process = process
     self.terminal = terminal
     self.isFront = isFront
@@ -34,7 +36,7 @@ public struct SceneOwner: Sendable, Hashable {
   /// Reads the owner a scene's lock file names, if that process is still running.
   ///
   /// - Parameter lockFile: The scene's lock file.
-  public init?(lockFile: String) {
+  package init?(lockFile: String) {
     guard let holder = FileLock.holder(of: lockFile) else { return nil }
     let words = holder.note?.split(separator: " ", maxSplits: 1) ?? []
     self.init(
@@ -45,20 +47,20 @@ public struct SceneOwner: Sendable, Hashable {
 
   /// The note that records this owner in a lock file: `front TERMINAL` or `back TERMINAL`, `-`
   /// for no terminal.
-  public var note: String {
+  package var note: String {
     (isFront ? "front " : "back ") + (terminal ?? "-")
   }
 
   /// Whether the owner is this process.
-  public var isThisProcess: Bool { process.pid == getpid() }
+  package var isThisProcess: Bool { process.pid == getpid() }
 
   /// Where the owner lives, for people: `pid 14739, /dev/pts/3`.
-  public var place: String {
+  package var place: String {
     "pid \(process.pid)" + (terminal.map { ", \($0)" } ?? "")
   }
 
   /// The terminal this process reads from, if standard input is one.
-  public static let currentTerminal: String? = {
+  package static let currentTerminal: String? = {
     guard isatty(0) == 1, let name = ttyname(0) else { return nil }
     return String(cString: name)
   }()

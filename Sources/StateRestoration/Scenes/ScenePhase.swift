@@ -1,5 +1,5 @@
 /// Where a scene is in its life, as SwiftUI's `ScenePhase` says.
-public enum ScenePhase: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ScenePhase: String, Sendable, Hashable, Codable, CaseIterable {
   /// The scene takes commands: it is in front.
   case active
   /// The scene is open but another one takes commands.

@@ -1,17 +1,17 @@
 /// Which scenes are open, in order, and which one is active: what a relaunch needs to put every
 /// window back.
-public struct SessionState: Sendable, Hashable, Codable {
+package struct SessionState: Sendable, Hashable, Codable {
   /// The open scenes, in the order they were opened.
-  public var scenes: [SceneName]
+  package var scenes: [SceneName]
   /// The scene taking commands; nil only when no scene is open.
-  public var activeScene: SceneName?
+  package var activeScene: SceneName?
 
   /// Creates a session.
   ///
   /// - Parameters:
   ///   - scenes: The open scenes, in order.
   ///   - activeScene: The active scene; it should be one of `scenes`.
-  public init(scenes: [SceneName] = [], activeScene: SceneName? = nil) {
+  package init(scenes: [SceneName] = [], activeScene: SceneName? = nil) {
     self.scenes = scenes
     self.activeScene = activeScene
   }
@@ -28,7 +28,7 @@ public struct SessionState: Sendable, Hashable, Codable {
   ///   - activeScene: This process's active scene.
   /// - Returns: The merged session.
   /// - Complexity: O(*n* + *m*) in the sizes of the two sessions.
-  public func merging(owned: [SceneName], released: Set<SceneName>, activeScene: SceneName?)
+  package func merging(owned: [SceneName], released: Set<SceneName>, activeScene: SceneName?)
     -> SessionState
   {
     let ownedSet = Set(owned)

@@ -1,4 +1,5 @@
 import Synchronization
+package import SystemSupport
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -37,14 +38,14 @@ import Synchronization
 /// can do its own work — a database transaction, say — between preparing and committing.
 public final class SessionStore {
   /// The state directory.
-  public let directory: StateDirectory
+  package let directory: StateDirectory
   /// One-line warnings for the user from opening the directory and its scenes — a directory
   /// open to other users, a scene file that could not be read and was set aside — and from
   /// ``save(activeScene:)``: a stored value the program could not read, kept aside when it set
   /// that key.
   public private(set) var warnings: [String] = []
   /// The terminal this process's scenes are shown on, recorded in their lock files.
-  public var terminal: String? = SceneOwner.currentTerminal
+  package var terminal: String? = SceneOwner.currentTerminal
 
   // Keyed by a scene name's text: keyed by `SceneName`, these sets' and dictionaries' storage
   // would be built at run time after a search of every protocol conformance in the program,
@@ -81,7 +82,7 @@ public final class SessionStore {
   }
 
   /// The folders of a state directory.
-  public static let folders = [
+  package static let folders = [
     "scenes", "locks", LaunchTracker.folder, StateDirectory.quarantineFolder,
   ]
 
@@ -99,7 +100,7 @@ public final class SessionStore {
   /// - Throws: A ``StateRestorationError`` when the directory cannot be created or one of its
   ///   folders is not a folder.
   public init(directory path: String) throws {
-    directory = try StateDirectory(creating: path)
+    directory = try StateRestorationError.translating { try StateDirectory(creating: path) }
     if let warning = directory.makeOwnFilesPrivate(
       folders: Self.folders, files: [SessionFile.path])
     {
@@ -107,11 +108,12 @@ public final class SessionStore {
     }
     // A link or a file in place of a folder is refused before anything is read through it.
     for folder in Self.folders where directory.contains(folder) {
-      try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
+      try StateRestorationError.translating {
+        try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
+      }
     }
     directory.removeAbandonedTemporaryFiles(
       subfolders: ["scenes", StateDirectory.quarantineFolder])
-    DeliveryChannel.removeStaleSockets(in: directory)
   }
 
   // MARK: Launches
@@ -127,7 +129,7 @@ public final class SessionStore {
   /// - Returns: What the launches before this one left.
   /// - Throws: A ``StateRestorationError`` when the launch lock cannot be taken.
   public func beginLaunch() throws -> LaunchCheck {
-    try LaunchTracker.begin(in: directory)
+    try StateRestorationError.translating { try LaunchTracker.begin(in: directory) }
   }
 
   /// Records that this process's launch ended.
@@ -147,7 +149,7 @@ public final class SessionStore {
   ///
   /// - Returns: The session.
   /// - Throws: A ``StateRestorationError`` when the session file cannot be read.
-  public func readSession() throws -> SessionState {
+  package func readSession() throws -> SessionState {
     try SessionFile.read(in: directory)
   }
 
@@ -158,7 +160,7 @@ public final class SessionStore {
   /// - Returns: The session, and a warning when the file was set aside.
   /// - Throws: ``StateRestorationError/cannotSetAside(problem:reason:)`` when an unreadable
   ///   file cannot be moved: it is then left unread, and never written over.
-  public func restoreSession() throws -> (session: SessionState, warning: String?) {
+  package func restoreSession() throws -> (session: SessionState, warning: String?) {
     do {
       return (try readSession(), nil)
     } catch {
@@ -181,7 +183,7 @@ public final class SessionStore {
   ///   - released: The scenes this process closed.
   ///   - activeScene: The scene in front; nil leaves the session's as it is.
   /// - Throws: A ``StateRestorationError`` when the file cannot be written.
-  public func saveSession(
+  package func saveSession(
     owned: [SceneName], released: Set<SceneName> = [], activeScene: SceneName?
   ) throws {
     let lock = try directory.lockWaiting(LockFiles.session)
@@ -202,14 +204,14 @@ public final class SessionStore {
   /// - Parameter name: The scene.
   /// - Throws: ``StateRestorationError/sceneOpenElsewhere(scene:pid:terminal:)`` when another
   ///   running process has it open.
-  public func claim(_ name: SceneName) throws {
+  package func claim(_ name: SceneName) throws {
     guard locks[name.rawValue] == nil else { return }
     do {
       let lock = try directory.lock(LockFiles.scene(name))
       lock.record(
         note: SceneOwner(process: .current, terminal: terminal, isFront: name == frontScene).note)
       locks[name.rawValue] = lock
-    } catch StateRestorationError.locked(_, let pid) {
+    } catch SystemError.locked(_, let pid) {
       let owner = self.owner(of: name)
       throw StateRestorationError.sceneOpenElsewhere(
         scene: name.rawValue, pid: owner?.process.pid ?? pid, terminal: owner?.terminal)
@@ -219,26 +221,26 @@ public final class SessionStore {
   /// Gives a scene up, leaving its file as it is: another process may open it now.
   ///
   /// - Parameter name: The scene.
-  public func release(_ name: SceneName) {
+  package func release(_ name: SceneName) {
     locks[name.rawValue] = nil
     knownFiles.remove(name.rawValue)
     openScenes.removeAll { $0.name == name }
   }
 
   /// The scenes this process owns, in name order.
-  public var claimedScenes: [SceneName] { locks.keys.sorted().map(SceneName.init(unchecked:)) }
+  package var claimedScenes: [SceneName] { locks.keys.sorted().map(SceneName.init(unchecked:)) }
 
   /// Whether this process owns a scene.
   ///
   /// - Parameter name: The scene.
   /// - Returns: true when this store holds the scene's lock.
-  public func isClaimed(_ name: SceneName) -> Bool { locks[name.rawValue] != nil }
+  package func isClaimed(_ name: SceneName) -> Bool { locks[name.rawValue] != nil }
 
   /// The process that has a scene open, if a running one has.
   ///
   /// - Parameter name: The scene.
   /// - Returns: The owner, this process included.
-  public func owner(of name: SceneName) -> SceneOwner? {
+  package func owner(of name: SceneName) -> SceneOwner? {
     guard let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(name))) else {
       return nil
     }
@@ -250,7 +252,7 @@ public final class SessionStore {
   /// processes that list every window's scenes.
   ///
   /// - Parameter name: The scene in front.
-  public func bringToFront(_ name: SceneName) {
+  package func bringToFront(_ name: SceneName) {
     guard name != frontScene else { return }
     frontScene = name
     for (scene, lock) in locks {
@@ -270,7 +272,7 @@ public final class SessionStore {
   /// - Throws: ``StateRestorationError/sceneOpenElsewhere(scene:pid:terminal:)`` when another
   ///   process has it open; ``StateRestorationError/cannotSetAside(problem:reason:)`` when an
   ///   unreadable file cannot be moved (the scene is then not claimed, and its file untouched).
-  public func restoreScene(_ name: SceneName) throws -> RestoredScene {
+  package func restoreScene(_ name: SceneName) throws -> RestoredScene {
     try claim(name)
     let path = SceneFile.path(for: name)
     do {
@@ -318,7 +320,7 @@ public final class SessionStore {
   /// - Returns: The prepared files; dropping them leaves every file as it was.
   /// - Throws: A ``StateRestorationError``: a full disk, a scene another process owns, a file
   ///   in the way that cannot be moved.
-  public func prepare(
+  package func prepare(
     saving scenes: [Scene], session: SessionState? = nil, closing: Set<SceneName> = [],
     flushingInBackground: Bool = false
   ) throws -> PreparedScenes {
@@ -367,7 +369,7 @@ public final class SessionStore {
   /// - Parameter prepared: The files
   ///   ``prepare(saving:session:closing:flushingInBackground:)`` wrote.
   /// - Throws: A ``StateRestorationError`` when a file cannot be renamed or removed.
-  public func commit(_ prepared: PreparedScenes) throws {
+  package func commit(_ prepared: PreparedScenes) throws {
     for write in prepared.writes { try write.commit() }
     knownFiles.formUnion(prepared.names.map(\.rawValue))
     if let change = prepared.session {
@@ -410,7 +412,7 @@ public final class SessionStore {
   ///   process has it open, or another ``StateRestorationError``.
   public func open(_ name: SceneName) throws -> SceneStore {
     if let open = openScenes.first(where: { $0.name == name }) { return open.store }
-    let restored = try restoreScene(name)
+    let restored = try StateRestorationError.translating { try restoreScene(name) }
     if let setAside = restored.setAside {
       warnings.append(
         "\(setAside.reason); moved it to '\(setAside.keptAs)' and scene '\(name)' starts fresh")
@@ -469,7 +471,9 @@ public final class SessionStore {
   /// - Parameter activeScene: The scene in front; by default the last opened.
   /// - Throws: A ``StateRestorationError``; every file is then as it was.
   public func save(activeScene: SceneName? = nil) throws {
-    try saving.withLock { _ throws in try saveOpenScenes(activeScene: activeScene) }
+    try StateRestorationError.translating {
+      try saving.withLock { _ throws in try saveOpenScenes(activeScene: activeScene) }
+    }
   }
 
   private func saveOpenScenes(activeScene: SceneName?) throws {
@@ -498,12 +502,14 @@ public final class SessionStore {
   /// - Parameter name: The scene.
   /// - Throws: A ``StateRestorationError`` when the session or the file cannot be written.
   public func close(_ name: SceneName) throws {
-    try saving.withLock { _ throws in
-      try claim(name)
-      try commit(prepare(saving: [], closing: [name]))
-      if let index = openScenes.firstIndex(where: { $0.name == name }) {
-        openScenes[index].store.onChange(nil)
-        openScenes.remove(at: index)
+    try StateRestorationError.translating {
+      try saving.withLock { _ throws in
+        try claim(name)
+        try commit(prepare(saving: [], closing: [name]))
+        if let index = openScenes.firstIndex(where: { $0.name == name }) {
+          openScenes[index].store.onChange(nil)
+          openScenes.remove(at: index)
+        }
       }
     }
     bindProgramScene()
@@ -546,28 +552,28 @@ public struct LaunchCheck: Sendable, Hashable {
 }
 
 /// A scene as ``SessionStore/restoreScene(_:)`` read it back.
-public struct RestoredScene: Sendable, Hashable {
+package struct RestoredScene: Sendable, Hashable {
   /// A file that could not be read: why, and where it was kept.
-  public struct SetAside: Sendable, Hashable {
+  package struct SetAside: Sendable, Hashable {
     /// Why the file could not be read, naming it.
-    public var reason: String
+    package var reason: String
     /// The file's path in `quarantine/`.
-    public var keptAs: String
+    package var keptAs: String
   }
 
   /// The scene: its storage and the activity it advertised, or a fresh scene.
-  public var scene: Scene
+  package var scene: Scene
   /// Whether the scene had a file that was read.
-  public var wasSaved: Bool
+  package var wasSaved: Bool
   /// The file that could not be read and was moved to quarantine, if any.
-  public var setAside: SetAside?
+  package var setAside: SetAside?
 }
 
 /// Scene files and the session file written and flushed beside their old versions, waiting
 /// for ``SessionStore/commit(_:)``: dropping them leaves every file as it was.
-public struct PreparedScenes {
+package struct PreparedScenes {
   /// Notes for the user: files in the way that were moved to quarantine.
-  public internal(set) var notes: [String] = []
+  package internal(set) var notes: [String] = []
   var writes: [PreparedWrite] = []
   var names: [SceneName] = []
   var session: SessionChange?
@@ -590,5 +596,5 @@ public struct PreparedScenes {
   }
 
   /// No scene files: for a commit that only updates the session or closes scenes.
-  public init() {}
+  package init() {}
 }

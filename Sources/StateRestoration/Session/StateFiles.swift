@@ -1,3 +1,5 @@
+package import SystemSupport
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -5,17 +7,17 @@
 #endif
 
 /// `scenes/NAME.json`: one scene's storage and its restoration activity.
-public struct SceneFile: VersionedFormat, Hashable {
+package struct SceneFile: VersionedFormat, Hashable {
   /// The format this version writes.
-  public static let currentFormatVersion = 1
+  package static let currentFormatVersion = 1
   /// The file's format.
-  public var formatVersion = currentFormatVersion
+  package var formatVersion = currentFormatVersion
   /// The scene's name; it matches the file's name.
-  public var name: SceneName
+  package var name: SceneName
   /// The scene's storage, every value tagged with its type.
-  public var storage: SceneStorageValues
+  package var storage: SceneStorageValues
   /// The activity the scene advertised, if any.
-  public var activity: UserActivityRecord?
+  package var activity: UserActivityRecord?
 
   /// Creates a scene's file.
   ///
@@ -23,7 +25,7 @@ public struct SceneFile: VersionedFormat, Hashable {
   ///   - name: The scene.
   ///   - storage: Its storage.
   ///   - activity: The activity it advertises, if any.
-  public init(name: SceneName, storage: SceneStorageValues, activity: UserActivityRecord? = nil) {
+  package init(name: SceneName, storage: SceneStorageValues, activity: UserActivityRecord? = nil) {
     self.name = name
     self.storage = storage
     self.activity = activity
@@ -32,12 +34,12 @@ public struct SceneFile: VersionedFormat, Hashable {
   /// The file that saves a scene: its storage and the activity it advertises.
   ///
   /// - Parameter scene: The scene.
-  public init(_ scene: Scene) {
+  package init(_ scene: Scene) {
     self.init(name: scene.name, storage: scene.storage, activity: scene.userActivity)
   }
 
   /// The file's path in the state directory.
-  public static func path(for name: SceneName) -> String { "scenes/\(name.rawValue).json" }
+  package static func path(for name: SceneName) -> String { "scenes/\(name.rawValue).json" }
 
   /// Reads a scene's file, as a launch and a program's state report both do.
   ///
@@ -47,7 +49,7 @@ public struct SceneFile: VersionedFormat, Hashable {
   /// - Returns: The file's contents, or nil when the scene has no file yet.
   /// - Throws: A `StateRestorationError` when the file cannot be read, is malformed, is of a
   ///   newer format, or holds another scene (a file copied or renamed by hand).
-  public static func read(_ name: SceneName, in directory: StateDirectory) throws -> SceneFile? {
+  package static func read(_ name: SceneName, in directory: StateDirectory) throws -> SceneFile? {
     let file = try directory.load(SceneFile.self, from: path(for: name))
     if let file, file.name != name {
       throw StateRestorationError.malformed(
@@ -58,36 +60,36 @@ public struct SceneFile: VersionedFormat, Hashable {
 }
 
 /// `session.json`: the open scenes in order and the active one.
-public struct SessionFile: VersionedFormat, Hashable {
+package struct SessionFile: VersionedFormat, Hashable {
   /// The format this version writes.
-  public static let currentFormatVersion = 1
+  package static let currentFormatVersion = 1
   /// The file's format.
-  public var formatVersion = currentFormatVersion
+  package var formatVersion = currentFormatVersion
   /// The open scenes, in order.
-  public var scenes: [SceneName]
+  package var scenes: [SceneName]
   /// The active scene.
-  public var activeScene: SceneName?
+  package var activeScene: SceneName?
 
   /// The file's path in the state directory.
-  public static let path = "session.json"
+  package static let path = "session.json"
 
   /// The file that saves a session.
   ///
   /// - Parameter session: The session.
-  public init(_ session: SessionState) {
+  package init(_ session: SessionState) {
     scenes = session.scenes
     activeScene = session.activeScene
   }
 
   /// The session the file saves.
-  public var session: SessionState { SessionState(scenes: scenes, activeScene: activeScene) }
+  package var session: SessionState { SessionState(scenes: scenes, activeScene: activeScene) }
 
   /// Reads the session file.
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The session; empty when there is no file yet.
   /// - Throws: A `StateRestorationError` when the file cannot be read.
-  public static func read(in directory: StateDirectory) throws -> SessionState {
+  package static func read(in directory: StateDirectory) throws -> SessionState {
     try directory.load(SessionFile.self, from: path)?.session ?? rebuilt(in: directory)
   }
 
@@ -96,7 +98,7 @@ public struct SessionFile: VersionedFormat, Hashable {
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The session; empty when there are no scene files.
-  public static func rebuilt(in directory: StateDirectory) -> SessionState {
+  package static func rebuilt(in directory: StateDirectory) -> SessionState {
     var names = sceneNamesOnDisk(in: directory)
     if let main = names.firstIndex(of: .main) { names.insert(names.remove(at: main), at: 0) }
     let newest = names.map { ($0, modificationTime(of: $0, in: directory)) }.max { $0.1 < $1.1 }
@@ -108,7 +110,7 @@ public struct SessionFile: VersionedFormat, Hashable {
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The names, sorted.
-  public static func sceneNamesOnDisk(in directory: StateDirectory) -> [SceneName] {
+  package static func sceneNamesOnDisk(in directory: StateDirectory) -> [SceneName] {
     let files =
       DurableFile.entries(in: directory.path(of: "scenes"))
     return files.compactMap { file in
@@ -130,7 +132,7 @@ extension SceneFile: JSONRepresentable {
   ///
   /// - Parameter json: The file's JSON.
   /// - Throws: ``JSONReadError`` when a member is missing or does not have its type.
-  public init(json: JSONValue) throws(JSONReadError) {
+  package init(json: JSONValue) throws(JSONReadError) {
     self.init(
       name: try json.read("name") { value throws(JSONReadError) in try SceneName(json: value) },
       storage: try json.read("storage") { value throws(JSONReadError) in
@@ -143,7 +145,7 @@ extension SceneFile: JSONRepresentable {
   }
 
   /// The file's JSON.
-  public var json: JSONValue {
+  package var json: JSONValue {
     let members: [(String, JSONValue)] = [
       ("formatVersion", .int(formatVersion)), ("name", name.json), ("storage", storage.json),
     ]
@@ -156,7 +158,7 @@ extension SessionFile: JSONRepresentable {
   ///
   /// - Parameter json: The file's JSON.
   /// - Throws: ``JSONReadError`` when a member is missing or does not have its type.
-  public init(json: JSONValue) throws(JSONReadError) {
+  package init(json: JSONValue) throws(JSONReadError) {
     self.init(
       SessionState(
         scenes: try json.read("scenes") { value throws(JSONReadError) in
@@ -169,7 +171,7 @@ extension SessionFile: JSONRepresentable {
   }
 
   /// The file's JSON.
-  public var json: JSONValue {
+  package var json: JSONValue {
     let members: [(String, JSONValue)] = [
       ("formatVersion", .int(formatVersion)), ("scenes", .array(scenes.map(\.json))),
     ]
@@ -220,11 +222,11 @@ struct LaunchFile: VersionedFormat, Hashable {
 }
 
 /// Where lock files live in the state directory.
-public enum LockFiles {
+package enum LockFiles {
   /// The lock a scene's owner holds: `locks/scene-NAME.lock`.
-  public static func scene(_ name: SceneName) -> String { "locks/scene-\(name.rawValue).lock" }
+  package static func scene(_ name: SceneName) -> String { "locks/scene-\(name.rawValue).lock" }
   /// The lock held while the session file is read and rewritten.
-  public static let session = "locks/session.lock"
+  package static let session = "locks/session.lock"
   /// The lock held while launches are counted.
-  public static let launch = "locks/launch.lock"
+  package static let launch = "locks/launch.lock"
 }

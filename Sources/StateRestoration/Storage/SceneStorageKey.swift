@@ -1,3 +1,5 @@
+package import SystemSupport
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -168,7 +170,7 @@ extension SceneStorageKey {
   /// - Parameters:
   ///   - name: The key's name in the storage.
   ///   - defaultValue: The value read when the key is absent or does not decode as `Value`.
-  public init(_ name: String, default defaultValue: Value)
+  package init(_ name: String, default defaultValue: Value)
   where Value: Codable & JSONRepresentable {
     self.init(
       name: name, defaultValue: defaultValue, decode: CodableStorage.read,
@@ -179,7 +181,7 @@ extension SceneStorageKey {
   /// by hand; setting nil removes the key.
   ///
   /// - Parameter name: The key's name in the storage.
-  public init<Wrapped>(_ name: String)
+  package init<Wrapped>(_ name: String)
   where Value == Wrapped?, Wrapped: Codable & JSONRepresentable & Sendable {
     self.init(
       name: name, defaultValue: nil,

@@ -1,3 +1,5 @@
+package import SystemSupport
+
 /// The contents of one scene's storage: named, typed values.
 ///
 /// A value type, so that applying a change to a scene's state can be a pure function; the
@@ -89,12 +91,12 @@ extension SceneStorageValues: JSONRepresentable {
   ///
   /// - Parameter json: The JSON.
   /// - Throws: ``JSONReadError`` when a value is not a valid typed value.
-  public init(json: JSONValue) throws(JSONReadError) {
+  package init(json: JSONValue) throws(JSONReadError) {
     entries = try json.readMembers { value throws(JSONReadError) in try StoredValue(json: value) }
   }
 
   /// The storage as an object of typed values.
-  public var json: JSONValue { .object(sorting: entries.mapValues(\.json)) }
+  package var json: JSONValue { .object(sorting: entries.mapValues(\.json)) }
 }
 
 /// A stored value that scene storage kept rather than lose: the program set a key whose value

@@ -1,3 +1,5 @@
+package import SystemSupport
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -126,7 +128,7 @@ extension StoredValue: JSONRepresentable {
   /// - Parameter json: The JSON.
   /// - Throws: ``JSONReadError`` when the type tag is unknown or the value does not have that
   ///   type.
-  public init(json: JSONValue) throws(JSONReadError) {
+  package init(json: JSONValue) throws(JSONReadError) {
     let type = try json.readString("type")
     switch type {
     case "bool": self = .bool(try json.readBool("value"))
@@ -155,7 +157,7 @@ extension StoredValue: JSONRepresentable {
   }
 
   /// The value in its `{"type": …, "value": …}` form, as `encode(to:)` writes it.
-  public var json: JSONValue {
+  package var json: JSONValue {
     let value: JSONValue =
       switch self {
       case .bool(let value): .bool(value)

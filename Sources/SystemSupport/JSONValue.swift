@@ -8,7 +8,7 @@
 ///
 /// Numbers keep their text, so that a 64-bit integer is read exactly; objects keep their
 /// members in order (where a name repeats, the last counts, as with `JSONDecoder`).
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
   /// `null`.
   case null
   /// `true` or `false`.
@@ -23,13 +23,13 @@ public enum JSONValue: Sendable, Hashable {
   indirect case object([(String, JSONValue)])
 
   /// The deepest nesting of arrays and objects a document may have, as with `JSONDecoder`.
-  public static let maximumDepth = 512
+  package static let maximumDepth = 512
 
   /// An integer as a JSON number.
   ///
   /// - Parameter value: The integer.
   /// - Returns: The number.
-  public static func int(_ value: Int) -> JSONValue { .number(String(value)) }
+  package static func int(_ value: Int) -> JSONValue { .number(String(value)) }
 
   /// A floating-point number as a JSON number, written as `JSONEncoder` writes it: the
   /// shortest text that reads back as the same value, without a trailing `.0`. NaN and the
@@ -38,7 +38,7 @@ public enum JSONValue: Sendable, Hashable {
   ///
   /// - Parameter value: The number.
   /// - Returns: The number, or its string.
-  public static func double(_ value: Double) -> JSONValue {
+  package static func double(_ value: Double) -> JSONValue {
     if value.isNaN { return .string("nan") }
     if value.isInfinite { return .string(value > 0 ? "inf" : "-inf") }
     let text = value.description
@@ -49,7 +49,7 @@ public enum JSONValue: Sendable, Hashable {
   ///
   /// - Parameter members: The members.
   /// - Returns: The object.
-  public static func object(sorting members: [String: JSONValue]) -> JSONValue {
+  package static func object(sorting members: [String: JSONValue]) -> JSONValue {
     .object(members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
   }
 
@@ -57,14 +57,14 @@ public enum JSONValue: Sendable, Hashable {
   ///
   /// - Parameter name: The member's name.
   /// - Returns: Its value, or nil when this is not an object or has no such member.
-  public subscript(name: String) -> JSONValue? {
+  package subscript(name: String) -> JSONValue? {
     guard case .object(let members) = self else { return nil }
     return members.last { $0.0 == name }?.1
   }
 
   /// Whether two values are the same JSON: the same members in the same order, the same
   /// elements, numbers written the same way.
-  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+  package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
     switch (lhs, rhs) {
     case (.null, .null): true
     case (.bool(let a), .bool(let b)): a == b
@@ -80,7 +80,7 @@ public enum JSONValue: Sendable, Hashable {
   /// Hashes the value's structure.
   ///
   /// - Parameter hasher: The hasher.
-  public func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     switch self {
     case .null: hasher.combine(0)
     case .bool(let value): hasher.combine(value)
@@ -100,16 +100,16 @@ public enum JSONValue: Sendable, Hashable {
 // MARK: - Parsing
 
 /// Why a document is not valid JSON, and where.
-public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What was wrong.
-  public var problem: String
+  package var problem: String
   /// The line of the document, from 1.
-  public var line: Int
+  package var line: Int
   /// The column in that line, in bytes, from 1.
-  public var column: Int
+  package var column: Int
 
   /// A one-line account, such as `not valid JSON at line 3, column 7: expected ',' or '}'`.
-  public var description: String { "not valid JSON at line \(line), column \(column): \(problem)" }
+  package var description: String { "not valid JSON at line \(line), column \(column): \(problem)" }
 }
 
 extension JSONValue {
@@ -118,7 +118,7 @@ extension JSONValue {
   /// - Parameter bytes: The document.
   /// - Throws: ``JSONSyntaxError`` when it is not one valid JSON value, possibly surrounded by
   ///   white space.
-  public init<Bytes: Collection<UInt8>>(parsing bytes: Bytes) throws(JSONSyntaxError) {
+  package init<Bytes: Collection<UInt8>>(parsing bytes: Bytes) throws(JSONSyntaxError) {
     let parsed: Result<JSONValue, JSONSyntaxError>? = bytes.withContiguousStorageIfAvailable {
       buffer in
       var parser = JSONParser(buffer)
@@ -406,7 +406,7 @@ extension JSONValue {
   ///   - sortingKeys: Whether to write each object's members in the order of their names, as
   ///     `JSONEncoder` does with `.sortedKeys`, rather than in their own order.
   /// - Returns: The document, without a final newline.
-  public func serialized(pretty: Bool = false, sortingKeys: Bool = false) -> [UInt8] {
+  package func serialized(pretty: Bool = false, sortingKeys: Bool = false) -> [UInt8] {
     var output: [UInt8] = []
     output.reserveCapacity(256)
     write(to: &output, pretty: pretty, sortingKeys: sortingKeys, indent: 0)
@@ -414,7 +414,7 @@ extension JSONValue {
   }
 
   /// The document as text, one member or element per line (``serialized(pretty:sortingKeys:)``).
-  public var rendered: String { String(decoding: serialized(pretty: true), as: UTF8.self) }
+  package var rendered: String { String(decoding: serialized(pretty: true), as: UTF8.self) }
 
   private func write(to output: inout [UInt8], pretty: Bool, sortingKeys: Bool, indent: Int) {
     switch self {

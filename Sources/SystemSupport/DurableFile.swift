@@ -11,7 +11,7 @@
 
 /// Reading and writing whole files so that a crash at any instant leaves either the old or the
 /// new contents, never a torn file.
-public enum DurableFile {
+package enum DurableFile {
   /// Writes data atomically and durably: a temporary file in the same directory, `fsync`,
   /// `rename` over the destination, then `fsync` of the directory.
   ///
@@ -22,9 +22,9 @@ public enum DurableFile {
   ///   - data: The complete new contents.
   ///   - path: The destination; its directory must exist.
   ///   - permissions: The new file's mode; 0600 by default.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
   /// - Complexity: O(*n*) in the size of `data`, plus two `fsync` calls.
-  public static func write(_ data: Data, to path: String, permissions: mode_t = 0o600) throws {
+  package static func write(_ data: Data, to path: String, permissions: mode_t = 0o600) throws {
     try prepare(data, for: path, permissions: permissions).commit()
   }
 
@@ -44,9 +44,9 @@ public enum DurableFile {
   ///     waiting for it: a failed flush is then reported by the commit, not here. False by
   ///     default: the flush is done when this returns.
   /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``; no temporary file is left.
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``; no temporary file is left.
   /// - Complexity: O(*n*) in the size of `data`, plus one `fsync` call.
-  public static func prepare(
+  package static func prepare(
     _ data: Data, for path: String, permissions: mode_t = 0o600,
     flushingInBackground: Bool = false
   ) throws -> PreparedWrite {
@@ -72,9 +72,9 @@ public enum DurableFile {
   ///   - body: Writes the contents to the descriptor it is given (with `write` or `pwrite`);
   ///     what it throws stops the writing, and the temporary file is removed.
   /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `body` throws; no
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``, or what `body` throws; no
   ///   temporary file is left.
-  public static func prepare(
+  package static func prepare(
     for path: String, permissions: mode_t = 0o600, flushingInBackground: Bool = false,
     writing body: (_ descriptor: Int32) throws -> Void
   ) throws -> PreparedWrite {
@@ -83,7 +83,7 @@ public enum DurableFile {
       open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, permissions)
     }
     guard descriptor >= 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     var isComplete = false
     defer {
@@ -101,7 +101,7 @@ public enum DurableFile {
         temporaryPath: temporary, path: path, flush: PendingFlush(descriptor: descriptor))
     }
     guard fsync(descriptor) == 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     isComplete = true
     return PreparedWrite(temporaryPath: temporary, path: path)
@@ -117,8 +117,8 @@ public enum DurableFile {
   ///     building, and the temporary file is removed (files the body made beside it are its
   ///     own to remove).
   /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``, or what `body` throws.
-  public static func prepare(
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``, or what `body` throws.
+  package static func prepare(
     for path: String, permissions: mode_t = 0o600,
     building body: (_ temporaryPath: String) throws -> Void
   ) throws -> PreparedWrite {
@@ -130,12 +130,12 @@ public enum DurableFile {
     try body(temporary)
     let descriptor = retryingOnInterrupt { open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
     guard descriptor >= 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     defer { close(descriptor) }
     _ = fchmod(descriptor, permissions)
     guard fsync(descriptor) == 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     isComplete = true
     return PreparedWrite(temporaryPath: temporary, path: path)
@@ -147,7 +147,7 @@ public enum DurableFile {
   ///
   /// - Parameter path: The destination.
   /// - Returns: The temporary path, in the destination's directory.
-  public static func temporaryPath(for path: String) -> String {
+  package static func temporaryPath(for path: String) -> String {
     "\(parentDirectory(of: path))/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
   }
 
@@ -160,10 +160,10 @@ public enum DurableFile {
   ///   - path: The file to read.
   ///   - limit: The largest size accepted, in bytes.
   /// - Returns: The contents, or nil when the file does not exist.
-  /// - Throws: ``StateRestorationError/tooLarge(path:size:limit:)`` or
-  ///   ``StateRestorationError/cannotRead(path:reason:)``.
+  /// - Throws: ``SystemError/tooLarge(path:size:limit:)`` or
+  ///   ``SystemError/cannotRead(path:reason:)``.
   /// - Complexity: O(*n*) in the size of the file.
-  public static func read(_ path: String, limit: Int) throws -> Data? {
+  package static func read(_ path: String, limit: Int) throws -> Data? {
     // Neither a link nor a FIFO is followed or waited on: either is "not a regular file".
     let descriptor = retryingOnInterrupt {
       open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
@@ -171,20 +171,20 @@ public enum DurableFile {
     guard descriptor >= 0 else {
       let code = errno
       if code == ENOENT { return nil }
-      throw StateRestorationError.cannotRead(
+      throw SystemError.cannotRead(
         path: path, reason: code == ELOOP ? "it is a symbolic link" : systemErrorDescription(code))
     }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else {
-      throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotRead(path: path, reason: systemErrorDescription())
     }
     guard (status.st_mode & S_IFMT) == S_IFREG else {
-      throw StateRestorationError.cannotRead(path: path, reason: "it is not a regular file")
+      throw SystemError.cannotRead(path: path, reason: "it is not a regular file")
     }
     let size = Int(status.st_size)
     guard size <= limit else {
-      throw StateRestorationError.tooLarge(path: path, size: size, limit: limit)
+      throw SystemError.tooLarge(path: path, size: size, limit: limit)
     }
     var data = Data(count: size)
     var filled = 0
@@ -194,7 +194,7 @@ public enum DurableFile {
         return retryingOnInterrupt { systemRead(descriptor, base + filled, size - filled) }
       }
       guard count >= 0 else {
-        throw StateRestorationError.cannotRead(path: path, reason: systemErrorDescription())
+        throw SystemError.cannotRead(path: path, reason: systemErrorDescription())
       }
       if count == 0 { break }
       filled += count
@@ -205,10 +205,10 @@ public enum DurableFile {
   /// Removes a file durably: `unlink`, then `fsync` of its directory. A missing file is fine.
   ///
   /// - Parameter path: The file to remove.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public static func remove(_ path: String) throws {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package static func remove(_ path: String) throws {
     if unlink(path) != 0 && errno != ENOENT {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     try synchronizeDirectory(parentDirectory(of: path))
   }
@@ -218,8 +218,8 @@ public enum DurableFile {
   /// - Parameters:
   ///   - path: The directory.
   ///   - permissions: The mode of the directories created.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public static func createDirectory(_ path: String, permissions: mode_t = 0o700) throws {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package static func createDirectory(_ path: String, permissions: mode_t = 0o700) throws {
     var prefix = path.hasPrefix("/") ? "" : "."
     for component in path.split(separator: "/") {
       // `append(contentsOf:)` takes the substring as it is; `+` would go through the generic
@@ -227,27 +227,27 @@ public enum DurableFile {
       prefix += "/"
       prefix.append(contentsOf: component)
       if mkdir(prefix, permissions) != 0 && errno != EEXIST {
-        throw StateRestorationError.cannotWrite(path: prefix, reason: systemErrorDescription())
+        throw SystemError.cannotWrite(path: prefix, reason: systemErrorDescription())
       }
     }
     var status = stat()
     guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-      throw StateRestorationError.cannotWrite(path: path, reason: "not a directory")
+      throw SystemError.cannotWrite(path: path, reason: "not a directory")
     }
   }
 
   /// Flushes a directory's entries (a rename or unlink in it) to the disk.
   ///
   /// - Parameter directory: The directory.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public static func synchronizeDirectory(_ directory: String) throws {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package static func synchronizeDirectory(_ directory: String) throws {
     let descriptor = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
     guard descriptor >= 0 else {
-      throw StateRestorationError.cannotWrite(path: directory, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: directory, reason: systemErrorDescription())
     }
     defer { close(descriptor) }
     guard fsync(descriptor) == 0 else {
-      throw StateRestorationError.cannotWrite(path: directory, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: directory, reason: systemErrorDescription())
     }
   }
 
@@ -260,7 +260,7 @@ public enum DurableFile {
           return systemWrite(descriptor, base + written, buffer.count - written)
         }
         guard count > 0 else {
-          throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+          throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
         }
         written += count
       }

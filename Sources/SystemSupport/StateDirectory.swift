@@ -14,21 +14,21 @@
 ///
 /// The directory is created 0700 and its files 0600. Paths given to its methods are relative to
 /// it, such as `scenes/main.json`.
-public struct StateDirectory: Sendable, Hashable {
+package struct StateDirectory: Sendable, Hashable {
   /// The directory's absolute or working-directory-relative path.
-  public let path: String
+  package let path: String
 
   /// The subdirectory holding files that could not be read; they are kept, never deleted.
-  public static let quarantineFolder = "quarantine"
+  package static let quarantineFolder = "quarantine"
 
   /// The default size limit for a state file: larger ones are refused unread.
-  public static let defaultSizeLimit = 8 << 20
+  package static let defaultSizeLimit = 8 << 20
 
   /// Opens a state directory, creating it (and its parents) 0700 when missing.
   ///
   /// - Parameter path: The directory.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)`` when it cannot be created.
-  public init(creating path: String) throws {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)`` when it cannot be created.
+  package init(creating path: String) throws {
     try DurableFile.createDirectory(path)
     self.path = path
   }
@@ -36,7 +36,7 @@ public struct StateDirectory: Sendable, Hashable {
   /// Refers to a state directory without creating it, for reading only.
   ///
   /// - Parameter path: The directory.
-  public init(existing path: String) {
+  package init(existing path: String) {
     self.path = path
   }
 
@@ -47,7 +47,7 @@ public struct StateDirectory: Sendable, Hashable {
   ///   - path: The directory.
   ///   - subfolders: Folders in it whose files are made private too.
   /// - Returns: A one-line warning when the directory was changed or could not be.
-  public static func makePrivate(_ path: String, subfolders: [String]) -> String? {
+  package static func makePrivate(_ path: String, subfolders: [String]) -> String? {
     do {
       guard let old = try DurableFile.tightenPermissions(of: path, to: 0o700) else {
         return nil
@@ -62,7 +62,7 @@ public struct StateDirectory: Sendable, Hashable {
       return "'\(path)' was open to other users (mode \(String(old, radix: 8))); "
         + "made it and its files private (0700 and 0600)"
     } catch {
-      return StateRestorationError.describing(error)
+      return SystemError.describing(error)
     }
   }
 
@@ -77,7 +77,7 @@ public struct StateDirectory: Sendable, Hashable {
   ///   - files: The library's files in the directory, made 0600.
   /// - Returns: A one-line warning when something was changed or could not be, or when the
   ///   directory is open to other users (which only its owner should change).
-  public func makeOwnFilesPrivate(folders: [String], files: [String]) -> String? {
+  package func makeOwnFilesPrivate(folders: [String], files: [String]) -> String? {
     var parts: [String] = []
     do {
       var changed = false
@@ -105,7 +105,7 @@ public struct StateDirectory: Sendable, Hashable {
         parts.append("made the saved state in '\(path)' private again (0700 and 0600)")
       }
     } catch {
-      parts.append(StateRestorationError.describing(error))
+      parts.append(SystemError.describing(error))
     }
     // The directory is made private only when nothing but the library's own files is in it.
     var status = stat()
@@ -117,7 +117,7 @@ public struct StateDirectory: Sendable, Hashable {
           try DurableFile.tightenPermissions(of: path, to: 0o700)
           parts.append("'\(path)' was open to other users (mode \(mode)); made it private (0700)")
         } catch {
-          parts.append(StateRestorationError.describing(error))
+          parts.append(SystemError.describing(error))
         }
       } else {
         parts.append(
@@ -132,7 +132,7 @@ public struct StateDirectory: Sendable, Hashable {
   ///
   /// - Parameter relativePath: The file's path inside the directory.
   /// - Returns: The full path.
-  public func path(of relativePath: String) -> String {
+  package func path(of relativePath: String) -> String {
     path.hasSuffix("/") ? path + relativePath : path + "/" + relativePath
   }
 
@@ -143,9 +143,9 @@ public struct StateDirectory: Sendable, Hashable {
   ///   - relativePath: The file's path inside the directory.
   ///   - limit: The largest size accepted, in bytes.
   /// - Returns: The contents, or nil when the file does not exist.
-  /// - Throws: A ``StateRestorationError`` when it cannot be read, is too large, is malformed or
+  /// - Throws: A ``SystemError`` when it cannot be read, is too large, is malformed or
   ///   is of a newer format version.
-  public func load<Content: VersionedFormat>(
+  package func load<Content: VersionedFormat>(
     _ type: Content.Type, from relativePath: String, limit: Int = defaultSizeLimit
   ) throws -> Content? {
     let file = path(of: relativePath)
@@ -158,8 +158,8 @@ public struct StateDirectory: Sendable, Hashable {
   /// - Parameters:
   ///   - content: The contents.
   ///   - relativePath: The file's path inside the directory.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public func save<Content: VersionedFormat>(_ content: Content, to relativePath: String) throws {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package func save<Content: VersionedFormat>(_ content: Content, to relativePath: String) throws {
     try prepareSave(content, to: relativePath).commit()
   }
 
@@ -173,8 +173,8 @@ public struct StateDirectory: Sendable, Hashable {
   ///     ``PreparedWrite/commit()`` waiting for it and reporting its failure; false by default.
   /// - Returns: The prepared write; ``PreparedWrite/commit()`` puts it in place, and dropping
   ///   it leaves the old file.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public func prepareSave<Content: VersionedFormat>(
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package func prepareSave<Content: VersionedFormat>(
     _ content: Content, to relativePath: String, flushingInBackground: Bool = false
   ) throws -> PreparedWrite {
     let file = path(of: relativePath)
@@ -182,13 +182,13 @@ public struct StateDirectory: Sendable, Hashable {
     do {
       data = try content.encoded()
     } catch {
-      throw StateRestorationError.cannotWrite(
+      throw SystemError.cannotWrite(
         path: file, reason: "a value cannot be encoded as JSON")
     }
     // What is written is what ``load(_:from:limit:)`` reads back: a file it would refuse is
     // refused now, before anything is written, rather than set aside at the next launch.
     guard data.count <= Self.defaultSizeLimit else {
-      throw StateRestorationError.cannotWrite(
+      throw SystemError.cannotWrite(
         path: file,
         reason:
           "it would take \(data.count) bytes, more than the \(Self.defaultSizeLimit) a state file may hold; nothing was saved"
@@ -197,10 +197,10 @@ public struct StateDirectory: Sendable, Hashable {
     do {
       _ = try Content.decoded(from: data, path: file)
     } catch {
-      throw StateRestorationError.cannotWrite(
+      throw SystemError.cannotWrite(
         path: file,
         reason:
-          "it could not be read back (\(StateRestorationError.describing(error))); nothing was saved"
+          "it could not be read back (\(SystemError.describing(error))); nothing was saved"
       )
     }
     try ensureParent(of: relativePath)
@@ -211,8 +211,8 @@ public struct StateDirectory: Sendable, Hashable {
   /// Removes a file durably; a missing file is fine.
   ///
   /// - Parameter relativePath: The file's path inside the directory.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public func remove(_ relativePath: String) throws {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package func remove(_ relativePath: String) throws {
     try DurableFile.remove(path(of: relativePath))
   }
 
@@ -221,7 +221,7 @@ public struct StateDirectory: Sendable, Hashable {
   ///
   /// - Parameter relativePath: The file's path inside the directory.
   /// - Returns: true when something exists at that path.
-  public func contains(_ relativePath: String) -> Bool {
+  package func contains(_ relativePath: String) -> Bool {
     var status = stat()
     return lstat(path(of: relativePath), &status) == 0
   }
@@ -236,14 +236,14 @@ public struct StateDirectory: Sendable, Hashable {
   ///   - relativePath: The file's path inside the directory.
   ///   - date: The time to put in the name.
   /// - Returns: The quarantined file's full path.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
   @discardableResult
-  public func quarantine(_ relativePath: String, at date: Date = Date()) throws -> String {
+  package func quarantine(_ relativePath: String, at date: Date = Date()) throws -> String {
     try ensureParent(of: Self.quarantineFolder + "/x")
     let source = path(of: relativePath)
     var status = stat()
     guard lstat(source, &status) == 0 else {
-      throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: source, reason: systemErrorDescription())
     }
     let kind = status.st_mode & S_IFMT
     let flatName = relativePath.replacing("/", with: "-")
@@ -263,7 +263,7 @@ public struct StateDirectory: Sendable, Hashable {
       try DurableFile.synchronizeDirectory(DurableFile.parentDirectory(of: source))
       return destination
     }
-    throw StateRestorationError.cannotWrite(path: source, reason: "no free name in quarantine")
+    throw SystemError.cannotWrite(path: source, reason: "no free name in quarantine")
   }
 
   /// Keeps a copy of a file in `quarantine/`, named as ``quarantine(_:at:)`` names it, before
@@ -274,12 +274,12 @@ public struct StateDirectory: Sendable, Hashable {
   ///   - relativePath: The file's path inside the directory.
   ///   - date: The time to put in the name.
   /// - Returns: The copy's full path.
-  /// - Throws: A `StateRestorationError` when the file cannot be read or the copy written.
+  /// - Throws: A `SystemError` when the file cannot be read or the copy written.
   @discardableResult
-  public func quarantineCopy(of relativePath: String, at date: Date = Date()) throws -> String {
+  package func quarantineCopy(of relativePath: String, at date: Date = Date()) throws -> String {
     let source = path(of: relativePath)
     guard let data = try DurableFile.read(source, limit: Self.defaultSizeLimit) else {
-      throw StateRestorationError.cannotRead(path: source, reason: "the file is missing")
+      throw SystemError.cannotRead(path: source, reason: "the file is missing")
     }
     try ensureParent(of: Self.quarantineFolder + "/x")
     let (stem, fileExtension) = Self.splitExtension(relativePath.replacing("/", with: "-"))
@@ -292,7 +292,7 @@ public struct StateDirectory: Sendable, Hashable {
         return path(of: "\(Self.quarantineFolder)/\(name)")
       }
     }
-    throw StateRestorationError.cannotWrite(path: source, reason: "no free name in quarantine")
+    throw SystemError.cannotWrite(path: source, reason: "no free name in quarantine")
   }
 
   /// Moves a file to a name nothing holds yet.
@@ -304,19 +304,19 @@ public struct StateDirectory: Sendable, Hashable {
       var status = stat()
       guard lstat(destination, &status) != 0, errno == ENOENT else { return false }
       guard rename(source, destination) == 0 else {
-        throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
+        throw SystemError.cannotWrite(path: source, reason: systemErrorDescription())
       }
       return true
     }
     // `link` never replaces what is there, and links a symbolic link itself, not its target.
     guard link(source, destination) == 0 else {
       guard errno == EEXIST else {
-        throw StateRestorationError.cannotWrite(path: destination, reason: systemErrorDescription())
+        throw SystemError.cannotWrite(path: destination, reason: systemErrorDescription())
       }
       return false
     }
     guard unlink(source) == 0 else {
-      throw StateRestorationError.cannotWrite(path: source, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: source, reason: systemErrorDescription())
     }
     return true
   }
@@ -327,7 +327,7 @@ public struct StateDirectory: Sendable, Hashable {
   /// - Parameter subfolders: The subfolders to sweep besides the directory itself.
   /// - Returns: How many files were removed.
   @discardableResult
-  public func removeAbandonedTemporaryFiles(subfolders: [String] = []) -> Int {
+  package func removeAbandonedTemporaryFiles(subfolders: [String] = []) -> Int {
     ([path] + subfolders.map(path(of:))).reduce(0) {
       $0 + DurableFile.removeAbandonedTemporaryFiles(in: $1)
     }
@@ -337,8 +337,8 @@ public struct StateDirectory: Sendable, Hashable {
   ///
   /// - Parameter relativePath: The lock file's path inside the directory.
   /// - Returns: The held lock; it is released when the value is destroyed or the process ends.
-  /// - Throws: ``StateRestorationError/locked(path:owner:)`` when another process holds it.
-  public func lock(_ relativePath: String) throws -> FileLock {
+  /// - Throws: ``SystemError/locked(path:owner:)`` when another process holds it.
+  package func lock(_ relativePath: String) throws -> FileLock {
     try ensureParent(of: relativePath)
     return try FileLock.acquire(path(of: relativePath))
   }
@@ -347,8 +347,8 @@ public struct StateDirectory: Sendable, Hashable {
   ///
   /// - Parameter relativePath: The lock file's path inside the directory.
   /// - Returns: The held lock.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public func lockWaiting(_ relativePath: String) throws -> FileLock {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package func lockWaiting(_ relativePath: String) throws -> FileLock {
     try ensureParent(of: relativePath)
     return try FileLock.acquireWaiting(path(of: relativePath))
   }

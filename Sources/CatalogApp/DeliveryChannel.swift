@@ -1,4 +1,6 @@
+import StateRestoration
 import Synchronization
+import SystemSupport
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -23,13 +25,13 @@ import Synchronization
 /// message that breaks any rule is answered with an error and dropped. A good one waits in
 /// ``takePending()`` until the program has applied it and made it durable, and only then is it
 /// answered (``Delivery/reply(_:)``): a sender never hears "done" for a change a crash lost.
-public final class DeliveryChannel: @unchecked Sendable {
+package final class DeliveryChannel: @unchecked Sendable {
   // The listening descriptor and path are set once; the queue is behind a mutex.
 
   /// What one process asks of another.
-  public struct Message: Codable, Sendable, Hashable {
+  package struct Message: Codable, Sendable, Hashable {
     /// What to do.
-    public enum Kind: String, Codable, Sendable, Hashable {
+    package enum Kind: String, Codable, Sendable, Hashable {
       /// Open a link, as if it were typed.
       case openURL = "open"
       /// Continue an activity in a scene, as Handoff does.
@@ -37,21 +39,21 @@ public final class DeliveryChannel: @unchecked Sendable {
     }
 
     /// What to do.
-    public var kind: Kind
+    package var kind: Kind
     /// The link, for ``Kind/openURL``.
-    public var url: String?
+    package var url: String?
     /// The activity, for ``Kind/continueActivity``.
-    public var activity: UserActivityRecord?
+    package var activity: UserActivityRecord?
     /// The scene it is for, if one is named.
-    public var scene: SceneName?
+    package var scene: SceneName?
     /// Who sends it, for the receiver's note: `scene main, pid 14739`.
-    public var sender: String
+    package var sender: String
     /// The state directory's delivery key (``key(in:)``), which ``deliver(_:to:in:timeout:)``
     /// fills in: a message without it is refused.
-    public var key: String?
+    package var key: String?
 
     /// Creates a message.
-    public init(
+    package init(
       kind: Kind, url: String? = nil, activity: UserActivityRecord? = nil, scene: SceneName? = nil,
       sender: String
     ) {
@@ -64,17 +66,17 @@ public final class DeliveryChannel: @unchecked Sendable {
   }
 
   /// The receiver's answer: whether it did what was asked, and what it did or why not.
-  public struct Reply: Codable, Sendable, Hashable {
+  package struct Reply: Codable, Sendable, Hashable {
     /// Whether the message was applied and made durable.
-    public var ok: Bool
+    package var ok: Bool
     /// What happened, for the sender to show.
-    public var text: String
+    package var text: String
     /// The state directory's delivery key, in the greeting a receiver sends first: it proves
     /// that the peer is a program of this state directory, not any process that listens there.
-    public var key: String?
+    package var key: String?
 
     /// Creates a reply.
-    public init(ok: Bool, text: String, key: String? = nil) {
+    package init(ok: Bool, text: String, key: String? = nil) {
       self.ok = ok
       self.text = text
       self.key = key
@@ -82,11 +84,11 @@ public final class DeliveryChannel: @unchecked Sendable {
   }
 
   /// A message received and not yet answered.
-  public final class Delivery: @unchecked Sendable {
+  package final class Delivery: @unchecked Sendable {
     // The descriptor is answered once, under the lock.
 
     /// The message.
-    public let message: Message
+    package let message: Message
     private let connection: Mutex<Int32>
 
     init(message: Message, connection: Int32) {
@@ -97,7 +99,7 @@ public final class DeliveryChannel: @unchecked Sendable {
     /// Answers the sender and closes the connection; later calls do nothing.
     ///
     /// - Parameter reply: The answer.
-    public func reply(_ reply: Reply) {
+    package func reply(_ reply: Reply) {
       connection.withLock { descriptor in
         guard descriptor >= 0 else { return }
         DeliveryChannel.send(reply, on: descriptor)
@@ -115,17 +117,17 @@ public final class DeliveryChannel: @unchecked Sendable {
   }
 
   /// The largest message accepted, in bytes.
-  public static let maximumMessageSize = 65_536
+  package static let maximumMessageSize = 65_536
   /// How long a peer has to send its whole message, in seconds.
-  public static let messageDeadline = 5.0
+  package static let messageDeadline = 5.0
   /// How many connections are read at once; more are refused at once, so that idle peers
   /// cannot hold up a delivery.
-  public static let maximumConnections = 256
+  package static let maximumConnections = 256
   /// The file of the delivery key in the state directory.
-  public static let keyFile = "delivery.key"
+  package static let keyFile = "delivery.key"
 
   /// The socket's path.
-  public let path: String
+  package let path: String
   private let listener: Int32
   /// Until ``close()``, or until the accept loop ends.
   private let isOpen = Mutex(true)
@@ -141,7 +143,7 @@ public final class DeliveryChannel: @unchecked Sendable {
   ///   - pid: The process.
   ///   - directory: The state directory.
   /// - Returns: The path.
-  public static func socketPath(of pid: Int32, in directory: StateDirectory) -> String {
+  package static func socketPath(of pid: Int32, in directory: StateDirectory) -> String {
     directory.path(of: "\(pid).socket")
   }
 
@@ -151,9 +153,9 @@ public final class DeliveryChannel: @unchecked Sendable {
   /// - Parameters:
   ///   - directory: The state directory.
   ///   - onArrival: Called on that thread when a message is waiting in ``takePending()``.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)`` when the socket cannot be
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)`` when the socket cannot be
   ///   made (its path too long, say).
-  public init(in directory: StateDirectory, onArrival: @escaping @Sendable () -> Void) throws {
+  package init(in directory: StateDirectory, onArrival: @escaping @Sendable () -> Void) throws {
     Self.removeStaleSockets(in: directory)
     path = Self.socketPath(of: getpid(), in: directory)
     self.onArrival = onArrival
@@ -161,7 +163,7 @@ public final class DeliveryChannel: @unchecked Sendable {
     _ = try Self.key(in: directory)
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard descriptor >= 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(errno))
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription(errno))
     }
     unlink(path)
     // Made 0600 right after it is bound. The process's umask is not narrowed for it: that
@@ -173,20 +175,20 @@ public final class DeliveryChannel: @unchecked Sendable {
       let reason = bound == -2 ? "the path is too long for a socket" : systemErrorDescription(errno)
       Glibc.close(descriptor)
       unlink(path)
-      throw StateRestorationError.cannotWrite(path: path, reason: reason)
+      throw SystemError.cannotWrite(path: path, reason: reason)
     }
     listener = descriptor
     // A thread of its own: `accept` blocks for the life of the channel.
     guard detachThread({ [self] in acceptLoop() }) else {
       Glibc.close(descriptor)
       unlink(path)
-      throw StateRestorationError.cannotWrite(path: path, reason: "cannot start a thread")
+      throw SystemError.cannotWrite(path: path, reason: "cannot start a thread")
     }
   }
 
   /// Closes the channel and removes its socket; messages not yet answered are dropped, and
   /// their senders learn so.
-  public func close() {
+  package func close() {
     // Once only: the accept loop closes the descriptor after this, and its number may then be
     // another file's, which a second `shutdown` would cut off.
     isOpen.withLock { isOpen in
@@ -203,7 +205,7 @@ public final class DeliveryChannel: @unchecked Sendable {
   }
 
   /// The messages received since the last call, oldest first. Each must be answered.
-  public func takePending() -> [Delivery] {
+  package func takePending() -> [Delivery] {
     pending.withLock { deliveries in
       defer { deliveries.removeAll() }
       return deliveries
@@ -314,10 +316,10 @@ public final class DeliveryChannel: @unchecked Sendable {
   ///   - directory: The state directory the two share.
   ///   - timeout: How long to wait for the answer, in seconds.
   /// - Returns: The receiver's answer.
-  /// - Throws: ``StateRestorationError``.
-  public static func deliver(
+  /// - Throws: ``DeliveryError``.
+  package static func deliver(
     _ message: Message, to pid: Int32, in directory: StateDirectory, timeout: Int = 30
-  ) throws(StateRestorationError) -> Reply {
+  ) throws(DeliveryError) -> Reply {
     let path = socketPath(of: pid, in: directory)
     guard let key = try? key(in: directory) else { throw .notListening(pid: pid) }
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -370,7 +372,7 @@ public final class DeliveryChannel: @unchecked Sendable {
   /// its name alone.
   ///
   /// - Parameter directory: The state directory.
-  public static func removeStaleSockets(in directory: StateDirectory) {
+  package static func removeStaleSockets(in directory: StateDirectory) {
     let entries = DurableFile.entries(in: directory.path)
     for entry in entries where entry.hasSuffix(".socket") {
       guard let pid = Int32(entry.dropLast(".socket".count)), pid != getpid() else { continue }
@@ -386,8 +388,8 @@ public final class DeliveryChannel: @unchecked Sendable {
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The key.
-  /// - Throws: ``StateRestorationError`` when it can be neither read nor made.
-  public static func key(in directory: StateDirectory) throws -> String {
+  /// - Throws: ``SystemError`` when it can be neither read nor made.
+  package static func key(in directory: StateDirectory) throws -> String {
     let path = directory.path(of: keyFile)
     if let data = try? DurableFile.read(path, limit: 256),
       let key = String(data: data, encoding: .utf8), key.utf8.count == 64

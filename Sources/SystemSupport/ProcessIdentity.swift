@@ -9,28 +9,28 @@
 ///
 /// State files that name a process (who is launching, who owns a scene) record its identity,
 /// so that a process that died is recognised as dead even when its pid has been given again.
-public struct ProcessIdentity: Sendable, Hashable, Codable {
+package struct ProcessIdentity: Sendable, Hashable, Codable {
   /// The process identifier.
-  public var pid: Int32
+  package var pid: Int32
   /// When the process started, in clock ticks since boot; nil where `/proc` is not readable.
-  public var startTime: UInt64?
+  package var startTime: UInt64?
 
   /// Creates an identity.
   ///
   /// - Parameters:
   ///   - pid: The process identifier.
   ///   - startTime: When it started, in clock ticks since boot.
-  public init(pid: Int32, startTime: UInt64?) {
+  package init(pid: Int32, startTime: UInt64?) {
     self.pid = pid
     self.startTime = startTime
   }
 
   /// This process.
-  public static let current = ProcessIdentity(pid: getpid(), startTime: startTime(of: getpid()))
+  package static let current = ProcessIdentity(pid: getpid(), startTime: startTime(of: getpid()))
 
   /// Whether this process is still running: its pid exists and, where known, started at the
   /// same time.
-  public var isRunning: Bool {
+  package var isRunning: Bool {
     guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
     guard let startTime, let actual = Self.startTime(of: pid) else { return true }
     return actual == startTime

@@ -11,9 +11,9 @@
 /// place is refused, so a lock never writes outside its directory. The holder writes its
 /// identity in the file (`PID STARTTIME`) and, if it likes, a note on the line after it, so
 /// that others can say who holds it (``holder(of:)``) without touching the lock.
-public final class FileLock: Sendable {
+package final class FileLock: Sendable {
   /// The lock file's path.
-  public let path: String
+  package let path: String
   private let descriptor: Int32
 
   private init(path: String, descriptor: Int32) {
@@ -25,9 +25,9 @@ public final class FileLock: Sendable {
   ///
   /// - Parameter path: The lock file, created 0600 if missing.
   /// - Returns: The held lock.
-  /// - Throws: ``StateRestorationError/locked(path:owner:)`` when another process holds it,
-  ///   ``StateRestorationError/cannotWrite(path:reason:)`` when the file cannot be opened.
-  public static func acquire(_ path: String) throws -> FileLock {
+  /// - Throws: ``SystemError/locked(path:owner:)`` when another process holds it,
+  ///   ``SystemError/cannotWrite(path:reason:)`` when the file cannot be opened.
+  package static func acquire(_ path: String) throws -> FileLock {
     try acquire(path, waiting: false)
   }
 
@@ -35,9 +35,9 @@ public final class FileLock: Sendable {
   ///
   /// - Parameter path: The lock file, created 0600 if missing.
   /// - Returns: The held lock.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)`` when the file cannot be
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)`` when the file cannot be
   ///   opened or locked.
-  public static func acquireWaiting(_ path: String) throws -> FileLock {
+  package static func acquireWaiting(_ path: String) throws -> FileLock {
     try acquire(path, waiting: true)
   }
 
@@ -48,7 +48,7 @@ public final class FileLock: Sendable {
     }
     guard descriptor >= 0 else {
       let code = errno
-      throw StateRestorationError.cannotWrite(
+      throw SystemError.cannotWrite(
         path: path,
         reason: code == ELOOP
           ? "it is a symbolic link; remove it and try again" : systemErrorDescription(code))
@@ -56,7 +56,7 @@ public final class FileLock: Sendable {
     var status = stat()
     guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
       close(descriptor)
-      throw StateRestorationError.cannotWrite(
+      throw SystemError.cannotWrite(
         path: path, reason: "it is not a regular file; remove it and try again")
     }
     if status.st_mode & 0o077 != 0 { _ = fchmod(descriptor, 0o600) }
@@ -65,9 +65,9 @@ public final class FileLock: Sendable {
       let code = errno
       defer { close(descriptor) }
       if code == EWOULDBLOCK {
-        throw StateRestorationError.locked(path: path, owner: readOwner(descriptor))
+        throw SystemError.locked(path: path, owner: readOwner(descriptor))
       }
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(code))
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription(code))
     }
     let lock = FileLock(path: path, descriptor: descriptor)
     lock.record(note: nil)
@@ -78,7 +78,7 @@ public final class FileLock: Sendable {
   /// ``holder(of:)``, such as which terminal holds a scene and whether it is in front there.
   ///
   /// - Parameter note: One line, or nil for none.
-  public func record(note: String?) {
+  package func record(note: String?) {
     let identity = ProcessIdentity.current
     var text = "\(identity.pid) \(identity.startTime.map(String.init) ?? "-")\n"
     if let note { text += note.filter { $0 != "\n" } + "\n" }
@@ -94,7 +94,7 @@ public final class FileLock: Sendable {
   ///
   /// - Parameter path: The lock file.
   /// - Returns: The holder's identity and note, or nil when no running process wrote it.
-  public static func holder(of path: String) -> (process: ProcessIdentity, note: String?)? {
+  package static func holder(of path: String) -> (process: ProcessIdentity, note: String?)? {
     let descriptor = retryingOnInterrupt {
       open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     }

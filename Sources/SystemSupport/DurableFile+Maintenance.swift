@@ -11,24 +11,24 @@ extension DurableFile {
   /// An existing directory that others may read is made private (0700).
   ///
   /// - Parameter path: The directory; its parent must exist.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)`` when it cannot be created or
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)`` when it cannot be created or
   ///   something other than a directory stands there.
-  public static func createPrivateSubdirectory(_ path: String) throws {
+  package static func createPrivateSubdirectory(_ path: String) throws {
     if mkdir(path, 0o700) != 0 && errno != EEXIST {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     var status = stat()
     guard lstat(path, &status) == 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     switch status.st_mode & S_IFMT {
     case S_IFDIR:
       _ = try tightenPermissions(of: path, to: 0o700)
     case S_IFLNK:
-      throw StateRestorationError.cannotWrite(
+      throw SystemError.cannotWrite(
         path: path, reason: "it is a symbolic link; remove it and try again")
     default:
-      throw StateRestorationError.cannotWrite(
+      throw SystemError.cannotWrite(
         path: path, reason: "it is not a directory; move it away and try again")
     }
   }
@@ -42,15 +42,15 @@ extension DurableFile {
   ///   - mode: The mode to set when the current one lets others in: 0700 or 0600.
   /// - Returns: The mode it had when it was changed; nil when it was already private or is
   ///   missing.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)`` when it cannot be changed.
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)`` when it cannot be changed.
   @discardableResult
-  public static func tightenPermissions(of path: String, to mode: mode_t) throws -> mode_t? {
+  package static func tightenPermissions(of path: String, to mode: mode_t) throws -> mode_t? {
     var status = stat()
     guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFLNK else { return nil }
     let current = status.st_mode & 0o7777
     guard current & 0o077 != 0 else { return nil }
     guard chmod(path, mode) == 0 else {
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription())
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
     }
     return current
   }
@@ -65,7 +65,7 @@ extension DurableFile {
   /// - Returns: How many files were removed.
   /// - Complexity: O(*n*) in the number of entries in the directory.
   @discardableResult
-  public static func removeAbandonedTemporaryFiles(in directory: String) -> Int {
+  package static func removeAbandonedTemporaryFiles(in directory: String) -> Int {
     removeAbandonedTemporaryFiles(in: directory) { _ in true }
   }
 
@@ -77,7 +77,7 @@ extension DurableFile {
   /// - Returns: How many files were removed.
   /// - Complexity: O(*n*) in the number of entries in the destination's directory.
   @discardableResult
-  public static func removeAbandonedTemporaryFiles(of path: String) -> Int {
+  package static func removeAbandonedTemporaryFiles(of path: String) -> Int {
     let prefix = "." + baseName(of: path) + "."
     return removeAbandonedTemporaryFiles(in: parentDirectory(of: path)) { name in
       // `.NAME.PID.RANDOM.tmp`: what follows the name is the process and a number alone.
@@ -104,7 +104,7 @@ extension DurableFile {
   ///
   /// - Parameter directory: The directory.
   /// - Returns: The names; none when it cannot be read.
-  public static func entries(in directory: String) -> [String] {
+  package static func entries(in directory: String) -> [String] {
     guard let stream = opendir(directory) else { return [] }
     defer { closedir(stream) }
     var names: [String] = []

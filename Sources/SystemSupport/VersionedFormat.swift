@@ -6,7 +6,7 @@
 
 /// A state file's contents with a `formatVersion` field, so that a newer program's file is
 /// recognized (and kept aside) instead of being misread or overwritten.
-public protocol VersionedFormat: Codable, Sendable {
+package protocol VersionedFormat: Codable, Sendable {
   /// The format version this program writes and the newest it reads.
   static var currentFormatVersion: Int { get }
   /// The version recorded in the file.
@@ -19,8 +19,8 @@ public protocol VersionedFormat: Codable, Sendable {
   ///   - data: The file's contents.
   ///   - path: The file's path, for error messages.
   /// - Returns: The decoded contents.
-  /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
-  ///   ``StateRestorationError/malformed(path:detail:)``.
+  /// - Throws: ``SystemError/newerFormatVersion(path:found:supported:)`` or
+  ///   ``SystemError/malformed(path:detail:)``.
   static func decoded(from data: Data, path: String) throws -> Self
 
   /// The file's contents: pretty-printed UTF-8 JSON with sorted keys, ending in a newline.
@@ -41,9 +41,9 @@ extension VersionedFormat {
   ///   - data: The file's contents.
   ///   - path: The file's path, for error messages.
   /// - Returns: The decoded contents.
-  /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
-  ///   ``StateRestorationError/malformed(path:detail:)``.
-  public static func decoded(from data: Data, path: String) throws -> Self {
+  /// - Throws: ``SystemError/newerFormatVersion(path:found:supported:)`` or
+  ///   ``SystemError/malformed(path:detail:)``.
+  package static func decoded(from data: Data, path: String) throws -> Self {
     let decoder = JSONDecoder()
     // The whole file first: a file this version reads is parsed once. Only a file that does
     // not decode is read again for its version, to tell a newer format from damage.
@@ -52,7 +52,7 @@ extension VersionedFormat {
       let content = try decoder.decode(Self.self, from: data)
       try checkVersion(content.formatVersion, path: path)
       return content
-    } catch let error as StateRestorationError {
+    } catch let error as SystemError {
       throw error
     } catch {
       contentError = error
@@ -61,20 +61,20 @@ extension VersionedFormat {
     do {
       header = try decoder.decode(FormatHeader.self, from: data)
     } catch {
-      throw StateRestorationError.malformed(path: path, detail: describe(error))
+      throw SystemError.malformed(path: path, detail: describe(error))
     }
     try checkVersion(header.formatVersion, path: path)
-    throw StateRestorationError.malformed(path: path, detail: describe(contentError))
+    throw SystemError.malformed(path: path, detail: describe(contentError))
   }
 
   /// Refuses a version this program does not read.
   fileprivate static func checkVersion(_ version: Int, path: String) throws {
     guard version <= currentFormatVersion else {
-      throw StateRestorationError.newerFormatVersion(
+      throw SystemError.newerFormatVersion(
         path: path, found: version, supported: currentFormatVersion)
     }
     guard version >= 1 else {
-      throw StateRestorationError.malformed(
+      throw SystemError.malformed(
         path: path, detail: "format version \(version) is not valid")
     }
   }
@@ -84,7 +84,7 @@ extension VersionedFormat {
   ///
   /// - Returns: The encoded contents.
   /// - Throws: `EncodingError` when a value cannot be encoded.
-  public func encoded() throws -> Data {
+  package func encoded() throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     var data = try encoder.encode(self)
@@ -101,9 +101,9 @@ extension VersionedFormat where Self: JSONRepresentable {
   ///   - data: The file's contents.
   ///   - path: The file's path, for error messages.
   /// - Returns: The contents.
-  /// - Throws: ``StateRestorationError/newerFormatVersion(path:found:supported:)`` or
-  ///   ``StateRestorationError/malformed(path:detail:)``.
-  public static func decoded(from data: Data, path: String) throws -> Self {
+  /// - Throws: ``SystemError/newerFormatVersion(path:found:supported:)`` or
+  ///   ``SystemError/malformed(path:detail:)``.
+  package static func decoded(from data: Data, path: String) throws -> Self {
     do {
       let json = try JSONValue(parsing: data)
       try checkVersion(
@@ -111,9 +111,9 @@ extension VersionedFormat where Self: JSONRepresentable {
         path: path)
       return try Self(json: json)
     } catch let error as JSONSyntaxError {
-      throw StateRestorationError.malformed(path: path, detail: error.description)
+      throw SystemError.malformed(path: path, detail: error.description)
     } catch let error as JSONReadError {
-      throw StateRestorationError.malformed(path: path, detail: error.description)
+      throw SystemError.malformed(path: path, detail: error.description)
     }
   }
 
@@ -121,7 +121,7 @@ extension VersionedFormat where Self: JSONRepresentable {
   /// UTF-8 JSON with sorted keys, ending in a newline.
   ///
   /// - Returns: The contents.
-  public func encoded() throws -> Data {
+  package func encoded() throws -> Data {
     var bytes = json.serialized(pretty: true, sortingKeys: true)
     bytes.append(UInt8(ascii: "\n"))
     return Data(bytes)
@@ -129,7 +129,7 @@ extension VersionedFormat where Self: JSONRepresentable {
 }
 
 /// A short, one-line account of a decoding error: what was wrong and where.
-func describe(_ error: any Error) -> String {
+package func describe(_ error: any Error) -> String {
   guard let decodingError = error as? DecodingError else { return "not valid JSON" }
   func location(_ path: [any CodingKey]) -> String {
     path.isEmpty

@@ -10,9 +10,9 @@
 /// A change that touches several files prepares them all, does whatever else may fail, and
 /// only then commits them; committing is a `rename`, which needs no space on the disk. A
 /// prepared write that is not committed is removed when the value is destroyed.
-public final class PreparedWrite: @unchecked Sendable {
+package final class PreparedWrite: @unchecked Sendable {
   /// The destination.
-  public let path: String
+  package let path: String
   private let temporaryPath: String
   // The temporary file's flush when it runs beside the caller's work; committing waits for it.
   private let flush: PendingFlush?
@@ -31,23 +31,23 @@ public final class PreparedWrite: @unchecked Sendable {
     let code = flush.wait()
     guard code == 0 else {
       unlink(temporaryPath)
-      throw StateRestorationError.cannotWrite(path: path, reason: systemErrorDescription(code))
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription(code))
     }
   }
 
   /// Replaces the destination with the prepared contents and flushes its directory, first
   /// waiting for the contents' own flush when it ran in the background.
   ///
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``; the destination is then
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``; the destination is then
   ///   as it was, unless only the directory's flush failed.
-  public func commit() throws {
+  package func commit() throws {
     guard !isSettled else { return }
     isSettled = true
     try waitForFlush()
     guard rename(temporaryPath, path) == 0 else {
       let reason = systemErrorDescription()
       unlink(temporaryPath)
-      throw StateRestorationError.cannotWrite(path: path, reason: reason)
+      throw SystemError.cannotWrite(path: path, reason: reason)
     }
     try DurableFile.synchronizeDirectory(DurableFile.parentDirectory(of: path))
   }
@@ -58,8 +58,8 @@ public final class PreparedWrite: @unchecked Sendable {
   /// - Parameter name: The file's name in the destination's directory; by default the
   ///   destination's own.
   /// - Returns: false, with the prepared contents still pending, when that name is taken.
-  /// - Throws: ``StateRestorationError/cannotWrite(path:reason:)``.
-  public func commitIfAbsent(named name: String? = nil) throws -> Bool {
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  package func commitIfAbsent(named name: String? = nil) throws -> Bool {
     guard !isSettled else { return false }
     try waitForFlush()
     let directory = DurableFile.parentDirectory(of: path)
@@ -67,7 +67,7 @@ public final class PreparedWrite: @unchecked Sendable {
     // `link` fails rather than replace what is there, unlike `rename`.
     guard link(temporaryPath, destination) == 0 else {
       guard errno == EEXIST else {
-        throw StateRestorationError.cannotWrite(
+        throw SystemError.cannotWrite(
           path: destination, reason: systemErrorDescription())
       }
       return false
@@ -78,7 +78,7 @@ public final class PreparedWrite: @unchecked Sendable {
   }
 
   /// Removes the prepared contents without touching the destination.
-  public func discard() {
+  package func discard() {
     guard !isSettled else { return }
     isSettled = true
     unlink(temporaryPath)

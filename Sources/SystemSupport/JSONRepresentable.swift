@@ -3,7 +3,7 @@
 ///
 /// A type that is also `Codable` should read and write the same JSON both ways; a
 /// ``VersionedFormat`` that conforms is read and written this way.
-public protocol JSONRepresentable {
+package protocol JSONRepresentable {
   /// Reads a value from JSON.
   ///
   /// - Parameter json: The JSON.
@@ -15,18 +15,18 @@ public protocol JSONRepresentable {
 }
 
 /// Why a JSON document does not hold what its reader expects, and where.
-public struct JSONReadError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct JSONReadError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What was wrong, such as `expected Int` or `missing 'name'`.
-  public var problem: String
+  package var problem: String
   /// The member names and element offsets from the document's root to the value.
-  public var path: [String]
+  package var path: [String]
 
   /// Creates an error.
   ///
   /// - Parameters:
   ///   - problem: What was wrong.
   ///   - path: Where, from the root; empty for the root itself.
-  public init(_ problem: String, path: [String] = []) {
+  package init(_ problem: String, path: [String] = []) {
     self.problem = problem
     self.path = path
   }
@@ -35,12 +35,12 @@ public struct JSONReadError: Error, Sendable, Hashable, CustomStringConvertible 
   ///
   /// - Parameter component: A member's name or an element's offset.
   /// - Returns: The error.
-  public func within(_ component: String) -> JSONReadError {
+  package func within(_ component: String) -> JSONReadError {
     JSONReadError(problem, path: [component] + path)
   }
 
   /// A one-line account, such as `expected Int at 'storage.count.value'`.
-  public var description: String {
+  package var description: String {
     path.isEmpty ? problem : "\(problem) at '\(path.joined(separator: "."))'"
   }
 }
@@ -49,7 +49,7 @@ extension JSONValue {
   /// The string this value is.
   ///
   /// - Throws: ``JSONReadError`` when it is not a string.
-  public func stringValue() throws(JSONReadError) -> String {
+  package func stringValue() throws(JSONReadError) -> String {
     guard case .string(let text) = self else { throw JSONReadError("expected String") }
     return text
   }
@@ -57,7 +57,7 @@ extension JSONValue {
   /// The Boolean this value is.
   ///
   /// - Throws: ``JSONReadError`` when it is not `true` or `false`.
-  public func boolValue() throws(JSONReadError) -> Bool {
+  package func boolValue() throws(JSONReadError) -> Bool {
     guard case .bool(let value) = self else { throw JSONReadError("expected Bool") }
     return value
   }
@@ -65,7 +65,7 @@ extension JSONValue {
   /// The integer this value is: a number without a fraction that fits an `Int`.
   ///
   /// - Throws: ``JSONReadError`` otherwise.
-  public func intValue() throws(JSONReadError) -> Int {
+  package func intValue() throws(JSONReadError) -> Int {
     guard case .number(let text) = self else { throw JSONReadError("expected Int") }
     if let value = Int(text) { return value }
     // `1e3` and `2.0` are integers too; a fraction or a value beyond `Int` is not.
@@ -80,7 +80,7 @@ extension JSONValue {
   /// cannot hold.
   ///
   /// - Throws: ``JSONReadError`` when it is neither, or a number too large for a `Double`.
-  public func doubleValue() throws(JSONReadError) -> Double {
+  package func doubleValue() throws(JSONReadError) -> Double {
     switch self {
     case .number(let text):
       guard let value = Double(text), value.isFinite else {
@@ -97,7 +97,7 @@ extension JSONValue {
   /// The elements of the array this value is.
   ///
   /// - Throws: ``JSONReadError`` when it is not an array.
-  public func arrayValue() throws(JSONReadError) -> [JSONValue] {
+  package func arrayValue() throws(JSONReadError) -> [JSONValue] {
     guard case .array(let elements) = self else { throw JSONReadError("expected an array") }
     return elements
   }
@@ -105,7 +105,7 @@ extension JSONValue {
   /// The members of the object this value is.
   ///
   /// - Throws: ``JSONReadError`` when it is not an object.
-  public func objectValue() throws(JSONReadError) -> [(String, JSONValue)] {
+  package func objectValue() throws(JSONReadError) -> [(String, JSONValue)] {
     guard case .object(let members) = self else { throw JSONReadError("expected an object") }
     return members
   }
@@ -118,7 +118,7 @@ extension JSONValue {
   /// - Returns: The value.
   /// - Throws: ``JSONReadError`` when this is not an object, the member is missing, or `read`
   ///   fails (the error then says where).
-  public func read<Value>(_ key: String, _ read: (JSONValue) throws(JSONReadError) -> Value)
+  package func read<Value>(_ key: String, _ read: (JSONValue) throws(JSONReadError) -> Value)
     throws(JSONReadError) -> Value
   {
     guard case .object = self else { throw JSONReadError("expected an object") }
@@ -137,7 +137,7 @@ extension JSONValue {
   ///   - read: What makes a value of it.
   /// - Returns: The value, or nil when the member is missing or `null`.
   /// - Throws: ``JSONReadError`` when this is not an object or `read` fails.
-  public func readIfPresent<Value>(
+  package func readIfPresent<Value>(
     _ key: String, _ read: (JSONValue) throws(JSONReadError) -> Value
   ) throws(JSONReadError) -> Value? {
     guard case .object = self else { throw JSONReadError("expected an object") }
@@ -154,7 +154,7 @@ extension JSONValue {
   /// - Parameter read: What makes a value of an element.
   /// - Returns: The values, in order.
   /// - Throws: ``JSONReadError`` when this is not an array or `read` fails.
-  public func readElements<Value>(_ read: (JSONValue) throws(JSONReadError) -> Value)
+  package func readElements<Value>(_ read: (JSONValue) throws(JSONReadError) -> Value)
     throws(JSONReadError) -> [Value]
   {
     var values: [Value] = []
@@ -173,7 +173,7 @@ extension JSONValue {
   /// - Parameter read: What makes a value of a member.
   /// - Returns: The values by member name (the last, where a name repeats).
   /// - Throws: ``JSONReadError`` when this is not an object or `read` fails.
-  public func readMembers<Value>(_ read: (JSONValue) throws(JSONReadError) -> Value)
+  package func readMembers<Value>(_ read: (JSONValue) throws(JSONReadError) -> Value)
     throws(JSONReadError) -> [String: Value]
   {
     var values: [String: Value] = [:]
@@ -193,7 +193,7 @@ extension JSONValue {
   /// - Returns: The string.
   /// - Throws: ``JSONReadError`` when this is not an object, or the member is missing or not a
   ///   string.
-  public func readString(_ key: String) throws(JSONReadError) -> String {
+  package func readString(_ key: String) throws(JSONReadError) -> String {
     try read(key) { value throws(JSONReadError) in try value.stringValue() }
   }
 
@@ -203,7 +203,7 @@ extension JSONValue {
   /// - Returns: The integer.
   /// - Throws: ``JSONReadError`` when this is not an object, or the member is missing or not an
   ///   integer.
-  public func readInt(_ key: String) throws(JSONReadError) -> Int {
+  package func readInt(_ key: String) throws(JSONReadError) -> Int {
     try read(key) { value throws(JSONReadError) in try value.intValue() }
   }
 
@@ -213,7 +213,7 @@ extension JSONValue {
   /// - Returns: The Boolean.
   /// - Throws: ``JSONReadError`` when this is not an object, or the member is missing or not a
   ///   Boolean.
-  public func readBool(_ key: String) throws(JSONReadError) -> Bool {
+  package func readBool(_ key: String) throws(JSONReadError) -> Bool {
     try read(key) { value throws(JSONReadError) in try value.boolValue() }
   }
 
@@ -223,7 +223,7 @@ extension JSONValue {
   /// - Returns: The number.
   /// - Throws: ``JSONReadError`` when this is not an object, or the member is missing or not a
   ///   number.
-  public func readDouble(_ key: String) throws(JSONReadError) -> Double {
+  package func readDouble(_ key: String) throws(JSONReadError) -> Double {
     try read(key) { value throws(JSONReadError) in try value.doubleValue() }
   }
 }
