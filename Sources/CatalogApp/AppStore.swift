@@ -55,7 +55,7 @@ package final class AppStore {
       warnings.append(warning)
     }
     let sessions = try SessionStore(directory: stateDirectory)
-    warnings += sessions.warnings
+    warnings += sessions.warnings.map(\.description)
     // A process that died left its mailbox behind: a link sent there would wait for nobody.
     DeliveryChannel.removeStaleSockets(in: sessions.directory)
     let dataDirectory = options.paths.dataDirectory
@@ -63,8 +63,9 @@ package final class AppStore {
       warnings.append(warning)
     }
     DurableFile.removeAbandonedTemporaryFiles(in: dataDirectory)
+    warnings += EarlierLaunchFile.importIfPresent(in: sessions.directory)
     let launch = try sessions.beginLaunch()
-    warnings += launch.warnings
+    warnings += launch.warnings.map(\.description)
     if launch.startsFresh {
       warnings.append(
         "catalog did not reach its prompt the last \(launch.crashedLaunches) times it started; "
@@ -259,7 +260,7 @@ package final class AppStore {
   ///
   /// - Returns: A one-line warning when that could not be recorded.
   package func markReady() -> [String] {
-    sessions.endLaunch(reachedPrompt: true)
+    sessions.endLaunch(reachedPrompt: true).map(\.description)
   }
 
   /// Saves what a command changed: the product edits, the scenes whose storage differs, the

@@ -35,6 +35,11 @@ package enum SystemError: Error, Sendable, Hashable, LocalizedError, CustomStrin
     }
   }
 
+  /// Whether the error says the file belongs to a newer version of the program.
+  package var isNewerVersion: Bool {
+    if case .newerFormatVersion = self { true } else { false }
+  }
+
   /// The message shown to the user: what went wrong, with the values involved in quotes.
   package var errorDescription: String? {
     switch self {

@@ -67,7 +67,7 @@ do {
 } catch {
   fail(error.localizedDescription)
 }
-for warning in session.warnings { say("warning", warning) }
+for warning in session.warnings { say("warning", warning.description) }
 
 // The system's part on Apple's platforms: the activity types this program continues, and
 // the history its activities are saved in and searched.

@@ -57,7 +57,11 @@ private struct ListView {
     #expect(mode(temporary.path + "/scenes") == 0o700)
     #expect(mode(temporary.path + "/scenes/main.json") == 0o600)
     #expect(session.warnings.count == 1, "\(session.warnings)")
-    #expect(session.warnings.first?.contains("open to other users") == true)
+    guard case .madePrivate(let detail) = session.warnings.first else {
+      Issue.record("expected the directory made private, got \(session.warnings)")
+      return
+    }
+    #expect(detail.contains("open to other users"))
   }
 
   /// A scene larger than the next launch reads is refused by `save()` at once, its file left
@@ -108,7 +112,14 @@ private struct ListView {
       view.items = ["eggs"]
       try session.save()
       #expect(session.warnings.count == 1)
-      #expect(session.warnings.first?.contains("kept it as 'ListView.items.unreadable'") == true)
+      guard case .valueSetAside(.main, let value) = session.warnings.first else {
+        Issue.record("expected a value set aside, got \(session.warnings)")
+        return
+      }
+      #expect(value.keptAs == "ListView.items.unreadable")
+      #expect(
+        session.warnings.first?.description.contains("kept it as 'ListView.items.unreadable'")
+          == true)
     }
     let reopened = try SessionStore(directory: temporary.path)
     let values = try reopened.open(.main).values

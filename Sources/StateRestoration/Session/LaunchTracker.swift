@@ -1,5 +1,5 @@
 import Synchronization
-internal import SystemSupport
+package import SystemSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -16,15 +16,15 @@ internal import SystemSupport
 /// are made and counted under a lock; creating or removing one is a single directory entry,
 /// not synced: a marker must outlive a process that crashed, which the system's cache does, and
 /// one lost with the machine only forgets a launch. Start-up pays no file rewrite and no
-/// `fsync`. A `launch.json` of an earlier version is read once, turned into markers and removed.
+/// `fsync`.
 ///
 /// A process that exits on its own before it is ready — `exit` with any status, a refused
 /// launch — removes its marker as it exits: only a launch killed by a signal or a crash counts.
-enum LaunchTracker {
+package enum LaunchTracker {
   /// How many launches in a row may die before the prompt before state is set aside.
   static let failureLimit = 2
   /// The folder of markers, in the state directory.
-  static let folder = "launching"
+  package static let folder = "launching"
 
   /// Records that this process is launching.
   ///
@@ -40,7 +40,6 @@ enum LaunchTracker {
     defer { withExtendedLifetime(lock) {} }
     try DurableFile.createPrivateSubdirectory(directory.path(of: folder))
     var check = LaunchCheck()
-    importLegacyFile(in: directory, warnings: &check.warnings)
     let crashed = markers(in: directory).filter { !$0.identity.isRunning }
     if crashed.count >= failureLimit {
       check.crashedLaunches = crashed.count
@@ -48,7 +47,9 @@ enum LaunchTracker {
       where directory.contains(path) {
         if (try? directory.quarantine(path)) != nil { check.filesSetAside += 1 }
       }
-      remove(crashed.map(\.name), in: directory, warnings: &check.warnings)
+      var problems: [String] = []
+      remove(crashed.map(\.name), in: directory, warnings: &problems)
+      check.warnings += problems.map { .launchNotRecorded(detail: $0) }
     }
     let marker = directory.path(of: folder + "/" + name(of: .current))
     let descriptor = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -57,7 +58,8 @@ enum LaunchTracker {
       removedAtExit(marker)
     } else {
       check.warnings.append(
-        "cannot record the launch in '\(marker)': \(String(cString: strerror(errno)))")
+        .launchNotRecorded(
+          detail: "cannot record the launch in '\(marker)': \(String(cString: strerror(errno)))"))
     }
     return check
   }
@@ -102,7 +104,7 @@ enum LaunchTracker {
   }
 
   /// A marker's name: `PID.STARTTIME`, 0 where the start time is unknown.
-  private static func name(of identity: ProcessIdentity) -> String {
+  package static func name(of identity: ProcessIdentity) -> String {
     "\(identity.pid).\(identity.startTime ?? 0)"
   }
 
@@ -130,35 +132,6 @@ enum LaunchTracker {
       if unlink(path) != 0 && errno != ENOENT {
         warnings.append(
           "cannot record the launch in '\(path)': \(String(cString: strerror(errno)))")
-      }
-    }
-  }
-
-  /// Turns an earlier version's `launch.json` into markers and removes it; an unreadable one
-  /// is set aside with a warning.
-  private static func importLegacyFile(in directory: StateDirectory, warnings: inout [String]) {
-    guard directory.contains(LaunchFile.path) else { return }
-    do {
-      let launches = try directory.load(LaunchFile.self, from: LaunchFile.path)?.launches ?? []
-      // Entries without a process (version 1 counted launches) become markers of pid 0, which
-      // is never running: each counts as a crash, as it did.
-      for (index, identity) in launches.suffix(64).enumerated() {
-        let name =
-          identity.pid > 0 ? name(of: identity) : "0.\(index + 1)"
-        let descriptor = open(
-          directory.path(of: folder + "/" + name), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-          0o600)
-        if descriptor >= 0 { close(descriptor) }
-      }
-      try directory.remove(LaunchFile.path)
-    } catch {
-      let reason = StateRestorationError.describing(error)
-      if let destination = try? directory.quarantine(LaunchFile.path) {
-        warnings.append(
-          "\(reason); moved it to '\(destination)', and the count of crashed launches starts at 0"
-        )
-      } else {
-        warnings.append("\(reason); the count of crashed launches starts at 0")
       }
     }
   }

@@ -43,7 +43,7 @@ public final class SessionStore {
   /// open to other users, a scene file that could not be read and was set aside — and from
   /// ``save(activeScene:)``: a stored value the program could not read, kept aside when it set
   /// that key.
-  public private(set) var warnings: [String] = []
+  public private(set) var warnings: [StateRestorationWarning] = []
   /// The terminal this process's scenes are shown on, recorded in their lock files.
   package var terminal: String? = SceneOwner.currentTerminal
 
@@ -104,7 +104,7 @@ public final class SessionStore {
     if let warning = directory.makeOwnFilesPrivate(
       folders: Self.folders, files: [SessionFile.path])
     {
-      warnings.append(warning)
+      warnings.append(.madePrivate(detail: warning))
     }
     // A link or a file in place of a folder is refused before anything is read through it.
     for folder in Self.folders where directory.contains(folder) {
@@ -138,8 +138,10 @@ public final class SessionStore {
   ///   the crashes before it; false for a launch refused with a message, which is no crash.
   /// - Returns: One-line warnings when the launch could not be recorded.
   @discardableResult
-  public func endLaunch(reachedPrompt: Bool) -> [String] {
-    LaunchTracker.end(in: directory, reachedPrompt: reachedPrompt)
+  public func endLaunch(reachedPrompt: Bool) -> [StateRestorationWarning] {
+    LaunchTracker.end(in: directory, reachedPrompt: reachedPrompt).map {
+      .launchNotRecorded(detail: $0)
+    }
   }
 
   // MARK: The session
@@ -415,7 +417,7 @@ public final class SessionStore {
     let restored = try StateRestorationError.translating { try restoreScene(name) }
     if let setAside = restored.setAside {
       warnings.append(
-        "\(setAside.reason); moved it to '\(setAside.keptAs)' and scene '\(name)' starts fresh")
+        .sceneSetAside(scene: name, reason: setAside.reason, keptAs: setAside.keptAs))
     }
     let store = SceneStore(restored.scene.storage)
     openScenes.append(
@@ -459,9 +461,10 @@ public final class SessionStore {
     do {
       try save()
     } catch {
-      let line = StateRestorationError.describing(error) + "; not saved yet"
-      saving.withLock { _ in warnings.append(line) }
-      _ = "warning: \(line)\n".withCString { write(2, $0, strlen($0)) }
+      let warning = StateRestorationWarning.changeNotSaved(
+        reason: StateRestorationError.describing(error))
+      saving.withLock { _ in warnings.append(warning) }
+      _ = "warning: \(warning)\n".withCString { write(2, $0, strlen($0)) }
     }
   }
 
@@ -491,7 +494,7 @@ public final class SessionStore {
     try commit(prepared)
     for (index, count) in zip(changed, counts) { openScenes[index].savedChangeCount = count }
     for scene in openScenes {
-      warnings += scene.store.takeSetAsideValues().map { "scene '\(scene.name)': \($0)" }
+      warnings += scene.store.takeSetAsideValues().map { .valueSetAside(scene: scene.name, $0) }
     }
     if let active { bringToFront(active) }
   }
@@ -544,8 +547,9 @@ public struct LaunchCheck: Sendable, Hashable {
   public var crashedLaunches = 0
   /// How many files (the session and unowned scenes) went to quarantine.
   public var filesSetAside = 0
-  /// One-line warnings: a launch that could not be recorded, a record that could not be read.
-  public var warnings: [String] = []
+  /// What could not be done: a launch that could not be recorded, a record that could not be
+  /// read.
+  public var warnings: [StateRestorationWarning] = []
 
   /// Whether this launch starts fresh, its saved state set aside.
   public var startsFresh: Bool { crashedLaunches > 0 }

@@ -179,48 +179,6 @@ extension SessionFile: JSONRepresentable {
   }
 }
 
-/// `launch.json` of earlier versions: the launches that had not reached their prompt, by
-/// process; read once and turned into markers (``LaunchTracker``).
-///
-/// A launch adds its process and removes it at the prompt; an entry whose process is gone is a
-/// launch that crashed. Processes still starting are not crashes, so several terminals may
-/// launch at once.
-struct LaunchFile: VersionedFormat, Hashable {
-  static let currentFormatVersion = 2
-  var formatVersion = currentFormatVersion
-  /// The processes that started and have not reached their prompt, oldest first.
-  var launches: [ProcessIdentity]
-
-  static let path = "launch.json"
-
-  init(launches: [ProcessIdentity]) {
-    self.launches = launches
-  }
-
-  private enum CodingKeys: String, CodingKey {
-    case formatVersion, launches, unfinishedLaunches
-  }
-
-  init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    let version = try container.decode(Int.self, forKey: .formatVersion)
-    if version == 1 {
-      // Version 1 counted unfinished launches; each stands for a process that is gone.
-      let count = try container.decode(Int.self, forKey: .unfinishedLaunches)
-      launches = Array(
-        repeating: ProcessIdentity(pid: 0, startTime: nil), count: min(max(count, 0), 16))
-    } else {
-      launches = try container.decode([ProcessIdentity].self, forKey: .launches)
-    }
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(formatVersion, forKey: .formatVersion)
-    try container.encode(launches, forKey: .launches)
-  }
-}
-
 /// Where lock files live in the state directory.
 package enum LockFiles {
   /// The lock a scene's owner holds: `locks/scene-NAME.lock`.
