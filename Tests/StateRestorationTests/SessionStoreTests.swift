@@ -10,6 +10,35 @@ private struct ListView {
 }
 
 @Suite struct SessionStoreTests {
+  /// The store is `Sendable`: changes saved as they are made on several threads, while the
+  /// program saves and opens another scene, all reach the disk.
+  @Test func aSessionUsedFromManyThreadsSavesEveryChange() async throws {
+    let temporary = TemporaryDirectory()
+    do {
+      let session = try SessionStore(directory: temporary.path + "/state")
+      session.savesEveryChange = true
+      let store = try session.open(.main)
+      await withTaskGroup(of: Void.self) { group in
+        for worker in 0..<4 {
+          group.addTask {
+            for value in 1...25 {
+              store[SceneStorageKey<Int>("worker\(worker)", default: 0)] = value
+            }
+          }
+        }
+        group.addTask { for _ in 0..<10 { try? session.save() } }
+        group.addTask { _ = try? session.open("second") }
+      }
+      try session.save()
+      #expect(session.warnings.isEmpty, "\(session.warnings)")
+    }
+    let reopened = try SessionStore(directory: temporary.path + "/state")
+    let store = try reopened.open(.main)
+    for worker in 0..<4 {
+      #expect(store[SceneStorageKey<Int>("worker\(worker)", default: 0)] == 25)
+    }
+  }
+
   @Test func sceneStorageSavedThroughTheStoreComesBackInTheNextOne() throws {
     let temporary = TemporaryDirectory()
     do {

@@ -36,14 +36,19 @@ package import SystemSupport
 /// A program that keeps its scenes as values (``Scene``) uses ``restoreScene(_:)``,
 /// ``prepare(saving:session:closing:flushingInBackground:)`` and ``commit(_:)`` instead, and
 /// can do its own work — a database transaction, say — between preparing and committing.
-public final class SessionStore {
+///
+/// Its public API may be called from any thread: a save, a scene opened and a change saved as
+/// it is made (``savesEveryChange``) are serialized. The package's own lower-level calls
+/// (preparing and committing scenes as values) belong to one thread.
+public final class SessionStore: @unchecked Sendable {
   /// The state directory.
   package let directory: StateDirectory
   /// One-line warnings for the user from opening the directory and its scenes — a directory
   /// open to other users, a scene file that could not be read and was set aside — and from
   /// ``save(activeScene:)``: a stored value the program could not read, kept aside when it set
   /// that key.
-  public private(set) var warnings: [StateRestorationWarning] = []
+  public var warnings: [StateRestorationWarning] { saving.withLock { _ in collectedWarnings } }
+  private var collectedWarnings: [StateRestorationWarning] = []
   /// The terminal this process's scenes are shown on, recorded in their lock files.
   package var terminal: String? = SceneOwner.currentTerminal
 
@@ -60,7 +65,8 @@ public final class SessionStore {
   private var knownFiles: Set<String> = []
   /// The scenes opened with ``open(_:)``, in order, with the change count last saved.
   private var openScenes: [OpenScene] = []
-  /// Serializes saves: the program's, and those made for it when it leaves.
+  /// Serializes what the public API does: saves (the program's, those made for it when it
+  /// leaves, and those of each change), scenes opened and closed, warnings.
   private let saving = Mutex(())
   /// Whether the program's leaving saves this store's scenes (once a scene was opened).
   private var isSavedWhenLeaving = false
@@ -70,9 +76,16 @@ public final class SessionStore {
   /// write and a flush per change. False by default: changes are saved by
   /// ``save(activeScene:)`` and when the program leaves. A change that cannot be saved is
   /// added to ``warnings`` and written on standard error.
-  public var savesEveryChange = false {
-    didSet { watchChanges() }
+  public var savesEveryChange: Bool {
+    get { saving.withLock { _ in changesSavedAtOnce } }
+    set {
+      saving.withLock { _ in
+        changesSavedAtOnce = newValue
+        watchChanges()
+      }
+    }
   }
+  private var changesSavedAtOnce = false
 
   private struct OpenScene {
     var name: SceneName
@@ -104,7 +117,7 @@ public final class SessionStore {
     if let warning = directory.makeOwnFilesPrivate(
       folders: Self.folders, files: [SessionFile.path])
     {
-      warnings.append(.madePrivate(detail: warning))
+      collectedWarnings.append(.madePrivate(detail: warning))
     }
     // A link or a file in place of a folder is refused before anything is read through it.
     for folder in Self.folders where directory.contains(folder) {
@@ -413,21 +426,26 @@ public final class SessionStore {
   /// - Throws: ``StateRestorationError/sceneOpenElsewhere(scene:pid:terminal:)`` when another
   ///   process has it open, or another ``StateRestorationError``.
   public func open(_ name: SceneName) throws -> SceneStore {
-    if let open = openScenes.first(where: { $0.name == name }) { return open.store }
-    let restored = try StateRestorationError.translating { try restoreScene(name) }
-    if let setAside = restored.setAside {
-      warnings.append(
-        .sceneSetAside(scene: name, reason: setAside.reason, keptAs: setAside.keptAs))
-    }
-    let store = SceneStore(restored.scene.storage)
-    openScenes.append(
-      OpenScene(
-        name: name, store: store, activity: restored.scene.userActivity,
-        savedChangeCount: restored.wasSaved ? store.changeCount : nil))
-    bindProgramScene()
-    watchChanges()
-    if !isSavedWhenLeaving {
+    let (store, isFirst) = try saving.withLock { _ throws in
+      if let open = openScenes.first(where: { $0.name == name }) { return (open.store, false) }
+      let restored = try StateRestorationError.translating { try restoreScene(name) }
+      if let setAside = restored.setAside {
+        collectedWarnings.append(
+          .sceneSetAside(scene: name, reason: setAside.reason, keptAs: setAside.keptAs))
+      }
+      let store = SceneStore(restored.scene.storage)
+      openScenes.append(
+        OpenScene(
+          name: name, store: store, activity: restored.scene.userActivity,
+          savedChangeCount: restored.wasSaved ? store.changeCount : nil))
+      bindProgramScene()
+      watchChanges()
+      let isFirst = !isSavedWhenLeaving
       isSavedWhenLeaving = true
+      return (store, isFirst)
+    }
+    // Outside the lock: leaving takes the registry's lock, then this one.
+    if isFirst {
       AutomaticSaving.register(self)
     }
     return store
@@ -452,7 +470,7 @@ public final class SessionStore {
   private func watchChanges() {
     let owner = WeakSession(self)
     let save: @Sendable () -> Void = { owner.session?.saveChange() }
-    let action = savesEveryChange ? save : nil
+    let action = changesSavedAtOnce ? save : nil
     for scene in openScenes { scene.store.onChange(action) }
   }
 
@@ -463,7 +481,7 @@ public final class SessionStore {
     } catch {
       let warning = StateRestorationWarning.changeNotSaved(
         reason: StateRestorationError.describing(error))
-      saving.withLock { _ in warnings.append(warning) }
+      saving.withLock { _ in collectedWarnings.append(warning) }
       _ = "warning: \(warning)\n".withCString { write(2, $0, strlen($0)) }
     }
   }
@@ -494,7 +512,9 @@ public final class SessionStore {
     try commit(prepared)
     for (index, count) in zip(changed, counts) { openScenes[index].savedChangeCount = count }
     for scene in openScenes {
-      warnings += scene.store.takeSetAsideValues().map { .valueSetAside(scene: scene.name, $0) }
+      collectedWarnings += scene.store.takeSetAsideValues().map {
+        .valueSetAside(scene: scene.name, $0)
+      }
     }
     if let active { bringToFront(active) }
   }
@@ -513,9 +533,9 @@ public final class SessionStore {
           openScenes[index].store.onChange(nil)
           openScenes.remove(at: index)
         }
+        bindProgramScene()
       }
     }
-    bindProgramScene()
   }
 
   /// Moves a file that could not be read to quarantine, for a warning that says so.
