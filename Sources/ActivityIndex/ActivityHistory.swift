@@ -47,6 +47,15 @@ public struct ActivityHistory: ActivityStore, Hashable {
     self.init(directory: StateDirectory(existing: path), capacity: capacity)
   }
 
+  /// Creates the history of a state directory given as a file URL, `activities.sqlite` in it.
+  ///
+  /// - Parameters:
+  ///   - url: The state directory.
+  ///   - capacity: The most entries kept; the least recently active go first.
+  public init(directory url: URL, capacity: Int = 1_000_000) {
+    self.init(directory: url.directoryPath, capacity: capacity)
+  }
+
   /// Creates a history.
   ///
   /// - Parameters:

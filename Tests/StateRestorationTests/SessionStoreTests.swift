@@ -1,3 +1,4 @@
+import ActivityIndex
 import Foundation
 import StateRestoration
 import SystemSupport
@@ -59,6 +60,22 @@ private struct ListView {
   /// A program's own directory, shared with its other files: the store makes its own folders
   /// and files private and leaves everything else — a script's execute bit, a folder others
   /// read — as it was, with a warning that the directory is open to others.
+  /// Code written for Apple's platforms names places by file URL.
+  @Test func aStateDirectoryGivenAsAURLIsTheOneAtItsPath() throws {
+    let temporary = TemporaryDirectory()
+    let path = temporary.path + "/my state"
+    do {
+      let session = try SessionStore(directory: URL(fileURLWithPath: path))
+      let store = try session.open(.main)
+      store[SceneStorageKey<Int>("count", default: 0)] = 3
+      try session.save()
+    }
+    let session = try SessionStore(directory: path)
+    #expect(try session.open(.main)[SceneStorageKey<Int>("count", default: 0)] == 3)
+    #expect(
+      ActivityHistory(directory: URL(fileURLWithPath: path)) == ActivityHistory(directory: path))
+  }
+
   @Test func filesTheStoreDidNotMakeKeepTheirModes() throws {
     let temporary = TemporaryDirectory()
     let script = temporary.path + "/run.sh"

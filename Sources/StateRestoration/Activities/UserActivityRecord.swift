@@ -45,7 +45,7 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
 
   /// The key under which the history keeps one entry: the persistent identifier, or the type
   /// with the target content (or the title).
-  public var historyKey: String {
+  package var historyKey: String {
     persistentIdentifier
       ?? "\(activityType)\u{1F}\(targetContentIdentifier ?? title ?? "")"
   }

@@ -129,6 +129,15 @@ public final class SessionStore: @unchecked Sendable {
       subfolders: ["scenes", StateDirectory.quarantineFolder])
   }
 
+  /// Opens the state directory at a file URL, as `init(directory:)` opens it at a path.
+  ///
+  /// - Parameter url: The state directory.
+  /// - Throws: A ``StateRestorationError`` when the directory cannot be created or one of its
+  ///   folders is not a folder.
+  public convenience init(directory url: URL) throws {
+    try self.init(directory: url.directoryPath)
+  }
+
   // MARK: Launches
 
   /// Records that this process is launching, as Apple's state restoration notices an app

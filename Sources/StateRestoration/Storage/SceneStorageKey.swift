@@ -45,7 +45,7 @@ public struct SceneStorageKey<Value: Sendable>: Sendable {
   ///
   /// - Parameter stored: What the storage holds, or nil when the key is absent.
   /// - Returns: The decoded value, or ``defaultValue`` when it is absent or of another type.
-  public func value(from stored: StoredValue?) -> Value {
+  package func value(from stored: StoredValue?) -> Value {
     stored.flatMap(decode) ?? defaultValue
   }
 
@@ -54,7 +54,7 @@ public struct SceneStorageKey<Value: Sendable>: Sendable {
   ///
   /// - Parameter stored: What the storage holds under the key.
   /// - Returns: Whether ``value(from:)`` reads it rather than falling back to the default.
-  public func canRead(_ stored: StoredValue) -> Bool {
+  package func canRead(_ stored: StoredValue) -> Bool {
     decode(stored) != nil
   }
 
@@ -63,7 +63,7 @@ public struct SceneStorageKey<Value: Sendable>: Sendable {
   /// - Parameter value: The value to store.
   /// - Returns: The stored value, or nil when the key should be removed (an optional set to
   ///   nil, or a `Codable` value that cannot be encoded).
-  public func storedValue(for value: Value) -> StoredValue? {
+  package func storedValue(for value: Value) -> StoredValue? {
     encode(value)
   }
 }

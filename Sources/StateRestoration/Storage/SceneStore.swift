@@ -53,7 +53,7 @@ public final class SceneStore: Sendable {
   /// value it could not read (``SceneStorageValues/setValue(_:for:)``).
   ///
   /// - Returns: The values kept aside, oldest first.
-  public func takeSetAsideValues() -> [SetAsideValue] {
+  package func takeSetAsideValues() -> [SetAsideValue] {
     state.withLock { state in
       defer { state.setAside = [] }
       return state.setAside
@@ -66,7 +66,7 @@ public final class SceneStore: Sendable {
   }
 
   /// How many times the contents have changed since the store was created.
-  public var changeCount: Int { state.withLock { $0.changeCount } }
+  package var changeCount: Int { state.withLock { $0.changeCount } }
 
   /// The value under a typed key: the key's default when absent or stored as another type.
   ///
