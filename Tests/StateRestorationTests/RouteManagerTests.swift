@@ -72,14 +72,28 @@ struct Fallback: URLProcessor {
 
   @Test func reportsEachChangeWithTheNewPath() {
     let routes = RouteManager<TestRoute>()
-    var saved: [[TestRoute]] = []
-    routes.onPathChange { saved.append($0) }
+    let saved = Mutex<[[TestRoute]]>([])
+    routes.onPathChange { path in saved.withLock { $0.append(path) } }
     routes.push(.item(1))
     routes.push(.settings)
     routes.pop(0)
     routes.popToRoot()
     routes.popToRoot()
-    #expect(saved == [[.item(1)], [.item(1), .settings], []])
+    #expect(saved.withLock { $0 } == [[.item(1)], [.item(1), .settings], []])
+  }
+
+  /// Links may arrive on any thread, as deliveries from other processes do.
+  @Test func routesFromOtherThreads() async {
+    let routes = RouteManager<TestRoute>()
+    let changes = Atomic(0)
+    routes.onPathChange { _ in changes.add(1, ordering: .relaxed) }
+    await withTaskGroup(of: Void.self) { group in
+      for item in 1...8 {
+        group.addTask { routes.navigationPath = [.item(item)] }
+      }
+    }
+    #expect((1...8).map { [TestRoute.item($0)] }.contains(routes.navigationPath))
+    #expect((1...8).contains(changes.load(ordering: .relaxed)))
   }
 
   @Test func isObservable() {

@@ -204,10 +204,10 @@ extension AppState {
     let routes = RouteManager(
       activityProcessor: ProductActivityProcessor(catalog: catalog),
       navigationPath: scene.path.routes)
-    routes.onPathChange { scene.path = ScenePath($0) }
     guard try routes.process(NSUserActivity(record: record, center: center)) else {
       throw StateRestorationError.noHandler(activityType: record.activityType)
     }
+    scene.path = ScenePath(routes.navigationPath)
     guard let index = scenes.firstIndex(where: { $0.name == sceneName }) else { return }
     scenes[index] = scene
   }

@@ -44,9 +44,8 @@ extension AppState {
     var scene = state.activeScene
     let routes = RouteManager(
       urlProcessor: CatalogLinkProcessor(catalog: catalog), navigationPath: scene.path.routes)
-    // The scene saves its path on every change, as a SwiftUI scene does.
-    routes.onPathChange { scene.path = ScenePath($0) }
     try routes.process(url)
+    scene.path = ScenePath(routes.navigationPath)
     if case .product(_, let tab, let edit) = link.destination, let product {
       if let tab { scene.selectedTab = tab }
       if edit && !scene.isEditing { scene.presentEditor(for: product) }

@@ -1,4 +1,5 @@
 import Observation
+import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -9,7 +10,7 @@ import Observation
 /// Turns a URL into a change of a navigation path: one step of deep-link handling.
 ///
 /// A processor handles the URLs it understands and ignores the rest.
-public protocol URLProcessor<Route> {
+public protocol URLProcessor<Route>: Sendable {
   /// The elements of the path.
   associatedtype Route: Hashable & Sendable
 
@@ -26,7 +27,7 @@ public protocol URLProcessor<Route> {
 
 /// Turns a user activity into a change of a navigation path: one step of continuing an
 /// activity, as `onContinueUserActivity` handlers do in SwiftUI apps.
-public protocol UserActivityProcessor<Route> {
+public protocol UserActivityProcessor<Route>: Sendable {
   /// The elements of the path.
   associatedtype Route: Hashable & Sendable
 
@@ -57,23 +58,40 @@ public protocol UserActivityProcessor<Route> {
 /// routes.onPathChange { _ in navigationData = routes.toData() }
 /// try routes.process(URL(string: "shop://product/42")!)
 /// ```
-@Observable
-public final class RouteManager<Route: Hashable & Sendable> {
+///
+/// It is `Sendable`: links and activities may arrive on any thread. Each change of the path is
+/// whole; of two routed at once, the later one's path is kept.
+public final class RouteManager<Route: Hashable & Sendable>: Observable, Sendable {
+  private struct State {
+    var navigationPath: [Route]
+    var urlProcessor: (any URLProcessor<Route>)?
+    var activityProcessor: (any UserActivityProcessor<Route>)?
+    var changeHandlers: [@Sendable ([Route]) -> Void] = []
+  }
+
+  private let state: Mutex<State>
+  private let registrar = ObservationRegistrar()
+
   /// The path, root first.
   public var navigationPath: [Route] {
-    didSet {
-      guard navigationPath != oldValue else { return }
-      for handler in changeHandlers { handler(navigationPath) }
+    get {
+      registrar.access(self, keyPath: \.navigationPath)
+      return state.withLock { $0.navigationPath }
     }
+    set { replacePath(with: newValue) }
   }
 
   /// What turns deep links into paths.
-  @ObservationIgnored public var urlProcessor: (any URLProcessor<Route>)?
+  public var urlProcessor: (any URLProcessor<Route>)? {
+    get { state.withLock { $0.urlProcessor } }
+    set { state.withLock { $0.urlProcessor = newValue } }
+  }
 
   /// What turns continued activities into paths.
-  @ObservationIgnored public var activityProcessor: (any UserActivityProcessor<Route>)?
-
-  @ObservationIgnored private var changeHandlers: [([Route]) -> Void] = []
+  public var activityProcessor: (any UserActivityProcessor<Route>)? {
+    get { state.withLock { $0.activityProcessor } }
+    set { state.withLock { $0.activityProcessor = newValue } }
+  }
 
   /// Creates a manager.
   ///
@@ -86,16 +104,29 @@ public final class RouteManager<Route: Hashable & Sendable> {
     activityProcessor: (any UserActivityProcessor<Route>)? = nil,
     navigationPath: [Route] = []
   ) {
-    self.navigationPath = navigationPath
-    self.urlProcessor = urlProcessor
-    self.activityProcessor = activityProcessor
+    state = Mutex(
+      State(
+        navigationPath: navigationPath, urlProcessor: urlProcessor,
+        activityProcessor: activityProcessor))
   }
 
   /// Adds a handler that runs after each change of the path, with the new path.
   ///
   /// - Parameter handler: The handler.
-  public func onPathChange(_ handler: @escaping ([Route]) -> Void) {
-    changeHandlers.append(handler)
+  public func onPathChange(_ handler: @escaping @Sendable ([Route]) -> Void) {
+    state.withLock { $0.changeHandlers.append(handler) }
+  }
+
+  /// Sets the path; observers and handlers hear of it when it changed, after it changed.
+  private func replacePath(with path: [Route]) {
+    let handlers = registrar.withMutation(of: self, keyPath: \.navigationPath) {
+      state.withLock { state -> [@Sendable ([Route]) -> Void] in
+        guard state.navigationPath != path else { return [] }
+        state.navigationPath = path
+        return state.changeHandlers
+      }
+    }
+    for handler in handlers { handler(path) }
   }
 
   /// Pushes a route.
