@@ -130,7 +130,7 @@ package final class LiveEnvironment: AppEnvironment {
         let center = UserActivityCenter(
           declaredActivityTypes: ProductActivity.declaredTypes, history: history,
           clock: { date })
-        try NSUserActivity(record: activity, center: center).becomeCurrent()
+        try NSUserActivity(record: activity, center: center).makeCurrent()
       } catch {
         warning.message.withLock {
           $0 =

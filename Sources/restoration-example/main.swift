@@ -87,7 +87,7 @@ func advertise(_ list: String) {
   activity.persistentIdentifier = "\(sceneName)/\(list)"
   activity.isEligibleForSearch = true
   do {
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
   } catch {
     say("warning", "the list is not searchable: \(error.localizedDescription)")
   }

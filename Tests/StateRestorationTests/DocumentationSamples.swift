@@ -35,7 +35,7 @@ enum DocumentationSamples {
     activity.title = "Show Cherry pie"
     activity.userInfo = ["recipe": "Cherry pie"]
     activity.isEligibleForSearch = true
-    try activity.becomeCurrent()  // saved in the history, once one is set
+    activity.becomeCurrent()  // saved in the history, once one is set
   }
 
   static func readmeActivitySearch(stateDirectory: String) throws {

@@ -83,10 +83,10 @@ final class TestClock: Sendable {
     #expect(info["link"] as? String == "https://example.com/a")
     #expect((info["nested"] as? [String: Any])?["k"] as? Int == 1)
     #expect(info["extra"] as? String == "x")
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
     struct Opaque {}
     activity.addUserInfoEntries(from: ["bad": Opaque()])
-    #expect(throws: StateRestorationError.self) { try activity.becomeCurrent() }
+    #expect(throws: StateRestorationError.self) { try activity.makeCurrent() }
     #expect(activity.userInfo?["id"] as? String == "42")
   }
 
@@ -131,10 +131,10 @@ final class TestClock: Sendable {
     let activity = try productActivity(try makeCenter(directory))
     activity.requiredUserInfoKeys = ["identifier", "imageName"]
     #expect(throws: StateRestorationError.missingRequiredKeys(["imageName"])) {
-      try activity.becomeCurrent()
+      try activity.makeCurrent()
     }
     activity.addUserInfoEntries(from: ["imageName": "Cherries"])
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
     #expect(activity.isCurrent)
   }
 
@@ -142,14 +142,27 @@ final class TestClock: Sendable {
     let directory = TemporaryDirectory()
     let center = try makeCenter(directory)
     let activity = try productActivity(center)
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
     activity.invalidate()
     #expect(!activity.isValid)
     #expect(center.currentActivity == nil)
     #expect(throws: StateRestorationError.invalidated(activityType: Self.type)) {
-      try activity.becomeCurrent()
+      try activity.makeCurrent()
     }
     #expect(center.currentActivity == nil)
+    // Foundation's spelling does not throw: the activity stays as it was.
+    activity.becomeCurrent()
+    #expect(center.currentActivity == nil)
+  }
+
+  /// Code written for Foundation calls `becomeCurrent()` without `try`.
+  @Test func becomeCurrentAsFoundationSpellsItSavesTheActivity() throws {
+    let directory = TemporaryDirectory()
+    let center = try makeCenter(directory)
+    let activity = try productActivity(center)
+    activity.becomeCurrent()
+    #expect(activity.isCurrent)
+    #expect(try (center.history as? ActivityHistory)?.records().count == 1)
   }
 
   @Test func becomingCurrentResignsThePreviousAndSavesTheNewestEntryPerKey() throws {
@@ -158,12 +171,12 @@ final class TestClock: Sendable {
     let center = try makeCenter(directory, clock: clock)
     let cherries = try productActivity(center)
     let mango = try productActivity(center, name: "Mango")
-    try cherries.becomeCurrent()
+    try cherries.makeCurrent()
     clock.advance(by: 60)
-    try mango.becomeCurrent()
+    try mango.makeCurrent()
     #expect(!cherries.isCurrent && mango.isCurrent)
     clock.advance(by: 60)
-    try cherries.becomeCurrent()
+    try cherries.makeCurrent()
     // A new process reads the same file.
     let history = ActivityHistory(directory: StateDirectory(existing: directory.path))
     let records = try history.records()
@@ -180,7 +193,7 @@ final class TestClock: Sendable {
     let center = try makeCenter(directory)
     let activity = try productActivity(center)
     activity.isEligibleForSearch = false
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
     #expect(try (center.history as? ActivityHistory)?.records().isEmpty == true)
   }
 
@@ -193,10 +206,10 @@ final class TestClock: Sendable {
       calls.add(1, ordering: .relaxed)
       activity.addUserInfoEntries(from: ["name": "Morello"])
     }
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
     #expect(calls.load(ordering: .relaxed) == 0)
     activity.needsSave = true
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
     #expect(calls.load(ordering: .relaxed) == 1)
     #expect(!activity.needsSave)
     #expect(
@@ -209,10 +222,10 @@ final class TestClock: Sendable {
     let activity = try productActivity(try makeCenter(directory))
     activity.webpageURL = URL(string: "file:///etc/passwd")
     #expect(throws: StateRestorationError.unsupportedWebpageURL("file:///etc/passwd")) {
-      try activity.becomeCurrent()
+      try activity.makeCurrent()
     }
     activity.webpageURL = URL(string: "https://example.com/cherries")
-    try activity.becomeCurrent()
+    try activity.makeCurrent()
   }
 
   @Test func continuingChecksTheDeclaredTypeAndExpiry() throws {
@@ -251,7 +264,7 @@ final class TestClock: Sendable {
     let directory = TemporaryDirectory()
     let center = try makeCenter(directory)
     for name in ["Cherries", "Mango", "Ginger"] {
-      try productActivity(center, name: name).becomeCurrent()
+      try productActivity(center, name: name).makeCurrent()
     }
     let history = try #require(center.history as? ActivityHistory)
     try history.delete(persistentIdentifiers: ["Mango", "Unknown"])
@@ -267,12 +280,12 @@ final class TestClock: Sendable {
     let file = directory.path + "/activities.sqlite"
     let garbage = Data(String(repeating: "not a database ", count: 300).utf8)
     try garbage.write(to: URL(fileURLWithPath: file))
-    #expect(throws: StateRestorationError.self) { try productActivity(center).becomeCurrent() }
+    #expect(throws: StateRestorationError.self) { try productActivity(center).makeCurrent() }
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == garbage)
     // Set aside, it gives way to a fresh history.
     let history = try #require(center.history as? ActivityHistory)
     _ = try history.setAside()
-    try productActivity(center).becomeCurrent()
+    try productActivity(center).makeCurrent()
     #expect(try history.count() == 1)
   }
 

@@ -1,5 +1,8 @@
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -14,13 +17,14 @@ import Synchronization
 /// activity.title = "Show Cherries product"
 /// activity.userInfo = ["productID": product.id.uuidString]
 /// activity.isEligibleForSearch = true
-/// try activity.becomeCurrent()  // saved in UserActivityCenter.shared's history
+/// activity.becomeCurrent()  // saved in UserActivityCenter.shared's history
 /// ```
 ///
 /// `userInfo` holds property-list values, as on Apple's platforms: strings, numbers, Booleans,
 /// dates, data, URLs (kept as strings), and arrays and dictionaries of them. A value of another
-/// type makes ``becomeCurrent()`` throw rather than be dropped. An activity is safe to use from
-/// any thread.
+/// type keeps the activity from becoming current rather than be dropped: ``becomeCurrent()``
+/// says so on standard error, as Foundation does, and ``makeCurrent()`` throws. An activity is
+/// safe to use from any thread.
 public final class NSUserActivity: Sendable {
   private struct State {
     var record: UserActivityRecord
@@ -207,14 +211,28 @@ public final class NSUserActivity: Sendable {
   }
 
   /// Makes this the center's current activity, resigning the previous one; an activity eligible
-  /// for search is saved in the center's history.
+  /// for search is saved in the center's history. As Foundation's, it does not throw: an
+  /// activity that cannot become current (invalidated, a `userInfo` value that is not a
+  /// property-list value, a required key missing) stays as it was, and the reason is written on
+  /// standard error. ``makeCurrent()`` throws it instead.
+  public func becomeCurrent() {
+    do {
+      try makeCurrent()
+    } catch {
+      let line = "warning: activity '\(activityType)' did not become current: \(error)\n"
+      _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+  }
+
+  /// Makes this the center's current activity, as ``becomeCurrent()`` does, throwing what keeps
+  /// it from becoming current.
   ///
   /// - Throws: ``StateRestorationError/invalidated(activityType:)`` after ``invalidate()``,
   ///   ``StateRestorationError/payloadNotEncodable(reason:)`` for a `userInfo` value that is not
   ///   a property-list value, ``StateRestorationError/missingRequiredKeys(_:)``,
   ///   ``StateRestorationError/unsupportedWebpageURL(_:)``, or
   ///   ``StateRestorationError/notSaved(reason:)`` when the history cannot be written.
-  public func becomeCurrent() throws(StateRestorationError) {
+  public func makeCurrent() throws(StateRestorationError) {
     let (isValid, handler) = state.withLock { state in
       let handler = state.needsSave ? state.willSave : nil
       state.needsSave = false
