@@ -642,6 +642,10 @@ public struct ActivityHistory: ActivityStore, Hashable {
     let file = directory.path(of: path)
     let isNew = !FileManager.default.fileExists(atPath: file) && !DatabaseFile.isSymbolicLink(file)
     if !isNew { try checkFile(file) }
+    // A history made before its program's session is in a state directory made for it, 0700.
+    if isNew && creating {
+      try StateRestorationError.translating { try DurableFile.createDirectory(directory.path) }
+    }
     let database = try Database(path: file, mode: creating ? .create : .readWrite)
     if isNew { chmod(file, 0o600) }
     if try checkVersion(database, file) < Self.schemaVersion {
