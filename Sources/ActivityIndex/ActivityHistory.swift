@@ -19,9 +19,6 @@ import SystemSupport
 /// history grows to a million entries at the cost of one. Several processes may share the
 /// database; SQLite serializes their writes. A database that cannot be read is never written:
 /// the error says so, and ``setAside()`` moves it to quarantine.
-///
-/// An earlier version's JSON file (`activities.json`) is read alongside until
-/// ``importEarlierFile()`` moves its entries into the database and keeps it renamed.
 public struct ActivityHistory: ActivityStore, Hashable {
   /// The directory holding the database.
   package let directory: StateDirectory
@@ -82,12 +79,6 @@ public struct ActivityHistory: ActivityStore, Hashable {
     hasher.combine(capacity)
   }
 
-  /// The earlier version's JSON file beside the database: the same name ending in `.json`.
-  package var earlierFilePath: String {
-    let base = path.hasSuffix(".sqlite") ? String(path.dropLast(".sqlite".count)) : path
-    return base + ".json"
-  }
-
   /// The saved activities, most recently active first.
   ///
   /// - Returns: The activities; empty when nothing was saved yet.
@@ -113,43 +104,17 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Returns: The activities.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
   package func records(limit: Int?, offset: Int) throws -> [UserActivityRecord] {
-    let earlierExists = directory.contains(earlierFilePath)
-    var records: [UserActivityRecord] =
-      try readDatabase { database -> [UserActivityRecord] in
-        let statement = try database.statement(
-          "SELECT record FROM activities ORDER BY last_active DESC LIMIT ? OFFSET ?")
-        defer { statement.reset() }
-        // With an earlier file to merge, the page is cut after merging.
-        try statement.bind([
-          .integer(earlierExists ? -1 : (limit ?? -1)), .integer(earlierExists ? 0 : offset),
-        ])
-        var records: [UserActivityRecord] = []
-        while try statement.step() {
-          records.append(try decode(statement.text(0)))
-        }
-        return records
-      } ?? []
-    // Entries of an earlier file not imported yet count too, the newer of each key winning.
-    let earlier: [UserActivityRecord]? = try StateRestorationError.translating {
-      try directory.load(ActivityHistoryFile.self, from: earlierFilePath)?.activities
-    }
-    if let earlier, !earlier.isEmpty {
-      var byKey: [String: UserActivityRecord] = [:]
-      for record in earlier + records {
-        let kept = byKey[record.historyKey]
-        if kept == nil
-          || (record.lastActiveDate ?? .distantPast) > (kept?.lastActiveDate ?? .distantPast)
-        {
-          byKey[record.historyKey] = record
-        }
+    try readDatabase { database -> [UserActivityRecord] in
+      let statement = try database.statement(
+        "SELECT record FROM activities ORDER BY last_active DESC LIMIT ? OFFSET ?")
+      defer { statement.reset() }
+      try statement.bind([.integer(limit ?? -1), .integer(offset)])
+      var records: [UserActivityRecord] = []
+      while try statement.step() {
+        records.append(try decode(statement.text(0)))
       }
-      records = byKey.values.sorted {
-        ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
-      }
-      records = Array(records.dropFirst(offset))
-      if let limit { records = Array(records.prefix(limit)) }
-    }
-    return records
+      return records
+    } ?? []
   }
 
   /// What ranking by recency needs of a saved activity, without the rest of it.
@@ -212,10 +177,6 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Returns: The entries, most recently active first.
   /// - Throws: A ``StateRestorationError`` when the database cannot be read.
   package func entries(limit: Int) throws -> [Entry] {
-    // An earlier file not imported yet is merged by decoding, as `records` does.
-    guard !directory.contains(earlierFilePath) else {
-      return try records(limit: limit).map(Entry.init)
-    }
     return
       try readDatabase { database -> [Entry] in
         let statement = try database.statement(
@@ -398,27 +359,19 @@ public struct ActivityHistory: ActivityStore, Hashable {
     }
   }
 
-  /// Moves the entries of an earlier version's `activities.json` into the database in one
-  /// transaction, then renames the file `activities.json.imported` (never deleting it).
+  /// Saves many activities in one transaction, each unless the history has a newer entry of
+  /// its key: what importing another history needs, at the cost of one flush.
   ///
-  /// - Returns: The number of entries imported; nil when there was no earlier file.
-  /// - Throws: A ``StateRestorationError`` when the file or the database cannot be read or
-  ///   written; the file is then where it was.
-  @discardableResult
-  package func importEarlierFile() throws -> Int? {
-    guard
-      let earlier = try StateRestorationError.translating({
-        try directory.load(ActivityHistoryFile.self, from: earlierFilePath)
-      })?.activities
-    else { return nil }
+  /// - Parameter records: The activities, oldest first, so that a newer one of a key wins.
+  /// - Throws: A ``StateRestorationError`` when the database cannot be read or written; nothing
+  ///   was saved then.
+  package func importRecords(_ records: [UserActivityRecord]) throws {
     try writeDatabase { database in
-      // Oldest first, so that a newer entry of the same key wins.
-      for record in earlier.reversed() {
-        let key = record.historyKey
+      for record in records {
         let statement = try database.statement(
           "SELECT last_active FROM activities WHERE history_key = ?")
         defer { statement.reset() }
-        try statement.bind([.text(key)])
+        try statement.bind([.text(record.historyKey)])
         if try statement.step(),
           statement.double(0) > Self.timestamp(record.lastActiveDate)
         {
@@ -427,18 +380,6 @@ public struct ActivityHistory: ActivityStore, Hashable {
         try Self.insert(record, into: database, capacity: capacity)
       }
     }
-    var destination = directory.path(of: earlierFilePath + ".imported")
-    var suffix = 2
-    while FileManager.default.fileExists(atPath: destination) {
-      destination = directory.path(of: earlierFilePath + ".imported.\(suffix)")
-      suffix += 1
-    }
-    guard rename(directory.path(of: earlierFilePath), destination) == 0 else {
-      throw StateRestorationError.cannotWrite(
-        path: directory.path(of: earlierFilePath), reason: String(cString: strerror(errno)))
-    }
-    try StateRestorationError.translating { try DurableFile.synchronizeDirectory(directory.path) }
-    return earlier.count
   }
 
   /// Closes the connection this history and its copies share, copying the write-ahead log into
@@ -787,11 +728,4 @@ final class SharedConnection: Sendable {
       open = nil
     }
   }
-}
-
-/// The earlier history file: `{"formatVersion": 1, "activities": [...]}`.
-struct ActivityHistoryFile: VersionedFormat {
-  static let currentFormatVersion = 1
-  var formatVersion = currentFormatVersion
-  var activities: [UserActivityRecord]
 }

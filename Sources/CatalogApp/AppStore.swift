@@ -432,18 +432,24 @@ package final class AppStore {
     let history = environment.history
     // An earlier version's activities.json moves into the database once, and is kept.
     do {
-      if let count = try history.importEarlierFile() {
+      if let count = try EarlierActivityFile.importIfPresent(into: history) {
+        let earlier = directory.path(of: EarlierActivityFile.path(besides: history))
         warnings.append(
-          "imported \(count) saved activit\(count == 1 ? "y" : "ies") from '\(directory.path(of: history.earlierFilePath))' into '\(directory.path(of: history.path))'; kept the file as '\(directory.path(of: history.earlierFilePath + ".imported"))'"
+          "imported \(count) saved activit\(count == 1 ? "y" : "ies") from '\(earlier)' into '\(directory.path(of: history.path))'; kept the file as '\(earlier).imported'"
         )
       }
-    } catch StateRestorationError.cannotWrite(let path, let reason) {
+    } catch StateRestorationError.cannotWrite(let path, let reason),
+      SystemError.cannotWrite(let path, let reason)
+    {
       warnings.append("cannot import the saved activities into '\(path)': \(reason)")
-    } catch {
+    } catch let error as SystemError where error.isDamage || error.isNewerVersion {
       warnings.append(
         quarantine(
-          history.earlierFilePath, because: error,
+          EarlierActivityFile.path(besides: history), because: error,
           consequence: "its saved activities are not imported"))
+    } catch {
+      // A file that is fine, a history that cannot be used now: both kept as they are.
+      warnings.append("cannot import the saved activities: \(error.localizedDescription)")
     }
     var readable: ActivityHistory? = history
     do {

@@ -127,7 +127,8 @@ package enum CatalogMain {
         let directory = StateDirectory(existing: paths.stateDirectory)
         let saved = ActivityHistory(directory: directory)
         history = ActivityHistoryMerge.merged(
-          in: directory, with: try saved.entries(limit: ActivitySearch.historyLimit),
+          in: directory,
+          with: try EarlierActivityFile.entries(of: saved, limit: ActivitySearch.historyLimit),
           history: saved)
       } catch {
         report.warning("\(error.localizedDescription); searching the products alone")

@@ -73,7 +73,7 @@ package final class LiveEnvironment: AppEnvironment {
     guard let offset = Paging(total: total, size: size).offset(ofPage: page) else {
       return ([], total)
     }
-    return (try history.records(limit: size, offset: offset), total)
+    return (try EarlierActivityFile.records(of: history, limit: size, offset: offset), total)
   }
 
   package func forgetActivities(_ identifiers: [String]?) throws {
@@ -94,7 +94,7 @@ package final class LiveEnvironment: AppEnvironment {
     // when something matches.
     let history = self.history
     func entries() -> [ActivityHistory.Entry] {
-      (try? history.entries(limit: ActivitySearch.historyLimit)) ?? []
+      (try? EarlierActivityFile.entries(of: history, limit: ActivitySearch.historyLimit)) ?? []
     }
     let version = try? history.version()
     return try searchService.search(catalog) { search in

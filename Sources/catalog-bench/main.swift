@@ -263,21 +263,9 @@ do {
   exit(1)
 }
 
-/// Saves activities in a history through the importer of an earlier file: a transaction a
-/// thousand, not one save (and `fsync`) each.
+/// Saves activities in a history a thousand a transaction, not one save (and `fsync`) each.
 func fill(_ history: ActivityHistory, with activities: [UserActivityRecord]) throws {
   for start in stride(from: 0, to: activities.count, by: 1000) {
-    let batch = Array(activities[start..<min(activities.count, start + 1000)])
-    try history.directory.save(EarlierHistoryFile(activities: batch), to: history.earlierFilePath)
-    try history.importEarlierFile()
-    try FileManager.default.removeItem(
-      atPath: history.directory.path(of: history.earlierFilePath + ".imported"))
+    try history.importRecords(Array(activities[start..<min(activities.count, start + 1000)]))
   }
-}
-
-/// An earlier version's history file, to fill a history quickly through its importer.
-struct EarlierHistoryFile: VersionedFormat {
-  static let currentFormatVersion = 1
-  var formatVersion = currentFormatVersion
-  var activities: [UserActivityRecord]
 }

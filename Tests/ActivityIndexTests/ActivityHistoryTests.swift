@@ -78,7 +78,7 @@ extension ActivityHistoryTests {
 
   /// The entries read by SQLite from the stored records say what decoding them says: with and
   /// without a target, an expiration date or a last-active date, keys of either kind, text that
-  /// needs escaping; and from an earlier file not imported yet.
+  /// needs escaping.
   @Test func entriesAreWhatTheRecordsSay() throws {
     let directory = TemporaryDirectory()
     let state = try StateDirectory(creating: directory.path)
@@ -99,42 +99,28 @@ extension ActivityHistoryTests {
     let decoded = try history.records(limit: 50).map(ActivityHistory.Entry.init)
     #expect(decoded.count == 50)
     #expect(try history.entries(limit: 50) == decoded)
-    var earlier = UserActivityRecord(activityType: Self.type)
-    earlier.persistentIdentifier = "from the file"
-    earlier.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2e9)
-    try state.save(EarlierHistory(activities: [earlier]), to: "activities.json")
-    #expect(
-      try history.entries(limit: 3)
-        == (try history.records(limit: 3)).map(ActivityHistory.Entry.init))
-    #expect(try history.entries(limit: 1).first?.historyKey == "from the file")
   }
 
-  @Test func anEarlierJSONHistoryIsImportedOnceAndKept() throws {
+  @Test func importedRecordsKeepTheNewerOfEachKey() throws {
     let directory = TemporaryDirectory()
-    let state = try StateDirectory(creating: directory.path)
-    let history = ActivityHistory(directory: state)
+    let history = ActivityHistory(directory: try StateDirectory(creating: directory.path))
     var saved = UserActivityRecord(activityType: Self.type)
     saved.persistentIdentifier = "B"
     saved.title = "newer in the database"
     saved.lastActiveDate = Date(timeIntervalSinceReferenceDate: 50)
     try history.save(saved)
-    let earlier = ["A": 10.0, "B": 20.0, "C": 30.0].map { name, time in
+    let imported = ["A": 10.0, "B": 20.0, "C": 30.0].map { name, time in
       var record = UserActivityRecord(activityType: Self.type)
       record.persistentIdentifier = name
-      record.title = "from the file"
+      record.title = "imported"
       record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
       return record
     }
-    try state.save(EarlierHistory(activities: earlier), to: "activities.json")
-    // Read alongside before the import, the newer entry of each key winning.
-    #expect(try history.records().compactMap(\.persistentIdentifier) == ["B", "C", "A"])
-    #expect(try history.importEarlierFile() == 3)
-    #expect(try history.importEarlierFile() == nil)
-    #expect(!state.contains("activities.json"))
-    #expect(state.contains("activities.json.imported"))
+    try history.importRecords(imported)
     #expect(try history.count() == 3)
+    #expect(try history.records().compactMap(\.persistentIdentifier) == ["B", "C", "A"])
     #expect(try history.record(historyKey: "B")?.title == "newer in the database")
-    #expect(try history.record(historyKey: "A")?.title == "from the file")
+    #expect(try history.record(historyKey: "A")?.title == "imported")
   }
 
   @Test func aSymlinkedHistoryIsRefusedAndItsTargetUntouched() throws {
@@ -150,13 +136,6 @@ extension ActivityHistoryTests {
     #expect(throws: StateRestorationError.self) { try history.save(record) }
     #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == Data("precious".utf8))
   }
-}
-
-/// The earlier version's history file, written as that version did.
-private struct EarlierHistory: VersionedFormat {
-  static let currentFormatVersion = 1
-  var formatVersion = currentFormatVersion
-  var activities: [UserActivityRecord]
 }
 
 extension ActivityHistoryTests {
