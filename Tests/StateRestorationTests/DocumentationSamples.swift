@@ -41,7 +41,10 @@ enum DocumentationSamples {
   static func readmeActivitySearch(stateDirectory: String) throws {
     let history = ActivityHistory(directory: stateDirectory)  // activities.sqlite beside the scenes
     UserActivityCenter.shared.history = history
-    UserActivityCenter.shared.declaredActivityTypes = ["com.example.recipe"]
+    let activity = NSUserActivity(activityType: "com.example.recipe")
+    activity.title = "Show Cherry pie"
+    activity.isEligibleForSearch = true
+    activity.becomeCurrent()  // saved in the history
     for result in try history.search("cher pie") {  // prefixes, phrases, CJK, one typo
       print(result.activity.title ?? "")
     }
