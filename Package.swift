@@ -2,13 +2,14 @@
 import PackageDescription
 
 /// The Swift runtime and Foundation linked into an executable (with lld, which needs no library
-/// order): a process starts in about 2 ms rather than 7. The libraries named are those
+/// order): the dynamic loader then resolves no Swift library at start, most of what a command
+/// from the shell costs. The libraries named are those
 /// Foundation's static build needs besides what the modules' autolink entries name.
 ///
 /// The C++ library too: `-lstdc++` (the driver's and this one) finds first the linker script of
 /// that name in `Sources/catalog/StaticLink`, which names `libstdc++.a`, so that no process
-/// loads, relocates and initializes `libstdc++.so.6` as it starts: 0.5 ms of every command, as
-/// much as the rest of the dynamic loading. Only the parts the runtime and ICU use are linked.
+/// loads, relocates and initializes `libstdc++.so.6` as it starts, as much as the rest of the
+/// dynamic loading. Only the parts the runtime and ICU use are linked.
 let staticFoundation: [LinkerSetting] = [
   .unsafeFlags([
     "-static-stdlib", "-use-ld=lld", "-L\(Context.packageDirectory)/Sources/catalog/StaticLink",
@@ -42,8 +43,8 @@ let package = Package(
     ),
     // libpq, PostgreSQL's client library, part of the base image: a catalog shared on a server.
     // Its headers only (no pkg-config, which would link it): CLibPQLoader loads it with dlopen
-    // when a server is first used, as what libpq links (TLS, Kerberos, LDAP) would add
-    // milliseconds to every start.
+    // when a server is first used, as what libpq links (TLS, Kerberos, LDAP) would slow every
+    // start.
     .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
     .target(name: "CLibPQLoader", dependencies: ["CLibPQ"]),
     // libpng and libjpeg-turbo, part of the base image: product pictures. Their headers only
@@ -106,14 +107,14 @@ let package = Package(
     ),
     // The thin executable: parses the command line and runs the loop. Foundation is linked in,
     // as a command run from the shell, such as `catalog search`, is mostly start-up; and at a
-    // fixed address (not position-independent): the loader then applies none of the 77,000
-    // relocations Foundation's and the app's metadata need, and no page is copied to hold them,
-    // 0.6 ms of every command. Shared libraries, the stack and the heap stay randomized.
+    // fixed address (not position-independent): the loader then applies none of the tens of
+    // thousands of relocations Foundation's and the app's metadata need, and no page is copied
+    // to hold them. Shared libraries, the stack and the heap stay randomized.
     //
     // In a release build, the functions a launch and everyday commands run are placed side by
     // side, in the order startup.order lists them (written by `catalog-bench order-file`): they
-    // then fill about a tenth of the pages they were scattered over, each read in by a page
-    // fault (0.3 ms of every command). A name the file lists and the binary lacks is passed over.
+    // then fill a fraction of the pages they were scattered over, each read in by a page fault.
+    // A name the file lists and the binary lacks is passed over.
     .executableTarget(
       name: "catalog", dependencies: ["CatalogApp"], exclude: ["startup.order", "StaticLink"],
       linkerSettings: staticFoundation + [
@@ -200,10 +201,9 @@ let package = Package(
 )
 
 // Generic types such as `[String: Scene]` are built at run time from a mangled name by default:
-// demangled, and each generic requirement looked up among the binary's 5,500 protocol
-// conformances: in a saved edit, 75 types and 22 lookups. Built through their metadata
-// accessors instead, 28 and 11 are left (those of the library targets), and the edit runs
-// about 1 million fewer instructions (of 12–13 million, counted under callgrind). SwiftPM refuses unsafe flags in a library
+// demangled, and each generic requirement looked up among all the binary's protocol
+// conformances, in every process that meets the type. Built through their metadata accessors
+// instead, only the library targets' are left. SwiftPM refuses unsafe flags in a library
 // another package depends on, so the library products' targets keep the default.
 var reusable = Set(package.products.compactMap { $0 as? Product.Library }.flatMap(\.targets))
 var unvisited = Array(reusable)

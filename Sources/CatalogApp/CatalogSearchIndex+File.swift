@@ -185,6 +185,7 @@ extension CatalogSearchIndex {
     }
   }
 
-  /// How many products a build indexes in memory at a time: about 170 MB at most.
+  /// How many products a build indexes in memory at a time, which bounds its memory whatever
+  /// the catalog's size.
   static let sliceSize = 500_000
 }

@@ -14,7 +14,7 @@ package struct LaunchOptions: Sendable, Hashable {
   package var isInteractive = true
   /// Whether the run may read the REPL's line history (`history`), and so checks the file at
   /// launch: false for one command from the shell and for `catalog open`, which show no
-  /// prompt, so that they do not read the thousand lines it may hold (1.5 ms).
+  /// prompt, so that they do not read the thousand lines it may hold.
   package var readsLineHistory = true
   /// Whether the run leaves the session's scene in front as it is when it works in a scene of
   /// its own beside a running terminal: `catalog open` from a shell, which must not change

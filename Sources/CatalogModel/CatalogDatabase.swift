@@ -370,7 +370,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   @discardableResult
   package func refresh() throws -> Bool {
     // Nothing committed since the last read (the usual case between two commands): the
-    // counts are not read again, which at ten million products takes half a millisecond.
+    // counts are not read again, which at ten million products is most of a refresh.
     if let known = stateLock.withLock({ cached.dataVersion }),
       (try? connection.use { try $0.integer("PRAGMA data_version") }) == known
     {

@@ -47,7 +47,7 @@ struct ListNumbering {
 
   /// What schema version 5 added: the number of products, kept in `catalog_info` by every
   /// change of the block counts, so that a launch reads one row rather than sums every block
-  /// (ten thousand rows, a millisecond, at ten million products).
+  /// (ten thousand rows at ten million products).
   static let versionFive = """
     INSERT INTO catalog_info VALUES ('count', (SELECT coalesce(sum(live), 0) FROM blocks));
     PRAGMA user_version = 5;

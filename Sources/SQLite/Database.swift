@@ -149,7 +149,7 @@ package final class Database {
   /// Lets the process exit without closing the connection where closing would only close it:
   /// the log is left as it is either way (see ``leaveSmallLogOnClose(upTo:)``), and the system
   /// releases the file and its locks as the process ends, which costs the process nothing,
-  /// where closing costs a tenth of a millisecond. A log closing would copy into the file is
+  /// where closing takes time of every command. A log closing would copy into the file is
   /// still copied as the last reference goes. Call it only as the process leaves: the
   /// connection then stays open, and usable, until it ends.
   package func leaveOpenForExit() {
@@ -310,8 +310,8 @@ package final class Database {
   }
 
   /// The size of write-ahead log the app's databases leave as it is at exit
-  /// (``leaveSmallLogOnClose(upTo:)``): 256 KiB, some twenty one-product edits, which a launch
-  /// reads in a fraction of a millisecond.
+  /// (``leaveSmallLogOnClose(upTo:)``): 256 KiB, some twenty one-product edits, small enough
+  /// that a launch reading it back does not notice.
   package static let smallLog = 256 * 1024
 
   /// Whether closing the last connection copies the write-ahead log into the database file

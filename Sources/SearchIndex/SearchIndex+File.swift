@@ -465,8 +465,8 @@ final class MappedIndexFile: @unchecked Sendable {
 
   /// Asks the system to read the blocks holding a range of the file's bytes ahead, in one
   /// request, rather than a page at a time as each is touched. A posting list of a common word
-  /// at ten million documents is megabytes, which page faults alone read from a cold disk in
-  /// tens of milliseconds; and the pages of several ranges asked for together are read
+  /// at ten million documents is megabytes, which page faults alone read from a cold disk one
+  /// page at a time; and the pages of several ranges asked for together are read
   /// together, where reading them one by one waits on the disk for each in turn.
   func prefetch(bytes range: Range<Int>) {
     guard !range.isEmpty, range.lowerBound >= header.dataStart else { return }

@@ -45,8 +45,7 @@ extension SearchIndex {
   ) throws(SearchIndexError) -> [SearchHit] {
     guard limit > 0 else { return [] }
     // Finding a term's typos looks every variant of it up in the dictionary, hundreds of
-    // lookups, which cost tens of milliseconds on a file at ten million documents the system
-    // has not cached. A typo adds at most 2 to a score and any other match of a term at least
+    // lookups, each a read from disk on a large file the system has not cached. A typo adds at most 2 to a score and any other match of a term at least
     // 3, and a boost less than 1: when the search without typos fills its results with scores
     // no document with a typo could reach, they are the results with typos too.
     if query.terms.contains(where: \.allowsTypo) {

@@ -2,8 +2,8 @@
 ///
 /// State files are read at every launch and written at every saved change. `JSONDecoder` and
 /// `JSONEncoder` instantiate generic metadata for each `Codable` type they meet the first time a
-/// process does, which costs a command-line program about a millisecond per run; a file read
-/// into this tree and taken apart by hand (``JSONRepresentable``) costs a few microseconds. The
+/// process does, a cost a command-line program pays on every run; a file read into this tree
+/// and taken apart by hand (``JSONRepresentable``) does not pay it. The
 /// same tree is what a program builds to print JSON in an order of its choosing.
 ///
 /// Numbers keep their text, so that a 64-bit integer is read exactly; objects keep their

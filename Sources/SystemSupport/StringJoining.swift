@@ -5,8 +5,8 @@ extension Array where Element == String {
   ///
   /// The standard library's is not specialized for `[String]`: it asks at run time for the
   /// array's iterator type, which is built from its mangled name after a search of every
-  /// protocol conformance in the program — about a tenth of a millisecond, in each process
-  /// that joins strings at all. This one is compiled for arrays of strings.
+  /// protocol conformance in the program, in each process that joins strings at all. This one
+  /// is compiled for arrays of strings.
   ///
   /// - Parameter separator: What goes between each two strings.
   /// - Returns: The joined string.

@@ -31,9 +31,9 @@ package struct ActivitySearch: Sendable {
   package private(set) var index: CatalogSearchIndex
 
   /// The most recent saved activities a search reads to rank viewed products higher: the
-  /// thousand products viewed last. Each costs a search a lookup in the catalog (measured with
-  /// `catalog-bench cold-search --history N`: 10,000 made every search that finds something
-  /// take over 100 ms), and past a thousand a boost would only order products viewed long ago.
+  /// thousand products viewed last. Each costs a search a lookup in the catalog (`catalog-bench
+  /// cold-search --history N` measures it), and past a thousand a boost would only order
+  /// products viewed long ago.
   package static let historyLimit = 1_000
 
   /// The most results a search returns unless told otherwise.
