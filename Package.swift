@@ -158,7 +158,9 @@ let package = Package(
       path: "Tests/CatalogTestSupport"),
     .testTarget(
       name: "StateRestorationTests",
-      dependencies: ["StateRestoration", "SystemSupport", "ActivityIndex", "TestSupport"]),
+      dependencies: [
+        "StateRestoration", "SystemSupport", "ActivityIndex", "SearchIndex", "TestSupport",
+      ]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
     .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
     .testTarget(

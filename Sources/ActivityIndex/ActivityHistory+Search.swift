@@ -27,7 +27,7 @@ extension ActivityHistory {
   /// returned.
   ///
   /// The index is built in memory from the history at the first search and kept while the
-  /// history's ``version()`` stays the same and no activity in it expires.
+  /// history stays the same and no activity in it expires.
   ///
   /// - Parameters:
   ///   - text: The query, as a user types it.
@@ -35,7 +35,7 @@ extension ActivityHistory {
   ///   - date: The time expiration is judged at; now by default.
   /// - Returns: The results, best first.
   /// - Throws: `SearchIndexError` for a query it cannot take (empty, or too long), or a
-  ///   ``StateRestorationError`` when the history cannot be read.
+  ///   `StateRestorationError` when the history cannot be read.
   public func search(_ text: String, limit: Int = 20, at date: Date = Date()) throws
     -> [ActivitySearchResult]
   {

@@ -13,12 +13,13 @@ import SystemSupport
 #endif
 
 /// The saved activity history: a SQLite database of activities that became current while
-/// eligible for search, one row per ``UserActivityRecord/historyKey`` (the newest kept).
+/// eligible for search, one row per persistent identifier, or type and target (the newest
+/// kept).
 ///
 /// Saving one activity writes one row, in a transaction committed with a full `fsync`, so the
 /// history grows to a million entries at the cost of one. Several processes may share the
 /// database; SQLite serializes their writes. A database that cannot be read is never written:
-/// the error says so, and ``setAside()`` moves it to quarantine.
+/// the error says so, and nothing in it is lost.
 public struct ActivityHistory: ActivityStore, Hashable {
   /// The directory holding the database.
   package let directory: StateDirectory
@@ -33,7 +34,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   package static let schemaVersion = 1
 
   /// Creates the history of a state directory, `activities.sqlite` in it: the directory a
-  /// ``SessionStore`` keeps its scenes in, so that one folder holds a program's state.
+  /// `SessionStore` keeps its scenes in, so that one folder holds a program's state.
   ///
   /// Nothing is read or created until the history is first used.
   ///
@@ -72,7 +73,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     (left.directory, left.path, left.capacity) == (right.directory, right.path, right.capacity)
   }
 
-  /// Hashes what ``==(left:right:)`` compares.
+  /// Hashes what `==` compares.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(directory)
     hasher.combine(path)
@@ -82,7 +83,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// The saved activities, most recently active first.
   ///
   /// - Returns: The activities; empty when nothing was saved yet.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   public func records() throws -> [UserActivityRecord] {
     try records(limit: nil)
   }
@@ -91,7 +92,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///
   /// - Parameter limit: The most returned; nil for all.
   /// - Returns: The activities, most recently active first.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   public func records(limit: Int?) throws -> [UserActivityRecord] {
     try records(limit: limit, offset: 0)
   }
@@ -102,7 +103,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///   - limit: The most returned; nil for all.
   ///   - offset: How many of the most recent to skip.
   /// - Returns: The activities.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   package func records(limit: Int?, offset: Int) throws -> [UserActivityRecord] {
     try readDatabase { database -> [UserActivityRecord] in
       let statement = try database.statement(
@@ -175,7 +176,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///
   /// - Parameter limit: The most returned.
   /// - Returns: The entries, most recently active first.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   package func entries(limit: Int) throws -> [Entry] {
     return
       try readDatabase { database -> [Entry] in
@@ -220,7 +221,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// The history's version now (see ``Version``), read without reading the activities.
   ///
   /// - Returns: The version; nil when there is no database yet.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   package func version() throws -> Version? {
     // A database another process replaced is opened again, with a new connection number.
     try readDatabase { database in
@@ -233,7 +234,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///
   /// - Parameter key: The ``UserActivityRecord/historyKey``.
   /// - Returns: The activity.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   package func record(historyKey key: String) throws -> UserActivityRecord? {
     try readDatabase { try record(historyKey: key, in: $0) } ?? nil
   }
@@ -244,7 +245,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///
   /// - Parameter key: The ``UserActivityRecord/historyKey``.
   /// - Returns: The time, or nil when the key was never saved nor deleted.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   package func lastKnownDate(historyKey key: String) throws -> Date? {
     try lastKnownDates(historyKeys: [key])[key]
   }
@@ -254,7 +255,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   ///
   /// - Parameter keys: The ``UserActivityRecord/historyKey``s.
   /// - Returns: The time of each key that has one.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   package func lastKnownDates(historyKeys keys: some Sequence<String>) throws -> [String: Date] {
     // An array first: iterating a sequence whose type is known only at run time (as
     // `Set(keys)` does) has the runtime build its iterator's type after a search of every
@@ -297,7 +298,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
 
   /// The number of saved activities.
   ///
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read.
+  /// - Throws: A `StateRestorationError` when the database cannot be read.
   public func count() throws -> Int {
     try readDatabase { try Self.count(in: $0) } ?? 0
   }
@@ -306,7 +307,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// least recently active entry goes.
   ///
   /// - Parameter record: The activity.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read or written.
+  /// - Throws: A `StateRestorationError` when the database cannot be read or written.
   /// - Complexity: O(log *n*) in the number of entries.
   public func save(_ record: UserActivityRecord) throws {
     try writeDatabase { database in
@@ -318,7 +319,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// `NSUserActivity.deleteSavedUserActivities(withPersistentIdentifiers:)`.
   ///
   /// - Parameter identifiers: The persistent identifiers.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read or written.
+  /// - Throws: A `StateRestorationError` when the database cannot be read or written.
   public func delete(persistentIdentifiers identifiers: some Sequence<String>) throws {
     let identifiers = Array(Set(identifiers))
     guard !identifiers.isEmpty else { return }
@@ -347,7 +348,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
 
   /// Deletes every saved activity, like `NSUserActivity.deleteAllSavedUserActivities()`.
   ///
-  /// - Throws: A ``StateRestorationError`` when the database cannot be written.
+  /// - Throws: A `StateRestorationError` when the database cannot be written.
   public func deleteAll() throws {
     let now = Date().timeIntervalSinceReferenceDate
     try writeDatabase { database in
@@ -363,7 +364,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// its key: what importing another history needs, at the cost of one flush.
   ///
   /// - Parameter records: The activities, oldest first, so that a newer one of a key wins.
-  /// - Throws: A ``StateRestorationError`` when the database cannot be read or written; nothing
+  /// - Throws: A `StateRestorationError` when the database cannot be read or written; nothing
   ///   was saved then.
   package func importRecords(_ records: [UserActivityRecord]) throws {
     try writeDatabase { database in
@@ -399,7 +400,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// history starts empty; its shared-memory index, which holds nothing of its own, is removed.
   ///
   /// - Returns: Where the database went.
-  /// - Throws: A ``StateRestorationError`` when it cannot be moved.
+  /// - Throws: A `StateRestorationError` when it cannot be moved.
   @discardableResult
   package func setAside() throws -> String {
     connection.close()

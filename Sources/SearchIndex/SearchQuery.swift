@@ -1,7 +1,3 @@
-/// The error of a query, before it was a `SearchIndexError`.
-@available(*, deprecated, renamed: "SearchIndexError")
-public typealias SearchError = SearchIndexError
-
 /// Where a term matched.
 public enum SearchField: String, Sendable, Hashable {
   /// The document's title: a product's name.

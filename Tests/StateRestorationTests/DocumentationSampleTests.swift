@@ -11,6 +11,8 @@ import Testing
     "README.md",
     "Sources/StateRestoration/StateRestoration.docc/GettingStarted.md",
     "Sources/StateRestoration/StateRestoration.docc/StateRestoration.md",
+    "Sources/ActivityIndex/ActivityIndex.docc/ActivityIndex.md",
+    "Sources/SearchIndex/SearchIndex.docc/SearchIndex.md",
   ]
 
   /// The ```swift blocks of a document, with the line each starts on. A manifest fragment

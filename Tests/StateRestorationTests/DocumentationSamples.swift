@@ -1,5 +1,6 @@
 import ActivityIndex
 import Foundation
+import SearchIndex
 import StateRestoration
 
 // The code samples of the README and the DocC catalog, each as written there, so that the
@@ -88,5 +89,14 @@ enum DocumentationSamples {
 
     let view = SceneStore.$current.withValue(store) { DetailView() }
     view.selectedTab = .photo
+  }
+
+  // MARK: SearchIndex.md
+
+  static func searchIndexOverview(recipes: [(name: String, tags: [String])]) throws {
+    var index = SearchIndex(recipes.map { SearchDocument(title: $0.name, keywords: $0.tags) })
+    let hits = try index.search(SearchQuery("cher pie"), limit: 10)  // best first
+    index.update(SearchDocument(title: "Cherry tart"), at: 3)  // searchable at once
+    _ = hits
   }
 }

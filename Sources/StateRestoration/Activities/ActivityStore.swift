@@ -2,7 +2,7 @@
 /// for search, as the system keeps them for Spotlight on Apple's platforms.
 ///
 /// The `ActivityIndex` library's `ActivityHistory` is one: a SQLite database that keeps the
-/// newest activity for each ``UserActivityRecord/historyKey``. A program that needs no search
+/// newest activity for each persistent identifier (or type and target). A program that needs no search
 /// gives its center none, and links no database.
 public protocol ActivityStore: Sendable {
   /// Saves an activity durably, replacing what was saved under its history key.

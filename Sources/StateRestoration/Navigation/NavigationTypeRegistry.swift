@@ -67,7 +67,7 @@ public struct NavigationTypeRegistry: Sendable {
 
   /// The registry that ``NavigationPath/codable`` and ``NavigationPath/CodableRepresentation``
   /// use unless told otherwise: the built-in types and those registered with
-  /// ``register(_:as:)``.
+  /// `register(_:as:)`.
   public static var shared: NavigationTypeRegistry {
     sharedRegistry.withLock { $0 }
   }

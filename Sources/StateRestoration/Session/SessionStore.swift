@@ -16,7 +16,7 @@ package import SystemSupport
 /// it is relaunched — its windows back, each with its scene storage.
 ///
 /// A store claims the scenes this process shows (a lock each, held by the store and released
-/// by ``release(_:)``, ``close(_:)`` or when the store goes away, and by the kernel when the
+/// by ``close(_:)`` or when the store goes away, and by the kernel when the
 /// process dies), restores each one from `scenes/NAME.json` — a file that cannot be read goes
 /// to `quarantine/` with a warning and that scene starts fresh; a readable one is never
 /// touched —, rebuilds `session.json` from the scene files when it is lost, counts launches
@@ -32,10 +32,6 @@ package import SystemSupport
 /// view.items.append("milk")   // a @SceneStorage property
 /// try session.save()          // durable now; restored at the next launch, even after kill -9
 /// ```
-///
-/// A program that keeps its scenes as values (``Scene``) uses ``restoreScene(_:)``,
-/// ``prepare(saving:session:closing:flushingInBackground:)`` and ``commit(_:)`` instead, and
-/// can do its own work — a database transaction, say — between preparing and committing.
 ///
 /// Its public API may be called from any thread: a save, a scene opened and a change saved as
 /// it is made (``savesEveryChange``) are serialized. The package's own lower-level calls

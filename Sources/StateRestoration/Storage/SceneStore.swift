@@ -2,8 +2,8 @@ import Synchronization
 
 /// One scene's storage, shared by reference: what `@SceneStorage` properties read and write.
 ///
-/// A store is safe to use from any thread. Every change increments ``changeCount``, so the
-/// code that saves a scene can tell whether there is anything to save.
+/// A store is safe to use from any thread. It counts its changes, so that saving a scene that
+/// did not change writes nothing.
 public final class SceneStore: Sendable {
   private struct State {
     var values: SceneStorageValues
