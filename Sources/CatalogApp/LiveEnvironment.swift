@@ -2,7 +2,6 @@ import ActivityIndex
 import CatalogCore
 import CatalogModel
 import CatalogResources
-import Dispatch
 import Foundation
 import Imaging
 import LineEditing
@@ -34,7 +33,7 @@ package final class LiveEnvironment: AppEnvironment {
   private var restored: [SceneName: (scene: Scene, note: String?)] = [:]
   /// The catalog's search, kept from search to search.
   private let searchService: SearchService
-  private let pendingHistory = DispatchGroup()
+  private let pendingHistory = Mutex<BackgroundWork<Void>?>(nil)
   private let historyWarning = WarningBox()
   /// How output looks; pictures are drawn when it says so.
   package var presentation = Presentation.plain
@@ -67,7 +66,7 @@ package final class LiveEnvironment: AppEnvironment {
   package func savedActivities(page: Int, size: Int) throws -> (
     records: [UserActivityRecord], total: Int
   ) {
-    pendingHistory.wait()
+    waitForHistory()
     let total = try history.count()
     // A page past the last reads nothing (and its offset might not fit in an integer).
     guard let offset = Paging(total: total, size: size).offset(ofPage: page) else {
@@ -77,7 +76,7 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func forgetActivities(_ identifiers: [String]?) throws {
-    pendingHistory.wait()
+    waitForHistory()
     if let identifiers {
       try history.delete(persistentIdentifiers: identifiers)
     } else {
@@ -89,7 +88,7 @@ package final class LiveEnvironment: AppEnvironment {
     // This process's last write is waited for; what a crashed one left in its scene files was
     // merged at launch. An unreadable history was set aside then; if it went bad since, search
     // the products alone.
-    pendingHistory.wait()
+    waitForHistory()
     // The most recent entries rank results; older ones would add boosts near zero. Read only
     // when something matches.
     let history = self.history
@@ -121,10 +120,7 @@ package final class LiveEnvironment: AppEnvironment {
     guard !historyUnavailable else { return }
     let history = self.history
     let warning = historyWarning
-    let pending = pendingHistory
-    pending.enter()
     let write: @Sendable () -> Void = {
-      defer { pending.leave() }
       do {
         let date = activity.lastActiveDate ?? Date()
         let center = UserActivityCenter(
@@ -138,8 +134,19 @@ package final class LiveEnvironment: AppEnvironment {
         }
       }
     }
-    // Without a thread (the system's limit reached), the write is done here.
-    if !detachThread(write) { write() }
+    // One write at a time, in the order the activities became current.
+    pendingHistory.withLock { pending in
+      let previous = pending
+      pending = BackgroundWork {
+        previous?.wait()
+        write()
+      }
+    }
+  }
+
+  /// Waits for the history writes ``makeCurrentInBackground(_:)`` started.
+  private func waitForHistory() {
+    pendingHistory.withLock { $0 }?.wait()
   }
 
   /// Waits for the history write ``makeCurrentInBackground(_:)`` started, if any.
@@ -149,7 +156,7 @@ package final class LiveEnvironment: AppEnvironment {
   ///   as it is anyway is left for the system to release as the process ends.
   /// - Returns: A warning when it failed.
   package func settleHistory(closing: Bool = false) -> [String] {
-    pendingHistory.wait()
+    waitForHistory()
     if closing {
       history.closeForExit()
       (database as? CatalogDatabase)?.leaveOpenForExit()

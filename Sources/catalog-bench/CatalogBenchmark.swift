@@ -1,6 +1,8 @@
 import CatalogModel
 import Foundation
 import SQLite
+import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -214,37 +216,26 @@ func measure(
 /// Reads a running process's peak resident memory (`VmHWM` in `/proc/PID/status`) every 5 ms
 /// on a thread of its own, until stopped: the last reading before the process ended. A peak in
 /// its last milliseconds is missed; a process too short for one reading has none.
-private final class PeakSampler: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var peak: Int?
-  private var stopped = false
-  private var finished = false
+private final class PeakSampler: Sendable {
+  private let isStopped = Atomic(false)
+  private let readings = Mutex<BackgroundWork<Int?>?>(nil)
 
   init(pid: pid_t) {
-    Thread.detachNewThread { [self] in
-      while true {
-        let reading = Self.highWaterMark(pid)
-        condition.lock()
-        if stopped {
-          finished = true
-          condition.broadcast()
-          condition.unlock()
-          return
-        }
-        if let reading { peak = max(peak ?? 0, reading) }
-        condition.unlock()
+    let work = BackgroundWork { [self] () -> Int? in
+      var peak: Int?
+      while !isStopped.load(ordering: .acquiring) {
+        if let reading = Self.highWaterMark(pid) { peak = max(peak ?? 0, reading) }
         usleep(5_000)
       }
+      return peak
     }
+    readings.withLock { $0 = work }
   }
 
   /// Stops the readings (call once the process is reaped): the peak in kilobytes, if read.
   func stop() -> Int? {
-    condition.lock()
-    defer { condition.unlock() }
-    stopped = true
-    while !finished { condition.wait() }
-    return peak
+    isStopped.store(true, ordering: .releasing)
+    return readings.withLock { $0 }?.wait() ?? nil
   }
 
   private static func highWaterMark(_ pid: pid_t) -> Int? {
