@@ -12,7 +12,7 @@ import SystemSupport
 /// mode with `synchronous=FULL`, so a change is durable when the call returns.
 ///
 /// Safe to share between threads: the connection and the cached counts are each behind a lock.
-package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
+package final class CatalogDatabase: CatalogStorage, Sendable {
   /// The schema version this program reads and writes (`PRAGMA user_version`). Version 1
   /// lacked the deletion log, the index of changes and the identity; version 2 the directory
   /// a relative image path is relative to; version 3 the counts of products by blocks of
@@ -31,8 +31,8 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   private let columns: String
   /// How list numbers are found from positions.
   private let numbering: ListNumbering
-  private var cached = State()
-  private let stateLock = NSLock()
+  /// The counts and identity last read, and what the last read found wrong.
+  private let state: Mutex<State>
   private let verification = Verification()
   private let skipped = SkippedRows()
   /// The file this connection opened: a save into a file deleted or replaced since would go
@@ -143,6 +143,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     let database: Database
     var hasImageDirectory = true
     var numbering = ListNumbering(dense: false)
+    var cached = State()
     do {
       // One connection, the process's only one to the file. Until the file is known to be a
       // catalog this program can use, nothing is written through it: a database refused here
@@ -188,6 +189,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       throw CatalogError.damaged(error.description)
     }
     self.path = path
+    state = Mutex(cached)
     connection = SerializedDatabase(database)
     self.numbering = numbering
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
@@ -371,61 +373,61 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   package func refresh() throws -> Bool {
     // Nothing committed since the last read (the usual case between two commands): the
     // counts are not read again, which at ten million products is most of a refresh.
-    if let known = stateLock.withLock({ cached.dataVersion }),
+    if let known = state.withLock({ cached in cached.dataVersion }),
       (try? connection.use { try $0.integer("PRAGMA data_version") }) == known
     {
       return false
     }
-    let state: State
+    let read: State
     do {
-      state = try connection.use { try Self.readState($0, numbering) }
+      read = try connection.use { try Self.readState($0, numbering) }
     } catch let error as CatalogError {
-      stateLock.withLock {
+      state.withLock { cached in
         cached.readFailure = error.localizedDescription
         cached.dataVersion = nil
       }
       throw error
     }
-    return adopt(state)
+    return adopt(read)
   }
 
   /// Keeps a state read from the file, what a read failure left aside.
   ///
   /// - Returns: true when the products changed from the state kept before.
   @discardableResult
-  private func adopt(_ state: State) -> Bool {
-    stateLock.withLock {
+  private func adopt(_ read: State) -> Bool {
+    state.withLock { cached in
       defer {
-        (cached.generation, cached.count) = (state.generation, state.count)
-        (cached.identity, cached.isSeeded) = (state.identity, state.isSeeded)
-        (cached.isMigrated, cached.dataVersion) = (state.isMigrated, state.dataVersion)
+        (cached.generation, cached.count) = (read.generation, read.count)
+        (cached.identity, cached.isSeeded) = (read.identity, read.isSeeded)
+        (cached.isMigrated, cached.dataVersion) = (read.isMigrated, read.dataVersion)
       }
-      return cached.generation != state.generation || cached.count != state.count
+      return cached.generation != read.generation || cached.count != read.count
     }
   }
 
   /// Whether the catalog was given its first products (the bundled ones, an earlier version's
   /// `products.json`, or an import), as of the last read of its state.
-  package var isSeeded: Bool { stateLock.withLock { cached.isSeeded } }
+  package var isSeeded: Bool { state.withLock { cached in cached.isSeeded } }
   /// Whether the first products came from an earlier version's `products.json`, as of the last
   /// read of its state.
-  package var isMigrated: Bool { stateLock.withLock { cached.isMigrated } }
+  package var isMigrated: Bool { state.withLock { cached in cached.isMigrated } }
 
   // MARK: - CatalogSource
 
   /// A number that changes whenever the products change.
-  package var generation: Int { stateLock.withLock { cached.generation } }
+  package var generation: Int { state.withLock { cached in cached.generation } }
   /// A random number made with the database, which tells it from another catalog; nil in a
   /// version-1 database opened for reading only.
-  package var identity: UInt64? { stateLock.withLock { cached.identity } }
+  package var identity: UInt64? { state.withLock { cached in cached.identity } }
   /// The number of products.
-  package var count: Int { stateLock.withLock { cached.count } }
+  package var count: Int { state.withLock { cached in cached.count } }
   /// SQLite's message for a read that failed since the last call, which it clears: reads answer
   /// as if a product were missing, so the app asks after each command and says so.
   ///
   /// - Returns: The message, or nil when every read succeeded.
   package func takeReadFailure() -> CatalogReadFailure? {
-    stateLock.withLock {
+    state.withLock { cached in
       defer { cached.readFailure = nil }
       return cached.readFailure.map(CatalogReadFailure.damaged)
     }
@@ -747,7 +749,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
   private func conclude(_ damage: String?) {
     if let damage {
       connection.use { $0.checkpointOnClose(false) }
-      stateLock.withLock { cached.readFailure = damage }
+      state.withLock { cached in cached.readFailure = damage }
     }
     verification.finish(damage)
   }
@@ -1326,7 +1328,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     do {
       return try connection.use(body)
     } catch let error as SQLiteError {
-      stateLock.withLock { cached.readFailure = error.description }
+      state.withLock { cached in cached.readFailure = error.description }
       throw CatalogError.damaged(error.description)
     }
   }
@@ -1353,7 +1355,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
     }
     try verifyBeforeWriting(now)
     // This connection's own commits leave `data_version` as it was.
-    stateLock.withLock { cached.dataVersion = nil }
+    state.withLock { cached in cached.dataVersion = nil }
     do {
       let result = try connection.use { database in
         try database.writeTransaction { try body(database) }
@@ -1365,7 +1367,7 @@ package final class CatalogDatabase: CatalogStorage, @unchecked Sendable {
       return result
     } catch let error as SQLiteError {
       if error.isDamage {
-        stateLock.withLock { cached.readFailure = error.description }
+        state.withLock { cached in cached.readFailure = error.description }
         throw CatalogError.damaged(error.description)
       }
       throw CatalogError.cannotWrite(path: path, reason: error.description)

@@ -1,6 +1,7 @@
 import Foundation
 import PostgreSQL
 import StateRestoration
+import Synchronization
 
 /// The user's catalog on a PostgreSQL server, shared by every machine that names it: the same
 /// rows, list numbers, change log and identity as ``CatalogDatabase``, in a schema of its own
@@ -37,11 +38,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// The identifier the write transaction under way notes in `commits`; touched only inside
   /// `lock`.
   private var changeIdentifier: UUID?
-  private let stateLock = NSLock()
-  private var cached = State()
-  /// The products read at the generation in `cached`; touched only inside `stateLock`.
-  private var read = ProductsRead()
+  /// What the last requests found, and the products read at its generation.
+  private let shared = Mutex(Shared())
   private let skipped = SkippedRows()
+
+  private struct Shared {
+    var cached = State()
+    var read = ProductsRead()
+  }
 
   private struct State {
     var generation = 0
@@ -93,7 +97,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     do {
       try migrate()
-      cached = try repairedIfChangedElsewhere(try readState())
+      let repaired = try repairedIfChangedElsewhere(try readState())
+      shared.withLock { $0.cached = repaired }
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))
@@ -261,7 +266,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// the server cannot be reached, the read is not tried until the next ``refresh()``.
   private func reading<Result>(_ body: (PostgresConnection) throws -> Result) -> Result? {
     if let reason = unreachableReason {
-      stateLock.withLock { cached.readFailure = .unreachable(reason) }
+      shared.withLock { shared in shared.cached.readFailure = .unreachable(reason) }
       return nil
     }
     do {
@@ -297,14 +302,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     } else {
       failure = .damaged(error.localizedDescription)
     }
-    stateLock.withLock {
-      cached.readFailure = failure
-      if let unreachable { cached.unreachable = unreachable }
+    shared.withLock { shared in
+      shared.cached.readFailure = failure
+      if let unreachable { shared.cached.unreachable = unreachable }
     }
   }
 
   /// Why the server could not be reached at the last request, until it answers again.
-  private var unreachableReason: String? { stateLock.withLock { cached.unreachable } }
+  private var unreachableReason: String? { shared.withLock { shared in shared.cached.unreachable } }
 
   /// Runs a read whose products are kept for while the server cannot be reached: what the
   /// server answers is kept; while it cannot be reached — since an earlier request, or since
@@ -323,15 +328,16 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     keep: (inout ProductsRead, Result) -> Void
   ) -> Result {
     if unreachableReason == nil, let answer = reading(body) {
-      stateLock.withLock { keep(&read, answer) }
+      shared.withLock { shared in keep(&shared.read, answer) }
       return answer
     }
-    return stateLock.withLock {
-      guard let reason = cached.unreachable else { return empty }
-      let (answer, complete) = lookup(read)
-      if !complete { cached.readFailure = .unreachable(reason) }
+    let kept: Result? = shared.withLock { shared in
+      guard let reason = shared.cached.unreachable else { return nil }
+      let (answer, complete) = lookup(shared.read)
+      if !complete { shared.cached.readFailure = .unreachable(reason) }
       return answer
     }
+    return kept ?? empty
   }
 
   /// Runs a write transaction; the server's errors become ``CatalogError``.
@@ -477,26 +483,26 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         ? CatalogError.unreachable(location: location, reason: error.message)
         : CatalogError.damaged(error.message)
     }
-    return stateLock.withLock {
+    return shared.withLock { shared in
       defer {
-        let failure = cached.readFailure
-        cached = state
-        cached.readFailure = failure
-        read.forgetUnless(generation: state.generation)
+        let failure = shared.cached.readFailure
+        shared.cached = state
+        shared.cached.readFailure = failure
+        shared.read.forgetUnless(generation: state.generation)
       }
-      return cached.generation != state.generation || cached.count != state.count
+      return shared.cached.generation != state.generation || shared.cached.count != state.count
     }
   }
 
-  package var generation: Int { stateLock.withLock { cached.generation } }
-  package var count: Int { stateLock.withLock { cached.count } }
-  package var identity: UInt64? { stateLock.withLock { cached.identity } }
-  package var isSeeded: Bool { stateLock.withLock { cached.isSeeded } }
+  package var generation: Int { shared.withLock { shared in shared.cached.generation } }
+  package var count: Int { shared.withLock { shared in shared.cached.count } }
+  package var identity: UInt64? { shared.withLock { shared in shared.cached.identity } }
+  package var isSeeded: Bool { shared.withLock { shared in shared.cached.isSeeded } }
 
   package func takeReadFailure() -> CatalogReadFailure? {
-    stateLock.withLock {
-      defer { cached.readFailure = nil }
-      return cached.readFailure
+    shared.withLock { shared in
+      defer { shared.cached.readFailure = nil }
+      return shared.cached.readFailure
     }
   }
 
@@ -831,7 +837,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   package func changes(after generation: Int, limit: Int) throws -> CatalogChanges? {
     // While the server cannot be reached, an index of the generation last read is as current
     // as the products read; another is not known to be.
-    let (state, unreachable) = stateLock.withLock { (cached, cached.unreachable) }
+    let (state, unreachable) = shared.withLock { shared in
+      (shared.cached, shared.cached.unreachable)
+    }
     if let unreachable {
       guard generation == state.generation else {
         throw CatalogError.unreachable(location: location, reason: unreachable)

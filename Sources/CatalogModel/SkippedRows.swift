@@ -1,13 +1,16 @@
 import Foundation
+import Synchronization
 
 /// The catalog rows a process left out because they break the editor's rules (written by
 /// another program, or by hand): each reported once, the first few by name and the rest
 /// counted. Shared by the catalog's engines.
-final class SkippedRows: @unchecked Sendable {
-  private let lock = NSLock()
-  private var lines: [String] = []
-  private var unnamed = 0
-  private var identifiers: Set<String> = []
+final class SkippedRows: Sendable {
+  private struct State {
+    var lines: [String] = []
+    var unnamed = 0
+    var identifiers: Set<String> = []
+  }
+  private let state = Mutex(State())
 
   /// How many rows left out are named in the warnings of one call; the others are counted.
   static let named = 5
@@ -19,14 +22,14 @@ final class SkippedRows: @unchecked Sendable {
   ///   - name: The start of its name, and whether the name is longer.
   ///   - reason: Which rule it breaks.
   func record(identifier: String, name: (prefix: String, isCut: Bool), reason: String) {
-    lock.withLock {
-      guard identifiers.insert(identifier).inserted else { return }
-      guard lines.count < Self.named else {
-        unnamed += 1
+    state.withLock { state in
+      guard state.identifiers.insert(identifier).inserted else { return }
+      guard state.lines.count < Self.named else {
+        state.unnamed += 1
         return
       }
       let shown = name.isCut ? name.prefix + "…" : name.prefix
-      lines.append(
+      state.lines.append(
         "the catalog's product '\(shown)' (\(identifier)) breaks the editor's rules (\(reason)) and is not shown; import a product with that identifier to replace it"
       )
     }
@@ -34,12 +37,14 @@ final class SkippedRows: @unchecked Sendable {
 
   /// One line for each row left out since the last call, which clears them.
   func take() -> [String] {
-    lock.withLock {
-      defer { (lines, unnamed) = ([], 0) }
-      return lines
-        + (unnamed == 0
+    state.withLock { state in
+      defer { (state.lines, state.unnamed) = ([], 0) }
+      return state.lines
+        + (state.unnamed == 0
           ? []
-          : ["\(unnamed) more of the catalog's products break the editor's rules and are not shown"])
+          : [
+            "\(state.unnamed) more of the catalog's products break the editor's rules and are not shown"
+          ])
     }
   }
 
