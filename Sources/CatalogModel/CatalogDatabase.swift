@@ -686,11 +686,10 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   /// ``verify()``), unless the file is as this program last left it after a check. A REPL
   /// starts it at launch, so that its first edit seldom waits.
   package func verifyInBackground() {
-    guard CatalogFileStamp.recorded(for: path) != CatalogFileStamp.current(of: path),
-      verification.begin()
-    else { return }
-    let started = detachThread { [self] in conclude(runCheck()) }
-    if !started { conclude(runCheck()) }
+    guard CatalogFileStamp.recorded(for: path) != CatalogFileStamp.current(of: path) else {
+      return
+    }
+    verification.begin { [self] in conclude(runCheck()) }
   }
 
   /// Checks the whole file once in this process, or waits for the check under way: SQLite's
@@ -707,7 +706,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   /// - Throws: ``CatalogError/damaged(_:)`` saying what is wrong.
   /// - Complexity: O(*n*) in the file's size: quick_check reads every page.
   package func verify() throws {
-    if verification.begin() { conclude(runCheck()) }
+    verification.begin { [self] in conclude(runCheck()) }
     if let damage = verification.wait() { throw CatalogError.damaged(damage) }
   }
 
@@ -745,13 +744,16 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     return damage
   }
 
-  /// Records a check's verdict; a damaged file is reported once and never written.
-  private func conclude(_ damage: String?) {
+  /// Keeps a check's verdict: a damaged file is reported once and never written.
+  ///
+  /// - Parameter damage: What the check found wrong, or nil.
+  /// - Returns: `damage`.
+  private func conclude(_ damage: String?) -> String? {
     if let damage {
       connection.use { $0.checkpointOnClose(false) }
       state.withLock { cached in cached.readFailure = damage }
     }
-    verification.finish(damage)
+    return damage
   }
 
   /// The whole-file check, on a read-only connection: the reason the file is damaged, or nil.
@@ -1375,54 +1377,49 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   }
 }
 
-/// Whether a database's whole-file check has run, and its verdict: begun once, waited for by
-/// every write.
-private final class Verification: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var begun = false
-  private var verdict: String??
-  private var stamp: CatalogFileStamp?
+/// The whole-file check of this process: begun once, its verdict waited for by every write.
+private final class Verification: Sendable {
+  private struct State {
+    var check: BackgroundWork<String?>?
+    /// The file as the passed check found it; nil when it changed during the check.
+    var stamp: CatalogFileStamp?
+  }
+  private let state = Mutex(State())
 
   /// The file as the passed check found it; nil when it changed during the check.
   var checkedStamp: CatalogFileStamp? {
-    get { condition.withLock { stamp } }
-    set { condition.withLock { stamp = newValue } }
+    get { state.withLock { $0.stamp } }
+    set { state.withLock { $0.stamp = newValue } }
+  }
+
+  /// Whether the check was begun.
+  var isBegun: Bool { state.withLock { $0.check != nil } }
+
+  /// Begins the check on a thread of its own, unless it was begun already.
+  ///
+  /// - Parameter check: The check: the damage it found, or nil.
+  /// - Returns: Whether this call began it.
+  @discardableResult
+  func begin(_ check: @escaping @Sendable () -> String?) -> Bool {
+    state.withLock { state in
+      guard state.check == nil else { return false }
+      state.check = BackgroundWork(check)
+      return true
+    }
+  }
+
+  /// Waits for the verdict of the check begun: the damage found, or nil.
+  func wait() -> String? {
+    state.withLock { $0.check }?.wait() ?? nil
   }
 
   /// Forgets a passed check, for another one.
   func reset() {
-    condition.withLock {
-      guard verdict == .some(nil) else { return }
-      begun = false
-      verdict = nil
-      stamp = nil
-    }
-  }
-
-  /// Whether the check was begun.
-  var isBegun: Bool { condition.withLock { begun } }
-
-  /// Marks the check begun; false when it was already.
-  func begin() -> Bool {
-    condition.withLock {
-      defer { begun = true }
-      return !begun
-    }
-  }
-
-  /// Records the verdict: the damage found, or nil.
-  func finish(_ damage: String?) {
-    condition.withLock {
-      verdict = .some(damage)
-      condition.broadcast()
-    }
-  }
-
-  /// Waits for the verdict.
-  func wait() -> String? {
-    condition.withLock {
-      while verdict == nil { condition.wait() }
-      return verdict ?? nil
+    guard let check = state.withLock({ $0.check }), check.wait() == nil else { return }
+    state.withLock { state in
+      guard state.check === check else { return }
+      state.check = nil
+      state.stamp = nil
     }
   }
 }

@@ -1,4 +1,7 @@
+import Dispatch
 import Foundation
+import Synchronization
+import SystemSupport
 
 extension ProductSequence {
   /// Calls a body with each product in order, as ``forEachProduct(_:)`` does, while the
@@ -17,7 +20,7 @@ extension ProductSequence {
     batchSize: Int = 1_000, ahead: Int = 8, _ body: (Product) throws -> Void
   ) throws {
     let handoff = Handoff(capacity: max(1, ahead))
-    let reading = Thread { [self] in
+    let reading: @Sendable () -> Void = { [self] in
       var batch: [Product] = []
       batch.reserveCapacity(batchSize)
       do {
@@ -35,7 +38,8 @@ extension ProductSequence {
         handoff.finish(error)
       }
     }
-    reading.start()
+    // Without a thread of its own, the products are read here, one after another.
+    guard detachThread(reading) else { return try forEachProduct(body) }
     do {
       while let batch = try handoff.take() {
         for product in batch { try body(product) }
@@ -48,64 +52,73 @@ extension ProductSequence {
 }
 
 /// Batches of products handed from the thread that reads them to the one that stores them.
-private final class Handoff: @unchecked Sendable {
+private final class Handoff: Sendable {
   /// Thrown in the reading thread when the taker stopped.
   struct Stopped: Error {}
 
-  private let condition = NSCondition()
-  private let capacity: Int
-  // Guarded by `condition`.
-  private var batches: [[Product]] = []
-  private var finished = false
-  private var failure: (any Error)?
-  private var stopped = false
+  private struct State {
+    var batches: [[Product]] = []
+    var failure: (any Error)?
+    var stopped = false
+  }
+  private let state = Mutex(State())
+  /// The places free for a batch.
+  private let room: DispatchSemaphore
+  /// One signal for each batch handed over, and one for the end of the reading.
+  private let arrivals = DispatchSemaphore(value: 0)
+  /// Signalled when the reading is over.
+  private let ended = DispatchSemaphore(value: 0)
 
   init(capacity: Int) {
-    self.capacity = capacity
+    room = DispatchSemaphore(value: capacity)
   }
 
   /// Hands a batch over, waiting while `capacity` wait already; false when the taker stopped.
   func put(_ batch: [Product]) -> Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    while batches.count >= capacity && !stopped { condition.wait() }
-    guard !stopped else { return false }
-    batches.append(batch)
-    condition.broadcast()
-    return true
+    room.wait()
+    let handed = state.withLock { state in
+      guard !state.stopped else { return false }
+      state.batches.append(batch)
+      return true
+    }
+    if handed { arrivals.signal() } else { room.signal() }
+    return handed
   }
 
   /// The reading is over, with the error that ended it, if any.
   func finish(_ error: (any Error)?) {
-    condition.lock()
-    defer { condition.unlock() }
-    finished = true
-    failure = error
-    condition.broadcast()
+    state.withLock { $0.failure = error }
+    arrivals.signal()
+    ended.signal()
   }
 
   /// The next batch; nil when the reading is over.
   ///
   /// - Throws: What ended the reading, once every batch before it was taken.
   func take() throws -> [Product]? {
-    condition.lock()
-    defer { condition.unlock() }
-    while batches.isEmpty && !finished { condition.wait() }
-    if !batches.isEmpty {
-      condition.broadcast()
-      return batches.removeFirst()
+    arrivals.wait()
+    let (batch, failure) = state.withLock { state -> ([Product]?, (any Error)?) in
+      state.batches.isEmpty ? (nil, state.failure) : (state.batches.removeFirst(), nil)
     }
+    if let batch {
+      room.signal()
+      return batch
+    }
+    // The end stays signalled for a take after it.
+    arrivals.signal()
     if let failure { throw failure }
     return nil
   }
 
   /// Stops the reading and waits until it is over: no batch is taken after this.
   func stop() {
-    condition.lock()
-    defer { condition.unlock() }
-    stopped = true
-    batches.removeAll()
-    condition.broadcast()
-    while !finished { condition.wait() }
+    state.withLock { state in
+      state.stopped = true
+      state.batches.removeAll()
+    }
+    // A reader waiting for room wakes, and finds the taker gone.
+    room.signal()
+    ended.wait()
+    ended.signal()
   }
 }

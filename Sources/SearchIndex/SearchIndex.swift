@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// A document to index: a title and keywords.
 public struct SearchDocument: Sendable, Hashable {
@@ -65,21 +65,19 @@ public struct SearchIndex: Sendable {
   init(building documents: [SearchDocument], slices requested: Int) {
     let slices = max(1, min(requested, documents.count))
     let sliceLength = (documents.count + slices - 1) / slices
-    let results = Mutex<[Int: Builder]>([:])
-    DispatchQueue.concurrentPerform(iterations: slices) { slice in
+    // Each slice on a thread of its own but the first, which is built here meanwhile.
+    @Sendable func built(_ slice: Int) -> Builder {
       let start = slice * sliceLength
       var builder = Builder(firstDocument: start)
       for document in documents[start..<min(start + sliceLength, documents.count)] {
         builder.add(document)
       }
-      results.withLock { $0[slice] = builder }
+      return builder
     }
+    let others = (1..<slices).map { slice in BackgroundWork { built(slice) } }
     var builder = Builder(firstDocument: 0)
-    results.withLock { built in
-      for slice in 0..<slices {
-        guard let part = built.removeValue(forKey: slice) else { continue }
-        builder.append(part)
-      }
+    for part in [built(0)] + others.map({ $0.wait() }) {
+      builder.append(part)
     }
     let built = builder.finish()
     baseCount = documents.count
