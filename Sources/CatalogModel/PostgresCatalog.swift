@@ -32,9 +32,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// The address, for messages: a URI without the password.
   package var location: String { address.description }
 
-  // Touched only inside `lock`.
+  // Touched only inside `lock`, which no request takes twice: one request at a time on the
+  // connection, and a write's identifier with it.
   private let connection: PostgresConnection
-  private let lock = NSRecursiveLock()
+  private let lock = Mutex(())
   /// The identifier the write transaction under way notes in `commits`; touched only inside
   /// `lock`.
   private var changeIdentifier: UUID?
@@ -256,7 +257,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   /// Runs requests on the connection, connecting again first when it was lost.
   func using<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
-    try lock.withLock {
+    try lock.withLock { _ throws in
       if !connection.isConnected { try connection.reconnect() }
       return try body(connection)
     }
