@@ -13,7 +13,7 @@
 /// - Returns: false when the system would not start a thread; `body` did not run.
 @discardableResult
 package func detachThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-  final class Box: @unchecked Sendable {
+  final class Box: Sendable {
     let body: @Sendable () -> Void
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
   }
