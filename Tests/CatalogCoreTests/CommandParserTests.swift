@@ -74,6 +74,30 @@ import Testing
       try CommandParser.parse("imgae cherries.png")
     }
   }
+
+  /// A command's errors quote the usage its table entry declares, the one help shows, or one
+  /// of its forms: no parser writes its own.
+  @Test func errorsQuoteTheUsageHelpShows() throws {
+    var quoted = 0
+    for entry in CommandTable.groups.flatMap(\.entries) where entry.parse != nil {
+      let word = try #require(entry.words.first)
+      for arguments in ["", "1 2 --unknown \"x\""] {
+        do {
+          _ = try CommandParser.parse("\(word) \(arguments)")
+        } catch CatalogCoreError.missingArgument(let usage),
+          CatalogCoreError.unexpectedArgument(_, let usage)
+        {
+          let forms = entry.usage.components(separatedBy: " | ")
+          #expect(usage == entry.usage || forms.contains(usage), "'\(word) \(arguments)'")
+          quoted += 1
+        } catch {}
+      }
+    }
+    #expect(quoted > 10)
+    #expect(throws: CatalogCoreError.missingArgument(usage: "year YYYY [PAGE]")) {
+      try CommandParser.parse("year")
+    }
+  }
 }
 
 /// One quoting rule for every command's arguments (SPEC section 4).

@@ -22,6 +22,8 @@ struct CommandArguments: Sendable {
   let raw: String
   /// The arguments unquoted (`select "Red Rose"` → `Red Rose`).
   let rest: String
+  /// The command's usage, as its entry declares it, for the errors its parser throws.
+  var usage = ""
 }
 
 /// The REPL's commands, grouped by task: the one table from which the parser, help, completion,
@@ -37,23 +39,23 @@ enum CommandTable {
           example: "list 2",
           parse: { arguments in
             if arguments.rest == "--all" { return .list(.all) }
-            return .list(.page(try page(arguments.rest, usage: "list [PAGE] | list --all") ?? 1))
+            return .list(.page(try page(arguments.rest, usage: arguments.usage) ?? 1))
           }),
         CommandEntry(
           words: ["select"], usage: "select PRODUCT",
           summary: "show a product's detail (by number, UUID, or name prefix)",
           example: "select cher",
-          parse: { .select(try required($0.rest, usage: "select PRODUCT")) }),
+          parse: { .select(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: ["push"], usage: "push PRODUCT",
           summary: "push a product's detail onto the path", example: "push mango",
-          parse: { .push(try required($0.rest, usage: "push PRODUCT")) }),
+          parse: { .push(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: ["year"], usage: "year YYYY [PAGE]",
           summary:
             "push the list of a year's products, or show its next page (in the editor: set the draft year)",
           example: "year 2015",
-          parse: { .year(try required($0.rest, usage: "year YYYY")) }),
+          parse: { .year(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: ["path"], usage: "path [--codable]",
           summary: "show the navigation path, or its saved JSON", example: "path --codable",
@@ -62,19 +64,19 @@ enum CommandTable {
             case "": return .path(codable: false)
             case "--codable": return .path(codable: true)
             default:
-              throw CatalogCoreError.unexpectedArgument(arguments.rest, usage: "path [--codable]")
+              throw CatalogCoreError.unexpectedArgument(arguments.rest, usage: arguments.usage)
             }
           }),
         CommandEntry(
           words: ["open"], usage: "open URL",
           summary: "follow a catalog:// link, e.g. products, product/ID, year/YYYY, scene/NAME/…",
           example: "open catalog://product/Cherries?tab=photo",
-          parse: { .open(try required($0.rest, usage: "open URL")) }),
+          parse: { .open(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: ["tab"], usage: "tab detail|photo", summary: "switch the detail tab",
           example: "tab photo",
           parse: { arguments in
-            let name = try required(arguments.rest, usage: "tab detail|photo")
+            let name = try required(arguments.rest, usage: arguments.usage)
             guard let tab = Tabs(rawValue: name.lowercased()) else {
               throw CatalogCoreError.invalidArgument(
                 name, expected: "a tab; use 'tab detail' or 'tab photo'")
@@ -94,7 +96,7 @@ enum CommandTable {
           }),
         CommandEntry(
           words: ["root"], usage: "root", summary: "go back to the product list", example: "root",
-          parse: { try noArguments(.root, $0.rest, usage: "root") }),
+          parse: { try noArguments(.root, $0.rest, usage: $0.usage) }),
       ]
     ),
     (
@@ -103,11 +105,11 @@ enum CommandTable {
         CommandEntry(
           words: ["edit"], usage: "edit", summary: "open the editor for the product shown",
           example: "edit",
-          parse: { try noArguments(.edit, $0.rest, usage: "edit") }),
+          parse: { try noArguments(.edit, $0.rest, usage: $0.usage) }),
         CommandEntry(
           words: ["name"], usage: "name TEXT", summary: "in the editor: change the draft name",
           example: "name Morello",
-          parse: { .setName(try required($0.rest, usage: "name TEXT")) }),
+          parse: { .setName(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: [], usage: "year YYYY",
           summary: "in the editor: change the draft year (1900–2100)", example: "year 2016"),
@@ -115,12 +117,12 @@ enum CommandTable {
           words: ["price"], usage: "price X",
           summary: "in the editor: change the draft price (at most two decimals)",
           example: "price 11.49",
-          parse: { .setPrice(try required($0.rest, usage: "price X")) }),
+          parse: { .setPrice(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: ["image"], usage: "image PATH",
           summary: "in the editor: the picture, a PNG or JPEG file (or a bundled picture's name)",
           example: "image ~/photos/cherries.jpg",
-          parse: { .setImage(try required($0.rest, usage: "image PATH")) }),
+          parse: { .setImage(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: ["done"], usage: "done [--force]",
           summary:
@@ -128,24 +130,24 @@ enum CommandTable {
           example: "done",
           parse: { arguments in
             guard arguments.rest.isEmpty || arguments.rest == "--force" else {
-              throw CatalogCoreError.unexpectedArgument(arguments.rest, usage: "done [--force]")
+              throw CatalogCoreError.unexpectedArgument(arguments.rest, usage: arguments.usage)
             }
             return .done(force: !arguments.rest.isEmpty)
           }),
         CommandEntry(
           words: ["cancel"], usage: "cancel", summary: "in the editor: discard the draft",
           example: "cancel",
-          parse: { try noArguments(.cancel, $0.rest, usage: "cancel") }),
+          parse: { try noArguments(.cancel, $0.rest, usage: $0.usage) }),
         CommandEntry(
           words: ["add"], usage: "add NAME",
           summary: "open the editor on a new product; 'done' adds it to the catalog",
           example: "add Kiwi",
-          parse: { .add(try required($0.rest, usage: "add NAME")) }),
+          parse: { .add(try required($0.rest, usage: $0.usage)) }),
         CommandEntry(
           words: ["delete"], usage: "delete PRODUCT",
           summary: "delete a product, its saved activities, and its place in every path",
           example: "delete kiwi",
-          parse: { .delete(try required($0.rest, usage: "delete PRODUCT")) }),
+          parse: { .delete(try required($0.rest, usage: $0.usage)) }),
       ]
     ),
     (
@@ -155,7 +157,7 @@ enum CommandTable {
           words: ["search"], usage: "search QUERY",
           summary: "find products and viewed activities: prefixes, \"phrases\", 樱桃, one typo",
           example: "search cher",
-          parse: { .search(try required($0.raw, usage: "search QUERY")) }),
+          parse: { .search(try required($0.raw, usage: $0.usage)) }),
         CommandEntry(
           words: ["continue"], usage: "continue N [--scene NAME] | continue --elsewhere N",
           summary:
@@ -169,7 +171,7 @@ enum CommandTable {
           example: "activities",
           parse: { arguments in
             if arguments.rest == "--elsewhere" { return .activitiesElsewhere }
-            return .activities(page: try page(arguments.rest, usage: "activities [PAGE]") ?? 1)
+            return .activities(page: try page(arguments.rest, usage: arguments.usage) ?? 1)
           }),
         CommandEntry(
           words: ["forget"], usage: "forget N | forget PRODUCT | forget --all",
@@ -177,7 +179,7 @@ enum CommandTable {
           example: "forget 1",
           parse: { arguments in
             let target = try required(
-              arguments.rest, usage: "forget N | forget PRODUCT | forget --all")
+              arguments.rest, usage: arguments.usage)
             if target == "--all" { return .forget(.all) }
             if let number = Int(target), number > 0, target.allSatisfy(\.isASCII) {
               return .forget(.number(number))
@@ -191,7 +193,7 @@ enum CommandTable {
           example: "handoff side",
           parse: { arguments in
             if arguments.rest == "--to-machine" { return .handoffToMachine }
-            let name = try required(arguments.rest, usage: "handoff SCENE")
+            let name = try required(arguments.rest, usage: arguments.usage)
             guard SceneName(name) != nil else { throw CatalogCoreError.invalidSceneName(name) }
             return .handoff(name)
           }),
@@ -207,7 +209,7 @@ enum CommandTable {
           example: "scenes",
           parse: { arguments in
             if arguments.rest == "--all" { return .scenes(all: true) }
-            return try noArguments(.scenes(), arguments.rest, usage: "scenes [--all]")
+            return try noArguments(.scenes(), arguments.rest, usage: arguments.usage)
           }),
         CommandEntry(
           words: ["scene"],
@@ -220,7 +222,7 @@ enum CommandTable {
         CommandEntry(
           words: ["state"], usage: "state", summary: "show the active scene's stored values",
           example: "state",
-          parse: { try noArguments(.state, $0.rest, usage: "state") }),
+          parse: { try noArguments(.state, $0.rest, usage: $0.usage) }),
       ]
     ),
     (
@@ -233,7 +235,7 @@ enum CommandTable {
         CommandEntry(
           words: ["quit", "exit"], usage: "quit · exit", summary: "save and exit (also Ctrl-D)",
           example: "quit",
-          parse: { try noArguments(.quit, $0.rest, usage: "quit") }),
+          parse: { try noArguments(.quit, $0.rest, usage: $0.usage) }),
       ]
     ),
   ]
@@ -252,7 +254,15 @@ enum CommandTable {
     var parsers: [String: @Sendable (CommandArguments) throws -> Command] = [:]
     for entry in groups.flatMap(\.entries) {
       guard let parse = entry.parse else { continue }
-      for word in entry.words where parsers[word] == nil { parsers[word] = parse }
+      // The entry's usage goes with its arguments: an error quotes what help shows.
+      let usage = entry.usage
+      for word in entry.words where parsers[word] == nil {
+        parsers[word] = { arguments in
+          var arguments = arguments
+          arguments.usage = usage
+          return try parse(arguments)
+        }
+      }
     }
     return parsers
   }()
