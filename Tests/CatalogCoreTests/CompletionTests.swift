@@ -31,6 +31,14 @@ import Testing
     ("tab p", ["photo"]),
     ("help con", ["continue"]),
     ("path -", ["--codable"]),
+    ("list --a", ["--all"]),
+    ("done --f", ["--force"]),
+    ("scene close side --d", ["--discard"]),
+    ("forget --", ["--all"]),
+    ("forget gl", ["Gladiolus"]),
+    ("continue 1 --", ["--scene", "--elsewhere"]),
+    ("handoff --t", ["--to-machine"]),
+    ("activities -", ["--elsewhere"]),
     ("open catalog://pro", ["catalog://products", "catalog://product/"]),
     ("open catalog://product/red", ["catalog://product/Red%20Rose"]),
     ("open catalog://scene/", ["catalog://scene/main/", "catalog://scene/side/"]),
@@ -41,7 +49,7 @@ import Testing
         "catalog://scene/",
       ]
     ),
-    ("list ", []),
+    ("list ", ["--all"]),
   ])
   func completesByContext(line: String, expected: [String]) {
     let result = Completion.complete(Array(line), cursor: line.count, state: Self.state)

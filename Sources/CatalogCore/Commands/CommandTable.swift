@@ -14,6 +14,18 @@ struct CommandEntry: Sendable {
   let example: String
   /// Turns the arguments into the command; nil for a row of help alone.
   var parse: (@Sendable (CommandArguments) throws -> Command)?
+
+  /// The flags the usage names (`--all`, `--force`), in order: what completion offers.
+  var flags: [String] { Self.flags(in: usage) }
+
+  /// The flags a usage text names, each once, in order.
+  static func flags(in usage: some StringProtocol) -> [String] {
+    var flags: [String] = []
+    for word in usage.split(whereSeparator: { " []|".contains($0) }) where word.hasPrefix("--") {
+      if !flags.contains(String(word)) { flags.append(String(word)) }
+    }
+    return flags
+  }
 }
 
 /// A command's arguments: as typed after the word, and as the quoting rule reads them.
@@ -250,6 +262,21 @@ enum CommandTable {
   }()
 
   /// The row that parses each word: the first with a parser.
+  /// The flags of a command, or of one form of it (`scene close`), as its usage names them.
+  ///
+  /// - Parameter form: The command word, and the action for a command with several.
+  /// - Returns: The flags, in order.
+  static func flags(of form: String) -> [String] {
+    let word = form.split(separator: " ").first.map(String.init) ?? ""
+    guard let entry = groups.flatMap(\.entries).first(where: { $0.words.contains(word) }) else {
+      return []
+    }
+    let forms = entry.usage.components(separatedBy: " | ").filter {
+      $0.hasPrefix(form + " ") || $0 == form
+    }
+    return CommandEntry.flags(in: forms.isEmpty ? entry.usage : forms.joined(separator: " "))
+  }
+
   static let parsers: [String: @Sendable (CommandArguments) throws -> Command] = {
     var parsers: [String: @Sendable (CommandArguments) throws -> Command] = [:]
     for entry in groups.flatMap(\.entries) {

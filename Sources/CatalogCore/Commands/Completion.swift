@@ -35,21 +35,22 @@ package enum Completion {
     let text = String(argument.dropFirst(skipped))
     let catalog = state.catalog
     let scenes = state.scenes.map(\.name.rawValue) + otherScenes
+    // Flags, wherever they are typed, come from the command table's usages: the ones help shows.
+    let lastWord = text.split(separator: " ", omittingEmptySubsequences: false).last ?? ""
+    if lastWord.hasPrefix("-") && command != "scene" {
+      return Result(
+        start: start + text.count - lastWord.count,
+        candidates: matching(String(lastWord), in: CommandTable.flags(of: command)))
+    }
     switch command {
-    case "select", "push", "delete":
+    case "select", "push", "delete", "forget":
       return Result(start: start, candidates: matchingNames(text, in: catalog))
     case "tab":
       return Result(start: start, candidates: matching(text, in: Tabs.allCases.map(\.rawValue)))
     case "help":
       return Result(start: start, candidates: matching(text, in: CommandParser.commandWords))
-    case "path":
-      return Result(start: start, candidates: matching(text, in: ["--codable"]))
-    case "scenes":
-      return Result(start: start, candidates: matching(text, in: ["--all"]))
     case "handoff":
-      return Result(start: start, candidates: matching(text, in: scenes + ["--to-machine"]))
-    case "activities":
-      return Result(start: start, candidates: matching(text, in: ["--elsewhere"]))
+      return Result(start: start, candidates: matching(text, in: scenes))
     case "open":
       return link(text, start: start, catalog: catalog, scenes: scenes)
     case "scene":
@@ -60,6 +61,12 @@ package enum Completion {
       let action = text[..<actionEnd].lowercased()
       let rest = String(text[text.index(after: actionEnd)...])
       let restStart = start + text.distance(from: text.startIndex, to: actionEnd) + 1
+      let restWord = rest.split(separator: " ", omittingEmptySubsequences: false).last ?? ""
+      if restWord.hasPrefix("-") {
+        return Result(
+          start: restStart + rest.count - restWord.count,
+          candidates: matching(String(restWord), in: CommandTable.flags(of: "scene \(action)")))
+      }
       switch action {
       case "switch", "open", "close":
         return Result(start: restStart, candidates: matching(rest, in: scenes))
@@ -75,7 +82,7 @@ package enum Completion {
         return Result(start: restStart, candidates: [])
       }
     default:
-      return Result(start: start, candidates: [])
+      return Result(start: start, candidates: matching(text, in: CommandTable.flags(of: command)))
     }
   }
 
