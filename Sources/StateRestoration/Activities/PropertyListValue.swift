@@ -30,78 +30,25 @@ public enum PropertyListValue: Sendable, Hashable {
 }
 
 extension PropertyListValue: Codable {
-  private enum Kind: String, Codable {
-    case string, int, double, bool, date, data, array, dictionary
-  }
-
-  private enum CodingKeys: String, CodingKey {
-    case type, value
-  }
-
-  /// Decodes a tagged value.
+  /// Decodes a tagged value, as ``init(json:)`` reads it.
   ///
   /// - Parameter decoder: The decoder.
   /// - Throws: `DecodingError` for an unknown tag or a value of the wrong type.
   public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    switch try container.decode(Kind.self, forKey: .type) {
-    case .string: self = .string(try container.decode(String.self, forKey: .value))
-    case .int: self = .int(try container.decode(Int.self, forKey: .value))
-    case .double: self = .double(try container.decode(Double.self, forKey: .value))
-    case .bool: self = .bool(try container.decode(Bool.self, forKey: .value))
-    case .date:
-      self = .date(
-        Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: .value)))
-    case .data:
-      let text = try container.decode(String.self, forKey: .value)
-      guard let data = Data(base64Encoded: text) else {
-        throw DecodingError.dataCorruptedError(
-          forKey: .value, in: container, debugDescription: "not Base64")
-      }
-      self = .data(data)
-    case .array: self = .array(try container.decode([PropertyListValue].self, forKey: .value))
-    case .dictionary:
-      self = .dictionary(try container.decode([String: PropertyListValue].self, forKey: .value))
-    }
+    try self.init(decodingJSONFrom: decoder)
   }
 
-  /// Encodes the value with its type tag.
+  /// Encodes the value with its type tag, as ``json`` writes it.
   ///
   /// - Parameter encoder: The encoder.
   /// - Throws: What the encoder throws.
   public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    switch self {
-    case .string(let value):
-      try container.encode(Kind.string, forKey: .type)
-      try container.encode(value, forKey: .value)
-    case .int(let value):
-      try container.encode(Kind.int, forKey: .type)
-      try container.encode(value, forKey: .value)
-    case .double(let value):
-      try container.encode(Kind.double, forKey: .type)
-      try container.encode(value, forKey: .value)
-    case .bool(let value):
-      try container.encode(Kind.bool, forKey: .type)
-      try container.encode(value, forKey: .value)
-    case .date(let value):
-      try container.encode(Kind.date, forKey: .type)
-      try container.encode(value.timeIntervalSinceReferenceDate, forKey: .value)
-    case .data(let value):
-      try container.encode(Kind.data, forKey: .type)
-      try container.encode(value.base64EncodedString(), forKey: .value)
-    case .array(let value):
-      try container.encode(Kind.array, forKey: .type)
-      try container.encode(value, forKey: .value)
-    case .dictionary(let value):
-      try container.encode(Kind.dictionary, forKey: .type)
-      try container.encode(value, forKey: .value)
-    }
+    try encodeJSON(to: encoder)
   }
 }
 
 extension PropertyListValue: JSONRepresentable {
-  /// Reads a value from its `{"type": …, "value": …}` form, as `init(from:)` does.
+  /// Reads a value from its `{"type": …, "value": …}` form.
   ///
   /// - Parameter json: The JSON.
   /// - Throws: ``JSONReadError`` when the type tag is unknown or the value does not have that
@@ -154,83 +101,60 @@ extension PropertyListValue: JSONRepresentable {
   }
 }
 
-/// Plain JSON ↔ property-list values, for typed payloads: a payload is encoded to JSON and read
-/// back as values, so its coding keys become user-info keys.
-enum PlainJSON {
-  /// A JSON document as property-list values: integers stay integers, other numbers become
-  /// doubles.
-  struct Value: Decodable {
-    let value: PropertyListValue
-
-    init(from decoder: any Decoder) throws {
-      if var array = try? decoder.unkeyedContainer() {
-        var values: [PropertyListValue] = []
-        while !array.isAtEnd { values.append(try array.decode(Value.self).value) }
-        value = .array(values)
-      } else if let object = try? decoder.container(keyedBy: AnyKey.self) {
-        var values: [String: PropertyListValue] = [:]
-        for key in object.allKeys {
-          values[key.stringValue] = try object.decode(Value.self, forKey: key).value
-        }
-        value = .dictionary(values)
+extension PropertyListValue {
+  /// Plain JSON as property-list values, for typed payloads: a payload is encoded to JSON and
+  /// read back as values, so its coding keys become user-info keys. Integers stay integers,
+  /// other numbers become doubles.
+  ///
+  /// - Parameter json: The JSON.
+  /// - Throws: ``JSONReadError`` for `null`, which no property-list value is.
+  init(plainJSON json: JSONValue) throws(JSONReadError) {
+    switch json {
+    case .null: throw JSONReadError("null is not a property-list value")
+    case .bool(let value): self = .bool(value)
+    case .number(let text):
+      if let integer = Int(text) {
+        self = .int(integer)
       } else {
-        let single = try decoder.singleValueContainer()
-        if let bool = try? single.decode(Bool.self) {
-          value = .bool(bool)
-        } else if let int = try? single.decode(Int.self) {
-          value = .int(int)
-        } else if let double = try? single.decode(Double.self) {
-          value = .double(double)
-        } else {
-          value = .string(try single.decode(String.self))
+        self = .double(try json.doubleValue())
+      }
+    case .string(let text): self = .string(text)
+    case .array(let elements):
+      var values: [PropertyListValue] = []
+      for (offset, element) in elements.enumerated() {
+        do throws(JSONReadError) {
+          values.append(try PropertyListValue(plainJSON: element))
+        } catch {
+          throw error.within(String(offset))
         }
       }
+      self = .array(values)
+    case .object(let members):
+      var values: [String: PropertyListValue] = [:]
+      for (name, member) in members {
+        do throws(JSONReadError) {
+          values[name] = try PropertyListValue(plainJSON: member)
+        } catch {
+          throw error.within(name)
+        }
+      }
+      self = .dictionary(values)
     }
   }
 
-  /// Property-list values written as plain JSON: dates as seconds since 2001, data as Base64,
-  /// as `JSONEncoder` writes them by default.
-  struct Encoded: Encodable {
-    let value: PropertyListValue
-
-    func encode(to encoder: any Encoder) throws {
-      switch value {
-      case .array(let values):
-        var container = encoder.unkeyedContainer()
-        for value in values { try container.encode(Encoded(value: value)) }
-      case .dictionary(let values):
-        var container = encoder.container(keyedBy: AnyKey.self)
-        for (key, value) in values {
-          try container.encode(Encoded(value: value), forKey: AnyKey(key))
-        }
-      case .string(let value):
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-      case .int(let value):
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-      case .double(let value):
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-      case .bool(let value):
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-      case .date(let value):
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-      case .data(let value):
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-      }
+  /// The value as plain JSON, as `JSONEncoder` writes property-list values by default: dates
+  /// as seconds since 2001, data as Base64.
+  var plainJSON: JSONValue {
+    switch self {
+    case .string(let value): .string(value)
+    case .int(let value): .int(value)
+    case .double(let value): .double(value)
+    case .bool(let value): .bool(value)
+    case .date(let value): .double(value.timeIntervalSinceReferenceDate)
+    case .data(let value): .string(value.base64EncodedString())
+    case .array(let values): .array(values.map(\.plainJSON))
+    case .dictionary(let values): .object(sorting: values.mapValues(\.plainJSON))
     }
-  }
-
-  struct AnyKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
   }
 }
 

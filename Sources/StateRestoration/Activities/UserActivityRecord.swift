@@ -68,7 +68,7 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
     let value: PropertyListValue
     do {
       let data = try JSONEncoder().encode(payload)
-      value = try JSONDecoder().decode(PlainJSON.Value.self, from: data).value
+      value = try PropertyListValue(plainJSON: JSONValue(parsing: data))
     } catch {
       throw .payloadNotEncodable(reason: "\(error)")
     }
@@ -92,7 +92,7 @@ public struct UserActivityRecord: Codable, Sendable, Hashable {
       throw .payloadNotDecodable(type: "\(Payload.self)", reason: "the user info is empty")
     }
     do {
-      let data = try JSONEncoder().encode(PlainJSON.Encoded(value: .dictionary(userInfo)))
+      let data = Data(PropertyListValue.dictionary(userInfo).plainJSON.serialized())
       return try JSONDecoder().decode(Payload.self, from: data)
     } catch {
       throw .payloadNotDecodable(type: "\(Payload.self)", reason: describe(error))

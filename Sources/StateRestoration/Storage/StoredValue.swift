@@ -45,85 +45,24 @@ public enum StoredValue: Sendable, Hashable {
 }
 
 extension StoredValue: Codable {
-  private enum CodingKeys: String, CodingKey {
-    case type
-    case value
-  }
-
-  /// The on-disk spelling of non-finite doubles, which JSON numbers cannot hold.
-  private static let nonFiniteDoubles: [String: Double] = [
-    "nan": .nan, "inf": .infinity, "-inf": -.infinity,
-  ]
-
-  /// Decodes a value from its `{"type": …, "value": …}` form.
+  /// Decodes a value from its `{"type": …, "value": …}` form, as ``init(json:)`` reads it.
   ///
   /// - Throws: `DecodingError` when the type tag is unknown or the value does not have that type.
   public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try container.decode(String.self, forKey: .type)
-    switch type {
-    case "bool": self = .bool(try container.decode(Bool.self, forKey: .value))
-    case "int": self = .int(try container.decode(Int.self, forKey: .value))
-    case "double":
-      if let text = try? container.decode(String.self, forKey: .value),
-        let special = Self.nonFiniteDoubles[text]
-      {
-        self = .double(special)
-      } else {
-        self = .double(try container.decode(Double.self, forKey: .value))
-      }
-    case "string": self = .string(try container.decode(String.self, forKey: .value))
-    case "url":
-      let text = try container.decode(String.self, forKey: .value)
-      guard let url = URL(string: text) else {
-        throw DecodingError.dataCorruptedError(
-          forKey: .value, in: container, debugDescription: "'\(text)' is not a URL")
-      }
-      self = .url(url)
-    case "data": self = .data(try container.decode(Data.self, forKey: .value))
-    case "date":
-      let seconds = try container.decode(Double.self, forKey: .value)
-      self = .date(Date(timeIntervalSinceReferenceDate: seconds))
-    case "codable":
-      let json = try container.decode(String.self, forKey: .value)
-      self = .codable(Data(json.utf8))
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: container, debugDescription: "unknown value type '\(type)'")
-    }
+    try self.init(decodingJSONFrom: decoder)
   }
 
-  /// Encodes the value as `{"type": …, "value": …}`; dates as seconds since 2001-01-01 UTC, the
-  /// reference date of `Date`, so that no precision is lost.
+  /// Encodes the value as `{"type": …, "value": …}`, as ``json`` writes it: dates as seconds
+  /// since 2001-01-01 UTC, the reference date of `Date`, so that no precision is lost.
   ///
   /// - Throws: `EncodingError` when the underlying encoder fails.
   public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(typeName, forKey: .type)
-    switch self {
-    case .bool(let value): try container.encode(value, forKey: .value)
-    case .int(let value): try container.encode(value, forKey: .value)
-    case .double(let value):
-      if value.isNaN {
-        try container.encode("nan", forKey: .value)
-      } else if value.isInfinite {
-        try container.encode(value > 0 ? "inf" : "-inf", forKey: .value)
-      } else {
-        try container.encode(value, forKey: .value)
-      }
-    case .string(let value): try container.encode(value, forKey: .value)
-    case .url(let value): try container.encode(value.absoluteString, forKey: .value)
-    case .data(let value): try container.encode(value, forKey: .value)
-    case .date(let value):
-      try container.encode(value.timeIntervalSinceReferenceDate, forKey: .value)
-    case .codable(let json):
-      try container.encode(String(decoding: json, as: UTF8.self), forKey: .value)
-    }
+    try encodeJSON(to: encoder)
   }
 }
 
 extension StoredValue: JSONRepresentable {
-  /// Reads a value from its `{"type": …, "value": …}` form, as `init(from:)` does.
+  /// Reads a value from its `{"type": …, "value": …}` form.
   ///
   /// - Parameter json: The JSON.
   /// - Throws: ``JSONReadError`` when the type tag is unknown or the value does not have that
@@ -156,7 +95,7 @@ extension StoredValue: JSONRepresentable {
     }
   }
 
-  /// The value in its `{"type": …, "value": …}` form, as `encode(to:)` writes it.
+  /// The value in its `{"type": …, "value": …}` form.
   package var json: JSONValue {
     let value: JSONValue =
       switch self {
