@@ -70,7 +70,10 @@ private final class Handoff: Sendable {
   private let ended = DispatchSemaphore(value: 0)
 
   init(capacity: Int) {
-    room = DispatchSemaphore(value: capacity)
+    // Made at 0 and given its places by signals: a semaphore freed below the value it was made
+    // with stops the program, and a stopped reading leaves places unreturned.
+    room = DispatchSemaphore(value: 0)
+    for _ in 0..<capacity { room.signal() }
   }
 
   /// Hands a batch over, waiting while `capacity` wait already; false when the taker stopped.

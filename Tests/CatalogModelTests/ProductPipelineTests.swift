@@ -65,4 +65,21 @@ import Testing
     Thread.sleep(forTimeInterval: 0.05)
     #expect(products.made.count == made)
   }
+
+  /// A body that stops while the reading is ahead by every batch it may hold: the batches
+  /// dropped unread leave the queue as it can be freed, and nothing stops the program.
+  @Test func aBodyThatStopsWhileTheQueueIsFullEndsCleanly() {
+    struct Enough: Error {}
+    for _ in 0..<5 {
+      let products = Numbered(count: 100_000)
+      #expect(throws: Enough.self) {
+        try products.forEachProductReadAhead(batchSize: 10, ahead: 4) { _ in
+          // The reading fills the queue meanwhile.
+          Thread.sleep(forTimeInterval: 0.02)
+          throw Enough()
+        }
+      }
+      #expect(products.made.count <= 10 * 7)
+    }
+  }
 }
