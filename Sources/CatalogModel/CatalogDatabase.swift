@@ -1401,11 +1401,16 @@ private final class Verification: Sendable {
   /// - Returns: Whether this call began it.
   @discardableResult
   func begin(_ check: @escaping @Sendable () -> String?) -> Bool {
-    state.withLock { state in
-      guard state.check == nil else { return false }
-      state.check = BackgroundWork(check)
-      return true
+    // Started outside the lock: without a thread of its own, the check runs here, and records
+    // what it found under that lock.
+    let begun = state.withLock { state -> BackgroundWork<String?>? in
+      guard state.check == nil else { return nil }
+      let work = BackgroundWork.startingLater(check)
+      state.check = work
+      return work
     }
+    begun?.start()
+    return begun != nil
   }
 
   /// Waits for the verdict of the check begun: the damage found, or nil.

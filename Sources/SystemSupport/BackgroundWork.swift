@@ -5,8 +5,10 @@ import Synchronization
 /// something else, a history write between two commands, a sampler beside a process.
 ///
 /// The thread is started with ``detachThread(_:)``; when the system would not start one, the
-/// work is done at once, on the caller's thread.
+/// work is done at once, on the thread that starts it.
 package final class BackgroundWork<Value: Sendable>: Sendable {
+  private let body: @Sendable () -> Value
+  private let isStarted = Atomic(false)
   private let result = Mutex<Value?>(nil)
   private let finished = DispatchSemaphore(value: 0)
 
@@ -14,6 +16,28 @@ package final class BackgroundWork<Value: Sendable>: Sendable {
   ///
   /// - Parameter body: The work; what it returns is what ``wait()`` returns.
   package init(_ body: @escaping @Sendable () -> Value) {
+    self.body = body
+    start()
+  }
+
+  private init(unstarted body: @escaping @Sendable () -> Value) {
+    self.body = body
+  }
+
+  /// Makes the work without starting it, for a caller that records it under a lock and starts
+  /// it once the lock is released: done at once, the work could take that lock again.
+  ///
+  /// A static method rather than an initializer: `BackgroundWork { … }` always starts.
+  ///
+  /// - Parameter body: The work; what it returns is what ``wait()`` returns.
+  /// - Returns: The work, not started.
+  package static func startingLater(_ body: @escaping @Sendable () -> Value) -> BackgroundWork {
+    BackgroundWork(unstarted: body)
+  }
+
+  /// Starts the work, once; a later call does nothing.
+  package func start() {
+    guard !isStarted.exchange(true, ordering: .acquiringAndReleasing) else { return }
     let run: @Sendable () -> Void = { [self] in
       let value = body()
       result.withLock { $0 = value }
@@ -22,7 +46,7 @@ package final class BackgroundWork<Value: Sendable>: Sendable {
     if !detachThread(run) { run() }
   }
 
-  /// Waits for the work to end; any number of times, from any thread.
+  /// Waits for the work to end, once it is started; any number of times, from any thread.
   ///
   /// - Returns: What the work returned.
   package func wait() -> Value {
