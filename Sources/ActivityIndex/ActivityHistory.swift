@@ -30,8 +30,9 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// The connection this history and its copies share, opened at the first use.
   let connection = SharedConnection()
 
-  /// The schema version of the database (`PRAGMA user_version`).
-  package static let schemaVersion = 1
+  /// The schema version of the database (`PRAGMA user_version`): 2 numbers each change, for
+  /// the search index file to know what it has not seen.
+  package static let schemaVersion = 2
 
   /// Creates the history of a state directory, `activities.sqlite` in it: the directory a
   /// `SessionStore` keeps its scenes in, so that one folder holds a program's state.
@@ -170,65 +171,8 @@ public struct ActivityHistory: ActivityStore, Hashable {
     }
   }
 
-  /// The most recently active saved activities, as entries: read by SQLite from the stored
-  /// records, none of them decoded, so a program that only ranks by them (a search from the
-  /// shell) does not pay for decoding.
-  ///
-  /// - Parameter limit: The most returned.
-  /// - Returns: The entries, most recently active first.
-  /// - Throws: A `StateRestorationError` when the database cannot be read.
-  package func entries(limit: Int) throws -> [Entry] {
-    return
-      try readDatabase { database -> [Entry] in
-        let statement = try database.statement(
-          """
-          SELECT history_key, json_extract(record, '$.activityType'),
-            json_extract(record, '$.targetContentIdentifier'),
-            json_extract(record, '$.lastActiveDate'), json_extract(record, '$.expirationDate')
-          FROM activities ORDER BY last_active DESC LIMIT ?
-          """)
-        defer { statement.reset() }
-        try statement.bind([.integer(limit)])
-        var entries: [Entry] = []
-        while try statement.step() {
-          func date(_ column: Int32) -> Date? {
-            statement.isNull(column)
-              ? nil : Date(timeIntervalSinceReferenceDate: statement.double(column))
-          }
-          entries.append(
-            Entry(
-              historyKey: statement.text(0), activityType: statement.text(1),
-              targetContentIdentifier: statement.isNull(2) ? nil : statement.text(2),
-              lastActiveDate: date(3), expirationDate: date(4)))
-        }
-        return entries
-      } ?? []
-  }
-
-  /// A value that changes whenever the saved activities change, by this process or another:
-  /// what a program that derives something from the history (a search's ranking) keeps beside
-  /// it, to know when to derive it again. Equal versions mean the same saved activities; a
-  /// version may change without a change of the activities (the file opened again, say).
-  package struct Version: Sendable, Hashable {
-    fileprivate var connection: Int
-    fileprivate var writes: Int
-    fileprivate var others: Int
-  }
-
   /// How many connections to the file this history and its copies have opened.
   package var connectionsOpened: Int { connection.opened }
-
-  /// The history's version now (see ``Version``), read without reading the activities.
-  ///
-  /// - Returns: The version; nil when there is no database yet.
-  /// - Throws: A `StateRestorationError` when the database cannot be read.
-  package func version() throws -> Version? {
-    // A database another process replaced is opened again, with a new connection number.
-    try readDatabase { database in
-      try connection.version(
-        others: database.integer("PRAGMA data_version") ?? 0)
-    }
-  }
 
   /// The saved activity with a history key, if there is one.
   ///
@@ -343,6 +287,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
         removed += database.changes
       }
       try Self.adjustCount(by: -removed, in: database)
+      try Self.recordChanges(removed, in: database)
     }
   }
 
@@ -353,6 +298,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     let now = Date().timeIntervalSinceReferenceDate
     try writeDatabase { database in
       try database.run("DELETE FROM activities")
+      try Self.recordChanges(database.changes, in: database)
       try database.run("DELETE FROM forgotten")
       try database.run("UPDATE history_info SET value = 0 WHERE key = 'count'")
       try database.run(
@@ -435,8 +381,19 @@ public struct ActivityHistory: ActivityStore, Hashable {
     CREATE TABLE IF NOT EXISTS forgotten(history_key TEXT PRIMARY KEY NOT NULL, deleted REAL NOT NULL)
       WITHOUT ROWID;
     INSERT OR IGNORE INTO history_info VALUES ('count', 0);
-    PRAGMA user_version = 1;
     """
+
+  /// Version 2: each row has the number of the change that last wrote it, and the history a
+  /// counter of changes (deletions included) and a random identity: what the search index file
+  /// is built at and checked against. Adding a column leaves every row where it is.
+  private static let changeNumbers = """
+    ALTER TABLE activities ADD COLUMN change INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX IF NOT EXISTS activities_change ON activities(change);
+    INSERT OR IGNORE INTO history_info VALUES ('change', 0);
+    INSERT OR IGNORE INTO history_info VALUES ('id', random() & 9223372036854775807);
+    """
+
+  private static let migrations = [Migration(to: 1, schema), Migration(to: 2, changeNumbers)]
 
   private static func timestamp(_ date: Date?) -> Double {
     (date ?? .distantPast).timeIntervalSinceReferenceDate
@@ -454,6 +411,14 @@ public struct ActivityHistory: ActivityStore, Hashable {
   private static func count(in database: Database) throws -> Int {
     // Another program may have written any number: a count is never below zero.
     max(0, try database.integer("SELECT value FROM history_info WHERE key = 'count'") ?? 0)
+  }
+
+  /// Counts changes, and returns the number of the last.
+  @discardableResult
+  private static func recordChanges(_ count: Int, in database: Database) throws -> Int {
+    try database.run(
+      "UPDATE history_info SET value = value + ? WHERE key = 'change'", .integer(max(0, count)))
+    return try database.integer("SELECT value FROM history_info WHERE key = 'change'") ?? 0
   }
 
   private static func adjustCount(by delta: Int, in database: Database) throws {
@@ -480,21 +445,22 @@ public struct ActivityHistory: ActivityStore, Hashable {
       try existing.bind([identifier, .text(key)])
       sameIdentifier = try existing.step() ? existing.integer(0) == 1 : nil
     }
+    let change = SQLiteValue.integer(try recordChanges(1, in: database))
     switch sameIdentifier {
     case true?:
       try database.run(
-        "UPDATE activities SET last_active = ?, record = ? WHERE history_key = ?", lastActive,
-        .text(text), .text(key))
+        "UPDATE activities SET last_active = ?, record = ?, change = ? WHERE history_key = ?",
+        lastActive, .text(text), change, .text(key))
       return
     case false?:
       try database.run(
-        "UPDATE activities SET persistent_identifier = ?, last_active = ?, record = ? WHERE history_key = ?",
-        identifier, lastActive, .text(text), .text(key))
+        "UPDATE activities SET persistent_identifier = ?, last_active = ?, record = ?, change = ? WHERE history_key = ?",
+        identifier, lastActive, .text(text), change, .text(key))
       return
     case nil:
       try database.run(
-        "INSERT INTO activities(history_key, persistent_identifier, last_active, record) VALUES (?, ?, ?, ?)",
-        .text(key), identifier, lastActive, .text(text))
+        "INSERT INTO activities(history_key, persistent_identifier, last_active, record, change) VALUES (?, ?, ?, ?, ?)",
+        .text(key), identifier, lastActive, .text(text), change)
     }
     try adjustCount(by: 1, in: database)
     let excess = try count(in: database) - capacity
@@ -502,7 +468,9 @@ public struct ActivityHistory: ActivityStore, Hashable {
       try database.run(
         "DELETE FROM activities WHERE history_key IN (SELECT history_key FROM activities ORDER BY last_active LIMIT ?)",
         .integer(excess))
-      try adjustCount(by: -database.changes, in: database)
+      let evicted = database.changes
+      try adjustCount(by: -evicted, in: database)
+      try recordChanges(evicted, in: database)
     }
   }
 
@@ -514,13 +482,16 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// but nothing is written through it until the file is known to be a history of this
   /// version: a file that is not one, or is damaged, stays the bytes it was (no log copied into
   /// it) for quarantine to keep.
-  private func readDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result? {
+  ///
+  /// A history of an earlier version is read as it is, and brought to this one where it can be
+  /// written.
+  func readDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result? {
     let file = directory.path(of: path)
     do {
       return try connection.use(file: file) { cached in
         if let database = cached {
-          // Another process may have upgraded it meanwhile.
-          guard try checkVersion(database, file) == Self.schemaVersion else {
+          // Another process may have upgraded it meanwhile past this program.
+          guard try checkVersion(database, file) >= 1 else {
             cached = nil
             return nil
           }
@@ -570,13 +541,17 @@ public struct ActivityHistory: ActivityStore, Hashable {
     do {
       let database = try Database(path: file, mode: .readWrite)
       database.checkpointOnClose(false)
-      guard try checkVersion(database, file) == Self.schemaVersion else { return nil }
-      if !database.isReadOnly { try configureForWriting(database) }
+      let version = try checkVersion(database, file)
+      guard version >= 1 else { return nil }
+      if !database.isReadOnly {
+        if version < Self.schemaVersion { try database.migrate(Self.migrations) }
+        try configureForWriting(database)
+      }
       return database
     } catch let error as SQLiteError where !error.isDamage {
       // A read-only directory, where the log cannot be created: reading alone may still work.
       let database = try Database(path: file, mode: .readOnly)
-      return try checkVersion(database, file) == Self.schemaVersion ? database : nil
+      return try checkVersion(database, file) >= 1 ? database : nil
     }
   }
 
@@ -593,7 +568,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     if try checkVersion(database, file) < Self.schemaVersion {
       // Several processes may create it at once: the schema under the write lock (waiting
       // for it), then the switch to WAL, retried while another connection holds the file.
-      try database.migrate([Migration(to: 1, Self.schema)])
+      try database.migrate(Self.migrations)
       try database.enableWriteAheadLog()
     }
     try configureForWriting(database)
@@ -670,18 +645,13 @@ final class SharedConnection: Sendable {
   }
 
   private let state = Mutex<Open?>(nil)
-  /// The last search index built, kept while the history's version stays the same.
+  /// The search index the last search used, with the changes it had laid over it.
   let searchIndex = Mutex<ActivitySearchIndex?>(nil)
-  /// How many connections were opened, and how many writes went through the open one: with
-  /// SQLite's count of other connections' commits, the history's ``ActivityHistory/Version``.
-  private let counts = Mutex<(opened: Int, writes: Int)>((0, 0))
+  /// How many connections were opened.
+  private let openedCount = Mutex(0)
 
   /// How many connections were opened.
-  var opened: Int { counts.withLock { $0.opened } }
-
-  func version(others: Int) -> ActivityHistory.Version {
-    counts.withLock { .init(connection: $0.opened, writes: $0.writes, others: others) }
-  }
+  var opened: Int { openedCount.withLock { $0 } }
 
   /// Runs a body with the connection, or nil when there is none for the file as it is now; the
   /// body opens one by setting it. A connection that cannot write is dropped for a body that
@@ -705,11 +675,10 @@ final class SharedConnection: Sendable {
           open = Open(
             database: database, device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
             isWritable: writable || !database.isReadOnly)
-          counts.withLock { $0 = ($0.opened &+ 1, 0) }
+          openedCount.withLock { $0 &+= 1 }
         } else if database == nil {
           open = nil
         }
-        if writable { counts.withLock { $0.writes &+= 1 } }
         return result
       } catch {
         // What failed may be damage: the connection closes without copying its log into the

@@ -119,29 +119,27 @@ package enum CatalogMain {
     let store = CatalogStore.bundled(paths)
     let loaded = try store.loadForReading()
     for warning in loaded.warnings { report.warning(warning) }
-    // Read only when something matches, and once.
-    var history: [ActivityHistory.Entry]?
-    func readHistory() -> [ActivityHistory.Entry] {
-      if let history { return history }
+    // Read only when something matches.
+    let now = Date()
+    func viewed(_ text: String) -> [ActivityHistory.Entry] {
       do {
         let directory = StateDirectory(existing: paths.stateDirectory)
         let saved = ActivityHistory(directory: directory)
-        history = ActivityHistoryMerge.merged(
+        return ActivityHistoryMerge.merged(
           in: directory,
-          with: try EarlierActivityFile.entries(of: saved, limit: ActivitySearch.historyLimit),
+          with: try EarlierActivityFile.entries(
+            of: saved, matching: text, limit: ActivitySearch.historyLimit, at: now),
           history: saved)
       } catch {
         report.warning("\(error.localizedDescription); searching the products alone")
-        history = []
+        return []
       }
-      return history ?? []
     }
     let service = SearchService(
       indexPath: store.searchIndexPath, dataDirectory: paths.dataDirectory,
       builder: SearchService.thisExecutable, note: report.note)
     let results = try service.search(loaded.catalog) { search in
-      try search.results(
-        for: query, readingHistory: readHistory, now: Date(), limit: limit)
+      try search.results(for: query, viewed: viewed, now: now, limit: limit)
     }
     for row in (loaded.catalog.source as? any CatalogStorage)?.takeSkippedRows() ?? [] {
       report.warning(row)

@@ -96,17 +96,25 @@ struct EarlierActivityFile: VersionedFormat {
     return Array(limit.map { merged.prefix($0) } ?? merged)
   }
 
-  /// The most recent entries of the history, with those of a file not imported yet.
+  /// The history's activities matching a query (its search: expired ones never), as entries,
+  /// with every one of a file not imported yet.
   ///
   /// - Parameters:
   ///   - history: The history.
-  ///   - limit: The most returned.
-  /// - Returns: The entries, most recently active first.
-  /// - Throws: When the history or the file cannot be read.
-  static func entries(of history: ActivityHistory, limit: Int) throws -> [ActivityHistory.Entry] {
-    guard history.directory.contains(path(besides: history)) else {
-      return try history.entries(limit: limit)
+  ///   - text: The query.
+  ///   - limit: The most found in the history.
+  ///   - date: The time expiration is judged at.
+  /// - Returns: The entries.
+  /// - Throws: When the history or the file cannot be read, or the query is not one.
+  static func entries(
+    of history: ActivityHistory, matching text: String, limit: Int, at date: Date
+  ) throws -> [ActivityHistory.Entry] {
+    let found = try history.search(text, limit: limit, at: date).map {
+      ActivityHistory.Entry($0.activity)
     }
-    return try records(of: history, limit: limit).map(ActivityHistory.Entry.init)
+    guard history.directory.contains(path(besides: history)),
+      let earlier = try activities(besides: history)
+    else { return found }
+    return found + earlier.filter(\.isEligibleForSearch).map(ActivityHistory.Entry.init)
   }
 }

@@ -89,16 +89,15 @@ package final class LiveEnvironment: AppEnvironment {
     // merged at launch. An unreadable history was set aside then; if it went bad since, search
     // the products alone.
     waitForHistory()
-    // The most recent entries rank results; older ones would add boosts near zero. Read only
-    // when something matches.
+    // The viewed products that match rank higher. Read only when something matches.
     let history = self.history
-    func entries() -> [ActivityHistory.Entry] {
-      (try? EarlierActivityFile.entries(of: history, limit: ActivitySearch.historyLimit)) ?? []
+    let now = self.now
+    func viewed(_ text: String) -> [ActivityHistory.Entry] {
+      (try? EarlierActivityFile.entries(
+        of: history, matching: text, limit: ActivitySearch.historyLimit, at: now)) ?? []
     }
-    let version = try? history.version()
     return try searchService.search(catalog) { search in
-      try search.results(
-        for: text, readingHistory: entries, historyVersion: version, now: now)
+      try search.results(for: text, viewed: viewed, now: now)
     }
   }
 

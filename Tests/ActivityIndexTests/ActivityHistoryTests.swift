@@ -52,7 +52,8 @@ extension ActivityHistoryTests {
       try database.execute(
         """
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 999999)
-        INSERT INTO activities SELECT 'P' || i, 'P' || i, i,
+        INSERT INTO activities(history_key, persistent_identifier, last_active, record)
+        SELECT 'P' || i, 'P' || i, i,
           replace(replace('\(text.replacingOccurrences(of: "'", with: "''"))', '@ID@', 'P' || i),
             '12345', i)
         FROM n;
@@ -76,29 +77,39 @@ extension ActivityHistoryTests {
     #expect(try history.records(limit: 2).compactMap(\.persistentIdentifier) == ["new", "P999998"])
   }
 
-  /// The entries read by SQLite from the stored records say what decoding them says: with and
-  /// without a target, an expiration date or a last-active date, keys of either kind, text that
-  /// needs escaping.
-  @Test func entriesAreWhatTheRecordsSay() throws {
+  /// The search index, read by SQLite from the stored records, says what decoding them says:
+  /// titles and keywords that need escaping, eligible or not, expiring or not.
+  @Test func theSearchIndexIsWhatTheRecordsSay() throws {
     let directory = TemporaryDirectory()
     let state = try StateDirectory(creating: directory.path)
     let history = ActivityHistory(directory: state)
     for index in 0..<60 {
       var record = UserActivityRecord(activityType: index % 7 == 0 ? "other.type" : Self.type)
       record.title = "Show \"№\(index)\" \\ 樱桃\u{1F}"
-      if index % 3 != 0 { record.persistentIdentifier = "P\(index)" }
+      record.keywords = index % 2 == 0 ? ["fruit \"\(index)\"", "Ünïcode"] : []
+      record.isEligibleForSearch = index % 3 != 0
+      if index % 3 != 1 { record.persistentIdentifier = "P\(index)" }
       if index % 2 == 0 { record.targetContentIdentifier = UUID().uuidString }
-      if index % 5 != 0 {
-        record.lastActiveDate = Date(timeIntervalSinceReferenceDate: 1e8 + Double(index) / 7)
-      }
+      record.lastActiveDate = Date(timeIntervalSinceReferenceDate: 1e8 + Double(index) / 7)
       if index % 4 == 0 {
         record.expirationDate = Date(timeIntervalSinceReferenceDate: 3.25e8 / Double(index + 1))
       }
       try history.save(record)
     }
-    let decoded = try history.records(limit: 50).map(ActivityHistory.Entry.init)
-    #expect(decoded.count == 50)
-    #expect(try history.entries(limit: 50) == decoded)
+    let now = Date(timeIntervalSinceReferenceDate: 1e7)
+    func expected(_ matching: (UserActivityRecord) -> Bool) throws -> Set<String> {
+      Set(
+        try history.records().filter {
+          $0.isEligibleForSearch && !$0.isExpired(at: now) && matching($0)
+        }.map(\.historyKey))
+    }
+    func found(_ query: String) throws -> Set<String> {
+      Set(try history.search(query, limit: 100, at: now).map(\.activity.historyKey))
+    }
+    #expect(try found("樱桃") == expected { _ in true })
+    #expect(try !found("樱桃").isEmpty)
+    #expect(try found("unicode") == expected { !$0.keywords.isEmpty })
+    #expect(try found("\"№12\"") == expected { $0.title?.contains("№12\"") == true })
   }
 
   @Test func importedRecordsKeepTheNewerOfEachKey() throws {

@@ -18,12 +18,14 @@ import Testing
     var saved = UserActivityRecord(activityType: Self.type)
     saved.persistentIdentifier = "B"
     saved.title = "newer in the database"
+    saved.isEligibleForSearch = true
     saved.lastActiveDate = Date(timeIntervalSinceReferenceDate: 50)
     try history.save(saved)
     let earlier = ["A": 10.0, "B": 20.0, "C": 30.0].map { name, time in
       var record = UserActivityRecord(activityType: Self.type)
       record.persistentIdentifier = name
       record.title = "from the file"
+      record.isEligibleForSearch = true
       record.lastActiveDate = Date(timeIntervalSinceReferenceDate: time)
       return record
     }.sorted { ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast) }
@@ -31,9 +33,10 @@ import Testing
     // Read alongside before the import, the newer entry of each key winning.
     let merged = try EarlierActivityFile.records(of: history, limit: nil)
     #expect(merged.compactMap(\.persistentIdentifier) == ["B", "C", "A"])
+    // A search finds the history's matches, and counts every activity of the file.
     #expect(
-      try EarlierActivityFile.entries(of: history, limit: 2)
-        == merged.prefix(2).map(ActivityHistory.Entry.init))
+      try EarlierActivityFile.entries(of: history, matching: "database", limit: 5, at: Date())
+        == ([saved] + earlier).map(ActivityHistory.Entry.init))
     #expect(
       try EarlierActivityFile.records(of: history, limit: 1, offset: 1)
         .compactMap(\.persistentIdentifier) == ["C"])

@@ -293,9 +293,10 @@ import Testing
 }
 
 extension ActivityCommandTests {
-  /// A search reads the history and finds its products once, until the history changes, in
-  /// this process or another, or one of its activities expires.
-  @Test func aSearchReadsTheHistoryAgainOnlyWhenItChanges() throws {
+  /// A search ranks the viewed products that match higher, the most recently viewed first,
+  /// however many other products were viewed since: it asks the history's search, which sees
+  /// every change, in this process or another, and never an expired activity.
+  @Test func aSearchRanksEveryViewedProductThatMatches() throws {
     let directory = TemporaryDirectory()
     let state = try StateDirectory(creating: directory.path)
     let history = ActivityHistory(directory: state)
@@ -303,7 +304,6 @@ extension ActivityCommandTests {
     let flowers = bundledProducts.filter { $0.keywords.contains("flower") }
     try #require(flowers.count >= 3)
     let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
-    var reads = 0
     func view(_ product: Product, at offset: Double, in history: ActivityHistory) throws {
       var activity = ProductActivity.show(product)
       activity.lastActiveDate = start + offset
@@ -313,27 +313,38 @@ extension ActivityCommandTests {
     func first(at now: Date = start + 100) throws -> String? {
       try search.results(
         for: "flower",
-        readingHistory: {
-          reads += 1
-          return (try? history.entries(limit: ActivitySearch.historyLimit)) ?? []
-        }, historyVersion: try history.version(), now: now
+        viewed: {
+          (try? history.search($0, limit: ActivitySearch.historyLimit, at: now))?.map {
+            ActivityHistory.Entry($0.activity)
+          } ?? []
+        }, now: now
       ).first?.product.name
     }
-    try view(flowers[0], at: 1, in: history)
-    #expect(try first() == flowers[0].name)
-    #expect(try first() == flowers[0].name)
-    #expect(reads == 1)
-    try view(flowers[1], at: 2, in: history)
-    #expect(try first() == flowers[1].name)
-    #expect(reads == 2)
-    // Another process's view, seen through SQLite's count of other connections' commits.
-    try view(flowers[2], at: 3, in: ActivityHistory(directory: state))
-    #expect(try first() == flowers[2].name)
-    #expect(reads == 3)
-    // A view that expires: the ranking is made again once it has.
-    try view(flowers[0], at: 4, in: history)
-    #expect(try first() == flowers[0].name)
-    #expect(try first(at: start + 300) == flowers[2].name)
-    #expect(reads == 5)
+    let unviewed = try search.results(for: "flower", history: [], now: start).first?.product
+    let viewedFirst = try #require(flowers.first { $0 != unviewed })
+    try view(viewedFirst, at: 1, in: history)
+    // More views since than a search asks the history for, none of a flower.
+    var others: [UserActivityRecord] = []
+    for index in 0...ActivitySearch.historyLimit {
+      var activity = UserActivityRecord(activityType: ProductActivity.type)
+      activity.title = "Show Product \(index) product"
+      activity.targetContentIdentifier = UUID().uuidString
+      activity.isEligibleForSearch = true
+      activity.lastActiveDate = start + 1.5
+      others.append(activity)
+    }
+    try history.importRecords(others)
+    #expect(try first() == viewedFirst.name)
+    let second = try #require(flowers.first { $0 != viewedFirst && $0 != unviewed })
+    try view(second, at: 2, in: history)
+    #expect(try first() == second.name)
+    // Another process's view.
+    let third = try #require(flowers.first { $0 != viewedFirst && $0 != second })
+    try view(third, at: 3, in: ActivityHistory(directory: state))
+    #expect(try first() == third.name)
+    // A view that expires counts until it has.
+    try view(viewedFirst, at: 4, in: history)
+    #expect(try first() == viewedFirst.name)
+    #expect(try first(at: start + 300) == third.name)
   }
 }

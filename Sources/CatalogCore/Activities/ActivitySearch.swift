@@ -3,7 +3,6 @@ import CatalogModel
 import Foundation
 import SearchIndex
 import StateRestoration
-import Synchronization
 
 /// One result of `search`: the activity that shows a product, and why it matched.
 package struct SearchResult: Sendable, Hashable {
@@ -30,11 +29,10 @@ package struct ActivitySearch: Sendable {
   /// The index, by document number.
   package private(set) var index: CatalogSearchIndex
 
-  /// The most recent saved activities a search reads to rank viewed products higher: the
-  /// thousand products viewed last. Each costs a search a lookup in the catalog (`catalog-bench
-  /// cold-search --history N` measures it), and past a thousand a boost would only order
-  /// products viewed long ago.
-  package static let historyLimit = 1_000
+  /// The most viewed products matching a query that a search asks the history for, to rank
+  /// them higher: the best matches, the most recently viewed first among equals. Each costs a
+  /// search a lookup in the catalog (`catalog-bench cold-search --history N` measures it).
+  package static let historyLimit = 200
 
   /// The most results a search returns unless told otherwise.
   package static let defaultLimit = 10
@@ -56,10 +54,6 @@ package struct ActivitySearch: Sendable {
     self.index = index
   }
 
-  /// The ranking the history gave the last search, shared by the copies of this value: a new
-  /// catalog or index makes a new value, and so a new ranking.
-  private let rankings = RankingCache()
-
   /// Brings an index built in memory up to date with a catalog: a catalog with other products is
   /// indexed anew.
   ///
@@ -69,7 +63,7 @@ package struct ActivitySearch: Sendable {
     self = ActivitySearch(catalog: catalog)
   }
 
-  /// Searches.
+  /// Searches, with a history given as its activities (all of them count, whatever they match).
   ///
   /// - Parameters:
   ///   - text: The query.
@@ -82,25 +76,25 @@ package struct ActivitySearch: Sendable {
     for text: String, history: [UserActivityRecord], now: Date, limit: Int = defaultLimit
   ) throws -> [SearchResult] {
     try results(
-      for: text, readingHistory: { history.map(ActivityHistory.Entry.init) }, now: now,
+      for: text, viewed: { _ in history.map(ActivityHistory.Entry.init) }, now: now,
       limit: limit)
   }
 
-  /// Searches, reading the history only when something matches: it only reorders matches, and
-  /// reading it is most of what a search that finds nothing would cost.
+  /// Searches the products, the viewed ones that match ranked higher, most recently viewed
+  /// first; the history is asked only when something matches, as reading it is most of what a
+  /// search that finds nothing would cost.
   ///
   /// - Parameters:
   ///   - text: The query.
-  ///   - readingHistory: Reads the saved activities' entries.
-  ///   - historyVersion: The history's version: the ranking made from it is kept, and used
-  ///     again while the version and the catalog are the same; nil to read it every time.
+  ///   - viewed: Finds the saved activities matching the query in the history (its search,
+  ///     `ActivityHistory.search`), as entries.
   ///   - now: The time, for expiry.
   ///   - limit: The most results.
   /// - Returns: The results, best first.
   /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
   package func results(
-    for text: String, readingHistory: () -> [ActivityHistory.Entry],
-    historyVersion: ActivityHistory.Version? = nil, now: Date, limit: Int = defaultLimit
+    for text: String, viewed: (String) -> [ActivityHistory.Entry], now: Date,
+    limit: Int = defaultLimit
   ) throws -> [SearchResult] {
     let query: SearchQuery
     do {
@@ -108,19 +102,8 @@ package struct ActivitySearch: Sendable {
     } catch {
       throw CatalogCoreError.invalidSearch(error.description)
     }
-    guard limit > 0 else { return [] }
-    // The history is read, and its products found in the catalog (a thousand lookups), once
-    // for as long as neither changes nor one of its activities expires; and only when
-    // something matches.
-    let ranking: Ranking
-    if let historyVersion, let cached = rankings.ranking(for: historyVersion, at: now) {
-      ranking = cached
-    } else {
-      guard !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
-      ranking = self.ranking(of: readingHistory(), at: now)
-      if let historyVersion { rankings.keep(ranking, for: historyVersion) }
-    }
-    let (boosts, viewed) = (ranking.boosts, ranking.viewed)
+    guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
+    let (boosts, viewed) = ranking(of: viewed(text), at: now)
     return try index.index.search(query, limit: limit, boosts: boosts).compactMap { hit in
       guard let number = index.number(ofDocument: hit.document),
         let product = catalog.product(number: number)
@@ -136,14 +119,9 @@ package struct ActivitySearch: Sendable {
 
   /// What the history adds to a search: a boost for each viewed product's document, and the
   /// entry that viewed it.
-  fileprivate struct Ranking: Sendable {
-    var boosts: [Int: Double] = [:]
-    var viewed: [Int: ActivityHistory.Entry] = [:]
-    /// When the first of its activities expires, which changes it.
-    var validUntil: Date?
-  }
-
-  private func ranking(of history: [ActivityHistory.Entry], at now: Date) -> Ranking {
+  private func ranking(of history: [ActivityHistory.Entry], at now: Date) -> (
+    boosts: [Int: Double], viewed: [Int: ActivityHistory.Entry]
+  ) {
     // Newest first (ties by key, so that every process ranks alike), one entry a product.
     let live = history.filter {
       $0.activityType == ProductActivity.type && !$0.isExpired(at: now)
@@ -153,7 +131,7 @@ package struct ActivitySearch: Sendable {
     }
     let targets = live.map { $0.targetContentIdentifier.flatMap(UUID.init(uuidString:)) }
     let numbers = catalog.numbers(of: targets.compactMap { $0 })
-    var ranking = Ranking(validUntil: live.compactMap(\.expirationDate).min())
+    var ranking: (boosts: [Int: Double], viewed: [Int: ActivityHistory.Entry]) = ([:], [:])
     var order: [Int] = []
     for (entry, target) in zip(live, targets) {
       guard let number = target.flatMap({ numbers[$0] }) else { continue }
@@ -178,24 +156,5 @@ package struct ActivitySearch: Sendable {
     case .prefix: return "\(field): prefix '\(match.term)' of '\(match.word)'"
     case .typo: return "\(field): '\(match.word)' for '\(match.term)' (one typo)"
     }
-  }
-}
-
-/// The last ranking an ``ActivitySearch`` made, with the history version it was made from.
-private final class RankingCache: Sendable {
-  private let last = Mutex<(version: ActivityHistory.Version, ranking: ActivitySearch.Ranking)?>(
-    nil)
-
-  func ranking(for version: ActivityHistory.Version, at now: Date) -> ActivitySearch.Ranking? {
-    last.withLock { last in
-      guard let last, last.version == version,
-        last.ranking.validUntil.map({ now < $0 }) ?? true
-      else { return nil }
-      return last.ranking
-    }
-  }
-
-  func keep(_ ranking: ActivitySearch.Ranking, for version: ActivityHistory.Version) {
-    last.withLock { $0 = (version, ranking) }
   }
 }
