@@ -25,7 +25,7 @@ extension ActivityHistory {
   /// Core Spotlight finds an app's activities: every word must match, as a word, a prefix
   /// (`cher`), a `"phrase"`, Chinese or Japanese text (`樱桃`), or with one typo; best first,
   /// the more recently active first among equal matches. An activity past its expiration date
-  /// is never returned.
+  /// is never returned, nor one that does not decode (which stays in the history as it is).
   ///
   /// The search reads an index kept in a file beside the history (`activities.searchindex`),
   /// with the changes made since it was written laid over it, so that a search costs about the
@@ -43,6 +43,22 @@ extension ActivityHistory {
   public func search(_ text: String, limit: Int = 20, at date: Date = Date()) throws
     -> [ActivitySearchResult]
   {
+    try search(text, limit: limit, at: date, willBuild: { _ in })
+  }
+
+  /// ``search(_:limit:at:)``, telling the caller before the index is built, which takes a few
+  /// seconds at a million activities: what a program shows a note for.
+  ///
+  /// - Parameters:
+  ///   - text: The query, as a user types it.
+  ///   - limit: The most results.
+  ///   - date: The time expiration is judged at.
+  ///   - willBuild: Called with the number of activities before the index is built.
+  /// - Returns: The results, best first.
+  /// - Throws: What ``search(_:limit:at:)`` throws.
+  package func search(
+    _ text: String, limit: Int, at date: Date, willBuild: (Int) -> Void
+  ) throws -> [ActivitySearchResult] {
     let query = try SearchQuery(text)
     guard limit > 0 else { return [] }
     return try readDatabase { database in
@@ -50,12 +66,14 @@ extension ActivityHistory {
       try database.readTransaction {
         guard try database.schemaVersion >= 2 else {
           // A history of the first version this program cannot write: searched in memory.
-          var index = try ActivitySearchIndex.build(from: database, identity: 0, change: 0)
+          var index = try ActivitySearchIndex.build(
+            from: database, identity: 0, change: 0, willBuild: willBuild)
           return try index.results(for: query, limit: limit, at: date, in: self, database)
         }
         var rebuilt = false
         while true {
-          var index = try preparedSearchIndex(database, rebuilding: rebuilt)
+          var index = try preparedSearchIndex(
+            database, rebuilding: rebuilt, willBuild: willBuild)
           do {
             let results = try index.results(for: query, limit: limit, at: date, in: self, database)
             connection.searchIndex.withLock { $0 = index }
@@ -83,9 +101,9 @@ extension ActivityHistory {
   /// The index as the history is now: the one this process used last or the file, with the
   /// changes since laid over it; built and written again when it is missing, damaged, of
   /// another history, or too far behind.
-  private func preparedSearchIndex(_ database: Database, rebuilding: Bool) throws
-    -> ActivitySearchIndex
-  {
+  private func preparedSearchIndex(
+    _ database: Database, rebuilding: Bool, willBuild: (Int) -> Void
+  ) throws -> ActivitySearchIndex {
     let identity = UInt64(
       bitPattern: Int64(
         try database.integer("SELECT value FROM history_info WHERE key = 'id'") ?? 0))
@@ -118,17 +136,8 @@ extension ActivityHistory {
     defer { withExtendedLifetime(lock) {} }
     return try ActivitySearchIndex.build(
       from: database, identity: identity, change: change,
-      writingTo: lock == nil ? nil : searchIndexPath, temporaryDirectory: directory.path)
-  }
-
-  /// Decodes a stored activity, as the history reads them.
-  func decodeRecord(_ text: String) throws -> UserActivityRecord {
-    do {
-      return try UserActivityRecord(json: JSONValue(parsing: text.utf8))
-    } catch {
-      throw StateRestorationError.malformed(
-        path: directory.path(of: path), detail: "a saved activity does not decode")
-    }
+      writingTo: lock == nil ? nil : searchIndexPath, temporaryDirectory: directory.path,
+      willBuild: willBuild)
   }
 }
 
@@ -155,7 +164,7 @@ struct ActivitySearchIndex: Sendable {
   /// then slower than the build.
   static let overlayLimit = 50_000
   /// The most recent activities whose boosts order equal matches by recency.
-  static let recentLimit = 1_000
+  static let recentLimit = 200
   /// Past this many documents per row, the rows are too sparse to number documents by (a
   /// history someone edited by hand): the index is built in memory instead.
   static let sparseLimit = 16
@@ -238,9 +247,10 @@ struct ActivitySearchIndex: Sendable {
   /// be written is left out: the index is then kept in memory).
   static func build(
     from database: Database, identity: UInt64, change: Int, writingTo path: String? = nil,
-    temporaryDirectory: String = "."
+    temporaryDirectory: String = ".", willBuild: (Int) -> Void
   ) throws -> ActivitySearchIndex {
     let rows = try database.integer("SELECT count(*) FROM activities") ?? 0
+    willBuild(rows)
     let last = try database.integer("SELECT max(rowid) FROM activities") ?? 0
     // Rows too sparse to number documents by are indexed in memory, one document each, in
     // row order; the overlay cannot follow them, so such an index is never kept.
@@ -329,8 +339,10 @@ struct ActivitySearchIndex: Sendable {
         defer { lookup.reset() }
         try lookup.bind([.integer(rowid(ofDocument: hit.document))])
         guard try lookup.step() else { continue }
-        let record = try history.decodeRecord(lookup.text(0))
-        guard record.isEligibleForSearch, !record.isExpired(at: date) else { continue }
+        // One that does not decode (a later version's, say) is left out, and kept.
+        guard let record = try? history.decode(lookup.text(0)), record.isEligibleForSearch,
+          !record.isExpired(at: date)
+        else { continue }
         candidates.append(record)
       }
       // Matched again in the activities themselves.

@@ -399,7 +399,8 @@ public struct ActivityHistory: ActivityStore, Hashable {
     (date ?? .distantPast).timeIntervalSinceReferenceDate
   }
 
-  private func decode(_ text: String) throws -> UserActivityRecord {
+  /// Decodes a stored activity.
+  func decode(_ text: String) throws -> UserActivityRecord {
     do {
       return try UserActivityRecord(json: JSONValue(parsing: text.utf8))
     } catch {

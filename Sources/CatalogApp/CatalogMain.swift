@@ -121,14 +121,15 @@ package enum CatalogMain {
     for warning in loaded.warnings { report.warning(warning) }
     // Read only when something matches.
     let now = Date()
-    func viewed(_ text: String) -> [ActivityHistory.Entry] {
+    func viewed(_ text: String, limit: Int) -> [ActivityHistory.Entry] {
       do {
         let directory = StateDirectory(existing: paths.stateDirectory)
         let saved = ActivityHistory(directory: directory)
         return ActivityHistoryMerge.merged(
           in: directory,
           with: try EarlierActivityFile.entries(
-            of: saved, matching: text, limit: ActivitySearch.historyLimit, at: now),
+            of: saved, matching: text, limit: limit, at: now,
+            note: report.note),
           history: saved)
       } catch {
         report.warning("\(error.localizedDescription); searching the products alone")

@@ -104,12 +104,22 @@ struct EarlierActivityFile: VersionedFormat {
   ///   - text: The query.
   ///   - limit: The most found in the history.
   ///   - date: The time expiration is judged at.
+  ///   - note: Called with a line to show when the history's search index is built first,
+  ///     which takes a while for a large history.
   /// - Returns: The entries.
   /// - Throws: When the history or the file cannot be read, or the query is not one.
   static func entries(
-    of history: ActivityHistory, matching text: String, limit: Int, at date: Date
+    of history: ActivityHistory, matching text: String, limit: Int, at date: Date,
+    note: (String) -> Void = { _ in }
   ) throws -> [ActivityHistory.Entry] {
-    let found = try history.search(text, limit: limit, at: date).map {
+    let found = try history.search(
+      text, limit: limit, at: date,
+      willBuild: { count in
+        if count >= 10_000 {
+          note("building the activity history's search index for \(count.formatted()) activities…")
+        }
+      }
+    ).map {
       ActivityHistory.Entry($0.activity)
     }
     guard history.directory.contains(path(besides: history)),

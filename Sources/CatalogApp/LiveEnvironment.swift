@@ -92,9 +92,10 @@ package final class LiveEnvironment: AppEnvironment {
     // The viewed products that match rank higher. Read only when something matches.
     let history = self.history
     let now = self.now
-    func viewed(_ text: String) -> [ActivityHistory.Entry] {
+    func viewed(_ text: String, limit: Int) -> [ActivityHistory.Entry] {
       (try? EarlierActivityFile.entries(
-        of: history, matching: text, limit: ActivitySearch.historyLimit, at: now)) ?? []
+        of: history, matching: text, limit: limit, at: now, note: Self.note))
+        ?? []
     }
     return try searchService.search(catalog) { search in
       try search.results(for: text, viewed: viewed, now: now)

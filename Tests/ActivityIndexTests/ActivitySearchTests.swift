@@ -124,6 +124,21 @@ extension ActivitySearchTests {
     #expect(try history(directory).search("cherries").map(\.activity.title) == ["Cherries"])
   }
 
+  @Test func anActivityThatDoesNotDecodeIsLeftOutAndKept() throws {
+    let directory = TemporaryDirectory()
+    try save("Buy cherries", at: 1, in: try history(directory))
+    try save("Cherry jam", at: 2, in: try history(directory))
+    #expect(try history(directory).search("cher").count == 2)
+    let database = try Database(path: directory.path + "/activities.sqlite", mode: .readWrite)
+    try database.execute(
+      "UPDATE activities SET record = '{\"title\": \"Cherry jam\"}' WHERE persistent_identifier = 'Cherry jam'"
+    )
+    #expect(try history(directory).search("cher").map(\.activity.title) == ["Buy cherries"])
+    #expect(throws: StateRestorationError.self) { try history(directory).records() }
+    #expect(
+      try database.integer("SELECT count(*) FROM activities WHERE record LIKE '%Cherry jam%'") == 1)
+  }
+
   @Test func aHistoryOfTheFirstVersionIsSearchedAndUpgraded() throws {
     let directory = TemporaryDirectory()
     let file = directory.path + "/activities.sqlite"

@@ -314,7 +314,7 @@ extension ActivityCommandTests {
       try search.results(
         for: "flower",
         viewed: {
-          (try? history.search($0, limit: ActivitySearch.historyLimit, at: now))?.map {
+          (try? history.search($0, limit: $1, at: now))?.map {
             ActivityHistory.Entry($0.activity)
           } ?? []
         }, now: now

@@ -29,10 +29,13 @@ package struct ActivitySearch: Sendable {
   /// The index, by document number.
   package private(set) var index: CatalogSearchIndex
 
-  /// The most viewed products matching a query that a search asks the history for, to rank
-  /// them higher: the best matches, the most recently viewed first among equals. Each costs a
-  /// search a lookup in the catalog (`catalog-bench cold-search --history N` measures it).
-  package static let historyLimit = 200
+  /// The fewest viewed products matching a query that a search asks the history for, to rank
+  /// them higher (twice as many as it returns, if more): the best matches, the most recently
+  /// viewed first among equals, which a product's own matches follow (its activity's title and
+  /// keywords are its own). Each costs a search a lookup in the history and in the catalog
+  /// (`catalog-bench cold-search --history N` measures it); far past the results shown, a
+  /// boost would only order products that are not shown.
+  package static let historyLimit = 20
 
   /// The most results a search returns unless told otherwise.
   package static let defaultLimit = 10
@@ -76,7 +79,7 @@ package struct ActivitySearch: Sendable {
     for text: String, history: [UserActivityRecord], now: Date, limit: Int = defaultLimit
   ) throws -> [SearchResult] {
     try results(
-      for: text, viewed: { _ in history.map(ActivityHistory.Entry.init) }, now: now,
+      for: text, viewed: { _, _ in history.map(ActivityHistory.Entry.init) }, now: now,
       limit: limit)
   }
 
@@ -86,14 +89,14 @@ package struct ActivitySearch: Sendable {
   ///
   /// - Parameters:
   ///   - text: The query.
-  ///   - viewed: Finds the saved activities matching the query in the history (its search,
-  ///     `ActivityHistory.search`), as entries.
+  ///   - viewed: Finds at most a number of saved activities matching the query in the history
+  ///     (its search, `ActivityHistory.search`), as entries.
   ///   - now: The time, for expiry.
   ///   - limit: The most results.
   /// - Returns: The results, best first.
   /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
   package func results(
-    for text: String, viewed: (String) -> [ActivityHistory.Entry], now: Date,
+    for text: String, viewed: (_ text: String, _ limit: Int) -> [ActivityHistory.Entry], now: Date,
     limit: Int = defaultLimit
   ) throws -> [SearchResult] {
     let query: SearchQuery
@@ -103,7 +106,8 @@ package struct ActivitySearch: Sendable {
       throw CatalogCoreError.invalidSearch(error.description)
     }
     guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
-    let (boosts, viewed) = ranking(of: viewed(text), at: now)
+    let asked = max(limit > Int.max / 2 ? limit : limit * 2, Self.historyLimit)
+    let (boosts, viewed) = ranking(of: viewed(text, asked), at: now)
     return try index.index.search(query, limit: limit, boosts: boosts).compactMap { hit in
       guard let number = index.number(ofDocument: hit.document),
         let product = catalog.product(number: number)
