@@ -165,7 +165,10 @@ let package = Package(
     .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
     .testTarget(
       name: "ActivityIndexTests",
-      dependencies: ["ActivityIndex", "SQLite", "StateRestoration", "SystemSupport", "TestSupport"]),
+      dependencies: [
+        "ActivityIndex", "SQLite", "SearchIndex", "StateRestoration", "SystemSupport",
+        "TestSupport",
+      ]),
     .testTarget(
       name: "SearchIndexTests", dependencies: ["SearchIndex", "SystemSupport", "TestSupport"]),
     .testTarget(

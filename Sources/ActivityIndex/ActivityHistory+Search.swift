@@ -3,6 +3,9 @@ import SearchIndex
 import StateRestoration
 import SystemSupport
 
+#if canImport(Glibc)
+  import Glibc
+#endif
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -66,13 +69,13 @@ extension ActivityHistory {
       try database.readTransaction {
         guard try database.schemaVersion >= 2 else {
           // A history of the first version this program cannot write: searched in memory.
-          var index = try ActivitySearchIndex.build(
+          let index = try ActivitySearchIndex.build(
             from: database, identity: 0, change: 0, willBuild: willBuild)
           return try index.results(for: query, limit: limit, at: date, in: self, database)
         }
         var rebuilt = false
         while true {
-          var index = try preparedSearchIndex(
+          let index = try preparedSearchIndex(
             database, rebuilding: rebuilt, willBuild: willBuild)
           do {
             let results = try index.results(for: query, limit: limit, at: date, in: self, database)
@@ -92,10 +95,10 @@ extension ActivityHistory {
     } ?? []
   }
 
-  /// The search index file's path.
-  var searchIndexPath: String {
+  /// The search index file's path, and its rows'.
+  var searchIndexPaths: (index: String, rows: String) {
     let base = path.hasSuffix(".sqlite") ? String(path.dropLast(".sqlite".count)) : path
-    return directory.path(of: base + ".searchindex")
+    return (directory.path(of: base + ".searchindex"), directory.path(of: base + ".searchrows"))
   }
 
   /// The index as the history is now: the one this process used last or the file, with the
@@ -108,88 +111,98 @@ extension ActivityHistory {
       bitPattern: Int64(
         try database.integer("SELECT value FROM history_info WHERE key = 'id'") ?? 0))
     let change = try database.integer("SELECT value FROM history_info WHERE key = 'change'") ?? 0
+    let rows = try database.integer("SELECT value FROM history_info WHERE key = 'count'") ?? 0
+    let paths = searchIndexPaths
+    func opened() -> ActivitySearchIndex? {
+      try? ActivitySearchIndex(contentsOf: paths.index, rowsPath: paths.rows)
+    }
     if !rebuilding {
-      if var cached = connection.searchIndex.withLock({ $0 }),
-        cached.isCurrent(identity: identity, change: change)
-      {
-        if try cached.catchUp(to: change, in: database) { return cached }
-      }
-      if var file = try? ActivitySearchIndex(contentsOf: searchIndexPath),
-        file.isCurrent(identity: identity, change: change)
-      {
-        if try file.catchUp(to: change, in: database) { return file }
+      for candidate in [connection.searchIndex.withLock({ $0 }), opened()] {
+        if var index = candidate, index.isCurrent(identity: identity, change: change, rows: rows) {
+          try index.catchUp(to: change, in: database)
+          return index
+        }
       }
     }
-    // Another process building it now: its file is waited for and used.
-    let lock = try? FileLock.acquire(searchIndexPath + ".lock")
-    if lock == nil, !rebuilding,
-      let waited = try? FileLock.acquireWaiting(searchIndexPath + ".lock")
-    {
+    // Another process building it now: its files are waited for and used.
+    let lock = try? FileLock.acquire(paths.index + ".lock")
+    if lock == nil, !rebuilding, let waited = try? FileLock.acquireWaiting(paths.index + ".lock") {
       withExtendedLifetime(waited) {}
-      if var file = try? ActivitySearchIndex(contentsOf: searchIndexPath),
-        file.isCurrent(identity: identity, change: change),
-        try file.catchUp(to: change, in: database)
-      {
-        return file
+      if var index = opened(), index.isCurrent(identity: identity, change: change, rows: rows) {
+        try index.catchUp(to: change, in: database)
+        return index
       }
     }
     defer { withExtendedLifetime(lock) {} }
     return try ActivitySearchIndex.build(
       from: database, identity: identity, change: change,
-      writingTo: lock == nil ? nil : searchIndexPath, temporaryDirectory: directory.path,
+      writingTo: lock == nil ? nil : paths, temporaryDirectory: directory.path,
       willBuild: willBuild)
   }
 }
 
-/// The index of a history's activities: document *n* is the row whose `rowid` is *n* + 1 (an
-/// activity saved again keeps its row), empty for an activity not eligible for search or no
-/// longer there. Rows changed after the file was built are laid over it; a row deleted since
-/// stays in the index until the next build, and is dropped when a search finds it.
+/// The index of a history's activities, most recently active first when it was built (equal
+/// matches come in document order), with the row each document is, kept in a file of its own
+/// beside the index's (`activities.searchrows`). Rows changed since the build are added at the
+/// end, their documents boosted by recency, so that they come first among equal matches; a
+/// row's document from the build stays where it was and is skipped when a search finds it.
 struct ActivitySearchIndex: Sendable {
   var index: SearchIndex
+  /// The row of each document of the build.
+  var rows: DocumentRows
   /// The history's identity, as its `history_info` holds it.
   var identity: UInt64
   /// The history's change number the index was built at.
   var generation: Int
   /// The change number the changes laid over it go up to.
   var applied: Int
-  /// The boosts that order equal matches by recency, and the change number they are of.
+  /// The row of each document added since the build, and the document of each such row.
+  var addedRows: [Int: Int] = [:]
+  var addedDocuments: [Int: Int] = [:]
+  /// When each added document's row was last active, and the boosts made from it.
+  var addedActive: [Int: Double] = [:]
   var boosts: [Int: Double] = [:]
-  var boostsChange = -1
 
   /// Thrown when a search finds the index saying something its history does not.
   struct Inconsistent: Error {}
 
-  /// More changes than this since the build and the index is built again: reading them is
-  /// then slower than the build.
-  static let overlayLimit = 50_000
-  /// The most recent activities whose boosts order equal matches by recency.
-  static let recentLimit = 200
-  /// Past this many documents per row, the rows are too sparse to number documents by (a
-  /// history someone edited by hand): the index is built in memory instead.
-  static let sparseLimit = 16
+  /// The most changes since the build a history lays over its index: every search scores
+  /// their documents from their text.
+  static let overlayLimit = 10_000
+  /// The changes since the build that a history of some size lays over its index before it is
+  /// built again: every process reads them at its first search, and a build costs in
+  /// proportion to the history, so a small history is built again sooner.
+  static func changesKept(rows: Int) -> Int {
+    min(max(1_000, rows / 100), overlayLimit)
+  }
 
-  init(index: SearchIndex, identity: UInt64, generation: Int) {
+  init(index: SearchIndex, rows: DocumentRows, identity: UInt64, generation: Int) {
     self.index = index
+    self.rows = rows
     self.identity = identity
     self.generation = generation
     self.applied = generation
   }
 
-  /// Opens an index file.
-  init(contentsOf path: String) throws {
+  /// Opens an index file and its rows' file, which must be of the same build.
+  init(contentsOf path: String, rowsPath: String) throws {
     let file = try SearchIndex(contentsOf: path)
     guard let origin = file.origin, let generation = Int(exactly: origin.generation) else {
       throw SearchIndexError.missing(path: path)
     }
-    self.init(index: file, identity: origin.source, generation: generation)
+    let rows = try DocumentRows(contentsOf: rowsPath)
+    guard rows.identity == origin.source, rows.generation == origin.generation,
+      rows.count == file.count
+    else { throw SearchIndexError.missing(path: rowsPath) }
+    self.init(index: file, rows: rows, identity: origin.source, generation: generation)
   }
 
-  /// Whether the index is of this history, not newer than it, and not too far behind.
-  func isCurrent(identity: UInt64, change: Int) -> Bool {
+  /// Whether the index is of this history, not newer than it, and not too far behind a history
+  /// of so many rows.
+  func isCurrent(identity: UInt64, change: Int, rows: Int) -> Bool {
     let (behind, overflow) = change.subtractingReportingOverflow(generation)
-    return rows.isEmpty && identity == self.identity && applied <= change && !overflow
-      && behind < Self.overlayLimit
+    return identity == self.identity && applied <= change && !overflow
+      && behind <= Self.changesKept(rows: rows)
   }
 
   /// The document a row is.
@@ -199,16 +212,11 @@ struct ActivitySearchIndex: Sendable {
 
   static let empty = SearchDocument(title: "", keywords: [])
 
-  /// The document number of a row; nil for one that cannot be a document.
-  static func number(ofRow rowid: Int) -> Int? {
-    rowid >= 1 && rowid <= Int(UInt32.max) ? rowid - 1 : nil
-  }
-
-  /// What a row's columns say of its document: `title`, `keywords`, `eligible` are read with
-  /// `json_extract`.
+  /// What a row's columns say of its document: `rowid`, then the title, keywords and
+  /// eligibility read with `json_extract`, then when it was last active.
   private static let documentColumns = """
     rowid, json_extract(record, '$.title'), json_extract(record, '$.keywords'),
-    json_extract(record, '$.isEligibleForSearch')
+    json_extract(record, '$.isEligibleForSearch'), last_active
     """
 
   private static func document(_ statement: Statement) -> SearchDocument {
@@ -223,122 +231,106 @@ struct ActivitySearchIndex: Sendable {
       eligible: !statement.isNull(3) && statement.integer(3) == 1)
   }
 
-  /// Lays the rows changed since ``applied`` over the index.
-  ///
-  /// - Returns: False when a row's number is too far past the index's end to lay over it.
-  mutating func catchUp(to change: Int, in database: Database) throws -> Bool {
-    guard change > applied else { return true }
+  /// Adds the rows changed since ``applied`` at the end, in place of any added before.
+  mutating func catchUp(to change: Int, in database: Database) throws {
+    guard change > applied else { return }
     let statement = try database.statement(
-      "SELECT \(Self.documentColumns) FROM activities WHERE change > ? ORDER BY rowid")
+      "SELECT \(Self.documentColumns) FROM activities WHERE change > ? ORDER BY last_active, rowid")
     defer { statement.reset() }
     try statement.bind([.integer(applied)])
     while try statement.step() {
-      guard let number = Self.number(ofRow: statement.integer(0)),
-        number - index.count <= Self.overlayLimit
-      else { return false }
-      while index.count < number { index.update(Self.empty, at: index.count) }
+      let rowid = statement.integer(0)
+      if let earlier = addedDocuments[rowid] {
+        index.remove(at: earlier)
+        addedRows[earlier] = nil
+        addedActive[earlier] = nil
+      }
+      let number = index.count
       index.update(Self.document(statement), at: number)
+      addedRows[number] = rowid
+      addedDocuments[rowid] = number
+      addedActive[number] = statement.double(4)
     }
     applied = change
-    return true
+    // Boosts fall from 0.95 towards 0.05 with recency, all below one match's weight.
+    let order = addedActive.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key > $1.key }
+    boosts = [:]
+    for (rank, added) in order.enumerated() {
+      boosts[added.key] = 0.95 - 0.9 * Double(rank) / Double(order.count)
+    }
   }
 
-  /// Builds the index from every row, writing it to a file when given one (a file that cannot
-  /// be written is left out: the index is then kept in memory).
+  /// Builds the index from every row, most recently active first, writing it and its rows to
+  /// files when given them (files that cannot be written are left out: the index is then kept
+  /// in memory).
   static func build(
-    from database: Database, identity: UInt64, change: Int, writingTo path: String? = nil,
-    temporaryDirectory: String = ".", willBuild: (Int) -> Void
+    from database: Database, identity: UInt64, change: Int,
+    writingTo paths: (index: String, rows: String)? = nil, temporaryDirectory: String = ".",
+    willBuild: (Int) -> Void
   ) throws -> ActivitySearchIndex {
-    let rows = try database.integer("SELECT count(*) FROM activities") ?? 0
-    willBuild(rows)
-    let last = try database.integer("SELECT max(rowid) FROM activities") ?? 0
-    // Rows too sparse to number documents by are indexed in memory, one document each, in
-    // row order; the overlay cannot follow them, so such an index is never kept.
-    let dense = last / Self.sparseLimit <= max(rows, Self.overlayLimit)
+    willBuild(try database.integer("SELECT count(*) FROM activities") ?? 0)
     let statement = try database.statement(
-      "SELECT \(documentColumns) FROM activities ORDER BY rowid")
+      "SELECT \(documentColumns) FROM activities ORDER BY last_active DESC, rowid")
     defer { statement.reset() }
-    if dense, let path {
-      let directory = temporaryDirectory
-      var builder = SearchIndexFileBuilder(temporaryDirectory: directory)
+    var rowids: [Int] = []
+    if let paths {
+      var builder = SearchIndexFileBuilder(temporaryDirectory: temporaryDirectory)
       defer { builder.removeSlices() }
       do {
         while try statement.step() {
-          guard let number = number(ofRow: statement.integer(0)) else { continue }
-          while builder.count < number { try builder.add(empty) }
+          rowids.append(statement.integer(0))
           try builder.add(document(statement))
         }
+        let generation = UInt64(clamping: change)
+        // The rows first: an index file without its rows' file of the same build is not used.
+        try DocumentRows.write(rowids, identity: identity, generation: generation, to: paths.rows)
         try builder.write(
-          to: path,
-          origin: SearchIndex.Origin(source: identity, generation: UInt64(clamping: change)))
-        return ActivitySearchIndex(
-          index: try SearchIndex(contentsOf: path), identity: identity, generation: change)
-      } catch is SearchIndexError {
-        // A cache that cannot be written: built in memory below.
+          to: paths.index, origin: SearchIndex.Origin(source: identity, generation: generation))
+        return try ActivitySearchIndex(contentsOf: paths.index, rowsPath: paths.rows)
+      } catch is SearchIndexError, is SystemError {
+        // A cache that cannot be written (a full disk, a read-only directory): built in
+        // memory below.
         statement.reset()
       }
+      rowids = []
     }
     var documents: [SearchDocument] = []
-    var rowids: [Int] = []
     while try statement.step() {
-      if dense {
-        guard let number = number(ofRow: statement.integer(0)) else { continue }
-        while documents.count < number { documents.append(empty) }
-      } else {
-        rowids.append(statement.integer(0))
-      }
+      rowids.append(statement.integer(0))
       documents.append(document(statement))
     }
-    var built = ActivitySearchIndex(
-      index: SearchIndex(documents), identity: identity, generation: change)
-    built.rows = rowids
-    return built
+    return ActivitySearchIndex(
+      index: SearchIndex(documents), rows: DocumentRows(rowids), identity: identity,
+      generation: change)
   }
 
-  /// The row of each document, for an index of sparse rows, which is never kept (the changes
-  /// cannot be laid over it); empty when document *n* is row *n* + 1.
-  var rows: [Int] = []
-
-  private func rowid(ofDocument document: Int) -> Int {
-    rows.isEmpty ? document + 1 : (rows.indices.contains(document) ? rows[document] : 0)
-  }
-
-  /// Boosts for the most recently active rows, falling from 0.95 towards 0.05, all below one
-  /// match's weight: equal matches come most recent first.
-  private mutating func updateBoosts(in database: Database) throws {
-    guard rows.isEmpty, boostsChange != applied else { return }
-    let statement = try database.statement(
-      "SELECT rowid FROM activities ORDER BY last_active DESC LIMIT ?")
-    defer { statement.reset() }
-    try statement.bind([.integer(Self.recentLimit)])
-    var recent: [Int] = []
-    while try statement.step() {
-      if let number = Self.number(ofRow: statement.integer(0)) { recent.append(number) }
-    }
-    boosts = [:]
-    for (rank, number) in recent.enumerated() where number < index.count {
-      boosts[number] = 0.95 - 0.9 * Double(rank) / Double(recent.count)
-    }
-    boostsChange = applied
+  /// The row a document is, if it is one.
+  private func rowid(ofDocument document: Int) throws -> Int? {
+    document < rows.count ? try rows.rowid(of: document) : addedRows[document]
   }
 
   /// The best activities for a query: the index's hits, each looked up in the history and
   /// matched again against what it holds, so that a deleted, expired or changed activity is
   /// never returned; more hits are asked for while too few remain.
-  mutating func results(
+  func results(
     for query: SearchQuery, limit: Int, at date: Date, in history: ActivityHistory,
     _ database: Database
   ) throws -> [ActivitySearchResult] {
-    try updateBoosts(in: database)
-    let lookup = try database.statement("SELECT record FROM activities WHERE rowid = ?")
-    var wanted = limit.addingReportingOverflow(8).overflow ? limit : limit + 8
+    let hasChanges = try database.schemaVersion >= 2
+    let lookup = try database.statement(
+      "SELECT record, \(hasChanges ? "change" : "0") FROM activities WHERE rowid = ?")
+    var wanted = limit > Int.max - 8 ? limit : limit + 8
     while true {
       let hits = try index.search(query, limit: wanted, boosts: boosts)
       var candidates: [UserActivityRecord] = []
       for hit in hits {
+        guard let rowid = try rowid(ofDocument: hit.document) else { continue }
         defer { lookup.reset() }
-        try lookup.bind([.integer(rowid(ofDocument: hit.document))])
-        guard try lookup.step() else { continue }
+        try lookup.bind([.integer(rowid)])
+        // A row deleted since, or changed since the build (its document is added at the end).
+        guard try lookup.step(),
+          hit.document >= rows.count || lookup.integer(1) <= generation
+        else { continue }
         // One that does not decode (a later version's, say) is left out, and kept.
         guard let record = try? history.decode(lookup.text(0)), record.isEligibleForSearch,
           !record.isExpired(at: date)
@@ -351,9 +343,7 @@ struct ActivitySearchIndex: Sendable {
           Self.document(title: $0.title, keywords: Array($0.keywords), eligible: true)
         })
       let verified = try check.search(query, limit: max(1, candidates.count))
-      if rows.isEmpty, verified.count < candidates.count {
-        throw Inconsistent()
-      }
+      guard verified.count == candidates.count else { throw Inconsistent() }
       let results = verified.map { hit in
         ActivitySearchResult(
           activity: candidates[hit.document], score: hit.score, matches: hit.matches)
@@ -370,5 +360,87 @@ struct ActivitySearchIndex: Sendable {
       // Past the index's count, every hit is asked for and the loop ends.
       wanted = min(index.count + 1, wanted > Int.max / 4 ? Int.max : wanted * 4)
     }
+  }
+}
+
+/// The row of each document of an index's build: in memory, or read from its file as a search
+/// needs them (a few a search, wherever they are in a file of a million).
+///
+/// The file is a 32-byte header — `ACTROWS1`, the history's identity, the change number of the
+/// build and the number of documents, little-endian 64-bit integers — then each document's
+/// `rowid` as one.
+final class DocumentRows: Sendable {
+  let identity: UInt64
+  let generation: UInt64
+  let count: Int
+  private let storage: Storage
+
+  private enum Storage: Sendable {
+    case memory([Int])
+    case file(path: String, descriptor: Int32)
+  }
+
+  private static let magic = Array("ACTROWS1".utf8)
+  private static let headerLength = 32
+
+  init(_ rowids: [Int]) {
+    identity = 0
+    generation = 0
+    count = rowids.count
+    storage = .memory(rowids)
+  }
+
+  /// Opens a rows file, checking its header and its length.
+  init(contentsOf path: String) throws {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    guard descriptor >= 0 else { throw SearchIndexError.missing(path: path) }
+    var header = [UInt8](repeating: 0, count: Self.headerLength)
+    var status = stat()
+    func field(_ index: Int) -> UInt64 {
+      (0..<8).reduce(0) { $0 | UInt64(header[8 * index + $1]) << (8 * $1) }
+    }
+    guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+      pread(descriptor, &header, Self.headerLength, 0) == Self.headerLength,
+      Array(header[0..<8]) == Self.magic, field(3) <= UInt64(Int32.max),
+      Int(status.st_size) == Self.headerLength + 8 * Int(field(3))
+    else {
+      close(descriptor)
+      throw SearchIndexError.notAnIndex(path: path)
+    }
+    identity = field(1)
+    generation = field(2)
+    count = Int(field(3))
+    storage = .file(path: path, descriptor: descriptor)
+  }
+
+  deinit {
+    if case .file(_, let descriptor) = storage { close(descriptor) }
+  }
+
+  /// The row of a document of the build.
+  func rowid(of document: Int) throws -> Int {
+    switch storage {
+    case .memory(let rowids):
+      return rowids[document]
+    case .file(let path, let descriptor):
+      var bytes = [UInt8](repeating: 0, count: 8)
+      guard pread(descriptor, &bytes, 8, off_t(Self.headerLength + 8 * document)) == 8 else {
+        throw SearchIndexError.damaged(path: path, reason: "a row cannot be read")
+      }
+      let value = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[$1]) << (8 * $1) }
+      return Int(truncatingIfNeeded: value)
+    }
+  }
+
+  /// Writes a rows file durably.
+  static func write(_ rowids: [Int], identity: UInt64, generation: UInt64, to path: String) throws {
+    var data = Data(capacity: headerLength + 8 * rowids.count)
+    data.append(contentsOf: magic)
+    let values =
+      [identity, generation, UInt64(rowids.count)] + rowids.map { UInt64(bitPattern: Int64($0)) }
+    for value in values {
+      withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+    try DurableFile.write(data, to: path)
   }
 }

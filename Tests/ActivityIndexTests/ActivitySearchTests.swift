@@ -1,6 +1,7 @@
 import ActivityIndex
 import Foundation
 import SQLite
+import SearchIndex
 import StateRestoration
 import SystemSupport
 import TestSupport
@@ -105,6 +106,57 @@ extension ActivitySearchTests {
     #expect(try searching.search("cher").map(\.activity.title) == ["Cherry pie", "Call the bank"])
     let after = try FileManager.default.attributesOfItem(atPath: indexPath(directory))
     #expect(after[.modificationDate] as? Date == built[.modificationDate] as? Date)
+  }
+
+  @Test func theIndexIsBuiltAgainOnceManyChangesWereMadeSince() throws {
+    let directory = TemporaryDirectory()
+    try save("Buy cherries", at: 1, in: try history(directory))
+    #expect(try history(directory).search("cher").count == 1)
+    func generation() throws -> UInt64? {
+      try SearchIndex(contentsOf: indexPath(directory)).origin?.generation
+    }
+    let built = try generation()
+    try save("Cherry jam", at: 2, in: try history(directory))
+    #expect(try history(directory).search("cher").count == 2)
+    #expect(try generation() == built)
+    // More changes than a small history lays over its index: built again.
+    try history(directory).importRecords(
+      (0..<1_000).map { number in
+        var record = UserActivityRecord(activityType: Self.type)
+        record.title = "Plum \(number)"
+        record.isEligibleForSearch = true
+        record.lastActiveDate = Date(timeIntervalSinceReferenceDate: 3 + Double(number))
+        return record
+      })
+    #expect(try history(directory).search("cher").count == 2)
+    #expect(try history(directory).search("plum", limit: 2000).count == 1_000)
+    #expect(try generation() ?? 0 > built ?? .max)
+  }
+
+  /// Equal matches come most recent first, however many there are, whether they were saved
+  /// before the index was built or after.
+  @Test func equalMatchesComeMostRecentFirstAtAnyLimit() throws {
+    let directory = TemporaryDirectory()
+    func records(_ prefix: String, from start: Double) -> [UserActivityRecord] {
+      (0..<1_000).map { number in
+        var record = UserActivityRecord(activityType: Self.type)
+        record.title = "Recipe \(prefix)-\(number)"
+        record.isEligibleForSearch = true
+        record.lastActiveDate = Date(timeIntervalSinceReferenceDate: start + Double(number))
+        return record
+      }
+    }
+    try history(directory).importRecords(records("QA", from: 0) + records("QB", from: 1_000))
+    func titles(_ query: String, limit: Int) throws -> [String?] {
+      try history(directory).search(query, limit: limit).map(\.activity.title)
+    }
+    #expect(try titles("qa", limit: 3) == ["Recipe QA-999", "Recipe QA-998", "Recipe QA-997"])
+    #expect(try titles("\"recipe qa\"", limit: 1) == ["Recipe QA-999"])
+    #expect(try titles("recipe", limit: 2) == ["Recipe QB-999", "Recipe QB-998"])
+    // Saved again after the build: first among its equals.
+    try save("Recipe QA-5", at: 5_000, in: try history(directory))
+    try save("Recipe QA-7", at: 4_000, in: try history(directory))
+    #expect(try titles("qa", limit: 3) == ["Recipe QA-5", "Recipe QA-7", "Recipe QA-999"])
   }
 
   @Test func anIndexThatNoLongerSaysWhatTheHistoryHoldsIsBuiltAgain() throws {
