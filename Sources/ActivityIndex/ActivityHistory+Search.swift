@@ -269,8 +269,10 @@ struct ActivitySearchIndex: Sendable {
     willBuild: (Int) -> Void
   ) throws -> ActivitySearchIndex {
     willBuild(try database.integer("SELECT count(*) FROM activities") ?? 0)
+    // Read in the table's order and sorted by SQLite (`+` keeps it from walking the index on
+    // `last_active`, which reads the rows in random order).
     let statement = try database.statement(
-      "SELECT \(documentColumns) FROM activities ORDER BY last_active DESC, rowid")
+      "SELECT \(documentColumns) FROM activities ORDER BY +last_active DESC, rowid")
     defer { statement.reset() }
     var rowids: [Int] = []
     if let paths {
