@@ -244,7 +244,8 @@ package struct CommandLineOptions: Sendable, Hashable {
           // A REPL command with its arguments runs as a one-line script, as people try first:
           // `catalog list`, `catalog select "Red Rose"`.
           if CommandParser.commandWords.contains(argument.lowercased()) {
-            let line = ([argument] + remaining).map(Self.quotedForTheREPL).joined(separator: " ")
+            let line = ([argument] + remaining).map { CommandParser.quoted($0, asOneWord: true) }
+              .joined(separator: " ")
             remaining = []
             replCommand = line
             continue
@@ -302,17 +303,6 @@ package struct CommandLineOptions: Sendable, Hashable {
 extension CommandLineOptions {
   /// The words `catalog` takes as a command of its own.
   static let subcommands = ["state", "open", "search", "import", "export", "reindex"]
-
-  /// An argument as one word of a REPL line: quoted when it holds spaces, quotes or
-  /// backslashes, as the REPL's quoting rule reads it back.
-  static func quotedForTheREPL(_ argument: String) -> String {
-    guard argument.isEmpty || argument.contains(where: { " \t\"'\\".contains($0) }) else {
-      return argument
-    }
-    return "\""
-      + argument.replacingOccurrences(of: "\\", with: "\\\\")
-      .replacingOccurrences(of: "\"", with: "\\\"") + "\""
-  }
 }
 
 /// A usage error on the command line: the shell's one error type.

@@ -139,3 +139,15 @@ extension CompletionTests {
     #expect(terminal.text == "s")
   }
 }
+
+/// One quoting function, the inverse of the parser's quoting rule.
+extension CompletionTests {
+  @Test(arguments: [
+    "Red Rose", "Red  Rose", " Red", "Red\tRose", "Red\u{A0}Rose", "Fish \"n\" chips", "O'Brien",
+    #"Back\slash"#, "", "line\nbreak", "樱桃 tart",
+  ])
+  func quotedTextReadsBackAsItself(_ text: String) throws {
+    #expect(try CommandParser.unquoted(CommandParser.quoted(text)) == text)
+    #expect(try CommandParser.words(CommandParser.quoted(text, asOneWord: true)) == [text])
+  }
+}

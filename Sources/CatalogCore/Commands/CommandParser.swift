@@ -44,6 +44,30 @@ package enum CommandParser {
     try words(text).joined(separator: " ")
   }
 
+  /// Text written so that the quoting rule reads it back as exactly that text: as it is when
+  /// the rule keeps it, else in double quotes with `"` and `\` escaped. The inverse of
+  /// ``unquoted(_:)`` (arguments joined by single spaces), or of ``words(_:)`` for one word.
+  ///
+  /// - Parameters:
+  ///   - text: The text.
+  ///   - asOneWord: Whether it must read back as one word (a scene's name on the command line)
+  ///     rather than as arguments joined by spaces (a product's name after `select`).
+  /// - Returns: The text as typed.
+  package static func quoted(_ text: String, asOneWord: Bool = false) -> String {
+    let keptAsItIs =
+      !text.contains(where: { "\"'\\".contains($0) })
+      && (asOneWord
+        ? !text.isEmpty && !text.contains(where: \.isWhitespace)
+        : text.split(whereSeparator: \.isWhitespace).joined(separator: " ") == text)
+    guard !keptAsItIs else { return text }
+    var quoted = "\""
+    for character in text {
+      if character == "\"" || character == "\\" { quoted.append("\\") }
+      quoted.append(character)
+    }
+    return quoted + "\""
+  }
+
   /// Arguments as the quoting rule reads them, word by word: `new "my scene"` is two words.
   ///
   /// - Parameter text: The arguments as typed.

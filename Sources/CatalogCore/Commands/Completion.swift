@@ -132,16 +132,6 @@ package enum Completion {
     return catalog.source.products(foldedName: typed.folded, exact: false, limit: nameLimit)
       .map { (number: catalog.number(of: $0.identifier) ?? 0, name: $0.name) }
       .sorted { $0.number < $1.number }
-      .map { quoted($0.name) }
-  }
-
-  /// A name as a word the parser reads back as that name: in double quotes, with `"` and `\`
-  /// escaped, when it holds a quote, a backslash or spaces that words would not keep.
-  static func quoted(_ name: String) -> String {
-    let keepsAsWords = name.split(separator: " ").joined(separator: " ") == name
-    guard !keepsAsWords || name.contains(where: { "\"'\\".contains($0) }) else { return name }
-    return "\""
-      + name.replacingOccurrences(of: "\\", with: "\\\\")
-      .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+      .map { CommandParser.quoted($0.name) }
   }
 }
