@@ -30,6 +30,10 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// The connection this history and its copies share, opened at the first use.
   let connection = SharedConnection()
 
+  /// The largest write-ahead log a write leaves; a larger one is copied into the file and
+  /// emptied.
+  static let largestLog = 1 << 20
+
   /// The schema version of the database (`PRAGMA user_version`): 2 numbers each change, for
   /// the search index file to know what it has not seen.
   package static let schemaVersion = 2
@@ -523,6 +527,13 @@ public struct ActivityHistory: ActivityStore, Hashable {
         let database = try cached ?? self.open(creating: true)
         cached = database
         try database.writeTransaction { try body(database) }
+        // A program that saves once a run and exits never closes its connection, which would
+        // copy the log into the file; the next run's SQLite reads the whole log back, and it
+        // only grows. Past this size it is copied in and emptied now.
+        var log = stat()
+        if lstat(file + "-wal", &log) == 0, Int(log.st_size) > Self.largestLog {
+          try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
       }
     } catch let error as SQLiteError {
       if error.isDamage {

@@ -91,6 +91,25 @@ import Testing
     #expect(mainErrors.isEmpty, "\(mainErrors)")
   }
 
+  /// A program that saves an activity a run and exits without closing anything leaves a log
+  /// of bounded size, which every later run would otherwise read back whole.
+  @Test func runsThatSaveOnceLeaveASmallLog() throws {
+    for run in 0..<80 {
+      let program = start()
+      for line in ["cd ..", "new list\(run)", "cd list\(run)", "quit"] { program.send(line) }
+      let (_, errors) = program.finishReading()
+      #expect(errors.isEmpty, "\(errors)")
+    }
+    let log =
+      try FileManager.default.attributesOfItem(
+        atPath: sandbox.stateDirectory + "/activities.sqlite-wal")[.size] as? Int
+    #expect((log ?? 0) <= 1 << 20 + 256 * 1024, "\(log ?? 0) bytes")
+    let found = start()
+    found.send("search list79")
+    found.readOutput(until: "1. Show list list79")
+    _ = found.finishReading()
+  }
+
   /// Launches that exit on their own — refused because the scene is open elsewhere — are no
   /// crashes: the next launch keeps the saved state and says nothing of crashes.
   @Test func launchesThatExitOnTheirOwnAreNotCrashes() throws {
