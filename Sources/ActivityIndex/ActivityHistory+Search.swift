@@ -173,7 +173,7 @@ struct ActivitySearchIndex: Sendable {
   /// built again: every process reads them at its first search, and a build costs in
   /// proportion to the history, so a small history is built again sooner.
   static func changesKept(rows: Int) -> Int {
-    min(max(1_000, rows / 100), overlayLimit)
+    min(max(100, rows / 100), overlayLimit)
   }
 
   init(index: SearchIndex, rows: DocumentRows, identity: UInt64, generation: Int) {
