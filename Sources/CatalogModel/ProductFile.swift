@@ -24,6 +24,24 @@ package struct ProductFile: ProductSequence, Sendable {
   /// The largest value of one field, in bytes.
   package static let fieldLimit = 65_536
 
+  /// The format version of the earlier catalog file, `{"formatVersion": 1, "products": […]}`,
+  /// the newest this program reads.
+  package static let catalogFileFormatVersion = 1
+
+  /// The products of a file in memory, every one held to the editor's rules: what a tool or a
+  /// test reads the bundled `products.json` or a benchmark's catalog with.
+  ///
+  /// - Parameters:
+  ///   - data: The file's contents.
+  ///   - name: What to call it in messages.
+  /// - Returns: The products, in the file's order.
+  /// - Throws: ``CatalogError/badRecord(path:record:line:reason:)`` for the first bad record.
+  package static func products(in data: Data, name: String) throws -> [Product] {
+    var products: [Product] = []
+    try ProductFile(data: data, name: name).forEachProduct { products.append($0) }
+    return products
+  }
+
   /// The file's path, or the name of the bytes read instead of a file.
   package let path: String
   /// The bytes to read instead of a file, when the products are in memory.
@@ -449,9 +467,9 @@ private struct JSONProductReader {
       if key == "formatVersion" {
         reader.skipWhitespace()
         let version = try readScalar()
-        guard let number = Int(version), number <= CatalogFile.currentFormatVersion else {
+        guard let number = Int(version), number <= ProductFile.catalogFileFormatVersion else {
           throw fail(
-            "its format version \(version.abbreviated) is newer than this program's \(CatalogFile.currentFormatVersion)"
+            "its format version \(version.abbreviated) is newer than this program's \(ProductFile.catalogFileFormatVersion)"
           )
         }
       } else if key == "products" {

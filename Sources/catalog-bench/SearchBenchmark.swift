@@ -27,7 +27,7 @@ func searchBenchmark() throws {
   guard let data = FileManager.default.contents(atPath: catalogPath) else {
     throw CatalogBenchError("cannot read '\(catalogPath)'")
   }
-  let products = try CatalogFile.parse(data, path: catalogPath).products
+  let products = try ProductFile.products(in: data, name: catalogPath)
   let documents = products.map { SearchDocument(title: $0.name, keywords: $0.keywords) }
   let residentBefore = residentBytes()
   let clock = ContinuousClock()

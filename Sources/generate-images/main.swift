@@ -15,7 +15,7 @@ do {
   guard let data = try DurableFile.read("\(resources)/products.json", limit: 1 << 20) else {
     throw StateRestorationError.cannotRead(path: "\(resources)/products.json", reason: "missing")
   }
-  let products = try CatalogFile.parse(data, path: "\(resources)/products.json").products
+  let products = try ProductFile.products(in: data, name: "\(resources)/products.json")
   try DurableFile.createDirectory("\(resources)/Images", permissions: 0o755)
   for product in products {
     guard let draw = ProductArt.drawings[product.imageName] else {

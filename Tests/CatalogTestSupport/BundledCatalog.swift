@@ -10,7 +10,7 @@ package let bundledCatalogPath = URL(fileURLWithPath: #filePath)
 /// tests that use it then fail on their expectations).
 package let bundledProducts: [Product] = {
   guard let data = FileManager.default.contents(atPath: bundledCatalogPath) else { return [] }
-  return (try? CatalogFile.parse(data, path: bundledCatalogPath).products) ?? []
+  return (try? ProductFile.products(in: data, name: bundledCatalogPath)) ?? []
 }()
 
 /// A made-up product numbered `number`: `Product N`, N cents, a fresh identifier.

@@ -29,7 +29,7 @@ let resourcesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 @Suite struct ImagingTests {
   @Test func everyBundledProductHasA64PixelSquarePicture() throws {
     let data = CatalogResources.catalogData
-    let products = try CatalogFile.parse(data, path: "products.json").products
+    let products = try ProductFile.products(in: data, name: "products.json")
     #expect(products.count == 10)
     for product in products {
       let bytes = try #require(CatalogResources.imageData(named: product.imageName))
