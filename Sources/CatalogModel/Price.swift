@@ -162,27 +162,18 @@ package struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
 }
 
 extension Price: Codable {
-  /// Decodes a JSON number such as `10.99`.
+  /// Decodes a JSON number such as `10.99`, through the price's JSON codec
+  /// (``init(json:)``).
   ///
-  /// - Throws: `DecodingError` when it is negative, above the maximum or has fractions of a cent.
+  /// - Throws: `DecodingError` when it is not a number, or is negative, above the maximum or
+  ///   has fractions of a cent.
   package init(from decoder: any Decoder) throws {
-    let container = try decoder.singleValueContainer()
-    let amount = try container.decode(Decimal.self)
-    var cents = amount * 100
-    var rounded = Decimal()
-    NSDecimalRound(&rounded, &cents, 0, .plain)
-    guard rounded == cents, amount >= 0, amount <= Self.maximum.decimalValue else {
-      throw DecodingError.dataCorruptedError(
-        in: container,
-        debugDescription: "price \(amount) is not a whole number of cents in 0...1000000")
-    }
-    self.cents = NSDecimalNumber(decimal: rounded).intValue
+    try self.init(decodingJSONFrom: decoder)
   }
 
-  /// Encodes the price as a JSON number with no binary rounding: `10.99`.
+  /// Encodes the price as a JSON number, through its JSON codec: `10.99`.
   package func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(decimalValue)
+    try encodeJSON(to: encoder)
   }
 }
 

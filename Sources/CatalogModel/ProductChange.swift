@@ -36,8 +36,22 @@ package struct ProductFields: Sendable, Hashable, Codable {
   }
 }
 
+extension ProductFields {
+  /// Decodes the fields through their JSON codec (``init(json:)``).
+  ///
+  /// - Throws: `DecodingError` when a field is missing or not valid.
+  package init(from decoder: any Decoder) throws {
+    try self.init(decodingJSONFrom: decoder)
+  }
+
+  /// Encodes the fields through their JSON codec.
+  package func encode(to encoder: any Encoder) throws {
+    try encodeJSON(to: encoder)
+  }
+}
+
 extension ProductFields: JSONRepresentable {
-  /// Reads the fields as their `Codable` form has them.
+  /// Reads the fields: `name`, `year`, `price`, and `imageName` when present.
   ///
   /// - Parameter json: The JSON.
   /// - Throws: `JSONReadError` when a field is missing or not valid.
@@ -50,7 +64,7 @@ extension ProductFields: JSONRepresentable {
       })
   }
 
-  /// The fields as their `Codable` form has them.
+  /// The fields as JSON.
   package var json: JSONValue {
     .object(
       [("name", .string(name)), ("year", .int(year)), ("price", price.json)]

@@ -56,7 +56,7 @@ import Testing
     }
   }
 
-  @Test func editorFieldsReadAndWriteTheSameJSONAsCodable() throws {
+  @Test func editorFieldsRoundTripThroughCodableAndTheirJSON() throws {
     var random = SeededGenerator(seed: 7)
     for _ in 0..<300 {
       let fields = ProductFields(
