@@ -78,7 +78,7 @@ let package = Package(
     // Products, prices and the durable catalog store.
     .target(
       name: "CatalogModel",
-      dependencies: ["StateRestoration", "SystemSupport", "SQLite", "PostgreSQL"]),
+      dependencies: ["StateRestoration", "SystemSupport", "SQLite", "PostgreSQL", "SearchIndex"]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
     // Built into the binary: EmbeddedResources.swift is generated from the files beside it.
     .target(

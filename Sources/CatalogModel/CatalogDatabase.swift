@@ -18,8 +18,9 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   /// a relative image path is relative to; version 3 the counts of products by blocks of
   /// positions that make a deletion renumber nothing (``ListNumbering``), and the identifiers
   /// of deleted products; version 4 the number of products kept with the catalog's
-  /// information. What is missing is added when an older database is opened for writing.
-  package static let schemaVersion = 5
+  /// information; version 5 names folded as search folds them (compatibility forms too: `Ĳ`
+  /// is `ij`). What is missing is added when an older database is opened for writing.
+  package static let schemaVersion = 6
 
   /// The database file's path.
   package let path: String
@@ -75,6 +76,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     \(versionThree)
     \(ListNumbering.versionFour)
     \(ListNumbering.versionFive)
+    PRAGMA user_version = 6;
     """
 
   /// What version 2 added: a log of deletions (the position each had, and the generation that
@@ -94,8 +96,21 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     [
       Migration(to: 2, versionTwo), Migration(to: 3, versionThree),
       Migration(to: 4, ListNumbering.versionFour), Migration(to: 5, ListNumbering.versionFive),
+      Migration(to: 6, versionSix),
     ]
   }
+
+  /// What version 6 changed: names folded as search folds them, by the program's own folding
+  /// (``foldFunction``, defined on the connection that migrates); only a name beyond printable
+  /// ASCII can fold otherwise than before.
+  static let versionSix = """
+    UPDATE products SET folded_name = \(foldFunction)(name)
+      WHERE name GLOB '*[^ -~]*' AND folded_name IS NOT \(foldFunction)(name);
+    PRAGMA user_version = 6;
+    """
+
+  /// The SQL function a migration folds names with.
+  static let foldFunction = "catalog_fold"
 
   /// What version 3 added: the directory a relative image path is relative to.
   static let versionThree = """
@@ -179,6 +194,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
         if version < Self.schemaVersion {
           willUpgrade?(cached.count)
           // Checked again inside the write lock: another process may have upgraded it.
+          try database.defineFunction(Self.foldFunction) { $0.folded }
           try database.migrate(Self.migrations)
           numbering.dense = false
           // The upgrade added the identity.

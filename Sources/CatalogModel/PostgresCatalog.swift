@@ -19,7 +19,7 @@ import Synchronization
 /// reads answer from the products read before (``ProductsRead``) without asking the server.
 package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// The schema version this program reads and writes (the `schema_version` row of `info`).
-  package static let schemaVersion = 3
+  package static let schemaVersion = 4
   /// The oldest server this program works with: window functions over `blocks`,
   /// `ON CONFLICT`, `COPY` and `LISTEN` are older, but 12 is the oldest version still
   /// maintained when this was written.
@@ -170,8 +170,29 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   /// The steps to each version, in order; a new catalog takes them all.
-  private var migrations: [(version: Int, sql: String)] {
-    [(1, versionOne), (2, versionTwo), (3, versionThree)]
+  private var migrations: [(version: Int, run: () throws -> Void)] {
+    [
+      (1, { try self.connection.run(self.versionOne) }),
+      (2, { try self.connection.run(self.versionTwo) }),
+      (3, { try self.connection.run(self.versionThree) }),
+      (4, refoldNames),
+    ]
+  }
+
+  /// Version 4: names folded as search folds them (compatibility forms too: `Ĳ` is `ij`), by
+  /// the program's own folding; only a name beyond printable ASCII can fold otherwise than
+  /// before, and only one that does is written.
+  private func refoldNames() throws {
+    let names = try connection.execute(
+      "SELECT identifier, name, folded_name FROM \(schema).products WHERE name ~ '[^ -~]'")
+    for row in 0..<names.count {
+      guard let identifier = names.text(row, 0), let name = names.text(row, 1),
+        name.folded != names.text(row, 2)
+      else { continue }
+      try connection.execute(
+        "UPDATE \(schema).products SET folded_name = $1 WHERE identifier = $2",
+        [name.folded, identifier])
+    }
   }
 
   /// The session setting by which this program's own writes are told from other programs'.
@@ -236,7 +257,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       }
       if now == 0 { try connection.run("CREATE SCHEMA IF NOT EXISTS \(schema)") }
       for migration in migrations where migration.version > now {
-        try connection.run(migration.sql)
+        try migration.run()
         try connection.execute(
           "UPDATE \(schema).info SET value = $1 WHERE key = 'schema_version'",
           [String(migration.version)])

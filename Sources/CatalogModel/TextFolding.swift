@@ -1,20 +1,11 @@
 import Foundation
+import SearchIndex
 
 extension String {
-  /// The string folded for matching: case, diacritics and width removed, so that `GLAÏEUL`,
-  /// `glaieul` and full-width `ｇｌａｉｅｕｌ` compare equal.
-  package var folded: String {
-    // Plain ASCII folds to its lower case; Foundation is needed only beyond it (a million
-    // names are folded when a catalog is imported).
-    let bytes = utf8
-    if bytes.allSatisfy({ $0 < 0x80 }) {
-      guard bytes.contains(where: { (0x41...0x5A).contains($0) }) else { return self }
-      return String(
-        decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
-    }
-    return folding(
-      options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-  }
+  /// The string folded for matching as search folds it (`TextFolding`): case, diacritics,
+  /// width and compatibility forms removed, so that `GLAÏEUL`, `glaieul` and full-width
+  /// `ｇｌａｉｅｕｌ` compare equal, and a name `select` finds is one search finds.
+  package var folded: String { TextFolding.folded(self) }
 }
 
 extension String {

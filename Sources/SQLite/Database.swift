@@ -157,6 +157,42 @@ package final class Database {
     _ = Unmanaged.passRetained(self)
   }
 
+  /// Defines a deterministic SQL function of one text argument on this connection, for SQL
+  /// that needs the program's own logic (a migration that folds names as the program does). A
+  /// NULL argument gives NULL.
+  ///
+  /// - Parameters:
+  ///   - name: The function's name in SQL.
+  ///   - body: The function.
+  /// - Throws: ``SQLiteError`` when it cannot be defined.
+  package func defineFunction(_ name: String, _ body: @escaping @Sendable (String) -> String)
+    throws
+  {
+    let box = Unmanaged.passRetained(TextFunction(body)).toOpaque()
+    let status = sqlite3_create_function_v2(
+      handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
+      { context, count, values in
+        guard let context, count == 1, let value = values?[0],
+          let text = sqlite3_value_text(value)
+        else { return sqlite3_result_null(context) }
+        let length = Int(sqlite3_value_bytes(value))
+        let argument = String(
+          decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
+        let function = Unmanaged<TextFunction>.fromOpaque(sqlite3_user_data(context))
+        var result = function.takeUnretainedValue().body(argument)
+        result.withUTF8 { bytes in
+          bytes.withMemoryRebound(to: CChar.self) { characters in
+            guard let start = characters.baseAddress else {
+              return sqlite3_result_text64(context, "", 0, nil, UInt8(SQLITE_UTF8))
+            }
+            sqlite3_result_text64(
+              context, start, UInt64(characters.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+          }
+        }
+      }, nil, nil, { box in box.map { Unmanaged<TextFunction>.fromOpaque($0).release() } })
+    guard status == SQLITE_OK else { throw lastError }
+  }
+
   /// Runs SQL that returns no rows; several statements may be separated by semicolons.
   ///
   /// - Parameter sql: The SQL.
@@ -533,4 +569,14 @@ package final class Statement {
 private final class StopCheck {
   let ask: () -> Bool
   init(_ ask: @escaping () -> Bool) { self.ask = ask }
+}
+
+/// A function ``Database/defineFunction(_:_:)`` hands SQLite, kept alive until SQLite lets it
+/// go.
+private final class TextFunction: Sendable {
+  let body: @Sendable (String) -> String
+
+  init(_ body: @escaping @Sendable (String) -> String) {
+    self.body = body
+  }
 }

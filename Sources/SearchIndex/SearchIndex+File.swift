@@ -85,8 +85,9 @@ extension SearchIndex {
     }
   }
 
-  /// The current file format version.
-  public static let fileFormatVersion = 1
+  /// The current file format version: 2 since text is case folded (`ß` is `ss`), which a file
+  /// of version 1 did not do for its stored text.
+  public static let fileFormatVersion = 2
 
   /// Where the index was read from, if it was: the file's origin.
   public var origin: Origin? { storage.file?.header.origin }

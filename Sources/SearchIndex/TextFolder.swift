@@ -1,5 +1,52 @@
 import Foundation
 
+/// How text is folded for matching, wherever it is matched: a search's words, and a catalog's
+/// names (`select`, completion). One folding, so that what one finds the other finds too.
+package enum TextFolding {
+  /// One scalar folded: decomposed by compatibility (ligatures, circled, full-width and
+  /// half-width forms, superscripts, fractions: `ﬁ` is `fi`, `Ⓐ` is `a`, `²` is `2`), then case
+  /// folded (`ß` is `ss`), with diacritics and width removed; combining marks left over are
+  /// dropped. A Hangul syllable stays whole: decomposing it into jamo would split every word.
+  ///
+  /// - Parameter scalar: The scalar.
+  /// - Returns: Its folded scalars; none for a mark.
+  package static func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+    if scalar.value < 0x80 {
+      let byte = UInt8(truncatingIfNeeded: scalar.value)
+      return [Unicode.Scalar((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)]
+    }
+    if (0xAC00...0xD7A3).contains(scalar.value) { return [scalar] }
+    let folded = String(scalar).decomposedStringWithCompatibilityMapping.folding(
+      options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    return folded.unicodeScalars.filter { scalar in
+      switch scalar.properties.generalCategory {
+      case .nonspacingMark, .spacingMark, .enclosingMark: false
+      default: true
+      }
+    }
+  }
+
+  /// Text folded whole, every scalar as ``fold(_:)`` folds it and separators kept: what a
+  /// catalog compares names by (`GLAÏEUL`, `glaieul` and full-width `ｇｌａｉｅｕｌ` are
+  /// equal).
+  ///
+  /// - Parameter text: The text.
+  /// - Returns: The folded text.
+  package static func folded(_ text: String) -> String {
+    // Plain ASCII folds to its lower case without Foundation: a million names are folded
+    // when a catalog is imported.
+    let bytes = text.utf8
+    if bytes.allSatisfy({ $0 < 0x80 }) {
+      guard bytes.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
+      return String(
+        decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+    var result = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars { result.append(contentsOf: fold(scalar)) }
+    return String(result)
+  }
+}
+
 /// A piece of folded text: a word, or a run of Chinese or Japanese characters.
 struct FoldedToken: Hashable, Sendable {
   /// The folded text.
@@ -8,10 +55,8 @@ struct FoldedToken: Hashable, Sendable {
   var isCJK: Bool
 }
 
-/// Folds text for search and splits it into tokens: compatibility decomposition (so full-width
-/// `ＡＢＣ` is `abc` and half-width katakana is full width), case folding, and diacritic
-/// removal (`Glaïeul` is `glaieul`). Letters and digits make words; Han, hiragana and katakana
-/// make CJK runs; everything else separates.
+/// Folds text for search as ``TextFolding`` folds it and splits it into tokens: letters and
+/// digits make words; Han, hiragana and katakana make CJK runs; everything else separates.
 ///
 /// Folding a non-ASCII scalar goes through Foundation once and is then cached, so a folder is
 /// fast on large inputs; it is a value with its own cache, used by one thread at a time.
@@ -73,21 +118,7 @@ struct TextFolder {
 
   private mutating func fold(_ scalar: Unicode.Scalar) -> [(bytes: [UInt8], kind: Kind)] {
     if let cached = cache[scalar.value] { return cached }
-    var folded: [(Unicode.Scalar, Kind)] = []
-    if (0xAC00...0xD7A3).contains(scalar.value) {
-      // Hangul syllables stay whole: decomposing them into jamo would split every word.
-      folded = [(scalar, .word)]
-    } else {
-      for decomposed in String(scalar).decomposedStringWithCompatibilityMapping.unicodeScalars {
-        switch decomposed.properties.generalCategory {
-        case .nonspacingMark, .spacingMark, .enclosingMark: continue
-        default: break
-        }
-        for lower in decomposed.properties.lowercaseMapping.unicodeScalars {
-          folded.append((lower, Self.kind(of: lower)))
-        }
-      }
-    }
+    let folded = TextFolding.fold(scalar).map { ($0, Self.kind(of: $0)) }
     var runs: [(bytes: [UInt8], kind: Kind)] = []
     for (folded, kind) in folded {
       if runs.last?.kind != kind { runs.append(([], kind)) }

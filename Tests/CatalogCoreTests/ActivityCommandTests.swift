@@ -348,3 +348,26 @@ extension ActivityCommandTests {
     #expect(try first(at: start + 300) == third.name)
   }
 }
+
+extension ActivityCommandTests {
+  /// `select` and `search` fold alike: a name typed without its ligatures, circled letters,
+  /// superscripts, `ß` or accents selects the product, and finds it first.
+  @Test func selectAndSearchFindTheSameNames() throws {
+    let names = [
+      ("Ĳssel Tulip", "ijssel tulip"), ("Straße Rose", "strasse rose"),
+      ("Ⓐlpine Aster", "alpine aster"), ("Rose x²", "rose x2"), ("ǅemal Lily", "dzemal lily"),
+      ("ﬁg Tree", "fig tree"), ("Crème Rose", "creme rose"), ("ｃｈｅｒｒｙ Bloom", "cherry bloom"),
+    ]
+    let catalog = Catalog(
+      names.enumerated().map { number, name in
+        Product(
+          identifier: UUID(), name: name.0, imageName: "Cherries", year: 2000,
+          price: Price(cents: number + 1))
+      })
+    let search = ActivitySearch(catalog: catalog)
+    for (name, typed) in names {
+      #expect(try catalog.product(matching: typed).name == name)
+      #expect(try search.results(for: typed, history: [], now: Date()).first?.product.name == name)
+    }
+  }
+}

@@ -433,7 +433,7 @@ import Testing
     _ = try sandbox.run(input: "select mango\nedit\nprice 9.00\ndone\n")
     let path = sandbox.databasePath
     if damage == "newer" {
-      try Database(path: path, mode: .readWrite).execute("PRAGMA user_version = 7")
+      try Database(path: path, mode: .readWrite).execute("PRAGMA user_version = 99")
     } else {
       let data = try Data(contentsOf: URL(fileURLWithPath: path))
       try data.prefix(data.count - 4096).write(to: URL(fileURLWithPath: path))
@@ -442,7 +442,7 @@ import Testing
     let result = try sandbox.run(input: "select mango\nedit\nprice 8.00\ndone\n")
     #expect(result.status == 1)
     let reason =
-      damage == "newer" ? "its schema version 7 is newer than this program's 5" : "it is truncated"
+      damage == "newer" ? "its schema version 99 is newer than this program's 6" : "it is truncated"
     #expect(result.errorLines.first?.contains(reason) == true, "\(result.errors)")
     #expect(result.errorLines.last?.hasPrefix("error: edits are refused") == true)
     #expect(result.output.contains("$6.99"))  // the bundled catalog

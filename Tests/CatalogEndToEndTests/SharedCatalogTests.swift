@@ -222,7 +222,7 @@ import Testing
     #expect(result.status == 1)
     #expect(
       result.errors.hasSuffix(
-        "its catalog schema version 99 is newer than this program's 3; use a newer catalog\n"),
+        "its catalog schema version 99 is newer than this program's 4; use a newer catalog\n"),
       "\(result.errors)")
     #expect(result.errorLines.count == 1)
   }

@@ -122,7 +122,10 @@ import Testing
     var older = bytes
     older[8] = 0
     try Self.replace(path, with: older)
-    #expect(throws: SearchIndexError.unsupportedVersion(path: path, found: 0, supported: 1)) {
+    #expect(
+      throws: SearchIndexError.unsupportedVersion(
+        path: path, found: 0, supported: SearchIndex.fileFormatVersion)
+    ) {
       try SearchIndex(contentsOf: path)
     }
     try FileManager.default.removeItem(atPath: path)
