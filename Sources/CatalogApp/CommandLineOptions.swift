@@ -31,12 +31,12 @@ package struct CommandLineOptions: Sendable, Hashable {
   }
 
   /// When to use colour.
-  package enum ColorMode: String, Sendable, Hashable {
+  package enum ColorMode: String, Sendable, Hashable, CaseIterable {
     case auto, always, never
   }
 
   /// How product pictures are drawn.
-  package enum PictureMode: String, Sendable, Hashable {
+  package enum PictureMode: String, Sendable, Hashable, CaseIterable {
     /// The best the terminal allows: kitty graphics in kitty, half blocks elsewhere, none in a
     /// script.
     case auto
@@ -76,21 +76,7 @@ package struct CommandLineOptions: Sendable, Hashable {
     A product catalog in a REPL that comes back exactly where you left it.
 
     options:
-      --scene NAME      open (or create) only scene NAME
-      --state-dir DIR   keep session and scenes in DIR (default $XDG_STATE_HOME/catalog)
-      --data-dir DIR    keep the catalog in DIR (default $XDG_DATA_HOME/catalog)
-      --catalog-url URL use the catalog on a PostgreSQL server (default
-                        $CATALOG_URL), e.g. postgresql://ann@db.example/shop;
-                        the password comes from ~/.pgpass or PGPASSWORD
-      --fresh           start without restoring scene state, like after a force quit
-      --color WHEN      auto (default), always or never
-      --pictures KIND   auto (default), blocks, kitty, sixel or none
-      --json            with 'state' and 'search': print JSON
-      --limit N         with 'search': at most N results (default 10)
-      --generate-completion-script SHELL
-                        print completions for bash, zsh or fish (see the README)
-      -h, --help        show this help
-      --version         show the version
+    \(optionsHelp)
 
     'catalog open' restores the saved state, follows a catalog:// link (for
     example catalog://product/Cherries?tab=photo), saves, and prints where it went.
@@ -168,10 +154,7 @@ package struct CommandLineOptions: Sendable, Hashable {
       case "--version": action = .version; return
       case "--generate-completion-script":
         let shell = try value()
-        guard CompletionScripts.shells.contains(shell) else {
-          throw CommandLineError(
-            "'--generate-completion-script' takes bash, zsh or fish, not '\(shell)'")
-        }
+        try Self.checkChoice(of: name, shell)
         action = .completionScript(shell)
         return
       case "--scene":
@@ -186,12 +169,7 @@ package struct CommandLineOptions: Sendable, Hashable {
       case "--catalog-url": catalogURL = try value()
       case "--fresh": isFresh = true
       case "--json": json = true
-      case "--format":
-        let text = try value()
-        guard let value = ProductExport.Format(rawValue: text) else {
-          throw CommandLineError("'--format' takes csv or json, not '\(text)'")
-        }
-        format = value
+      case "--format": format = try Self.choice(of: name, try value())
       case "--bom": byteOrderMark = true
       case "--replace":
         importing.replacing = true
@@ -200,11 +178,7 @@ package struct CommandLineOptions: Sendable, Hashable {
         importing.restoringDeleted = true
         importOptionGiven = name
       case "--duplicates":
-        let text = try value()
-        guard let policy = ImportOptions.DuplicateNames(rawValue: text) else {
-          throw CommandLineError("'--duplicates' takes update, allow or refuse, not '\(text)'")
-        }
-        importing.duplicates = policy
+        importing.duplicates = try Self.choice(of: name, try value())
         importOptionGiven = name
       case "--limit":
         let text = try value()
@@ -212,19 +186,8 @@ package struct CommandLineOptions: Sendable, Hashable {
           throw CommandLineError("'--limit' takes a number from 1 to 1000, not '\(text)'")
         }
         limit = number
-      case "--color":
-        let text = try value()
-        guard let mode = ColorMode(rawValue: text) else {
-          throw CommandLineError("'--color' takes auto, always or never, not '\(text)'")
-        }
-        color = mode
-      case "--pictures":
-        let text = try value()
-        guard let mode = PictureMode(rawValue: text) else {
-          throw CommandLineError(
-            "'--pictures' takes auto, blocks, kitty, sixel or none, not '\(text)'")
-        }
-        pictures = mode
+      case "--color": color = try Self.choice(of: name, try value())
+      case "--pictures": pictures = try Self.choice(of: name, try value())
       default:
         if name.hasPrefix("-") { throw CommandLineError("unknown option '\(name)'") }
         if subcommand == "open", link == nil {

@@ -12,16 +12,10 @@ package enum CompletionScripts {
   static let subcommands =
     CommandLineOptions.subcommands
     + CommandParser.commandWords.filter { !CommandLineOptions.subcommands.contains($0) }
-  static let options = [
-    "--scene", "--state-dir", "--data-dir", "--catalog-url", "--fresh", "--color", "--pictures",
-    "--json", "--limit",
-    "--format", "--bom", "--replace", "--duplicates", "--restore-deleted", "--help",
-    "--version", "--generate-completion-script",
-  ]
-
-  /// The values `--duplicates` takes.
-  static let duplicatePolicies = ImportOptions.DuplicateNames.allCases.map(\.rawValue).joined(
-    separator: " ")
+  /// Every option's names.
+  static let options = CommandLineOptions.table.flatMap {
+    [$0.name] + ($0.short.map { [$0] } ?? [])
+  }
 
   /// The script for a shell.
   ///
@@ -55,14 +49,7 @@ package enum CompletionScripts {
       local current="${COMP_WORDS[COMP_CWORD]}" previous="${COMP_WORDS[COMP_CWORD-1]}"
       COMPREPLY=()
       case "$previous" in
-        --scene) COMPREPLY=($(compgen -W "$(_catalog_scenes)" -- "$current")); return ;;
-        --state-dir|--data-dir) COMPREPLY=($(compgen -d -- "$current")); return ;;
-        --color) COMPREPLY=($(compgen -W "auto always never" -- "$current")); return ;;
-        --pictures) COMPREPLY=($(compgen -W "auto blocks kitty sixel none" -- "$current")); return ;;
-        --generate-completion-script) COMPREPLY=($(compgen -W "\(shells.joined(separator: " "))" -- "$current")); return ;;
-        --limit|--catalog-url) return ;;
-        --format) COMPREPLY=($(compgen -W "csv json" -- "$current")); return ;;
-        --duplicates) COMPREPLY=($(compgen -W "\(duplicatePolicies)" -- "$current")); return ;;
+    \(bashValueCases)
       esac
       local i
       for ((i = 1; i < COMP_CWORD; i++)); do
@@ -81,26 +68,35 @@ package enum CompletionScripts {
     """
   }
 
+  /// The bash script's completions of each option's value, one `case` line each.
+  private static var bashValueCases: String {
+    CommandLineOptions.table.compactMap { option -> String? in
+      let reply: String
+      switch option.value {
+      case .none: return nil
+      case .scene: reply = #"COMPREPLY=($(compgen -W "$(_catalog_scenes)" -- "$current"))"#
+      case .directory: reply = #"COMPREPLY=($(compgen -d -- "$current"))"#
+      case .choices(let words):
+        reply = #"COMPREPLY=($(compgen -W ""# + words.joined(separator: " ") + #"" -- "$current"))"#
+      case .text: reply = ""
+      }
+      return "    \(option.name)) \(reply.isEmpty ? "" : reply + "; ")return ;;"
+    }.joined(separator: "\n")
+  }
+
   private static var fish: String {
-    let options = [
-      "-l scene -x -a '(__catalog_scenes)' -d 'open (or create) only this scene'",
-      "-l state-dir -r -a '(__fish_complete_directories)' -d 'session and scenes here'",
-      "-l data-dir -r -a '(__fish_complete_directories)' -d 'the catalog here'",
-      "-l catalog-url -x -d 'the catalog on a PostgreSQL server'",
-      "-l fresh -d 'start without restoring scene state'",
-      "-l color -x -a 'auto always never' -d 'when to use colour'",
-      "-l pictures -x -a 'auto blocks kitty sixel none' -d 'how pictures are drawn'",
-      "-l json -d 'print JSON (state, search)'",
-      "-l limit -x -d 'the most search results'",
-      "-l format -x -a 'csv json' -d 'export as CSV or JSON'",
-      "-l bom -d 'a CSV export for spreadsheets: a byte order mark, no formulas'",
-      "-l replace -d 'import: the file becomes the catalog'",
-      "-l duplicates -x -a '\(duplicatePolicies)' -d 'import: records without identifiers whose name is taken'",
-      "-l restore-deleted -d 'import: bring back deleted products'",
-      "-s h -l help -d 'show the help'",
-      "-l version -d 'show the version'",
-      "-l generate-completion-script -x -a '\(shells.joined(separator: " "))' -d 'print a completion script'",
-    ]
+    let options = CommandLineOptions.table.map { option in
+      var line =
+        (option.short.map { "-s \($0.dropFirst()) " } ?? "") + "-l \(option.name.dropFirst(2))"
+      switch option.value {
+      case .none: break
+      case .scene: line += " -x -a '(__catalog_scenes)'"
+      case .directory: line += " -r -a '(__fish_complete_directories)'"
+      case .choices(let words): line += " -x -a '\(words.joined(separator: " "))'"
+      case .text: line += " -x"
+      }
+      return line + " -d '\(option.summary)'"
+    }
     return """
       # catalog completion for fish: put it in ~/.config/fish/completions/catalog.fish
       function __catalog_scenes

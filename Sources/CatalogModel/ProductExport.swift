@@ -11,7 +11,7 @@ import SystemSupport
 /// imports back to the same catalog.
 package enum ProductExport {
   /// What an export writes.
-  package enum Format: String, Sendable, Hashable {
+  package enum Format: String, Sendable, Hashable, CaseIterable {
     /// A JSON array shaped like the bundled `products.json`.
     case json
     /// RFC 4180 CSV with the header the importer reads; keywords joined by `;`.
