@@ -37,6 +37,8 @@ import Testing
     ("forget --", ["--all"]),
     ("forget gl", ["Gladiolus"]),
     ("continue 1 --", ["--scene", "--elsewhere"]),
+    ("continue 1 --scene ", ["main", "side"]),
+    ("continue 1 --scene si", ["side"]),
     ("handoff --t", ["--to-machine"]),
     ("activities -", ["--elsewhere"]),
     ("open catalog://pro", ["catalog://products", "catalog://product/"]),

@@ -277,6 +277,24 @@ enum CommandTable {
     return CommandEntry.flags(in: forms.isEmpty ? entry.usage : forms.joined(separator: " "))
   }
 
+  /// What a flag takes, as the command's usage names it (`NAME` for `continue`'s `--scene`);
+  /// nil for a flag that takes nothing.
+  ///
+  /// - Parameters:
+  ///   - flag: The flag.
+  ///   - command: The command word.
+  /// - Returns: The placeholder after the flag in the usage.
+  static func placeholder(after flag: String, of command: String) -> String? {
+    guard let entry = groups.flatMap(\.entries).first(where: { $0.words.contains(command) })
+    else { return nil }
+    let words = entry.usage.split(whereSeparator: { " []".contains($0) })
+    guard let position = words.firstIndex(where: { $0 == flag }), position + 1 < words.count
+    else { return nil }
+    let next = words[position + 1]
+    return next.hasPrefix("-") || next == "|" || next.lowercased() == command
+      ? nil : String(next)
+  }
+
   static let parsers: [String: @Sendable (CommandArguments) throws -> Command] = {
     var parsers: [String: @Sendable (CommandArguments) throws -> Command] = [:]
     for entry in groups.flatMap(\.entries) {

@@ -35,8 +35,23 @@ package enum Completion {
     let text = String(argument.dropFirst(skipped))
     let catalog = state.catalog
     let scenes = state.scenes.map(\.name.rawValue) + otherScenes
-    // Flags, wherever they are typed, come from the command table's usages: the ones help shows.
-    let lastWord = text.split(separator: " ", omittingEmptySubsequences: false).last ?? ""
+    // Flags, wherever they are typed, come from the command table's usages: the ones help shows;
+    // so does what a flag takes (`continue 1 --scene NAME`).
+    let typedWords = text.split(separator: " ", omittingEmptySubsequences: false)
+    let lastWord = typedWords.last ?? ""
+    if typedWords.count >= 2, let flag = typedWords.dropLast().last, flag.hasPrefix("--"),
+      let placeholder = CommandTable.placeholder(after: String(flag), of: command)
+    {
+      let wordStart = start + text.count - lastWord.count
+      let kind = placeholder.uppercased()
+      let candidates =
+        kind == "NAME" || kind == "SCENE"
+        ? matching(String(lastWord), in: scenes)
+        : placeholder.contains("|")
+          ? matching(String(lastWord), in: placeholder.split(separator: "|").map(String.init))
+          : []
+      return Result(start: wordStart, candidates: candidates)
+    }
     if lastWord.hasPrefix("-") && command != "scene" {
       return Result(
         start: start + text.count - lastWord.count,
