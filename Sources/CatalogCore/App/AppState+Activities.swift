@@ -4,7 +4,7 @@ import StateRestoration
 
 extension AppState {
   /// Applies `search`, `continue` and `handoff`, and continues a delivered activity.
-  func applyingActivity(_ command: Command, environment: some AppEnvironment) throws
+  func applyingActivity(_ command: ActivityCommand, environment: some AppEnvironment) throws
     -> CommandResult
   {
     var state = self
@@ -172,9 +172,6 @@ extension AppState {
       return CommandResult(
         state: state,
         output: "Continued '\(activity.title ?? activity.activityType)' in scene '\(target)'")
-
-    default:
-      preconditionFailure("'\(command.word)' is not an activity command")
     }
   }
 

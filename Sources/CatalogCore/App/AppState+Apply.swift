@@ -74,15 +74,14 @@ extension AppState {
         output: (["Deleted \(product.name)."] + notes).joined(separator: "\n"),
         catalogChanges: [.delete(product.identifier, name: product.name)])
 
-    case .select, .push, .back, .root, .path, .open:
-      return try applyingNavigation(command, environment: environment)
+    case .navigation(.year(let text)) where scene.isEditing:
+      return try applyingDraft(.year, text, environment: environment)
 
-    case .year where !scene.isEditing:
-      return try applyingNavigation(command, environment: environment)
+    case .navigation(let navigation):
+      return try applyingNavigation(navigation, environment: environment)
 
-    case .search, .continueResult, .handoff, .continueDelivered, .activities, .forget,
-      .handoffToMachine, .activitiesElsewhere, .continueElsewhere:
-      return try applyingActivity(command, environment: environment)
+    case .activity(let activity):
+      return try applyingActivity(activity, environment: environment)
 
     case .tab(let tab):
       try scene.refuseWhileEditing("tab")
@@ -101,31 +100,14 @@ extension AppState {
       state.activeScene = scene
       return CommandResult(state: state, output: render.editor(scene.draft, of: product))
 
-    case .setName(let text), .year(let text), .setPrice(let text), .setImage(let text):
-      guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: command.word) }
-      let product = try shownProduct(for: command.word)
-      var draft = scene.draft
-      switch command {
-      case .setName: draft.name = text
-      case .year: draft.year = text
-      case .setImage:
-        // A relative path is relative to where the user is, kept absolute.
-        draft.image = Product.resolvingImagePath(text, against: environment.currentDirectory)
-      default: draft.price = text
-      }
-      scene.draft = draft
-      scene.useSavedValues = false
-      state.activeScene = scene
-      var result = CommandResult(state: state, output: render.editor(draft, of: product))
-      // Checked as it is typed, not refused: the picture may arrive later.
-      if case .setImage = command, let path = draft.image, Product.isImagePath(path),
-        let problem = environment.pictureProblem(at: path)
-      {
-        result.warnings.append(
-          "the picture '\(path)' cannot be shown now: \(problem); it is kept, and shown once it can be"
-        )
-      }
-      return result
+    case .setName(let text):
+      return try applyingDraft(.name, text, environment: environment)
+
+    case .setPrice(let text):
+      return try applyingDraft(.price, text, environment: environment)
+
+    case .setImage(let text):
+      return try applyingDraft(.image, text, environment: environment)
 
     case .done(let force):
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "done") }
@@ -341,6 +323,57 @@ extension AppState {
   }
 }
 
+extension AppState {
+  /// A field of the editor's draft.
+  enum DraftField {
+    case name, year, price, image
+
+    /// The command that sets it.
+    var word: String {
+      switch self {
+      case .name: "name"
+      case .year: "year"
+      case .price: "price"
+      case .image: "image"
+      }
+    }
+  }
+
+  /// Applies `name`, `year`, `price` or `image` in the editor: the draft's field set as typed,
+  /// checked when it is saved.
+  private func applyingDraft(
+    _ field: DraftField, _ text: String, environment: some AppEnvironment
+  ) throws -> CommandResult {
+    var state = self
+    var scene = state.activeScene
+    let render = Renderer(environment: environment)
+    guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: field.word) }
+    let product = try shownProduct(for: field.word)
+    var draft = scene.draft
+    switch field {
+    case .name: draft.name = text
+    case .year: draft.year = text
+    case .price: draft.price = text
+    case .image:
+      // A relative path is relative to where the user is, kept absolute.
+      draft.image = Product.resolvingImagePath(text, against: environment.currentDirectory)
+    }
+    scene.draft = draft
+    scene.useSavedValues = false
+    state.activeScene = scene
+    var result = CommandResult(state: state, output: render.editor(draft, of: product))
+    // Checked as it is typed, not refused: the picture may arrive later.
+    if field == .image, let path = draft.image, Product.isImagePath(path),
+      let problem = environment.pictureProblem(at: path)
+    {
+      result.warnings.append(
+        "the picture '\(path)' cannot be shown now: \(problem); it is kept, and shown once it can be"
+      )
+    }
+    return result
+  }
+}
+
 extension Scene {
   func refuseWhileEditing(_ command: String) throws {
     if isEditing { throw CatalogCoreError.editorOpen(command: command) }
@@ -352,16 +385,8 @@ extension Command {
   package var word: String {
     switch self {
     case .list: "list"
-    case .select: "select"
-    case .push: "push"
-    case .year: "year"
-    case .back: "back"
-    case .root: "root"
-    case .path: "path"
-    case .open: "open"
-    case .search: "search"
-    case .continueResult, .continueElsewhere: "continue"
-    case .handoff, .continueDelivered, .handoffToMachine: "handoff"
+    case .navigation(let navigation): navigation.word
+    case .activity(let activity): activity.word
     case .tab: "tab"
     case .edit: "edit"
     case .setName: "name"
@@ -374,10 +399,36 @@ extension Command {
     case .state: "state"
     case .help: "help"
     case .add: "add"
-    case .activities, .activitiesElsewhere: "activities"
-    case .forget: "forget"
     case .delete: "delete"
     case .quit: "quit"
+    }
+  }
+}
+
+extension NavigationCommand {
+  /// The word that starts the command, for messages.
+  package var word: String {
+    switch self {
+    case .select: "select"
+    case .push: "push"
+    case .year: "year"
+    case .back: "back"
+    case .root: "root"
+    case .path: "path"
+    case .open: "open"
+    }
+  }
+}
+
+extension ActivityCommand {
+  /// The word that starts the command, for messages.
+  package var word: String {
+    switch self {
+    case .search: "search"
+    case .continueResult, .continueElsewhere: "continue"
+    case .handoff, .continueDelivered, .handoffToMachine: "handoff"
+    case .activities, .activitiesElsewhere: "activities"
+    case .forget: "forget"
     }
   }
 }
@@ -392,16 +443,19 @@ extension AppState {
   /// - Returns: Whether it runs only when the server answers.
   package func needsCatalogServer(for command: Command) -> Bool {
     switch command {
-    case .list, .select, .push, .open, .done, .add, .delete, .continueResult, .handoff,
-      .handoffToMachine, .activitiesElsewhere, .continueElsewhere, .continueDelivered:
+    case .list, .navigation(.select), .navigation(.push), .navigation(.open), .done, .add,
+      .delete, .activity(.continueResult), .activity(.handoff), .activity(.handoffToMachine),
+      .activity(.activitiesElsewhere), .activity(.continueElsewhere),
+      .activity(.continueDelivered):
       true
-    case .year: !activeScene.isEditing
+    case .navigation(.year): !activeScene.isEditing
     case .newScene(_, let product): product != nil
     // A saved scene's products are checked as it opens.
     case .switchScene(let name): scene(named: name) == nil
-    case .forget(.product): true
-    case .back, .root, .path, .tab, .edit, .setName, .setPrice, .setImage, .cancel, .search,
-      .scenes, .closeScene, .state, .help, .activities, .forget, .quit:
+    case .activity(.forget(.product)): true
+    case .navigation(.back), .navigation(.root), .navigation(.path), .tab, .edit, .setName,
+      .setPrice, .setImage, .cancel, .activity(.search), .scenes, .closeScene, .state, .help,
+      .activity(.activities), .activity(.forget), .quit:
       false
     }
   }

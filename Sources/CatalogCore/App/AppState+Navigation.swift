@@ -7,7 +7,7 @@ extension AppState {
   package static let maximumPathDepth = 1000
 
   /// Applies a command that moves along the active scene's path, or shows it.
-  func applyingNavigation(_ command: Command, environment: some AppEnvironment) throws
+  func applyingNavigation(_ command: NavigationCommand, environment: some AppEnvironment) throws
     -> CommandResult
   {
     var state = self
@@ -83,9 +83,6 @@ extension AppState {
 
     case .open(let text):
       return try applyingLink(text, environment: environment)
-
-    default:
-      preconditionFailure("'\(command.word)' is not a navigation command")
     }
   }
 }
