@@ -153,3 +153,19 @@ extension CompletionTests {
     #expect(try CommandParser.words(CommandParser.quoted(text, asOneWord: true)) == [text])
   }
 }
+
+extension CompletionTests {
+  /// Every argument help names that completion can offer is declared in the table: a usage
+  /// that names a product, a scene, a link or a command declares it.
+  @Test func theTableDeclaresWhatEachUsageNames() {
+    for entry in CommandTable.groups.flatMap(\.entries) where !entry.words.isEmpty {
+      let declared =
+        entry.arguments + entry.actions.flatMap(\.arguments) + Array(entry.flagValues.values)
+      for (placeholder, kind) in [
+        ("PRODUCT", ArgumentKind.product), ("SCENE", .scene), ("URL", .link), ("COMMAND", .command),
+      ] where entry.usage.contains(placeholder) {
+        #expect(declared.contains(kind), "\(entry.words[0]) names \(placeholder)")
+      }
+    }
+  }
+}

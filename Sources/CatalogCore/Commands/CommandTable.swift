@@ -14,6 +14,14 @@ struct CommandEntry: Sendable {
   let example: String
   /// Turns the arguments into the command; nil for a row of help alone.
   var parse: (@Sendable (CommandArguments) throws -> Command)?
+  /// What each argument is, in order, for completion; a product's name takes the rest of
+  /// the line.
+  var arguments: [ArgumentKind] = []
+  /// For a command of several actions (`scene new`, `scene switch`…), each action's word and
+  /// its arguments, in the order help shows them.
+  var actions: [(word: String, arguments: [ArgumentKind])] = []
+  /// What a flag takes, by flag (`--scene` a scene's name).
+  var flagValues: [String: ArgumentKind] = [:]
 
   /// The flags the usage names (`--all`, `--force`), in order: what completion offers.
   var flags: [String] { Self.flags(in: usage) }
@@ -26,6 +34,22 @@ struct CommandEntry: Sendable {
     }
     return flags
   }
+}
+
+/// What a command's argument is: what completion offers for it.
+enum ArgumentKind: Sendable, Equatable {
+  /// A product's name (or number): the rest of the line.
+  case product
+  /// An open or saved scene's name.
+  case scene
+  /// A `catalog://` link.
+  case link
+  /// A command's word.
+  case command
+  /// One of some words.
+  case choice([String])
+  /// Anything (a number, a new name): nothing to offer.
+  case text
 }
 
 /// A command's arguments: as typed after the word, and as the quoting rule reads them.
@@ -57,11 +81,11 @@ enum CommandTable {
           words: ["select"], usage: "select PRODUCT",
           summary: "show a product's detail (by number, UUID, or name prefix)",
           example: "select cher",
-          parse: { .select(try required($0.rest, usage: $0.usage)) }),
+          parse: { .select(try required($0.rest, usage: $0.usage)) }, arguments: [.product]),
         CommandEntry(
           words: ["push"], usage: "push PRODUCT",
           summary: "push a product's detail onto the path", example: "push mango",
-          parse: { .push(try required($0.rest, usage: $0.usage)) }),
+          parse: { .push(try required($0.rest, usage: $0.usage)) }, arguments: [.product]),
         CommandEntry(
           words: ["year"], usage: "year YYYY [PAGE]",
           summary:
@@ -83,7 +107,7 @@ enum CommandTable {
           words: ["open"], usage: "open URL",
           summary: "follow a catalog:// link, e.g. products, product/ID, year/YYYY, scene/NAME/…",
           example: "open catalog://product/Cherries?tab=photo",
-          parse: { .open(try required($0.rest, usage: $0.usage)) }),
+          parse: { .open(try required($0.rest, usage: $0.usage)) }, arguments: [.link]),
         CommandEntry(
           words: ["tab"], usage: "tab detail|photo", summary: "switch the detail tab",
           example: "tab photo",
@@ -94,7 +118,7 @@ enum CommandTable {
                 name, expected: "a tab; use 'tab detail' or 'tab photo'")
             }
             return .tab(tab)
-          }),
+          }, arguments: [.choice(Tabs.allCases.map(\.rawValue))]),
         CommandEntry(
           words: ["back"], usage: "back [N]", summary: "go back N steps (default 1)",
           example: "back",
@@ -159,7 +183,7 @@ enum CommandTable {
           words: ["delete"], usage: "delete PRODUCT",
           summary: "delete a product, its saved activities, and its place in every path",
           example: "delete kiwi",
-          parse: { .delete(try required($0.rest, usage: $0.usage)) }),
+          parse: { .delete(try required($0.rest, usage: $0.usage)) }, arguments: [.product]),
       ]
     ),
     (
@@ -175,7 +199,8 @@ enum CommandTable {
           summary:
             "continue search result N in this scene, or in scene NAME (another terminal's too), or activity N another machine handed off",
           example: "continue 1",
-          parse: { try parseContinue($0.rest) }),
+          parse: { try parseContinue($0.rest) }, arguments: [.text], flagValues: ["--scene": .scene]
+        ),
         CommandEntry(
           words: ["activities"], usage: "activities [PAGE] | activities --elsewhere",
           summary:
@@ -197,7 +222,7 @@ enum CommandTable {
               return .forget(.number(number))
             }
             return .forget(.product(target))
-          }),
+          }, arguments: [.product]),
         CommandEntry(
           words: ["handoff"], usage: "handoff SCENE | handoff --to-machine",
           summary:
@@ -208,7 +233,7 @@ enum CommandTable {
             let name = try required(arguments.rest, usage: arguments.usage)
             guard SceneName(name) != nil else { throw CatalogCoreError.invalidSceneName(name) }
             return .handoff(name)
-          }),
+          }, arguments: [.scene]),
       ]
     ),
     (
@@ -230,7 +255,11 @@ enum CommandTable {
           summary:
             "open a new scene; switch to a scene, or open a saved one with its state; close a scene for good (asks before discarding a draft)",
           example: "scene new side mango",
-          parse: { try parseScene(try CommandParser.words($0.raw)) }),
+          parse: { try parseScene(try CommandParser.words($0.raw)) },
+          actions: [
+            ("new", [.text, .product]), ("switch", [.scene]), ("open", [.scene]),
+            ("close", [.scene]),
+          ]),
         CommandEntry(
           words: ["state"], usage: "state", summary: "show the active scene's stored values",
           example: "state",
@@ -243,7 +272,7 @@ enum CommandTable {
         CommandEntry(
           words: ["help"], usage: "help [COMMAND]", summary: "show this help, or one command's",
           example: "help select",
-          parse: { .help($0.rest.isEmpty ? nil : $0.rest.lowercased()) }),
+          parse: { .help($0.rest.isEmpty ? nil : $0.rest.lowercased()) }, arguments: [.command]),
         CommandEntry(
           words: ["quit", "exit"], usage: "quit · exit", summary: "save and exit (also Ctrl-D)",
           example: "quit",
@@ -277,22 +306,12 @@ enum CommandTable {
     return CommandEntry.flags(in: forms.isEmpty ? entry.usage : forms.joined(separator: " "))
   }
 
-  /// What a flag takes, as the command's usage names it (`NAME` for `continue`'s `--scene`);
-  /// nil for a flag that takes nothing.
+  /// The entry of a command word.
   ///
-  /// - Parameters:
-  ///   - flag: The flag.
-  ///   - command: The command word.
-  /// - Returns: The placeholder after the flag in the usage.
-  static func placeholder(after flag: String, of command: String) -> String? {
-    guard let entry = groups.flatMap(\.entries).first(where: { $0.words.contains(command) })
-    else { return nil }
-    let words = entry.usage.split(whereSeparator: { " []".contains($0) })
-    guard let position = words.firstIndex(where: { $0 == flag }), position + 1 < words.count
-    else { return nil }
-    let next = words[position + 1]
-    return next.hasPrefix("-") || next == "|" || next.lowercased() == command
-      ? nil : String(next)
+  /// - Parameter word: The word, or an alias.
+  /// - Returns: The entry; nil for a word that is no command.
+  static func entry(for word: String) -> CommandEntry? {
+    groups.flatMap(\.entries).first { $0.words.contains(word) }
   }
 
   static let parsers: [String: @Sendable (CommandArguments) throws -> Command] = {

@@ -31,73 +31,64 @@ package enum Completion {
     let argumentOffset = leading + trimmed.distance(from: trimmed.startIndex, to: space) + 1
     let argument = String(trimmed[trimmed.index(after: space)...])
     let skipped = argument.prefix { $0 == " " }.count
-    let start = argumentOffset + skipped
-    let text = String(argument.dropFirst(skipped))
+    var start = argumentOffset + skipped
+    var text = String(argument.dropFirst(skipped))
     let catalog = state.catalog
     let scenes = state.scenes.map(\.name.rawValue) + otherScenes
-    // Flags, wherever they are typed, come from the command table's usages: the ones help shows;
-    // so does what a flag takes (`continue 1 --scene NAME`).
-    let typedWords = text.split(separator: " ", omittingEmptySubsequences: false)
-    let lastWord = typedWords.last ?? ""
-    if typedWords.count >= 2, let flag = typedWords.dropLast().last, flag.hasPrefix("--"),
-      let placeholder = CommandTable.placeholder(after: String(flag), of: command)
-    {
-      let wordStart = start + text.count - lastWord.count
-      let kind = placeholder.uppercased()
-      let candidates =
-        kind == "NAME" || kind == "SCENE"
-        ? matching(String(lastWord), in: scenes)
-        : placeholder.contains("|")
-          ? matching(String(lastWord), in: placeholder.split(separator: "|").map(String.init))
-          : []
-      return Result(start: wordStart, candidates: candidates)
-    }
-    if lastWord.hasPrefix("-") && command != "scene" {
-      return Result(
-        start: start + text.count - lastWord.count,
-        candidates: matching(String(lastWord), in: CommandTable.flags(of: command)))
-    }
-    switch command {
-    case "select", "push", "delete", "forget":
-      return Result(start: start, candidates: matchingNames(text, in: catalog))
-    case "tab":
-      return Result(start: start, candidates: matching(text, in: Tabs.allCases.map(\.rawValue)))
-    case "help":
-      return Result(start: start, candidates: matching(text, in: CommandParser.commandWords))
-    case "handoff":
-      return Result(start: start, candidates: matching(text, in: scenes))
-    case "open":
-      return link(text, start: start, catalog: catalog, scenes: scenes)
-    case "scene":
+    // Everything offered comes from the command's entry in the table: its flags (from its
+    // usage, the ones help shows), what a flag takes, its actions and what each argument is.
+    let entry = CommandTable.entry(for: command)
+    var form = command
+    var kinds = entry?.arguments ?? []
+    if let actions = entry?.actions, !actions.isEmpty {
       guard let actionEnd = text.firstIndex(of: " ") else {
-        return Result(
-          start: start, candidates: matching(text, in: ["new", "switch", "open", "close"]))
+        return Result(start: start, candidates: matching(text, in: actions.map(\.word)))
       }
       let action = text[..<actionEnd].lowercased()
-      let rest = String(text[text.index(after: actionEnd)...])
-      let restStart = start + text.distance(from: text.startIndex, to: actionEnd) + 1
-      let restWord = rest.split(separator: " ", omittingEmptySubsequences: false).last ?? ""
-      if restWord.hasPrefix("-") {
-        return Result(
-          start: restStart + rest.count - restWord.count,
-          candidates: matching(String(restWord), in: CommandTable.flags(of: "scene \(action)")))
-      }
-      switch action {
-      case "switch", "open", "close":
-        return Result(start: restStart, candidates: matching(rest, in: scenes))
-      case "new":
-        // scene new NAME PRODUCT: the product after the new scene's name.
-        guard let nameEnd = rest.firstIndex(of: " ") else {
-          return Result(start: restStart, candidates: [])
-        }
-        let product = String(rest[rest.index(after: nameEnd)...])
-        let productStart = restStart + rest.distance(from: rest.startIndex, to: nameEnd) + 1
-        return Result(start: productStart, candidates: matchingNames(product, in: catalog))
-      default:
-        return Result(start: restStart, candidates: [])
-      }
-    default:
-      return Result(start: start, candidates: matching(text, in: CommandTable.flags(of: command)))
+      form = command + " " + action
+      kinds = actions.first { $0.word == action }?.arguments ?? []
+      start += text.distance(from: text.startIndex, to: actionEnd) + 1
+      text = String(text[text.index(after: actionEnd)...])
+    }
+    let words = text.split(separator: " ", omittingEmptySubsequences: false)
+    let current = words.last ?? ""
+    let currentStart = start + text.count - current.count
+    if words.count >= 2, let flag = words.dropLast().last, flag.hasPrefix("--"),
+      let kind = entry?.flagValues[String(flag)]
+    {
+      return complete(kind, String(current), at: currentStart, catalog: catalog, scenes: scenes)
+    }
+    if current.hasPrefix("-") {
+      return Result(
+        start: currentStart,
+        candidates: matching(String(current), in: CommandTable.flags(of: form)))
+    }
+    // A product's name takes the rest of the line, spaces and all.
+    if let product = kinds.prefix(words.count).firstIndex(of: .product) {
+      let rest = words[product...].joined(separator: " ")
+      return Result(
+        start: start + text.count - rest.count, candidates: matchingNames(rest, in: catalog))
+    }
+    guard words.count <= kinds.count, kinds[words.count - 1] != .text else {
+      return Result(
+        start: currentStart,
+        candidates: matching(String(current), in: CommandTable.flags(of: form)))
+    }
+    return complete(
+      kinds[words.count - 1], String(current), at: currentStart, catalog: catalog, scenes: scenes)
+  }
+
+  /// What an argument of a kind can be, starting with what is typed.
+  private static func complete(
+    _ kind: ArgumentKind, _ text: String, at start: Int, catalog: Catalog, scenes: [String]
+  ) -> Result {
+    switch kind {
+    case .product: Result(start: start, candidates: matchingNames(text, in: catalog))
+    case .scene: Result(start: start, candidates: matching(text, in: scenes))
+    case .link: link(text, start: start, catalog: catalog, scenes: scenes)
+    case .command: Result(start: start, candidates: matching(text, in: CommandParser.commandWords))
+    case .choice(let words): Result(start: start, candidates: matching(text, in: words))
+    case .text: Result(start: start, candidates: [])
     }
   }
 
