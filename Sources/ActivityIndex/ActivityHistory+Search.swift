@@ -116,9 +116,12 @@ extension ActivityHistory {
     func opened() -> ActivitySearchIndex? {
       try? ActivitySearchIndex(contentsOf: paths.index, rowsPath: paths.rows)
     }
+    // The one this process used last, else the file: opened only when that one will not do.
     if !rebuilding {
-      for candidate in [connection.searchIndex.withLock({ $0 }), opened()] {
-        if var index = candidate, index.isCurrent(identity: identity, change: change, rows: rows) {
+      for candidate in [{ connection.searchIndex.withLock { $0 } }, opened] {
+        if var index = candidate(),
+          index.isCurrent(identity: identity, change: change, rows: rows)
+        {
           try index.catchUp(to: change, in: database)
           return index
         }
