@@ -279,6 +279,9 @@ struct ActivitySearchIndex: Sendable {
     defer { statement.reset() }
     var rowids: [Int] = []
     if let paths {
+      // What a build killed before its renames left beside the files.
+      DurableFile.removeAbandonedTemporaryFiles(of: paths.index)
+      DurableFile.removeAbandonedTemporaryFiles(of: paths.rows)
       var builder = SearchIndexFileBuilder(temporaryDirectory: temporaryDirectory)
       defer { builder.removeSlices() }
       do {

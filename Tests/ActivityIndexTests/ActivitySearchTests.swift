@@ -176,6 +176,24 @@ extension ActivitySearchTests {
     #expect(try history(directory).search("cherries").map(\.activity.title) == ["Cherries"])
   }
 
+  /// A build killed before its renames leaves temporary files; the next build removes them,
+  /// and leaves a live process's alone.
+  @Test func aBuildRemovesWhatAKilledBuildLeft() throws {
+    let directory = TemporaryDirectory()
+    try save("Buy cherries", at: 1, in: try history(directory))
+    let abandoned = [
+      directory.path + "/.activities.searchrows.999999999.7.tmp",
+      directory.path + "/.activities.searchindex.999999999.8.tmp",
+    ]
+    let live = directory.path + "/.activities.searchindex.\(getpid()).9.tmp"
+    for path in abandoned + [live] {
+      #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+    }
+    #expect(try history(directory).search("cher").count == 1)
+    for path in abandoned { #expect(!FileManager.default.fileExists(atPath: path)) }
+    #expect(FileManager.default.fileExists(atPath: live))
+  }
+
   @Test func anActivityThatDoesNotDecodeIsLeftOutAndKept() throws {
     let directory = TemporaryDirectory()
     try save("Buy cherries", at: 1, in: try history(directory))
