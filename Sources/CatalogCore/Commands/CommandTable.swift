@@ -199,7 +199,8 @@ enum CommandTable {
           summary:
             "continue search result N in this scene, or in scene NAME (another terminal's too), or activity N another machine handed off",
           example: "continue 1",
-          parse: { try parseContinue($0.rest) }, arguments: [.text], flagValues: ["--scene": .scene]
+          parse: { try parseContinue($0.rest, usage: $0.usage) }, arguments: [.text],
+          flagValues: ["--scene": .scene]
         ),
         CommandEntry(
           words: ["activities"], usage: "activities [PAGE] | activities --elsewhere",
@@ -255,7 +256,7 @@ enum CommandTable {
           summary:
             "open a new scene; switch to a scene, or open a saved one with its state; close a scene for good (asks before discarding a draft)",
           example: "scene new side mango",
-          parse: { try parseScene(try CommandParser.words($0.raw)) },
+          parse: { try parseScene(try CommandParser.words($0.raw), usage: $0.usage) },
           actions: [
             ("new", [.text, .product]), ("switch", [.scene]), ("open", [.scene]),
             ("close", [.scene]),
@@ -335,7 +336,8 @@ enum CommandTable {
 /// The argument checks the table's parsers share.
 extension CommandTable {
   /// `continue N [--scene NAME]`.
-  static func parseContinue(_ rest: String) throws -> Command {
+  static func parseContinue(_ rest: String, usage: String) throws -> Command {
+    let usage = form("continue N", of: usage)
     if rest.hasPrefix("--elsewhere") {
       let text = String(rest.dropFirst("--elsewhere".count)).trimmingCharacters(in: .whitespaces)
       guard let number = Int(text), number > 0, text.allSatisfy(\.isASCII) else {
@@ -344,12 +346,12 @@ extension CommandTable {
       }
       return .continueElsewhere(number)
     }
-    var words = try required(rest, usage: "continue N [--scene NAME]").split(separator: " ")
+    var words = try required(rest, usage: usage).split(separator: " ")
       .map(String.init)
     var scene: String?
     if let option = words.firstIndex(of: "--scene") {
       guard option + 1 < words.count else {
-        throw CatalogCoreError.missingArgument(usage: "continue N [--scene NAME]")
+        throw CatalogCoreError.missingArgument(usage: usage)
       }
       scene = words[option + 1]
       guard SceneName(words[option + 1]) != nil else {
@@ -359,7 +361,7 @@ extension CommandTable {
     }
     guard words.count == 1, let text = words.first else {
       throw CatalogCoreError.unexpectedArgument(
-        words.dropFirst().first ?? "", usage: "continue N [--scene NAME]")
+        words.dropFirst().first ?? "", usage: usage)
     }
     guard let number = Int(text), number > 0, text.allSatisfy(\.isASCII) else {
       throw CatalogCoreError.invalidArgument(text, expected: "a result number from 'search'")
@@ -367,9 +369,7 @@ extension CommandTable {
     return .continueResult(number, scene: scene)
   }
 
-  static func parseScene(_ arguments: [String]) throws -> Command {
-    let usage =
-      "scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]"
+  static func parseScene(_ arguments: [String], usage: String) throws -> Command {
     // Words by the one quoting rule: `scene new "my scene"` names one scene, not a scene and a
     // product.
     let action = arguments.first ?? ""
@@ -378,7 +378,7 @@ extension CommandTable {
     switch action.lowercased() {
     case "new":
       guard !name.isEmpty else {
-        throw CatalogCoreError.missingArgument(usage: "scene new NAME [PRODUCT]")
+        throw CatalogCoreError.missingArgument(usage: form("scene new", of: usage))
       }
       guard let sceneName = SceneName(name) else { throw CatalogCoreError.invalidSceneName(name) }
       return .newScene(sceneName, product: extra.isEmpty ? nil : extra)
@@ -387,10 +387,10 @@ extension CommandTable {
       // one that no process has open.
       let verb = action.lowercased()
       guard !name.isEmpty else {
-        throw CatalogCoreError.missingArgument(usage: "scene \(verb) NAME")
+        throw CatalogCoreError.missingArgument(usage: form("scene \(verb)", of: usage))
       }
       guard extra.isEmpty else {
-        throw CatalogCoreError.unexpectedArgument(extra, usage: "scene \(verb) NAME")
+        throw CatalogCoreError.unexpectedArgument(extra, usage: form("scene \(verb)", of: usage))
       }
       return .switchScene(name)
     case "close":
@@ -399,7 +399,7 @@ extension CommandTable {
       let names = words.filter { $0 != "--discard" }
       guard names.count <= 1 else {
         throw CatalogCoreError.unexpectedArgument(
-          names[1], usage: "scene close [NAME] [--discard]")
+          names[1], usage: form("scene close", of: usage))
       }
       return .closeScene(names.first, discard: discard)
     case "": throw CatalogCoreError.missingArgument(usage: usage)
@@ -411,6 +411,14 @@ extension CommandTable {
         expected: "a scene action"
           + (suggestion.map { "; did you mean 'scene \($0)'?" } ?? "; use \(usage)"))
     }
+  }
+
+  /// The form of a usage that starts with some words (`scene close` of `scene new NAME … |
+  /// scene close [NAME] [--discard]`), for an error about that form alone; the whole usage
+  /// when none does.
+  static func form(_ words: String, of usage: String) -> String {
+    usage.components(separatedBy: " | ").first { $0 == words || $0.hasPrefix(words + " ") }
+      ?? usage
   }
 
   /// A page number argument; nil when there is none.
