@@ -529,10 +529,11 @@ public struct ActivityHistory: ActivityStore, Hashable {
         try database.writeTransaction { try body(database) }
         // A program that saves once a run and exits never closes its connection, which would
         // copy the log into the file; the next run's SQLite reads the whole log back, and it
-        // only grows. Past this size it is copied in and emptied now.
+        // only grows. Past this size it is copied in and emptied now, unless another
+        // connection reads it (a later write does it then).
         var log = stat()
         if lstat(file + "-wal", &log) == 0, Int(log.st_size) > Self.largestLog {
-          try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+          database.emptyLogIfFree()
         }
       }
     } catch let error as SQLiteError {

@@ -1018,8 +1018,8 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       }
     }
     // The import's pages go from the write-ahead log into the database file now, not a page
-    // at a time in later commands.
-    _ = try? reading { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    // at a time in later commands; unless another process is reading, which is not waited for.
+    _ = try? reading { $0.emptyLogIfFree() }
     try refresh()
     return summary
   }

@@ -117,8 +117,25 @@ package final class Database {
     }
     handle = pointer
     self.path = path
+    self.busyTimeout = busyTimeout
     sqlite3_extended_result_codes(handle, 1)
     sqlite3_busy_timeout(handle, busyTimeout)
+  }
+
+  /// How long a statement waits for another connection's lock, in milliseconds.
+  private let busyTimeout: Int32
+
+  /// Copies the write-ahead log into the file and empties it, unless another connection is
+  /// writing or reading an older snapshot now: then it does nothing, at once, rather than wait
+  /// (a reader may hold its snapshot for seconds), and a later call does it.
+  ///
+  /// - Returns: Whether the log was emptied.
+  @discardableResult
+  package func emptyLogIfFree() -> Bool {
+    sqlite3_busy_timeout(handle, 0)
+    defer { sqlite3_busy_timeout(handle, busyTimeout) }
+    return sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+      == SQLITE_OK
   }
 
   deinit {
