@@ -183,15 +183,23 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// the program's own folding; only a name beyond printable ASCII can fold otherwise than
   /// before, and only one that does is written.
   private func refoldNames() throws {
-    let names = try connection.execute(
-      "SELECT identifier, name, folded_name FROM \(schema).products WHERE name ~ '[^ -~]'")
-    for row in 0..<names.count {
-      guard let identifier = names.text(row, 0), let name = names.text(row, 1),
-        name.folded != names.text(row, 2)
-      else { continue }
-      try connection.execute(
-        "UPDATE \(schema).products SET folded_name = $1 WHERE identifier = $2",
-        [name.folded, identifier])
+    // A page of names at a time, by identifier: however large the catalog, not all at once.
+    var after = ""
+    while true {
+      let names = try connection.execute(
+        """
+        SELECT identifier, name, folded_name FROM \(schema).products
+        WHERE name ~ '[^ -~]' AND identifier > $1 ORDER BY identifier LIMIT 10000
+        """, [after])
+      for row in 0..<names.count {
+        guard let identifier = names.text(row, 0), let name = names.text(row, 1) else { continue }
+        after = identifier
+        guard name.folded != names.text(row, 2) else { continue }
+        try connection.execute(
+          "UPDATE \(schema).products SET folded_name = $1 WHERE identifier = $2",
+          [name.folded, identifier])
+      }
+      guard names.count == 10000 else { return }
     }
   }
 
