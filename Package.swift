@@ -56,7 +56,7 @@ let package = Package(
     // in a C frame that called setjmp. Every error comes out as a return code and a message.
     .target(name: "CImageCodecs", dependencies: ["CPNG", "CJPEG"]),
     // A small Swift layer over SQLite: connections, statements, transactions.
-    .target(name: "SQLite", dependencies: ["CSQLite"]),
+    .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),
     // A small Swift layer over libpq: connections, requests with parameters, COPY, LISTEN.
     .target(name: "PostgreSQL", dependencies: ["CLibPQ", "CLibPQLoader"]),
     // The file and process layer under the library and the app: durable files, state
@@ -161,7 +161,7 @@ let package = Package(
       dependencies: [
         "StateRestoration", "SystemSupport", "ActivityIndex", "SearchIndex", "TestSupport",
       ]),
-    .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+    .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "SystemSupport", "TestSupport"]),
     .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "TestSupport"]),
     .testTarget(
       name: "ActivityIndexTests",

@@ -28,7 +28,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// The most entries kept; the least recently active go first.
   public let capacity: Int
   /// The connection this history and its copies share, opened at the first use.
-  let connection = SharedConnection()
+  let connection: SharedConnection
 
   /// The largest write-ahead log a write leaves; a larger one is copied into the file and
   /// emptied.
@@ -36,7 +36,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
 
   /// The schema version of the database (`PRAGMA user_version`): 2 numbers each change, for
   /// the search index file to know what it has not seen.
-  package static let schemaVersion = 2
+  package static var schemaVersion: Int { migrator.newestVersion }
 
   /// Creates the history of a state directory, `activities.sqlite` in it: the directory a
   /// `SessionStore` keeps its scenes in, so that one folder holds a program's state.
@@ -71,6 +71,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     self.directory = directory
     self.path = path
     self.capacity = capacity
+    connection = SharedConnection(path: directory.path(of: path))
   }
 
   /// Whether two histories are of the same file with the same capacity.
@@ -176,7 +177,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   }
 
   /// How many connections to the file this history and its copies have opened.
-  package var connectionsOpened: Int { connection.opened }
+  package var connectionsOpened: Int { connection.queue.connectionsOpened }
 
   /// The saved activity with a history key, if there is one.
   ///
@@ -337,13 +338,13 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// the database as the last connection to it closes; the next call opens it again. For the
   /// end of a process, so that it leaves one file behind.
   package func close() {
-    connection.close()
+    connection.queue.close()
   }
 
   /// Lets go of the connection as the process exits: one whose log closing would leave as it is
   /// is left for the system to release (see `Database.leaveOpenForExit()`); another is closed.
   package func closeForExit() {
-    connection.close(forExit: true)
+    connection.queue.close(forExit: true)
   }
 
   /// Moves a database that cannot be read to quarantine, with its write-ahead log, so that the
@@ -353,7 +354,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// - Throws: A `StateRestorationError` when it cannot be moved.
   @discardableResult
   package func setAside() throws -> String {
-    connection.close()
+    connection.queue.close()
     let date = Date()
     // A log with commits goes with the file; an empty one is only what opening it created.
     var log = stat()
@@ -397,7 +398,13 @@ public struct ActivityHistory: ActivityStore, Hashable {
     INSERT OR IGNORE INTO history_info VALUES ('id', random() & 9223372036854775807);
     """
 
-  private static let migrations = [Migration(to: 1, schema), Migration(to: 2, changeNumbers)]
+  /// The history's schema.
+  private static let migrator: DatabaseMigrator<Database> = {
+    var migrator = DatabaseMigrator<Database>()
+    migrator.registerMigration("create activities") { try $0.execute(schema) }
+    migrator.registerMigration("number changes") { try $0.execute(changeNumbers) }
+    return migrator
+  }()
 
   private static func timestamp(_ date: Date?) -> Double {
     (date ?? .distantPast).timeIntervalSinceReferenceDate
@@ -493,7 +500,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   func readDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result? {
     let file = directory.path(of: path)
     do {
-      return try connection.use(file: file) { cached in
+      return try connection.use { cached in
         if let database = cached {
           // Another process may have upgraded it meanwhile past this program.
           guard try checkVersion(database, file) >= 1 else {
@@ -523,7 +530,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
   private func writeDatabase(_ body: (Database) throws -> Void) throws {
     let file = directory.path(of: path)
     do {
-      try connection.use(file: file, writable: true) { cached in
+      try connection.use(writable: true) { cached in
         let database = try cached ?? self.open(creating: true)
         cached = database
         try database.writeTransaction { try body(database) }
@@ -557,7 +564,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
       let version = try checkVersion(database, file)
       guard version >= 1 else { return nil }
       if !database.isReadOnly {
-        if version < Self.schemaVersion { try database.migrate(Self.migrations) }
+        if version < Self.schemaVersion { try database.migrate(with: Self.migrator) }
         try configureForWriting(database)
       }
       return database
@@ -581,7 +588,7 @@ public struct ActivityHistory: ActivityStore, Hashable {
     if try checkVersion(database, file) < Self.schemaVersion {
       // Several processes may create it at once: the schema under the write lock (waiting
       // for it), then the switch to WAL, retried while another connection holds the file.
-      try database.migrate(Self.migrations)
+      try database.migrate(with: Self.migrator)
       try database.enableWriteAheadLog()
     }
     try configureForWriting(database)
@@ -645,70 +652,34 @@ public struct ActivityHistory: ActivityStore, Hashable {
   }
 }
 
-/// One connection to a history's database, shared by the copies of an ``ActivityHistory``
-/// and serialized by a lock; it is dropped when the file at the path is no longer the one it
-/// opened, when a call fails (a file found damaged is closed without writing it), and before
-/// the file is set aside.
+/// What the copies of an ``ActivityHistory`` share: the connection to its database, opened at
+/// the first use, and the search index the last search used.
 final class SharedConnection: Sendable {
-  private struct Open {
-    var database: Database
-    var device: UInt64
-    var inode: UInt64
-    var isWritable: Bool
-  }
-
-  private let state = Mutex<Open?>(nil)
+  /// The connection.
+  let queue: DatabaseQueue
   /// The search index the last search used, with the changes it had laid over it.
   let searchIndex = Mutex<ActivitySearchIndex?>(nil)
-  /// How many connections were opened.
-  private let openedCount = Mutex(0)
 
-  /// How many connections were opened.
-  var opened: Int { openedCount.withLock { $0 } }
-
-  /// Runs a body with the connection, or nil when there is none for the file as it is now; the
-  /// body opens one by setting it. A connection that cannot write is dropped for a body that
-  /// writes.
-  func use<Result>(
-    file: String, writable: Bool = false, _ body: (inout Database?) throws -> Result
-  ) throws -> Result {
-    try state.withLock { open in
-      var status = stat()
-      let exists = lstat(file, &status) == 0
-      if let current = open,
-        !exists || current.device != UInt64(status.st_dev)
-          || current.inode != UInt64(status.st_ino) || (writable && !current.isWritable)
-      {
-        open = nil
-      }
-      var database = open?.database
-      do {
-        let result = try body(&database)
-        if let database, open == nil, lstat(file, &status) == 0 {
-          open = Open(
-            database: database, device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
-            isWritable: writable || !database.isReadOnly)
-          openedCount.withLock { $0 &+= 1 }
-        } else if database == nil {
-          open = nil
-        }
-        return result
-      } catch {
-        // What failed may be damage: the connection closes without copying its log into the
-        // file.
-        (database ?? open?.database)?.checkpointOnClose(false)
-        open = nil
-        throw error
-      }
-    }
+  init(path: String) {
+    queue = DatabaseQueue(path: path)
   }
 
-  /// Closes the connection; as the process exits, one whose log stays as it is either way is
-  /// left for the system to release.
-  func close(forExit: Bool = false) {
-    state.withLock { open in
-      if forExit { open?.database.leaveOpenForExit() }
-      open = nil
+  /// Runs a body with the connection, or nil when there is none for the file at the path as it
+  /// is now; the body opens one by setting it. A connection that cannot write is dropped for a
+  /// body that writes; one whose body fails is dropped too, closing without copying its log into
+  /// the file (what failed may be damage).
+  func use<Result>(writable: Bool = false, _ body: (inout Database?) throws -> Result) throws
+    -> Result
+  {
+    try queue.use { database in
+      if writable, database?.isReadOnly == true { database = nil }
+      do {
+        return try body(&database)
+      } catch {
+        database?.checkpointOnClose(false)
+        database = nil
+        throw error
+      }
     }
   }
 }

@@ -13,20 +13,11 @@ import SystemSupport
 ///
 /// Safe to share between threads: the connection and the cached counts are each behind a lock.
 package final class CatalogDatabase: CatalogStorage, Sendable {
-  /// The schema version this program reads and writes (`PRAGMA user_version`). Version 1
-  /// lacked the deletion log, the index of changes and the identity; version 2 the directory
-  /// a relative image path is relative to; version 3 the counts of products by blocks of
-  /// positions that make a deletion renumber nothing (``ListNumbering``), and the identifiers
-  /// of deleted products; version 4 the number of products kept with the catalog's
-  /// information; version 5 names folded as search folds them (compatibility forms too: `Ĳ`
-  /// is `ij`). What is missing is added when an older database is opened for writing.
-  package static let schemaVersion = 6
-
   /// The database file's path.
   package let path: String
   /// The database file's path, for messages.
   package var location: String { path }
-  private let connection: SerializedDatabase
+  private let connection: DatabaseQueue
   /// The columns a product is read from: an older database opened for reading only has no
   /// `image_directory`.
   private let columns: String
@@ -36,9 +27,6 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   private let state: Mutex<State>
   private let verification = Verification()
   private let skipped = SkippedRows()
-  /// The file this connection opened: a save into a file deleted or replaced since would go
-  /// nowhere anyone reads.
-  private let fileIdentity: CatalogFileStamp.File?
   /// The write-ahead log this connection has open, as found after opening and after each of its
   /// commits: SQLite keeps its log open, so a log deleted or replaced since would take the
   /// commits it holds with it. Nil before there is one.
@@ -56,67 +44,6 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     /// has written, or a read failed: the state is then read again.
     var dataVersion: Int?
   }
-
-  static let schema = """
-    CREATE TABLE products(
-      identifier TEXT NOT NULL,
-      position INTEGER NOT NULL,
-      name TEXT NOT NULL,
-      folded_name TEXT NOT NULL,
-      image_name TEXT NOT NULL,
-      year INTEGER NOT NULL,
-      price_cents INTEGER NOT NULL CHECK (price_cents BETWEEN 0 AND 100000000),
-      keywords TEXT NOT NULL,
-      changed INTEGER NOT NULL
-    );
-    \(createIndexes)
-    CREATE TABLE catalog_info(key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
-    INSERT INTO catalog_info VALUES ('generation', 0), ('seeded', 0), ('migrated', 0);
-    \(versionTwo)
-    \(versionThree)
-    \(ListNumbering.versionFour)
-    \(ListNumbering.versionFive)
-    PRAGMA user_version = 6;
-    """
-
-  /// What version 2 added: a log of deletions (the position each had, and the generation that
-  /// removed it), an index of rows by the generation that last changed them, and a random
-  /// identity, so that a search index built from the catalog can follow its changes.
-  static var versionTwo: String {
-    """
-    CREATE TABLE deletions(generation INTEGER NOT NULL, position INTEGER NOT NULL);
-    CREATE INDEX IF NOT EXISTS products_changed ON products(changed);
-    INSERT INTO catalog_info VALUES ('identity', \(Int64.random(in: 1...Int64.max)));
-    PRAGMA user_version = 2;
-    """
-  }
-
-  /// The steps from each earlier version to this one's schema, which a new file gets whole.
-  static var migrations: [Migration] {
-    [
-      Migration(to: 2, versionTwo), Migration(to: 3, versionThree),
-      Migration(to: 4, ListNumbering.versionFour), Migration(to: 5, ListNumbering.versionFive),
-      Migration(to: 6, versionSix),
-    ]
-  }
-
-  /// What version 6 changed: names folded as search folds them, by the program's own folding
-  /// (``foldFunction``, defined on the connection that migrates); only a name beyond printable
-  /// ASCII can fold otherwise than before.
-  static let versionSix = """
-    UPDATE products SET folded_name = \(foldFunction)(name)
-      WHERE name GLOB '*[^ -~]*' AND folded_name IS NOT \(foldFunction)(name);
-    PRAGMA user_version = 6;
-    """
-
-  /// The SQL function a migration folds names with.
-  static let foldFunction = "catalog_fold"
-
-  /// What version 3 added: the directory a relative image path is relative to.
-  static let versionThree = """
-    ALTER TABLE products ADD COLUMN image_directory TEXT;
-    PRAGMA user_version = 3;
-    """
 
   static let createIndexes = """
     CREATE UNIQUE INDEX products_identifier ON products(identifier);
@@ -194,8 +121,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
         if version < Self.schemaVersion {
           willUpgrade?(cached.count)
           // Checked again inside the write lock: another process may have upgraded it.
-          try database.defineFunction(Self.foldFunction) { $0.folded }
-          try database.migrate(Self.migrations)
+          try Self.migrate(database)
           numbering.dense = false
           // The upgrade added the identity.
           cached = try Self.readState(database, numbering)
@@ -206,12 +132,12 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     }
     self.path = path
     state = Mutex(cached)
-    connection = SerializedDatabase(database)
+    // The file this connection opened: a save into a file deleted or replaced since would go
+    // nowhere anyone reads.
+    connection = DatabaseQueue(database, path: path)
     self.numbering = numbering
     columns = hasImageDirectory ? Self.productColumns : Self.productColumnsBeforeVersionThree
-    let opened = CatalogFileStamp.current(of: path)
-    fileIdentity = opened.database
-    logIdentity.withLock { $0 = opened.log }
+    logIdentity.withLock { $0 = CatalogFileStamp.current(of: path).log }
   }
 
   /// Checks that a database is a catalog this program can read, reading only.
@@ -329,7 +255,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
             let database = try Database(path: temporary, mode: .create)
             try database.enableWriteAheadLog()
             try database.execute("PRAGMA synchronous = FULL")
-            try database.writeTransaction { try database.execute(schema) }
+            try migrate(database)
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
           }
           if filling {
@@ -378,7 +304,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   /// Lets the process exit without closing the connection where closing would only close it
   /// (see `Database.leaveOpenForExit()`). Call it only as the process leaves.
   package func leaveOpenForExit() {
-    connection.use { $0.leaveOpenForExit() }
+    connection.ifOpen { $0.leaveOpenForExit() }
   }
 
   /// Reads the generation and count again, to see what other processes saved.
@@ -766,7 +692,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   /// - Returns: `damage`.
   private func conclude(_ damage: String?) -> String? {
     if let damage {
-      connection.use { $0.checkpointOnClose(false) }
+      connection.ifOpen { $0.checkpointOnClose(false) }
       state.withLock { cached in cached.readFailure = damage }
     }
     return damage
@@ -1356,7 +1282,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   private func writing<Result>(_ body: (Database) throws -> Result) throws -> Result {
     // One look at the file and its log serves the identity checks and the check record.
     let now = CatalogFileStamp.current(of: path)
-    guard let fileIdentity, now.database?.isSameFile(as: fileIdentity) == true else {
+    guard let opened = connection.openedFile, now.database?.identity == opened else {
       throw CatalogError.cannotWrite(
         path: path,
         reason:
@@ -1364,7 +1290,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       )
     }
     let log = logIdentity.withLock { $0 }
-    guard log.map({ now.log?.isSameFile(as: $0) == true }) ?? true else {
+    guard log.map({ now.log?.identity == $0.identity }) ?? true else {
       throw CatalogError.cannotWrite(
         path: path,
         reason:

@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 
 /// What a catalog database and its write-ahead log looked like — device, inode, size and
 /// modification time of each — when the whole-file check last passed, or after one of this
@@ -17,10 +18,8 @@ struct CatalogFileStamp: Equatable, Sendable {
     var seconds: Int64
     var nanoseconds: Int64
 
-    /// Whether it is the same file as another (device and inode), changed or not.
-    func isSameFile(as other: File) -> Bool {
-      device == other.device && inode == other.inode
-    }
+    /// Which file it is, changed or not.
+    var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
   }
 
   /// The database file; nil when there is none.

@@ -33,26 +33,6 @@ struct ListNumbering {
   /// The SQL for the block of the position `column`.
   static func block(of column: String) -> String { "((\(column) - 1) >> \(blockShift))" }
 
-  /// What schema version 4 added: the counts of products in each block of positions, and the
-  /// identifiers of deleted products.
-  static let versionFour = """
-    CREATE TABLE blocks(block INTEGER PRIMARY KEY, live INTEGER NOT NULL);
-    INSERT INTO blocks SELECT \(block(of: "position")), count(*) FROM products GROUP BY 1;
-    ALTER TABLE deletions ADD COLUMN identifier TEXT;
-    CREATE INDEX deletions_identifier ON deletions(identifier) WHERE identifier IS NOT NULL;
-    DROP INDEX products_position;
-    CREATE UNIQUE INDEX products_position ON products(position);
-    PRAGMA user_version = 4;
-    """
-
-  /// What schema version 5 added: the number of products, kept in `catalog_info` by every
-  /// change of the block counts, so that a launch reads one row rather than sums every block
-  /// (ten thousand rows at ten million products).
-  static let versionFive = """
-    INSERT INTO catalog_info VALUES ('count', (SELECT coalesce(sum(live), 0) FROM blocks));
-    PRAGMA user_version = 5;
-    """
-
   /// The number of products: the count version 5 keeps, or the sum of the blocks in a version-4
   /// file opened for reading only.
   func count(in database: Database) throws -> Int {

@@ -18,8 +18,6 @@ import Synchronization
 /// ``CatalogError/unreachable(location:reason:)``. Until the next ``refresh()`` connects again,
 /// reads answer from the products read before (``ProductsRead``) without asking the server.
 package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
-  /// The schema version this program reads and writes (the `schema_version` row of `info`).
-  package static let schemaVersion = 4
   /// The oldest server this program works with: window functions over `blocks`,
   /// `ON CONFLICT`, `COPY` and `LISTEN` are older, but 12 is the oldest version still
   /// maintained when this was written.
@@ -81,7 +79,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     self.schema = schema
     do {
       // The session says it is this program's: its writes keep the block counts, which the
-      // schema's triggers leave to it (see `versionThree`).
+      // schema's triggers leave to it (see the migration "note other programs' changes").
       connection = try PostgresConnection(
         address, applicationName: "catalog", settings: [Self.writerSetting])
     } catch let error as PostgresError {
@@ -97,7 +95,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       )
     }
     do {
-      try migrate()
+      try migrate(on: connection)
       let repaired = try repairedIfChangedElsewhere(try readState())
       shared.withLock { $0.cached = repaired }
     } catch let error as PostgresError {
@@ -126,160 +124,6 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return name.utf8.allSatisfy {
       (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F
     }
-  }
-
-  // MARK: - Schema
-
-  /// The schema's tables, version 1. `folded_name` sorts by code point (`COLLATE "C"`), as
-  /// SQLite's, so that prefix ranges mean the same on both engines.
-  private var versionOne: String {
-    """
-    CREATE TABLE \(schema).info(key text PRIMARY KEY, value bigint NOT NULL);
-    INSERT INTO \(schema).info VALUES ('schema_version', 1), ('generation', 0), ('seeded', 0),
-      ('identity', \(Int64.random(in: 1...Int64.max)));
-    CREATE TABLE \(schema).products(
-      identifier text PRIMARY KEY,
-      position bigint NOT NULL UNIQUE,
-      name text NOT NULL,
-      folded_name text COLLATE "C" NOT NULL,
-      image_name text NOT NULL,
-      year bigint NOT NULL,
-      price_cents bigint NOT NULL CHECK (price_cents BETWEEN 0 AND 100000000),
-      keywords text NOT NULL,
-      changed bigint NOT NULL,
-      image_directory text);
-    \(secondaryIndexes)
-    CREATE TABLE \(schema).blocks(block bigint PRIMARY KEY, live bigint NOT NULL);
-    CREATE TABLE \(schema).deletions(
-      id bigserial PRIMARY KEY, generation bigint NOT NULL, position bigint NOT NULL,
-      identifier text);
-    CREATE INDEX deletions_generation ON \(schema).deletions(generation);
-    CREATE INDEX deletions_identifier ON \(schema).deletions(identifier)
-      WHERE identifier IS NOT NULL;
-    """
-  }
-
-  /// The indexes besides the keys: by folded name, by year, and by the generation that last
-  /// changed a row.
-  private var secondaryIndexes: String {
-    """
-    CREATE INDEX products_folded_name ON \(schema).products(folded_name);
-    CREATE INDEX products_year ON \(schema).products(year, position);
-    CREATE INDEX products_changed ON \(schema).products(changed);
-    """
-  }
-
-  /// The steps to each version, in order; a new catalog takes them all.
-  private var migrations: [(version: Int, run: () throws -> Void)] {
-    [
-      (1, { try self.connection.run(self.versionOne) }),
-      (2, { try self.connection.run(self.versionTwo) }),
-      (3, { try self.connection.run(self.versionThree) }),
-      (4, refoldNames),
-    ]
-  }
-
-  /// Version 4: names folded as search folds them (compatibility forms too: `Ĳ` is `ij`), by
-  /// the program's own folding; only a name beyond printable ASCII can fold otherwise than
-  /// before, and only one that does is written.
-  private func refoldNames() throws {
-    // A page of names at a time, by identifier: however large the catalog, not all at once.
-    var after = ""
-    while true {
-      let names = try connection.execute(
-        """
-        SELECT identifier, name, folded_name FROM \(schema).products
-        WHERE name ~ '[^ -~]' AND identifier > $1 ORDER BY identifier LIMIT 10000
-        """, [after])
-      for row in 0..<names.count {
-        guard let identifier = names.text(row, 0), let name = names.text(row, 1) else { continue }
-        after = identifier
-        guard name.folded != names.text(row, 2) else { continue }
-        try connection.execute(
-          "UPDATE \(schema).products SET folded_name = $1 WHERE identifier = $2",
-          [name.folded, identifier])
-      }
-      guard names.count == 10000 else { return }
-    }
-  }
-
-  /// The session setting by which this program's own writes are told from other programs'.
-  static let writerSetting = (name: "catalog.writer", value: "catalog")
-
-  /// Version 3: every write transaction notes an identifier of its own in `commits` (kept a
-  /// week), by which a write whose `COMMIT` reply was lost is found to have committed or not
-  /// (``writing(_:)``); and a change to the products or the block counts made by another
-  /// program (any
-  /// session without ``writerSetting``) is counted in `foreign_changes`, by statement-level
-  /// triggers that cost this program's writes one setting lookup a statement; the next read of
-  /// the state counts the blocks again (``repairedIfChangedElsewhere(_:)``). Counted once on
-  /// upgrade, for what other programs did before.
-  private var versionThree: String {
-    """
-    INSERT INTO \(schema).info VALUES ('foreign_changes', 1) ON CONFLICT (key) DO NOTHING;
-    CREATE FUNCTION \(schema).note_foreign_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF current_setting('\(Self.writerSetting.name)', true) IS DISTINCT FROM '\(Self.writerSetting.value)' THEN
-        UPDATE \(schema).info SET value = value + 1 WHERE key = 'foreign_changes';
-      END IF;
-      RETURN NULL;
-    END $$;
-    CREATE TRIGGER products_changed_elsewhere
-      AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).products
-      FOR EACH STATEMENT EXECUTE FUNCTION \(schema).note_foreign_change();
-    CREATE TRIGGER blocks_changed_elsewhere
-      AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).blocks
-      FOR EACH STATEMENT EXECUTE FUNCTION \(schema).note_foreign_change();
-    CREATE TABLE \(schema).commits(id uuid PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
-    CREATE INDEX commits_at ON \(schema).commits(at);
-    """
-  }
-
-  /// Version 2: activities handed off between machines (Handoff), each kept a week.
-  private var versionTwo: String {
-    """
-    CREATE TABLE \(schema).handoffs(
-      id bigserial PRIMARY KEY, machine text NOT NULL, user_name text NOT NULL,
-      activity text NOT NULL, published timestamptz NOT NULL DEFAULT now());
-    CREATE INDEX handoffs_user ON \(schema).handoffs(user_name, id);
-    """
-  }
-
-  /// The channel a handoff is announced on (`NOTIFY`), with its number.
-  var handoffChannel: String { "catalog_handoffs_" + schema }
-
-  /// Creates or upgrades the schema, once, under a lock every process of every machine takes.
-  private func migrate() throws {
-    let found = try existingVersion()
-    if found > Self.schemaVersion {
-      throw CatalogError.newerSchema(found: found, supported: Self.schemaVersion)
-    }
-    guard found < Self.schemaVersion else { return }
-    try connection.transaction {
-      try connection.execute(
-        "SELECT pg_advisory_xact_lock(hashtext($1))", ["catalog schema " + schema])
-      // Another process may have made it while this one waited.
-      let now = try existingVersion()
-      if now > Self.schemaVersion {
-        throw CatalogError.newerSchema(found: now, supported: Self.schemaVersion)
-      }
-      if now == 0 { try connection.run("CREATE SCHEMA IF NOT EXISTS \(schema)") }
-      for migration in migrations where migration.version > now {
-        try migration.run()
-        try connection.execute(
-          "UPDATE \(schema).info SET value = $1 WHERE key = 'schema_version'",
-          [String(migration.version)])
-      }
-    }
-  }
-
-  /// The schema version in the database; 0 when there is no catalog yet.
-  private func existingVersion() throws -> Int {
-    let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [schema + ".info"])
-    guard exists.text(0, 0) == "t" else { return 0 }
-    return try connection.execute(
-      "SELECT value FROM \(schema).info WHERE key = 'schema_version'"
-    ).integer ?? 0
   }
 
   // MARK: - The connection
@@ -475,7 +319,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   /// The state, after counting the blocks again when another program changed the products or
-  /// the counts (``versionThree``): in one transaction that takes the generation row first,
+  /// the counts (the migration "note other programs' changes"): in one transaction that takes the generation row first,
   /// as every write does, and gives the catalog a new identity, so that every machine's search
   /// index is built again from rows it could not follow.
   private func repairedIfChangedElsewhere(_ state: State) throws -> State {
@@ -1115,7 +959,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
         [String(existing)])
       if rebuildsIndexes {
-        try connection.run(secondaryIndexes)
+        try connection.run(Self.secondaryIndexes(schema))
         // The planner's statistics, at once rather than when autovacuum comes: without them
         // it reads every row to find the few changed since a search index was built.
         try connection.run("ANALYZE \(schema).products")

@@ -1,25 +1,8 @@
+import SystemSupport
+
 #if canImport(Glibc)
   import Glibc
 #endif
-
-/// One numbered step of a database's schema: what brings it from the version before to this
-/// one. The database's version is SQLite's `PRAGMA user_version`.
-package struct Migration: Sendable {
-  /// The version the step brings the schema to.
-  package var version: Int
-  /// The statements of the step.
-  package var sql: String
-
-  /// Creates a step.
-  ///
-  /// - Parameters:
-  ///   - version: The version it brings the schema to.
-  ///   - sql: Its statements.
-  package init(to version: Int, _ sql: String) {
-    self.version = version
-    self.sql = sql
-  }
-}
 
 extension Database {
   /// The schema's version, `PRAGMA user_version`; 0 for a new file.
@@ -27,21 +10,19 @@ extension Database {
     get throws { try integer("PRAGMA user_version") ?? 0 }
   }
 
-  /// Brings the schema to the newest version of its steps, in one write transaction: each step
-  /// newer than the file runs in order, and the version is recorded after it. The version is
-  /// read again inside the write lock, so that several processes opening the file at once run
-  /// each step once.
+  /// Brings the schema to the newest version of a migrator, in one write transaction, the
+  /// version recorded as `PRAGMA user_version`. The version is read inside the write lock, so
+  /// that several processes opening the file at once apply each migration once.
   ///
-  /// - Parameter migrations: The steps, in any order.
+  /// - Parameter migrator: The schema's migrations.
   /// - Returns: The version the file had.
-  /// - Throws: ``SQLiteError``; the file is then as it was.
+  /// - Throws: ``SQLiteError``, or what a migration throws; the file is then as it was.
   @discardableResult
-  package func migrate(_ migrations: [Migration]) throws -> Int {
+  package func migrate(with migrator: DatabaseMigrator<Database>) throws -> Int {
     try writeTransaction {
       let found = try schemaVersion
-      for step in migrations.sorted(by: { $0.version < $1.version }) where step.version > found {
-        try execute(step.sql)
-        try execute("PRAGMA user_version = \(step.version)")
+      try migrator.migrate(self, from: found) { version in
+        try execute("PRAGMA user_version = \(version)")
       }
       return found
     }

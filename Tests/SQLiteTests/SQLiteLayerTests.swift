@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -193,21 +194,32 @@ import Testing
     #expect(try Database(path: path, mode: .readOnly).integer(counting) == 1)
   }
 
+  /// A migrator whose steps each run one statement.
+  private func migrator(_ steps: [(String, String)]) -> DatabaseMigrator<Database> {
+    var migrator = DatabaseMigrator<Database>()
+    for (name, sql) in steps {
+      migrator.registerMigration(name) { try $0.execute(sql) }
+    }
+    return migrator
+  }
+
   @Test func migrationsRunInOrderOnceAndRecordTheirVersion() throws {
     let directory = TemporaryDirectory()
     let path = directory.path + "/m.sqlite"
     let steps = [
-      Migration(to: 2, "INSERT INTO log VALUES ('two')"),
-      Migration(to: 1, "CREATE TABLE log(step TEXT)"),
-      Migration(to: 3, "INSERT INTO log VALUES ('three')"),
+      ("create the log", "CREATE TABLE log(step TEXT)"),
+      ("two", "INSERT INTO log VALUES ('two')"),
+      ("three", "INSERT INTO log VALUES ('three')"),
     ]
+    #expect(migrator(steps).newestVersion == 3)
+    #expect(migrator(steps).migrations.map(\.version) == [1, 2, 3])
     let first = try Database(path: path, mode: .create)
-    #expect(try first.migrate(Array(steps.prefix(2))) == 0)
+    #expect(try first.migrate(with: migrator(Array(steps.prefix(2)))) == 0)
     #expect(try first.schemaVersion == 2)
     // Another connection that knows a newer step runs only that one.
     let second = try Database(path: path, mode: .readWrite)
-    #expect(try second.migrate(steps) == 2)
-    #expect(try second.migrate(steps) == 3)
+    #expect(try second.migrate(with: migrator(steps)) == 2)
+    #expect(try second.migrate(with: migrator(steps)) == 3)
     let statement = try second.statement("SELECT group_concat(step, ',') FROM log")
     defer { statement.reset() }
     #expect(try statement.step())
@@ -217,14 +229,41 @@ import Testing
   @Test func aFailedMigrationLeavesTheSchemaAsItWas() throws {
     let directory = TemporaryDirectory()
     let database = try Database(path: directory.path + "/f.sqlite", mode: .create)
-    try database.migrate([Migration(to: 1, "CREATE TABLE a(x)")])
+    try database.migrate(with: migrator([("a", "CREATE TABLE a(x)")]))
     #expect(throws: SQLiteError.self) {
-      try database.migrate([
-        Migration(to: 2, "CREATE TABLE b(x)"), Migration(to: 3, "NOT SQL AT ALL"),
-      ])
+      try database.migrate(
+        with: migrator([
+          ("a", "CREATE TABLE a(x)"), ("b", "CREATE TABLE b(x)"), ("bad", "NOT SQL AT ALL"),
+        ]))
     }
     #expect(try database.schemaVersion == 1)
     #expect(try database.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") == 0)
+  }
+
+  @Test func aQueueOpensItsConnectionOnceAndAgainForAReplacedFile() throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path + "/q.sqlite"
+    let queue = DatabaseQueue(path: path)
+    func count() throws -> Int? {
+      try queue.use { (database: inout Database?) in
+        if database == nil { database = try Database(path: path, mode: .create) }
+        try database?.execute("CREATE TABLE IF NOT EXISTS t(x); INSERT INTO t VALUES (1)")
+        return try database?.integer("SELECT count(*) FROM t")
+      }
+    }
+    #expect(try count() == 1)
+    #expect(try count() == 2)
+    #expect(queue.connectionsOpened == 1)
+    #expect(queue.openedFile == FileIdentity(path: path))
+    // Another file put at the path is opened, not written through the old connection.
+    let other = directory.path + "/other.sqlite"
+    try Database(path: other, mode: .create).execute("CREATE TABLE t(x)")
+    #expect(rename(other, path) == 0)
+    #expect(try count() == 1)
+    #expect(queue.connectionsOpened == 2)
+    queue.close()
+    #expect(queue.openedFile == nil)
+    #expect(throws: SQLiteError.self) { try queue.use { try $0.integer("SELECT 1") } }
   }
 
   @Test func theWriteAheadLogIsTurnedOn() throws {
