@@ -190,8 +190,8 @@ let package = Package(
     .testTarget(
       name: "CatalogAppTests",
       dependencies: [
-        "CatalogApp", "CatalogCore", "SystemSupport", "LineEditing", "TestSupport",
-        "CatalogTestSupport",
+        "CatalogApp", "CatalogCore", "CatalogModel", "StateRestoration", "SystemSupport",
+        "LineEditing", "TestSupport", "CatalogTestSupport",
       ]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not
     // link it, as the executable's static linking would not fit a test bundle.

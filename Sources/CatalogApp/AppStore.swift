@@ -334,34 +334,20 @@ package final class AppStore {
     // Every file is written (a full disk stops the change here, before any is replaced or the
     // catalog changes) and, when the catalog commits too, the scenes' flushed while it does:
     // the two waits on the disk overlap.
-    let prepared = try sessions.prepare(
-      saving: changed,
-      session: old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil,
-      closing: closed, flushingInBackground: !catalogChanges.isEmpty)
-    notes += prepared.notes
-    try effects()
-    if !catalogChanges.isEmpty {
-      new.catalog = try environment.save(catalogChanges)
+    var save = CommandSave()
+    save.scenes = changed
+    save.session = old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil
+    save.closing = closed
+    save.catalogChanges = catalogChanges
+    save.activity = current
+    let (catalog, saveNotes) = try save.perform(
+      scenes: sessions, catalog: environment.catalog, activities: environment.historyWriter,
+      effects: effects)
+    notes += saveNotes
+    if let catalog {
+      new.catalog = catalog
       new.updateActivities()
-      // A deleted product's saved activities go with it, as
-      // `CSSearchableIndex.deleteSearchableItems` removes its items.
-      let deleted = catalogChanges.compactMap { change -> String? in
-        guard case .delete(let identifier, _) = change else { return nil }
-        return identifier.uuidString
-      }
-      if !deleted.isEmpty {
-        do {
-          try environment.history.delete(persistentIdentifiers: deleted)
-        } catch {
-          notes.append(
-            "the deleted product's saved activities were kept: \(error.localizedDescription)")
-        }
-      }
     }
-    // The catalog now holds what the activity shows: the history's write (a commit and its
-    // flush) runs while the scene files are put in place.
-    if let current { environment.makeCurrentInBackground(current) }
-    try sessions.commit(prepared)
     environment.bringToFront(new.activeSceneName)
     return notes
   }
@@ -458,7 +444,7 @@ package final class AppStore {
       // A full disk, a read-only directory, a newer version's file: nothing is wrong with the
       // file, which is kept as it is; this session saves no activities.
       readable = nil
-      environment.historyUnavailable = true
+      environment.historyWriter.isUnavailable = true
       warnings.append(
         "cannot use the activity history: \(error.localizedDescription); activities are not saved in it this session, and the file is kept as it is"
       )

@@ -1,0 +1,96 @@
+import CatalogCore
+import CatalogModel
+
+/// The app's session with the user's catalog: the engine opened at launch, the changes a command
+/// saves, what other processes changed since, and why edits are refused once the catalog cannot
+/// be read.
+package final class CatalogSession {
+  /// The user's catalog on disk.
+  package let store: CatalogStore
+  /// The user's catalog; nil when it could not be used.
+  package let database: (any CatalogStorage)?
+  /// Why catalog edits are refused, when the catalog could not be used.
+  package private(set) var readOnlyReason: String?
+
+  /// Creates the session with a catalog opened at launch.
+  ///
+  /// - Parameters:
+  ///   - store: Where the catalog is.
+  ///   - database: The catalog; nil when it could not be used.
+  ///   - readOnlyReason: Why edits are refused, if they are.
+  package init(store: CatalogStore, database: (any CatalogStorage)?, readOnlyReason: String?) {
+    self.store = store
+    self.database = database
+    self.readOnlyReason = readOnlyReason
+  }
+
+  /// Saves catalog changes durably in one transaction, each edit merged with what other
+  /// processes saved meanwhile.
+  ///
+  /// - Parameter changes: The changes.
+  /// - Returns: The catalog as saved.
+  /// - Throws: A `CatalogError`; the catalog is then as it was.
+  package func save(_ changes: [CatalogChange]) throws -> Catalog {
+    guard let database, readOnlyReason == nil else {
+      throw CatalogError.catalogReadOnly(
+        path: store.location, reason: readOnlyReason ?? "it cannot be opened")
+    }
+    do {
+      try database.apply(changes)
+    } catch CatalogError.damaged(let reason) {
+      readOnlyReason = reason
+      throw CatalogError.catalogReadOnly(path: store.location, reason: reason)
+    }
+    return Catalog(source: database)
+  }
+
+  /// Warnings about the catalog from the last command: a read that failed (a file damaged or
+  /// cut short while the app runs: what it showed may be incomplete, so edits are refused from
+  /// then on), a server that went away, and rows left out because they break the editor's
+  /// rules.
+  ///
+  /// - Returns: The warnings, each once.
+  package func takeWarnings() -> [String] {
+    guard let database else { return [] }
+    var warnings = database.takeSkippedRows()
+    switch database.takeReadFailure() {
+    case .damaged(let reason) where readOnlyReason == nil:
+      readOnlyReason = reason
+      warnings.append(
+        "cannot read the catalog '\(database.location)' (\(reason)); what it shows may be incomplete, and edits are refused until the file is fixed and the app restarted"
+      )
+    case .unreachable(let reason):
+      // The scenes are kept; the next command connects again.
+      warnings.append(
+        "lost the connection to the catalog '\(database.location)' (\(reason)); what it shows may be incomplete; the next command connects again"
+      )
+    case .damaged, nil: break
+    }
+    return warnings
+  }
+
+  /// The catalog as another process may have changed it since it was last read.
+  ///
+  /// - Parameter catalog: The catalog in memory.
+  /// - Returns: The catalog from disk when it changed and can be read; otherwise `catalog`.
+  /// - Throws: ``CatalogError/unreachable(location:reason:)`` when the catalog's server cannot be
+  ///   reached.
+  package func refreshed(_ catalog: Catalog) throws -> Catalog {
+    guard let database, readOnlyReason == nil else { return catalog }
+    do {
+      try database.refresh()
+    } catch let error as CatalogError {
+      if case .unreachable = error {
+        _ = database.takeReadFailure()
+        throw error
+      }
+      // Recorded by the database; the REPL reports it after the command.
+      return catalog
+    } catch {
+      // Recorded by the database; the REPL reports it after the command.
+      return catalog
+    }
+    return database.generation == catalog.generation && catalog.source === database
+      ? catalog : Catalog(source: database)
+  }
+}
