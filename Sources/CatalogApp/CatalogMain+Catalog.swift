@@ -144,7 +144,7 @@ extension CatalogMain {
         directory: FileManager.default.currentDirectoryPath, format: format ?? .json,
         byteOrderMark: byteOrderMark)
     }
-    for row in (loaded.catalog.source as? any CatalogStorage)?.takeSkippedRows() ?? [] {
+    for row in loaded.catalog.source.takeSkippedRows() {
       report.warning(row)
     }
     return ExitStatus.success

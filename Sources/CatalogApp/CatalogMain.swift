@@ -142,7 +142,7 @@ package enum CatalogMain {
     let results = try service.search(loaded.catalog) { search in
       try search.results(for: query, viewed: viewed, now: now, limit: limit)
     }
-    for row in (loaded.catalog.source as? any CatalogStorage)?.takeSkippedRows() ?? [] {
+    for row in loaded.catalog.source.takeSkippedRows() {
       report.warning(row)
     }
     if json {
@@ -248,7 +248,7 @@ package enum CatalogMain {
     // command from the shell (`catalog list`), which would only pay for the connection.
     let handoffs =
       oneCommand == nil
-      ? store.environment.database?.listenForHandoffs(
+      ? store.environment.database?.handoff?.listenForHandoffs(
         for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() }) : nil
     defer { handoffs?.close() }
     var failed = false

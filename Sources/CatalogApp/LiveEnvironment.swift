@@ -104,7 +104,7 @@ package final class LiveEnvironment: AppEnvironment {
   /// - Returns: A warning when one failed.
   package func settleHistory(closing: Bool = false) -> [String] {
     let warnings = historyWriter.settle(closing: closing)
-    if closing { (database as? CatalogDatabase)?.leaveOpenForExit() }
+    if closing { database?.leaveOpenForExit() }
     return warnings
   }
 
@@ -152,8 +152,8 @@ package final class LiveEnvironment: AppEnvironment {
       case .forgetActivities(let identifiers):
         try forgetActivities(identifiers)
       case .publishHandoff(let activity):
-        guard let database else { throw CatalogError.handoffNeedsServer }
-        try database.publishHandoff(activity, from: Self.handoffParty)
+        guard let handoff = database?.handoff else { throw CatalogError.handoffNeedsServer }
+        try handoff.publishHandoff(activity, from: Self.handoffParty)
       case .handOff(let activity, let source, let target):
         guard let answer = try handOff(activity, from: source, to: target) else {
           throw CatalogCoreError.deliveryFailed(
@@ -165,8 +165,8 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func handoffsElsewhere() throws -> [MachineHandoff] {
-    guard let database else { throw CatalogError.handoffNeedsServer }
-    return try database.handoffs(for: Self.handoffParty, limit: 20)
+    guard let handoff = database?.handoff else { throw CatalogError.handoffNeedsServer }
+    return try handoff.handoffs(for: Self.handoffParty, limit: 20)
   }
 
   /// This user on this machine, for handoffs between machines: the login name, and

@@ -38,9 +38,35 @@ package protocol CatalogSource: AnyObject, Sendable {
   /// all in memory; a product the source cannot show is skipped, and the others keep their
   /// numbers.
   func forEachNumberedProduct(_ body: (_ number: Int, _ product: Product) throws -> Void) rethrows
+  /// Calls a body with every product in order and its list number, in one snapshot, as the
+  /// row's bytes where they show it keeps the editor's rules, otherwise as a `Product`.
+  func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws
+  /// The widest name, in terminal columns, and the largest price in cents, of a whole list.
+  func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int)
+  /// One line for each product left out since the last call because its row breaks the
+  /// editor's rules; each is reported once in a process.
+  func takeSkippedRows() -> [String]
 }
 
 extension CatalogSource {
+  /// Every product as itself: for catalogs in memory.
+  package func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws {
+    try forEachNumberedProduct { try body($0, .product($1)) }
+  }
+
+  /// Measured one by one: for catalogs in memory.
+  package func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int) {
+    var widest = (name: 0, cents: 0)
+    forEachNumberedProduct { _, product in
+      widest.name = max(widest.name, width(product.name.escapingControlCharacters))
+      widest.cents = max(widest.cents, product.price.cents)
+    }
+    return widest
+  }
+
+  /// None: products in memory were checked as they were made.
+  package func takeSkippedRows() -> [String] { [] }
+
   /// Counts them one by one: for catalogs in memory.
   package func count(foldedPrefix: String) -> Int {
     products(foldedName: foldedPrefix, exact: false, limit: Int.max).count

@@ -610,18 +610,6 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   // MARK: - Handoff
 
   /// A catalog on one machine has no other machines to hand off to.
-  package func publishHandoff(_ activity: UserActivityRecord, from party: HandoffParty) throws {
-    throw CatalogError.handoffNeedsServer
-  }
-
-  package func handoffs(for party: HandoffParty, limit: Int) throws -> [MachineHandoff] {
-    throw CatalogError.handoffNeedsServer
-  }
-
-  package func listenForHandoffs(
-    for party: @autoclosure () -> HandoffParty, onArrival: @escaping @Sendable () -> Void
-  ) -> (any HandoffListener)? { nil }
-
   // MARK: - Verification
 
   /// Starts checking the whole file in the background, on a connection of its own (see

@@ -28,10 +28,6 @@ package protocol CatalogStorage: CatalogSource {
   /// The reason a read failed since the last call, which it clears.
   func takeReadFailure() -> CatalogReadFailure?
 
-  /// One line for each product left out since the last call because its row breaks the
-  /// editor's rules; each is reported once in a process.
-  func takeSkippedRows() -> [String]
-
   /// Applies changes in one transaction: each edit to its product as saved now, so that what
   /// other processes saved meanwhile is kept, and a field both changed is a conflict.
   ///
@@ -70,13 +66,6 @@ package protocol CatalogStorage: CatalogSource {
     _ body: (_ number: Int, _ product: Product) throws -> Void
   ) throws
 
-  /// Calls a body with every product in order and its list number, in one snapshot, as the
-  /// row's bytes where they show it keeps the editor's rules, otherwise as a `Product`.
-  func forEachRecord(_ body: (_ number: Int, ProductRecord) throws -> Void) throws
-
-  /// The widest name, in terminal columns, and the largest price in cents, of a whole list.
-  func widestNameAndPrice(width: (String) -> Int) throws -> (name: Int, cents: Int)
-
   /// Makes sure the catalog may be written: checked whole unless only this program changed it
   /// since its last check (or waits for the check under way). Every write calls it; an import
   /// calls it before it reads its file.
@@ -88,25 +77,40 @@ package protocol CatalogStorage: CatalogSource {
   /// edit seldom waits.
   func verifyInBackground()
 
+  /// The catalog as one that hands activities off between the user's machines; nil for a
+  /// catalog on one machine.
+  var handoff: (any HandoffStorage)? { get }
+
+  /// Lets the process exit without closing the catalog's connection where closing would only
+  /// close it. Call it only as the process leaves.
+  func leaveOpenForExit()
+}
+
+extension CatalogStorage {
+  /// None: a catalog on one machine.
+  package var handoff: (any HandoffStorage)? { nil }
+}
+
+/// A catalog shared by the user's machines, which hands activities off between them
+/// (Handoff): the catalog on a server.
+package protocol HandoffStorage: CatalogStorage {
   /// Publishes an activity for the user's other machines, which a running REPL there hears of
   /// at once.
   ///
-  /// - Throws: ``CatalogError/handoffNeedsServer`` for a catalog on one machine, or what the
-  ///   server says.
+  /// - Throws: What the server says.
   func publishHandoff(_ activity: UserActivityRecord, from party: HandoffParty) throws
 
   /// The activities the user's other machines published, newest first.
   ///
-  /// - Throws: ``CatalogError/handoffNeedsServer`` for a catalog on one machine, or what the
-  ///   server says.
+  /// - Throws: What the server says.
   func handoffs(for party: HandoffParty, limit: Int) throws -> [MachineHandoff]
 
   /// Starts listening for the user's other machines' handoffs; nil for a catalog on one
   /// machine, or when the server cannot be reached.
   ///
   /// - Parameters:
-  ///   - party: This user and machine; found only by an engine that listens (it reads the
-  ///     user database and the host name, which a launch over SQLite need not pay for).
+  ///   - party: This user and machine; found only when listening starts (it reads the user
+  ///     database and the host name, which a launch over SQLite need not pay for).
   ///   - onArrival: Called on the listener's thread when a handoff is waiting.
   /// - Returns: The listener, which gathers them until asked.
   func listenForHandoffs(

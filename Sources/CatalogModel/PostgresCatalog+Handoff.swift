@@ -4,7 +4,10 @@ import StateRestoration
 import Synchronization
 import SystemSupport
 
-extension PostgresCatalog {
+extension PostgresCatalog: HandoffStorage {
+  /// Itself: a catalog on a server hands activities off between machines.
+  package var handoff: (any HandoffStorage)? { self }
+
   /// How long a handoff is kept for the other machines.
   static let handoffLifetime = "7 days"
 

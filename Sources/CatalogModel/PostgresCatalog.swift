@@ -706,6 +706,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   package func verifyInBackground() {}
 
+  /// Nothing to leave: the server keeps nothing of this process's to fold in at exit.
+  package func leaveOpenForExit() {}
+
   // MARK: - Changes
 
   package func changes(after generation: Int, limit: Int) throws -> CatalogChanges? {

@@ -105,11 +105,7 @@ package enum ProductExport {
       if output.bytes.count > 1 << 16 { try output.flush() }
       if summary.count % 10_000 == 0 { try progress(summary.count) }
     }
-    if let database = catalog.source as? any CatalogStorage {
-      try database.forEachRecord { try write($1) }
-    } else {
-      try catalog.forEachProduct { try write(.product($0)) }
-    }
+    try catalog.source.forEachRecord { try write($1) }
     if format == .json { output.append(summary.count == 0 ? "]\n" : "\n]\n") }
     try output.flush()
     return summary

@@ -262,48 +262,19 @@ package enum CatalogListing {
   /// - Parameter catalog: The catalog.
   /// - Returns: The table's parts, then the total.
   package static func all(_ catalog: Catalog) -> OutputContinuation {
-    if let database = catalog.source as? any CatalogStorage {
-      return OutputContinuation { emit in
-        guard catalog.count > 0 else { return }
-        // A read that fails part way is an error after the rows so far, never a short list
-        // with its total.
-        try all(database, emit)
-        emit("\(catalog.count.grouped) products.")
-      }
-    }
-    return OutputContinuation { emit in
+    OutputContinuation { emit in
       guard catalog.count > 0 else { return }
-      var widths = [1, 4, 4, 5]
-      widths[0] = String(catalog.count).count
-      catalog.forEachProduct { product in
-        widths[1] = max(widths[1], DisplayWidth.of(product.name.escapingControlCharacters))
-        widths[3] = max(widths[3], product.price.formatted.count)
-      }
-      var chunk: [(number: Int, product: Product)] = []
-      var number = 0
-      func flush() {
-        guard !chunk.isEmpty else { return }
-        var table = table(chunk, widths: widths)
-        if number > chunk.count, let header = table.firstIndex(of: "\n") {
-          table = String(table[table.index(after: header)...])
-        }
-        emit(table + "\n")
-        chunk.removeAll(keepingCapacity: true)
-      }
-      catalog.forEachNumberedProduct { listNumber, product in
-        number += 1
-        chunk.append((listNumber, product))
-        if chunk.count == 1000 { flush() }
-      }
-      flush()
+      // A read that fails part way is an error after the rows so far, never a short list
+      // with its total.
+      try all(catalog.source, emit)
       emit("\(catalog.count.grouped) products.")
     }
   }
 
-  /// Every product of a database, as ``table(_:widths:)`` renders them: rows whose bytes show
+  /// Every product of a catalog, as ``table(_:widths:)`` renders them: rows whose bytes show
   /// they keep the editor's rules (``ProductBytes``, a name of printable ASCII) are written from
   /// those bytes, the others through the table.
-  private static func all(_ database: any CatalogStorage, _ emit: (String) -> Void) throws {
+  private static func all(_ database: any CatalogSource, _ emit: (String) -> Void) throws {
     let widest = try database.widestNameAndPrice(width: { DisplayWidth.of($0) })
     let widths = [
       String(database.count).count, max(4, widest.name), 4,
