@@ -16,6 +16,12 @@ import Testing
     ("TAB Photo", .tab(.photo)), ("scene new side 9", .newScene(SceneName("side"), product: "9")),
     ("scene close", .closeScene(nil)), ("help select", .help("select")), ("exit", .quit),
     ("name  A  B ", .setName("A B")), ("name \"A  B\"", .setName("A  B")),
+    ("continue 2 --scene side", .continueResult(2, scene: "side")),
+    ("continue --scene side 2", .continueResult(2, scene: "side")),
+    ("continue --elsewhere 3", .continueElsewhere(3)), ("year 2015 2", .year("2015 2")),
+    ("scene close side --discard", .closeScene("side", discard: true)),
+    ("scene open side", .switchScene("side")), ("forget 0", .forget(.product("0"))),
+    ("activities --elsewhere", .activitiesElsewhere), ("done --force", .done(force: true)),
   ])
   func parsesCommands(_ line: String, _ command: Command) throws {
     #expect(try CommandParser.parse(line) == command)
@@ -41,6 +47,11 @@ import Testing
       "missing argument; usage: scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]"
     ),
     ("scene swtich a", "'swtich' is not a scene action; did you mean 'scene switch'?"),
+    ("year 2015 2 3", "unexpected argument '3'; usage: year YYYY [PAGE]"),
+    ("continue 1 --scene", "missing argument; usage: continue N [--scene NAME]"),
+    ("continue x", "'x' is not a result number from 'search'"),
+    ("forget", "missing argument; usage: forget N | forget PRODUCT | forget --all"),
+    ("done now", "unexpected argument 'now'; usage: done [--force]"),
     ("select \u{1B}[A", "the line contains the control character U+001B; remove it and try again"),
   ])
   func badLinesGiveOneLineErrors(_ line: String, _ message: String) {
@@ -79,7 +90,7 @@ import Testing
   /// of its forms: no parser writes its own.
   @Test func errorsQuoteTheUsageHelpShows() throws {
     var quoted = 0
-    for entry in CommandTable.groups.flatMap(\.entries) where entry.parse != nil {
+    for entry in CommandTable.groups.flatMap(\.entries) where entry.build != nil {
       let word = try #require(entry.words.first)
       for arguments in ["", "1 2 --unknown \"x\""] {
         do {

@@ -42,9 +42,24 @@ import Testing
     }
   }
 
+  /// Usage is made from the forms each entry declares, so help shows what the parser reads.
+  @Test(arguments: [
+    ("list", "list [PAGE] | list --all"),
+    ("continue", "continue N [--scene NAME] | continue --elsewhere N"),
+    ("forget", "forget N | forget PRODUCT | forget --all"),
+    (
+      "scene",
+      "scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]"
+    ),
+    ("tab", "tab detail|photo"), ("quit", "quit · exit"), ("year", "year YYYY [PAGE]"),
+  ])
+  func usageIsMadeFromTheDeclaredForms(_ word: String, _ usage: String) throws {
+    #expect(try #require(CommandTable.entry(for: word)).usage == usage)
+  }
+
   @Test func everyWordHasAParserAndIsCompleted() {
     for word in CommandTable.words {
-      #expect(CommandTable.parsers[word] != nil, "\(word)")
+      #expect(CommandTable.entry(for: word)?.build != nil, "\(word)")
       let state = AppState(
         catalog: bundledCatalog, scenes: [Scene(name: .main)], activeSceneName: .main)
       let completed = Completion.complete(Array(word), cursor: word.count, state: state)

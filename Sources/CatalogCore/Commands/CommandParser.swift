@@ -22,15 +22,13 @@ package enum CommandParser {
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
     let word = String(trimmed.prefix { !$0.isWhitespace })
     let raw = String(trimmed.dropFirst(word.count)).trimmed
-    // The word's parser, from the one command table help and completion read too.
-    guard let parse = CommandTable.parsers[word.lowercased()] else {
+    // The word's entry in the one command table help and completion read too, which parses
+    // its arguments by the one quoting rule.
+    guard let entry = CommandTable.entry(for: word.lowercased()) else {
       throw CatalogCoreError.unknownCommand(
         word, suggestion: Suggestion.closest(to: word.lowercased(), in: commandWords))
     }
-    // One quoting rule for every command's arguments; a search keeps its quotes, which mark
-    // phrases, and reads them itself.
-    let rest = word.lowercased() == "search" ? raw : try unquoted(raw)
-    return try parse(CommandArguments(raw: raw, rest: rest))
+    return try entry.parse(raw)
   }
 
   /// Arguments as the quoting rule reads them: double or single quotes group words and are

@@ -1,65 +1,137 @@
 import StateRestoration
 
-/// One row of the command table: a command word (and its aliases), how help shows it, and how
-/// its arguments become a ``Command``. A word's first row with a parser is the one the parser
-/// uses; a row without words is help alone (the editor's `year YYYY`).
+/// One row of the command table, the one declaration of a command: its word (and aliases),
+/// its forms — arguments, flags, actions — and how what they hold becomes a ``Command``.
+/// Parsing, usage, help, completion and typo suggestions all read it. A row without words is
+/// help alone (the editor's `year YYYY`).
 struct CommandEntry: Sendable {
   /// The word, then its aliases; none for a row of help alone.
   let words: [String]
-  /// The usage help shows.
-  let usage: String
+  /// The forms, in the order usage shows them.
+  let forms: [CommandForm]
   /// What the command does, for help.
   let summary: String
   /// An example, for `help COMMAND`.
   let example: String
-  /// Turns the arguments into the command; nil for a row of help alone.
-  var parse: (@Sendable (CommandArguments) throws -> Command)?
-  /// What each argument is, in order, for completion; a product's name takes the rest of
-  /// the line.
-  var arguments: [ArgumentKind] = []
-  /// For a command of several actions (`scene new`, `scene switch`…), each action's word and
-  /// its arguments, in the order help shows them.
-  var actions: [(word: String, arguments: [ArgumentKind])] = []
+  /// Makes the command from what a line's arguments held; nil for a row of help alone.
+  let build: (@Sendable (ParsedArguments) throws -> Command)?
+  /// The word usage shows: the command's, or the one a row of help alone is about.
+  private let shownWord: String
+
+  init(
+    _ words: [String], _ forms: [CommandForm] = [CommandForm()], summary: String,
+    example: String, build: @escaping @Sendable (ParsedArguments) throws -> Command
+  ) {
+    self.words = words
+    self.forms = forms
+    self.summary = summary
+    self.example = example
+    self.build = build
+    shownWord = words.joined(separator: " · ")
+  }
+
+  /// A row of help alone, about a form another row parses.
+  init(helpFor word: String, _ forms: [CommandForm], summary: String, example: String) {
+    words = []
+    self.forms = forms
+    self.summary = summary
+    self.example = example
+    build = nil
+    shownWord = word
+  }
+
+  /// The usage help shows: each form, ` | ` between them.
+  var usage: String { forms.map { $0.usage(of: shownWord) }.joined(separator: " | ") }
+
+  /// The forms chosen by an action word (`scene new`), in order.
+  var actions: [(word: String, arguments: [ArgumentKind])] {
+    forms.compactMap { form in form.action.map { ($0, form.arguments.map(\.kind)) } }
+  }
+
+  /// What each argument is, by position, for completion: of the plain forms' arguments at a
+  /// position, the first that completion offers something for (`forget N | forget PRODUCT`
+  /// completes products).
+  var arguments: [ArgumentKind] {
+    let plain = forms.filter { $0.action == nil && $0.selector == nil }
+    let count = plain.map(\.arguments.count).max() ?? 0
+    return (0..<count).map { position in
+      let kinds = plain.compactMap {
+        position < $0.arguments.count ? $0.arguments[position].kind : nil
+      }
+      return kinds.first(where: \.offersCandidates) ?? kinds.first ?? .text
+    }
+  }
+
   /// What a flag takes, by flag (`--scene` a scene's name).
-  var flagValues: [String: ArgumentKind] = [:]
+  var flagValues: [String: ArgumentKind] {
+    var values: [String: ArgumentKind] = [:]
+    for form in forms {
+      for flag in form.flags { if let value = flag.value { values[flag.name] = value.kind } }
+    }
+    return values
+  }
 
-  /// The flags the usage names (`--all`, `--force`), in order: what completion offers.
-  var flags: [String] { Self.flags(in: usage) }
-
-  /// The flags a usage text names, each once, in order.
-  static func flags(in usage: some StringProtocol) -> [String] {
+  /// The flags of the forms whose usage starts with some words (`scene close`), each once, in
+  /// order: what completion offers.
+  func flags(of words: String? = nil) -> [String] {
     var flags: [String] = []
-    for word in usage.split(whereSeparator: { " []|".contains($0) }) where word.hasPrefix("--") {
-      if !flags.contains(String(word)) { flags.append(String(word)) }
+    for form in forms where words.map({ form.usage(of: shownWord).hasPrefix($0) }) ?? true {
+      for flag in (form.selector.map { [$0] } ?? []) + form.flags.map(\.name)
+      where !flags.contains(flag) {
+        flags.append(flag)
+      }
     }
     return flags
   }
-}
 
-/// What a command's argument is: what completion offers for it.
-enum ArgumentKind: Sendable, Equatable {
-  /// A product's name (or number): the rest of the line.
-  case product
-  /// An open or saved scene's name.
-  case scene
-  /// A `catalog://` link.
-  case link
-  /// A command's word.
-  case command
-  /// One of some words.
-  case choice([String])
-  /// Anything (a number, a new name): nothing to offer.
-  case text
-}
-
-/// A command's arguments: as typed after the word, and as the quoting rule reads them.
-struct CommandArguments: Sendable {
-  /// The arguments as typed, trimmed (a search keeps its quotes, which mark phrases).
-  let raw: String
-  /// The arguments unquoted (`select "Red Rose"` → `Red Rose`).
-  let rest: String
-  /// The command's usage, as its entry declares it, for the errors its parser throws.
-  var usage = ""
+  /// Parses the arguments typed after the word.
+  ///
+  /// - Parameter raw: The arguments as typed, trimmed.
+  /// - Returns: The command; nil for a row of help alone.
+  /// - Throws: ``CatalogCoreError`` naming what is wrong.
+  func parse(_ raw: String) throws -> Command? {
+    guard let build else { return nil }
+    // A query keeps its text as typed (its quotes mark phrases); the rest by the one quoting
+    // rule.
+    let keepsText = forms.count == 1 && forms[0].arguments.map(\.kind) == [.query]
+    var words = keepsText ? (raw.isEmpty ? [] : [raw]) : try CommandParser.words(raw)
+    let candidates: [CommandForm]
+    if forms.contains(where: { $0.action != nil }) {
+      guard let action = words.first?.lowercased() else {
+        throw CatalogCoreError.missingArgument(usage: usage)
+      }
+      guard let form = forms.first(where: { $0.action == action }) else {
+        let suggestion = Suggestion.closest(to: action, in: forms.compactMap(\.action))
+        throw CatalogCoreError.invalidArgument(
+          words[0],
+          expected: "a \(shownWord) action"
+            + (suggestion.map { "; did you mean '\(shownWord) \($0)'?" } ?? "; use \(usage)"))
+      }
+      words.removeFirst()
+      candidates = [form]
+    } else if let first = words.first, let form = forms.first(where: { $0.selector == first }) {
+      words.removeFirst()
+      candidates = [form]
+    } else {
+      candidates = forms.filter { $0.selector == nil }
+    }
+    // The plain forms in order: the first that reads the words makes the command.
+    var failures: [any Error] = []
+    for form in candidates {
+      do {
+        return try build(
+          form.read(
+            words, usage: forms.count == 1 ? usage : form.usage(of: shownWord), entryUsage: usage))
+      } catch {
+        failures.append(error)
+      }
+    }
+    let missing = failures.allSatisfy {
+      if case .missingArgument = $0 as? CatalogCoreError { true } else { false }
+    }
+    if missing && candidates.count > 1 { throw CatalogCoreError.missingArgument(usage: usage) }
+    throw failures.first ?? CatalogCoreError.missingArgument(usage: usage)
+  }
 }
 
 /// The REPL's commands, grouped by task: the one table from which the parser, help, completion,
@@ -70,214 +142,216 @@ enum CommandTable {
       "Browse",
       [
         CommandEntry(
-          words: ["list"], usage: "list [PAGE] | list --all",
+          ["list"], [CommandForm([.optional("PAGE", .page)]), CommandForm(selector: "--all")],
           summary: "show a page of the products (number, name, year, price), or every one",
           example: "list 2",
-          parse: { arguments in
-            if arguments.rest == "--all" { return .list(.all) }
-            return .list(.page(try page(arguments.rest, usage: arguments.usage) ?? 1))
-          }),
+          build: { $0.form == "--all" ? .list(.all) : .list(.page($0.number("PAGE") ?? 1)) }),
         CommandEntry(
-          words: ["select"], usage: "select PRODUCT",
+          ["select"], [CommandForm([.required("PRODUCT", .product)])],
           summary: "show a product's detail (by number, UUID, or name prefix)",
-          example: "select cher",
-          parse: { .select(try required($0.rest, usage: $0.usage)) }, arguments: [.product]),
+          example: "select cher", build: { .select($0.text("PRODUCT")) }),
         CommandEntry(
-          words: ["push"], usage: "push PRODUCT",
+          ["push"], [CommandForm([.required("PRODUCT", .product)])],
           summary: "push a product's detail onto the path", example: "push mango",
-          parse: { .push(try required($0.rest, usage: $0.usage)) }, arguments: [.product]),
+          build: { .push($0.text("PRODUCT")) }),
         CommandEntry(
-          words: ["year"], usage: "year YYYY [PAGE]",
+          ["year"], [CommandForm([.required("YYYY", .word), .optional("PAGE", .page)])],
           summary:
             "push the list of a year's products, or show its next page (in the editor: set the draft year)",
           example: "year 2015",
-          parse: { .year(try required($0.rest, usage: $0.usage)) }),
-        CommandEntry(
-          words: ["path"], usage: "path [--codable]",
-          summary: "show the navigation path, or its saved JSON", example: "path --codable",
-          parse: { arguments in
-            switch arguments.rest {
-            case "": return .path(codable: false)
-            case "--codable": return .path(codable: true)
-            default:
-              throw CatalogCoreError.unexpectedArgument(arguments.rest, usage: arguments.usage)
-            }
+          build: {
+            .year(([$0.text("YYYY")] + ($0["PAGE"].map { [$0] } ?? [])).joined(separator: " "))
           }),
         CommandEntry(
-          words: ["open"], usage: "open URL",
+          ["path"], [CommandForm(flags: [Flag("--codable")])],
+          summary: "show the navigation path, or its saved JSON", example: "path --codable",
+          build: { .path(codable: $0.has("--codable")) }),
+        CommandEntry(
+          ["open"], [CommandForm([.required("URL", .link)])],
           summary: "follow a catalog:// link, e.g. products, product/ID, year/YYYY, scene/NAME/…",
           example: "open catalog://product/Cherries?tab=photo",
-          parse: { .open(try required($0.rest, usage: $0.usage)) }, arguments: [.link]),
+          build: { .open($0.text("URL")) }),
         CommandEntry(
-          words: ["tab"], usage: "tab detail|photo", summary: "switch the detail tab",
-          example: "tab photo",
-          parse: { arguments in
-            let name = try required(arguments.rest, usage: arguments.usage)
+          ["tab"],
+          [
+            CommandForm([
+              .required(
+                Tabs.allCases.map(\.rawValue).joined(separator: "|"),
+                .choice(Tabs.allCases.map(\.rawValue)))
+            ])
+          ],
+          summary: "switch the detail tab", example: "tab photo",
+          build: { arguments in
+            let name = arguments.text(Tabs.allCases.map(\.rawValue).joined(separator: "|"))
             guard let tab = Tabs(rawValue: name.lowercased()) else {
               throw CatalogCoreError.invalidArgument(
                 name, expected: "a tab; use 'tab detail' or 'tab photo'")
             }
             return .tab(tab)
-          }, arguments: [.choice(Tabs.allCases.map(\.rawValue))]),
-        CommandEntry(
-          words: ["back"], usage: "back [N]", summary: "go back N steps (default 1)",
-          example: "back",
-          parse: { arguments in
-            let rest = arguments.rest
-            guard !rest.isEmpty else { return .back(1) }
-            guard let count = Int(rest), count > 0, rest.allSatisfy(\.isASCII) else {
-              throw CatalogCoreError.invalidArgument(rest, expected: "a positive number of steps")
-            }
-            return .back(count)
           }),
         CommandEntry(
-          words: ["root"], usage: "root", summary: "go back to the product list", example: "root",
-          parse: { try noArguments(.root, $0.rest, usage: $0.usage) }),
+          ["back"], [CommandForm([.optional("N", .number("a positive number of steps"))])],
+          summary: "go back N steps (default 1)", example: "back",
+          build: { .back($0.number("N") ?? 1) }),
+        CommandEntry(
+          ["root"], summary: "go back to the product list", example: "root", build: { _ in .root }),
       ]
     ),
     (
       "Edit",
       [
         CommandEntry(
-          words: ["edit"], usage: "edit", summary: "open the editor for the product shown",
-          example: "edit",
-          parse: { try noArguments(.edit, $0.rest, usage: $0.usage) }),
+          ["edit"], summary: "open the editor for the product shown", example: "edit",
+          build: { _ in .edit }),
         CommandEntry(
-          words: ["name"], usage: "name TEXT", summary: "in the editor: change the draft name",
-          example: "name Morello",
-          parse: { .setName(try required($0.rest, usage: $0.usage)) }),
+          ["name"], [CommandForm([.required("TEXT", .text)])],
+          summary: "in the editor: change the draft name", example: "name Morello",
+          build: { .setName($0.text("TEXT")) }),
         CommandEntry(
-          words: [], usage: "year YYYY",
+          helpFor: "year", [CommandForm([.required("YYYY", .word)])],
           summary: "in the editor: change the draft year (1900–2100)", example: "year 2016"),
         CommandEntry(
-          words: ["price"], usage: "price X",
+          ["price"], [CommandForm([.required("X", .text)])],
           summary: "in the editor: change the draft price (at most two decimals)",
-          example: "price 11.49",
-          parse: { .setPrice(try required($0.rest, usage: $0.usage)) }),
+          example: "price 11.49", build: { .setPrice($0.text("X")) }),
         CommandEntry(
-          words: ["image"], usage: "image PATH",
+          ["image"], [CommandForm([.required("PATH", .text)])],
           summary: "in the editor: the picture, a PNG or JPEG file (or a bundled picture's name)",
-          example: "image ~/photos/cherries.jpg",
-          parse: { .setImage(try required($0.rest, usage: $0.usage)) }),
+          example: "image ~/photos/cherries.jpg", build: { .setImage($0.text("PATH")) }),
         CommandEntry(
-          words: ["done"], usage: "done [--force]",
+          ["done"], [CommandForm(flags: [Flag("--force")])],
           summary:
             "in the editor: validate and save the fields the draft changed; --force saves them over another process's change",
-          example: "done",
-          parse: { arguments in
-            guard arguments.rest.isEmpty || arguments.rest == "--force" else {
-              throw CatalogCoreError.unexpectedArgument(arguments.rest, usage: arguments.usage)
-            }
-            return .done(force: !arguments.rest.isEmpty)
-          }),
+          example: "done", build: { .done(force: $0.has("--force")) }),
         CommandEntry(
-          words: ["cancel"], usage: "cancel", summary: "in the editor: discard the draft",
-          example: "cancel",
-          parse: { try noArguments(.cancel, $0.rest, usage: $0.usage) }),
+          ["cancel"], summary: "in the editor: discard the draft", example: "cancel",
+          build: { _ in .cancel }),
         CommandEntry(
-          words: ["add"], usage: "add NAME",
+          ["add"], [CommandForm([.required("NAME", .text)])],
           summary: "open the editor on a new product; 'done' adds it to the catalog",
-          example: "add Kiwi",
-          parse: { .add(try required($0.rest, usage: $0.usage)) }),
+          example: "add Kiwi", build: { .add($0.text("NAME")) }),
         CommandEntry(
-          words: ["delete"], usage: "delete PRODUCT",
+          ["delete"], [CommandForm([.required("PRODUCT", .product)])],
           summary: "delete a product, its saved activities, and its place in every path",
-          example: "delete kiwi",
-          parse: { .delete(try required($0.rest, usage: $0.usage)) }, arguments: [.product]),
+          example: "delete kiwi", build: { .delete($0.text("PRODUCT")) }),
       ]
     ),
     (
       "Search and continue",
       [
         CommandEntry(
-          words: ["search"], usage: "search QUERY",
+          ["search"], [CommandForm([.required("QUERY", .query)])],
           summary: "find products and viewed activities: prefixes, \"phrases\", 樱桃, one typo",
-          example: "search cher",
-          parse: { .search(try required($0.raw, usage: $0.usage)) }),
+          example: "search cher", build: { .search($0.text("QUERY")) }),
         CommandEntry(
-          words: ["continue"], usage: "continue N [--scene NAME] | continue --elsewhere N",
+          ["continue"],
+          [
+            CommandForm(
+              [.required("N", .number("a result number from 'search'"))],
+              flags: [Flag("--scene", value: .required("NAME", .scene))]),
+            CommandForm(
+              selector: "--elsewhere",
+              [.required("N", .number("an activity number from 'activities --elsewhere'"))]),
+          ],
           summary:
             "continue search result N in this scene, or in scene NAME (another terminal's too), or activity N another machine handed off",
           example: "continue 1",
-          parse: { try parseContinue($0.rest, usage: $0.usage) }, arguments: [.text],
-          flagValues: ["--scene": .scene]
-        ),
+          build: { arguments in
+            let number = arguments.number("N") ?? 1
+            if arguments.form == "--elsewhere" { return .continueElsewhere(number) }
+            if let scene = arguments["NAME"], SceneName(scene) == nil {
+              throw CatalogCoreError.invalidSceneName(scene)
+            }
+            return .continueResult(number, scene: arguments["NAME"])
+          }),
         CommandEntry(
-          words: ["activities"], usage: "activities [PAGE] | activities --elsewhere",
+          ["activities"],
+          [CommandForm([.optional("PAGE", .page)]), CommandForm(selector: "--elsewhere")],
           summary:
             "the saved activity history, newest first: title, product, when; or what your other machines handed off",
           example: "activities",
-          parse: { arguments in
-            if arguments.rest == "--elsewhere" { return .activitiesElsewhere }
-            return .activities(page: try page(arguments.rest, usage: arguments.usage) ?? 1)
+          build: {
+            $0.form == "--elsewhere"
+              ? .activitiesElsewhere : .activities(page: $0.number("PAGE") ?? 1)
           }),
         CommandEntry(
-          words: ["forget"], usage: "forget N | forget PRODUCT | forget --all",
+          ["forget"],
+          [
+            CommandForm([.required("N", .number("an entry number from 'activities'"))]),
+            CommandForm([.required("PRODUCT", .product)]), CommandForm(selector: "--all"),
+          ],
           summary: "delete saved activities: entry N of 'activities', a product's, or all",
           example: "forget 1",
-          parse: { arguments in
-            let target = try required(
-              arguments.rest, usage: arguments.usage)
-            if target == "--all" { return .forget(.all) }
-            if let number = Int(target), number > 0, target.allSatisfy(\.isASCII) {
-              return .forget(.number(number))
-            }
-            return .forget(.product(target))
-          }, arguments: [.product]),
+          build: { arguments in
+            if arguments.form == "--all" { return .forget(.all) }
+            if let number = arguments.number("N") { return .forget(.number(number)) }
+            return .forget(.product(arguments.text("PRODUCT")))
+          }),
         CommandEntry(
-          words: ["handoff"], usage: "handoff SCENE | handoff --to-machine",
+          ["handoff"],
+          [CommandForm([.required("SCENE", .scene)]), CommandForm(selector: "--to-machine")],
           summary:
             "continue this scene's activity in another scene (opened if needed), also one another terminal has open, or on your other machines (a catalog on a server)",
           example: "handoff side",
-          parse: { arguments in
-            if arguments.rest == "--to-machine" { return .handoffToMachine }
-            let name = try required(arguments.rest, usage: arguments.usage)
+          build: { arguments in
+            if arguments.form == "--to-machine" { return .handoffToMachine }
+            let name = arguments.text("SCENE")
             guard SceneName(name) != nil else { throw CatalogCoreError.invalidSceneName(name) }
             return .handoff(name)
-          }, arguments: [.scene]),
+          }),
       ]
     ),
     (
       "Scenes",
       [
         CommandEntry(
-          words: ["scenes"], usage: "scenes [--all]",
+          ["scenes"], [CommandForm(flags: [Flag("--all")])],
           summary:
             "list the scenes: this terminal's (* marks the active one), other terminals' with their process and terminal, and closed ones; --all adds scene files the session lost and when each was saved",
-          example: "scenes",
-          parse: { arguments in
-            if arguments.rest == "--all" { return .scenes(all: true) }
-            return try noArguments(.scenes(), arguments.rest, usage: arguments.usage)
-          }),
+          example: "scenes", build: { .scenes(all: $0.has("--all")) }),
         CommandEntry(
-          words: ["scene"],
-          usage:
-            "scene new NAME [PRODUCT] | scene switch NAME | scene open NAME | scene close [NAME] [--discard]",
+          ["scene"],
+          [
+            CommandForm(action: "new", [.required("NAME", .word), .optional("PRODUCT", .product)]),
+            CommandForm(action: "switch", [.required("NAME", .scene)]),
+            CommandForm(action: "open", [.required("NAME", .scene)]),
+            CommandForm(
+              action: "close", [.optional("NAME", .scene)], flags: [Flag("--discard")]),
+          ],
           summary:
             "open a new scene; switch to a scene, or open a saved one with its state; close a scene for good (asks before discarding a draft)",
           example: "scene new side mango",
-          parse: { try parseScene(try CommandParser.words($0.raw), usage: $0.usage) },
-          actions: [
-            ("new", [.text, .product]), ("switch", [.scene]), ("open", [.scene]),
-            ("close", [.scene]),
-          ]),
+          build: { arguments in
+            switch arguments.form {
+            case "new":
+              let name = arguments.text("NAME")
+              guard let scene = SceneName(name) else {
+                throw CatalogCoreError.invalidSceneName(name)
+              }
+              return .newScene(scene, product: arguments["PRODUCT"])
+            case "close":
+              return .closeScene(arguments["NAME"], discard: arguments.has("--discard"))
+            default:
+              // `open` is `switch` by another name: both bring a scene to the front, opening a
+              // saved one that no process has open.
+              return .switchScene(arguments.text("NAME"))
+            }
+          }),
         CommandEntry(
-          words: ["state"], usage: "state", summary: "show the active scene's stored values",
-          example: "state",
-          parse: { try noArguments(.state, $0.rest, usage: $0.usage) }),
+          ["state"], summary: "show the active scene's stored values", example: "state",
+          build: { _ in .state }),
       ]
     ),
     (
       "Session",
       [
         CommandEntry(
-          words: ["help"], usage: "help [COMMAND]", summary: "show this help, or one command's",
-          example: "help select",
-          parse: { .help($0.rest.isEmpty ? nil : $0.rest.lowercased()) }, arguments: [.command]),
+          ["help"], [CommandForm([.optional("COMMAND", .command)])],
+          summary: "show this help, or one command's", example: "help select",
+          build: { .help($0["COMMAND"]?.lowercased()) }),
         CommandEntry(
-          words: ["quit", "exit"], usage: "quit · exit", summary: "save and exit (also Ctrl-D)",
-          example: "quit",
-          parse: { try noArguments(.quit, $0.rest, usage: $0.usage) }),
+          ["quit", "exit"], summary: "save and exit (also Ctrl-D)", example: "quit",
+          build: { _ in .quit }),
       ]
     ),
   ]
@@ -291,135 +365,33 @@ enum CommandTable {
     return words
   }()
 
-  /// The row that parses each word: the first with a parser.
-  /// The flags of a command, or of one form of it (`scene close`), as its usage names them.
+  /// The flags of a command, or of one form of it (`scene close`), as its forms declare them.
   ///
   /// - Parameter form: The command word, and the action for a command with several.
   /// - Returns: The flags, in order.
   static func flags(of form: String) -> [String] {
     let word = form.split(separator: " ").first.map(String.init) ?? ""
-    guard let entry = groups.flatMap(\.entries).first(where: { $0.words.contains(word) }) else {
-      return []
-    }
-    let forms = entry.usage.components(separatedBy: " | ").filter {
-      $0.hasPrefix(form + " ") || $0 == form
-    }
-    return CommandEntry.flags(in: forms.isEmpty ? entry.usage : forms.joined(separator: " "))
+    guard let entry = entry(for: word) else { return [] }
+    let forms = entry.flags(of: form)
+    return forms.isEmpty ? entry.flags() : forms
   }
 
-  /// The entry of a command word.
+  /// The entry that parses a command word.
   ///
   /// - Parameter word: The word, or an alias.
   /// - Returns: The entry; nil for a word that is no command.
   static func entry(for word: String) -> CommandEntry? {
-    groups.flatMap(\.entries).first { $0.words.contains(word) }
+    entries[word]
   }
 
-  static let parsers: [String: @Sendable (CommandArguments) throws -> Command] = {
-    var parsers: [String: @Sendable (CommandArguments) throws -> Command] = [:]
+  /// The entry of each word and alias.
+  private static let entries: [String: CommandEntry] = {
+    var entries: [String: CommandEntry] = [:]
     for entry in groups.flatMap(\.entries) {
-      guard let parse = entry.parse else { continue }
-      // The entry's usage goes with its arguments: an error quotes what help shows.
-      let usage = entry.usage
-      for word in entry.words where parsers[word] == nil {
-        parsers[word] = { arguments in
-          var arguments = arguments
-          arguments.usage = usage
-          return try parse(arguments)
-        }
-      }
+      for word in entry.words where entries[word] == nil { entries[word] = entry }
     }
-    return parsers
+    return entries
   }()
-}
-
-/// The argument checks the table's parsers share.
-extension CommandTable {
-  /// `continue N [--scene NAME]`.
-  static func parseContinue(_ rest: String, usage: String) throws -> Command {
-    let usage = form("continue N", of: usage)
-    if rest.hasPrefix("--elsewhere") {
-      let text = String(rest.dropFirst("--elsewhere".count)).trimmingCharacters(in: .whitespaces)
-      guard let number = Int(text), number > 0, text.allSatisfy(\.isASCII) else {
-        throw CatalogCoreError.invalidArgument(
-          text, expected: "an activity number from 'activities --elsewhere'")
-      }
-      return .continueElsewhere(number)
-    }
-    var words = try required(rest, usage: usage).split(separator: " ")
-      .map(String.init)
-    var scene: String?
-    if let option = words.firstIndex(of: "--scene") {
-      guard option + 1 < words.count else {
-        throw CatalogCoreError.missingArgument(usage: usage)
-      }
-      scene = words[option + 1]
-      guard SceneName(words[option + 1]) != nil else {
-        throw CatalogCoreError.invalidSceneName(words[option + 1])
-      }
-      words.removeSubrange(option...(option + 1))
-    }
-    guard words.count == 1, let text = words.first else {
-      throw CatalogCoreError.unexpectedArgument(
-        words.dropFirst().first ?? "", usage: usage)
-    }
-    guard let number = Int(text), number > 0, text.allSatisfy(\.isASCII) else {
-      throw CatalogCoreError.invalidArgument(text, expected: "a result number from 'search'")
-    }
-    return .continueResult(number, scene: scene)
-  }
-
-  static func parseScene(_ arguments: [String], usage: String) throws -> Command {
-    // Words by the one quoting rule: `scene new "my scene"` names one scene, not a scene and a
-    // product.
-    let action = arguments.first ?? ""
-    let name = arguments.count > 1 ? arguments[1] : ""
-    let extra = arguments.dropFirst(2).joined(separator: " ")
-    switch action.lowercased() {
-    case "new":
-      guard !name.isEmpty else {
-        throw CatalogCoreError.missingArgument(usage: form("scene new", of: usage))
-      }
-      guard let sceneName = SceneName(name) else { throw CatalogCoreError.invalidSceneName(name) }
-      return .newScene(sceneName, product: extra.isEmpty ? nil : extra)
-    case "switch", "open":
-      // `open` is `switch` by another name: both bring a scene to the front, opening a saved
-      // one that no process has open.
-      let verb = action.lowercased()
-      guard !name.isEmpty else {
-        throw CatalogCoreError.missingArgument(usage: form("scene \(verb)", of: usage))
-      }
-      guard extra.isEmpty else {
-        throw CatalogCoreError.unexpectedArgument(extra, usage: form("scene \(verb)", of: usage))
-      }
-      return .switchScene(name)
-    case "close":
-      let words = Array(arguments.dropFirst())
-      let discard = words.contains("--discard")
-      let names = words.filter { $0 != "--discard" }
-      guard names.count <= 1 else {
-        throw CatalogCoreError.unexpectedArgument(
-          names[1], usage: form("scene close", of: usage))
-      }
-      return .closeScene(names.first, discard: discard)
-    case "": throw CatalogCoreError.missingArgument(usage: usage)
-    default:
-      let suggestion = Suggestion.closest(
-        to: action.lowercased(), in: ["new", "switch", "open", "close"])
-      throw CatalogCoreError.invalidArgument(
-        action,
-        expected: "a scene action"
-          + (suggestion.map { "; did you mean 'scene \($0)'?" } ?? "; use \(usage)"))
-    }
-  }
-
-  /// The form of a usage that starts with some words (`scene close` of `scene new NAME … |
-  /// scene close [NAME] [--discard]`), for an error about that form alone; the whole usage
-  /// when none does.
-  static func form(_ words: String, of usage: String) -> String {
-    usage.components(separatedBy: " | ").first { $0 == words || $0.hasPrefix(words + " ") }
-      ?? usage
-  }
 
   /// A page number argument; nil when there is none.
   static func page(_ text: String, usage: String) throws -> Int? {
@@ -428,17 +400,5 @@ extension CommandTable {
       throw CatalogCoreError.invalidArgument(text, expected: "a page number from 1 (\(usage))")
     }
     return page
-  }
-
-  static func required(_ argument: String, usage: String) throws -> String {
-    guard !argument.isEmpty else { throw CatalogCoreError.missingArgument(usage: usage) }
-    return argument
-  }
-
-  static func noArguments(_ command: Command, _ rest: String, usage: String) throws
-    -> Command
-  {
-    guard rest.isEmpty else { throw CatalogCoreError.unexpectedArgument(rest, usage: usage) }
-    return command
   }
 }

@@ -35,8 +35,8 @@ package enum Completion {
     var text = String(argument.dropFirst(skipped))
     let catalog = state.catalog
     let scenes = state.scenes.map(\.name.rawValue) + otherScenes
-    // Everything offered comes from the command's entry in the table: its flags (from its
-    // usage, the ones help shows), what a flag takes, its actions and what each argument is.
+    // Everything offered comes from the command's entry in the table: its flags (as its forms
+    // declare them, the ones help shows), what a flag takes, its actions and what each argument is.
     let entry = CommandTable.entry(for: command)
     var form = command
     var kinds = entry?.arguments ?? []
@@ -69,7 +69,7 @@ package enum Completion {
       return Result(
         start: start + text.count - rest.count, candidates: matchingNames(rest, in: catalog))
     }
-    guard words.count <= kinds.count, kinds[words.count - 1] != .text else {
+    guard words.count <= kinds.count, kinds[words.count - 1].offersCandidates else {
       return Result(
         start: currentStart,
         candidates: matching(String(current), in: CommandTable.flags(of: form)))
@@ -88,7 +88,7 @@ package enum Completion {
     case .link: link(text, start: start, catalog: catalog, scenes: scenes)
     case .command: Result(start: start, candidates: matching(text, in: CommandParser.commandWords))
     case .choice(let words): Result(start: start, candidates: matching(text, in: words))
-    case .text: Result(start: start, candidates: [])
+    case .text, .query, .word, .number, .page: Result(start: start, candidates: [])
     }
   }
 
