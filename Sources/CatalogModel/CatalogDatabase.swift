@@ -802,45 +802,78 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   ///   ``CatalogError``; the database is then as it was.
   package func apply(_ changes: [CatalogChange]) throws {
     let state = try writing { database in
-      let generation = try Self.nextGeneration(database)
-      for change in changes {
-        switch change {
-        case .edit(let edit):
-          guard let current = try Self.product(edit.identifier, in: database) else {
-            throw CatalogError.productRemoved(name: edit.edited.name)
-          }
-          let product = try edit.applied(to: current)
-          try Self.update(product, from: current, generation: generation, in: database)
-        case .insert(let product):
-          guard try Self.product(product.identifier, in: database) == nil else {
-            throw CatalogError.alreadyInCatalog(name: product.name)
-          }
-          let position = try ListNumbering.nextPosition(in: database)
-          try Self.insert(product, position: position, generation: generation, in: database)
-          try ListNumbering.added(position: position, in: database)
-        case .delete(let identifier, let name):
-          guard
-            let position = try database.integer(
-              "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText)),
-            let number = try numbering.number(ofPosition: position, in: database)
-          else { throw CatalogError.productRemoved(name: name) }
-          try database.run(
-            "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
-          // The log keeps the list number the product had, which a search index follows, and
-          // its identifier, which an import of an older file does not bring back.
-          try database.run(
-            "INSERT INTO deletions(generation, position, identifier) VALUES (?, ?, ?)",
-            .integer(generation), .integer(number), .text(identifier.canonicalText))
-          // Nothing is renumbered: the block's count is one less.
-          try ListNumbering.removed(position: position, in: database)
-        }
-      }
+      try Transaction(database: database, numbering: numbering).apply(changes)
       // The state as the commit leaves it, read in its transaction: this connection's own
       // commit leaves `data_version` as it is, so it holds until another connection commits.
       // The file's checks at launch are not made again for a change this process made.
       return try Self.readCounters(database, numbering)
     }
     adopt(state)
+  }
+
+  /// A write transaction's steps in SQLite's SQL; SQLite's write lock (`BEGIN IMMEDIATE`)
+  /// keeps every row from other writers.
+  private struct Transaction: CatalogTransaction {
+    let database: Database
+    let numbering: ListNumbering
+
+    func nextGeneration() throws -> Int {
+      try CatalogDatabase.nextGeneration(database)
+    }
+
+    func lockedProduct(_ identifier: UUID) throws -> Product? {
+      try CatalogDatabase.product(identifier, in: database)
+    }
+
+    func contains(_ identifier: UUID) throws -> Bool {
+      try database.integer(
+        "SELECT 1 FROM products WHERE identifier = ?", .text(identifier.canonicalText)) != nil
+    }
+
+    func largestPosition() throws -> Int {
+      try database.integer("SELECT max(position) FROM products") ?? 0
+    }
+
+    func insert(_ product: Product, position: Int, generation: Int) throws {
+      try CatalogDatabase.insert(product, position: position, generation: generation, in: database)
+    }
+
+    func update(_ identifier: UUID, setting columns: [(name: String, value: ColumnValue)]) throws {
+      let statement = try database.statement(
+        "UPDATE products SET \(columns.map { $0.name + " = ?" }.joined(separator: ", ")) WHERE identifier = ?"
+      )
+      defer { statement.reset() }
+      try statement.bind(columns.map(\.value.sqlite) + [.text(identifier.canonicalText)])
+      while try statement.step() {}
+    }
+
+    func lockedPosition(of identifier: UUID) throws -> Int? {
+      try database.integer(
+        "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+    }
+
+    func number(ofPosition position: Int) throws -> Int? {
+      try numbering.number(ofPosition: position, in: database)
+    }
+
+    func deleteRow(_ identifier: UUID) throws {
+      try database.run(
+        "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+    }
+
+    func logDeletion(number: Int, identifier: UUID, generation: Int) throws {
+      try database.run(
+        "INSERT INTO deletions(generation, position, identifier) VALUES (?, ?, ?)",
+        .integer(generation), .integer(number), .text(identifier.canonicalText))
+    }
+
+    func countAdded(at position: Int) throws {
+      try ListNumbering.added(position: position, in: database)
+    }
+
+    func countRemoved(at position: Int) throws {
+      try ListNumbering.removed(position: position, in: database)
+    }
   }
 
   /// Imports products in one transaction: new identifiers are appended in order, existing ones
@@ -897,7 +930,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       // in the file's order, each in one statement. All in this transaction: a failure or
       // `kill -9` leaves nothing of it.
       let empty = try numbering.count(in: database) == 0
-      let first = try ListNumbering.nextPosition(in: database)
+      let first = try Transaction(database: database, numbering: numbering).nextPosition()
       let table = empty ? "products" : "temp.import_staging"
       if empty {
         try database.execute(Self.dropIndexes)
@@ -1057,7 +1090,8 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       try markSeeded(seeding, in: database)
       return summary
     }
-    let existing = try ListNumbering.nextPosition(in: database) - 1
+    let existing =
+      try Transaction(database: database, numbering: numbering).nextPosition() - 1
     // Many new rows: the indexes are built once at the end, sorted, rather than a row at a
     // time.
     let rebuildsIndexes = summary.inserted > (try numbering.count(in: database))
@@ -1123,41 +1157,6 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     defer { statement.reset() }
     try statement.bind([.text(identifier.canonicalText)])
     return try statement.step() ? product(statement) : nil
-  }
-
-  /// Writes the fields of a product that differ from what the row holds, and the generation.
-  ///
-  /// A column that is set is rewritten in its indexes even to the same value: a price changed
-  /// alone leaves the indexes of names and years (their pages, in the log that every process
-  /// opening the file reads back) as they were.
-  private static func update(
-    _ product: Product, from current: Product, generation: Int, in database: Database
-  ) throws {
-    var assignments: [String] = []
-    var values: [SQLiteValue] = []
-    func set(_ column: String, _ value: SQLiteValue) {
-      assignments.append(column + " = ?")
-      values.append(value)
-    }
-    if product.name != current.name {
-      set("name", .text(product.name))
-      set("folded_name", .text(product.name.folded))
-    }
-    if product.imageName != current.imageName { set("image_name", .text(product.imageName)) }
-    if product.year != current.year { set("year", .integer(product.year)) }
-    if product.price != current.price { set("price_cents", .integer(product.price.cents)) }
-    if product.keywords != current.keywords {
-      set("keywords", .text(product.keywords.joined(separator: SkippedRows.keywordSeparator)))
-    }
-    if product.imageDirectory != current.imageDirectory {
-      set("image_directory", product.imageDirectory.map(SQLiteValue.text) ?? .null)
-    }
-    set("changed", .integer(generation))
-    let statement = try database.statement(
-      "UPDATE products SET \(assignments.joined(separator: ", ")) WHERE identifier = ?")
-    defer { statement.reset() }
-    try statement.bind(values + [.text(product.identifier.canonicalText)])
-    while try statement.step() {}
   }
 
   private static func insert(
@@ -1392,5 +1391,16 @@ extension Array: ProductSequence where Element == Product {
   /// Calls a body with every product in order.
   package func forEachProduct(_ body: (Product) throws -> Void) throws {
     for product in self { try body(product) }
+  }
+}
+
+extension ColumnValue {
+  /// The value as SQLite binds it.
+  var sqlite: SQLiteValue {
+    switch self {
+    case .text(let text): .text(text)
+    case .integer(let integer): .integer(integer)
+    case .null: .null
+    }
   }
 }

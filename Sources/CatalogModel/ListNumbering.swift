@@ -43,17 +43,6 @@ struct ListNumbering {
     return try database.integer("SELECT sum(live) FROM blocks") ?? 0
   }
 
-  /// The position one past the largest, for a new product.
-  ///
-  /// - Throws: ``CatalogError/damaged(_:)`` when the largest is beyond any catalog.
-  static func nextPosition(in database: Database) throws -> Int {
-    let largest = try database.integer("SELECT max(position) FROM products") ?? 0
-    guard largest >= 0, largest < largestPosition else {
-      throw CatalogError.damaged("a product's position, \(largest), is out of range")
-    }
-    return largest + 1
-  }
-
   /// Checks what can be checked of the numbering without reading every row: that the last
   /// product's block is the last counted one, and that its position is in range.
   ///

@@ -428,8 +428,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     """
     WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) - live AS before FROM \(schema).blocks)
     SELECT p.position, b.before + (SELECT count(*) FROM \(schema).products AS q
-      WHERE q.position > (b.block << 10) AND q.position <= p.position)
-    FROM unnest($1::bigint[]) AS p(position) JOIN b ON b.block = (p.position - 1) >> 10
+      WHERE q.position > (b.block << \(ListNumbering.blockShift)) AND q.position <= p.position)
+    FROM unnest($1::bigint[]) AS p(position) JOIN b ON b.block = \(ListNumbering.block(of: "p.position"))
     """
   }
 
@@ -513,7 +513,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           """
           WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) AS upto, live FROM \(schema).blocks),
           f AS (SELECT block, upto - live AS before FROM b WHERE upto >= $1 ORDER BY block LIMIT 1),
-          s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << 10 FROM f)
+          s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << \(ListNumbering.blockShift) FROM f)
             ORDER BY position OFFSET (SELECT $1 - before - 1 FROM f) LIMIT 1)
           SELECT \(Self.columns), position FROM \(schema).products
           WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT $2
@@ -785,52 +785,87 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   package func apply(_ changes: [CatalogChange]) throws {
     try writing(retrying: true) { connection in
-      let generation = try nextGeneration(connection)
-      for change in changes {
-        switch change {
-        case .edit(let edit):
-          let found = try connection.execute(
-            "SELECT \(Self.columns) FROM \(schema).products WHERE identifier = $1 FOR UPDATE",
-            [edit.identifier.canonicalText])
-          guard found.count == 1, let current = shown(found, 0) else {
-            throw CatalogError.productRemoved(name: edit.edited.name)
-          }
-          try update(try edit.applied(to: current), generation: generation, connection)
-        case .insert(let product):
-          let exists = try connection.execute(
-            "SELECT 1 FROM \(schema).products WHERE identifier = $1",
-            [product.identifier.canonicalText])
-          guard exists.count == 0 else { throw CatalogError.alreadyInCatalog(name: product.name) }
-          let position =
-            (try connection.execute("SELECT coalesce(max(position), 0) + 1 FROM \(schema).products")
-              .integer) ?? 1
-          try connection.execute(
-            "INSERT INTO \(schema).products(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed, image_directory) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            [product.identifier.canonicalText, String(position)] + values(product, generation))
-          try connection.execute(
-            "INSERT INTO \(schema).blocks VALUES (($1::bigint - 1) >> 10, 1) ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1",
-            [String(position)])
-        case .delete(let identifier, let name):
-          let found = try connection.execute(
-            "SELECT position FROM \(schema).products WHERE identifier = $1 FOR UPDATE",
-            [identifier.canonicalText])
-          guard let position = found.integer,
-            let number = try numbers(ofPositions: [position], in: connection)[position]
-          else { throw CatalogError.productRemoved(name: name) }
-          try connection.execute(
-            "DELETE FROM \(schema).products WHERE identifier = $1", [identifier.canonicalText])
-          // The log keeps the list number the product had, which a search index follows, and
-          // its identifier, which an import of an older file does not bring back.
-          try connection.execute(
-            "INSERT INTO \(schema).deletions(generation, position, identifier) VALUES ($1, $2, $3)",
-            [String(generation), String(number), identifier.canonicalText])
-          try connection.execute(
-            "UPDATE \(schema).blocks SET live = live - 1 WHERE block = ($1::bigint - 1) >> 10",
-            [String(position)])
-        }
-      }
+      try Transaction(catalog: self, connection: connection).apply(changes)
     }
     try refresh()
+  }
+
+  /// A write transaction's steps in PostgreSQL's SQL: rows an edit or a deletion reads are
+  /// taken `FOR UPDATE`; the generation row, taken first, orders the writers.
+  private struct Transaction: CatalogTransaction {
+    let catalog: PostgresCatalog
+    let connection: PostgresConnection
+    var schema: String { catalog.schema }
+
+    func nextGeneration() throws -> Int {
+      try catalog.nextGeneration(connection)
+    }
+
+    func lockedProduct(_ identifier: UUID) throws -> Product? {
+      let found = try connection.execute(
+        "SELECT \(PostgresCatalog.columns) FROM \(schema).products WHERE identifier = $1 FOR UPDATE",
+        [identifier.canonicalText])
+      return found.count == 1 ? catalog.shown(found, 0) : nil
+    }
+
+    func contains(_ identifier: UUID) throws -> Bool {
+      try connection.execute(
+        "SELECT 1 FROM \(schema).products WHERE identifier = $1", [identifier.canonicalText]
+      ).count > 0
+    }
+
+    func largestPosition() throws -> Int {
+      try connection.execute("SELECT coalesce(max(position), 0) FROM \(schema).products")
+        .integer ?? 0
+    }
+
+    func insert(_ product: Product, position: Int, generation: Int) throws {
+      try connection.execute(
+        "INSERT INTO \(schema).products(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed, image_directory) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [product.identifier.canonicalText, String(position)]
+          + catalog.values(product, generation))
+    }
+
+    func update(_ identifier: UUID, setting columns: [(name: String, value: ColumnValue)]) throws {
+      let assignments = columns.enumerated().map { "\($1.name) = $\($0 + 2)" }
+      try connection.execute(
+        "UPDATE \(schema).products SET \(assignments.joined(separator: ", ")) WHERE identifier = $1",
+        [identifier.canonicalText] + columns.map(\.value.parameter))
+    }
+
+    func lockedPosition(of identifier: UUID) throws -> Int? {
+      try connection.execute(
+        "SELECT position FROM \(schema).products WHERE identifier = $1 FOR UPDATE",
+        [identifier.canonicalText]
+      ).integer
+    }
+
+    func number(ofPosition position: Int) throws -> Int? {
+      try catalog.numbers(ofPositions: [position], in: connection)[position]
+    }
+
+    func deleteRow(_ identifier: UUID) throws {
+      try connection.execute(
+        "DELETE FROM \(schema).products WHERE identifier = $1", [identifier.canonicalText])
+    }
+
+    func logDeletion(number: Int, identifier: UUID, generation: Int) throws {
+      try connection.execute(
+        "INSERT INTO \(schema).deletions(generation, position, identifier) VALUES ($1, $2, $3)",
+        [String(generation), String(number), identifier.canonicalText])
+    }
+
+    func countAdded(at position: Int) throws {
+      try connection.execute(
+        "INSERT INTO \(schema).blocks VALUES (\(ListNumbering.block(of: "$1::bigint")), 1) ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1",
+        [String(position)])
+    }
+
+    func countRemoved(at position: Int) throws {
+      try connection.execute(
+        "UPDATE \(schema).blocks SET live = live - 1 WHERE block = \(ListNumbering.block(of: "$1::bigint"))",
+        [String(position)])
+    }
   }
 
   /// A product's values after its identifier and position, in the `products` table's order.
@@ -840,14 +875,6 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       String(product.price.cents), product.keywords.joined(separator: SkippedRows.keywordSeparator),
       String(generation), product.imageDirectory,
     ]
-  }
-
-  private func update(_ product: Product, generation: Int, _ connection: PostgresConnection)
-    throws
-  {
-    try connection.execute(
-      "UPDATE \(schema).products SET name = $2, folded_name = $3, image_name = $4, year = $5, price_cents = $6, keywords = $7, changed = $8, image_directory = $9 WHERE identifier = $1",
-      [product.identifier.canonicalText] + values(product, generation))
   }
 
   // MARK: - Import
@@ -971,10 +998,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     if let recountFrom {
       // The blocks from the first one touched are counted again.
-      let block = String((recountFrom - 1) >> 10)
+      let block = String((recountFrom - 1) >> ListNumbering.blockShift)
       try connection.execute("DELETE FROM \(schema).blocks WHERE block >= $1", [block])
       try connection.execute(
-        "INSERT INTO \(schema).blocks SELECT (position - 1) >> 10, count(*) FROM \(products) WHERE position > ($1::bigint << 10) GROUP BY 1",
+        "INSERT INTO \(schema).blocks SELECT \(ListNumbering.block(of: "position")), count(*) FROM \(products) WHERE position > ($1::bigint << \(ListNumbering.blockShift)) GROUP BY 1",
         [block])
     }
     if seeding != nil {
@@ -1009,5 +1036,16 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       ImportOptions.DuplicateNames.matching(
         products: "\(schema).products", staging: "import_staging", order: "record",
         unidentified: unidentified))
+  }
+}
+
+extension ColumnValue {
+  /// The value as a PostgreSQL parameter: text, or NULL.
+  var parameter: String? {
+    switch self {
+    case .text(let text): text
+    case .integer(let integer): String(integer)
+    case .null: nil
+    }
   }
 }

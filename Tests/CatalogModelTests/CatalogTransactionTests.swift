@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+@testable import CatalogModel
+
+/// The logic of a write, once for every engine, on an engine of products in memory: what a
+/// third engine would give is its steps, and the merge, numbering and change log come with them.
+@Suite struct CatalogTransactionTests {
+  /// An engine in memory that logs its steps.
+  final class MemoryEngine: CatalogTransaction {
+    var rows: [UUID: (position: Int, product: Product)] = [:]
+    var generation = 0
+    var deletions: [(number: Int, identifier: UUID, generation: Int)] = []
+    var steps: [String] = []
+    var updated: [[String]] = []
+
+    init(_ products: [Product]) {
+      for (offset, product) in products.enumerated() {
+        rows[product.identifier] = (offset + 1, product)
+      }
+    }
+
+    func nextGeneration() throws -> Int {
+      generation += 1
+      return generation
+    }
+    func lockedProduct(_ identifier: UUID) throws -> Product? { rows[identifier]?.product }
+    func contains(_ identifier: UUID) throws -> Bool { rows[identifier] != nil }
+    func largestPosition() throws -> Int { rows.values.map(\.position).max() ?? 0 }
+    func insert(_ product: Product, position: Int, generation: Int) throws {
+      rows[product.identifier] = (position, product)
+      steps.append("insert \(position)")
+    }
+    func update(_ identifier: UUID, setting columns: [(name: String, value: ColumnValue)]) throws {
+      updated.append(columns.map(\.name))
+      guard var row = rows[identifier] else { return }
+      for (name, value) in columns {
+        if name == "price_cents", case .integer(let cents) = value {
+          row.product.price = Price(cents: cents)
+        }
+        if name == "name", case .text(let text) = value { row.product.name = text }
+      }
+      rows[identifier] = row
+    }
+    func lockedPosition(of identifier: UUID) throws -> Int? { rows[identifier]?.position }
+    func number(ofPosition position: Int) throws -> Int? {
+      rows.values.filter { $0.position <= position }.count
+    }
+    func deleteRow(_ identifier: UUID) throws {
+      rows[identifier] = nil
+      steps.append("delete")
+    }
+    func logDeletion(number: Int, identifier: UUID, generation: Int) throws {
+      deletions.append((number, identifier, generation))
+      steps.append("log \(number)")
+    }
+    func countAdded(at position: Int) throws { steps.append("count +\(position)") }
+    func countRemoved(at position: Int) throws { steps.append("count -\(position)") }
+  }
+
+  let products = (1...3).map {
+    Product(
+      identifier: UUID(), name: "P\($0)", imageName: "", year: 2000, price: Price(cents: $0 * 100))
+  }
+
+  @Test func anEditSetsOnlyTheFieldsItChangedAndKeepsAnotherWritersField() throws {
+    let engine = MemoryEngine(products)
+    let began = ProductFields(products[0])
+    var edited = began
+    edited.price = Price(cents: 999)
+    // Another process renamed it meanwhile: the rename is kept, the price is the draft's.
+    engine.rows[products[0].identifier]?.product.name = "Renamed"
+    try engine.apply([
+      .edit(ProductChange(identifier: products[0].identifier, base: began, edited: edited))
+    ])
+    #expect(engine.updated == [["price_cents", "changed"]])
+    #expect(engine.rows[products[0].identifier]?.product.name == "Renamed")
+    #expect(engine.rows[products[0].identifier]?.product.price == Price(cents: 999))
+  }
+
+  @Test func aFieldBothChangedIsAConflictAndNothingIsWritten() throws {
+    let engine = MemoryEngine(products)
+    let began = ProductFields(products[1])
+    var edited = began
+    edited.price = Price(cents: 1)
+    engine.rows[products[1].identifier]?.product.price = Price(cents: 2)
+    #expect(throws: CatalogError.self) {
+      try engine.apply([
+        .edit(ProductChange(identifier: products[1].identifier, base: began, edited: edited))
+      ])
+    }
+    #expect(engine.updated.isEmpty)
+  }
+
+  @Test func anInsertGoesAfterTheLastAndADeletionIsLoggedByItsNumber() throws {
+    let engine = MemoryEngine(products)
+    let new = Product(
+      identifier: UUID(), name: "New", imageName: "", year: 2001, price: Price(cents: 5))
+    try engine.apply([
+      .insert(new), .delete(products[1].identifier, name: products[1].name),
+    ])
+    #expect(engine.steps == ["insert 4", "count +4", "delete", "log 2", "count -2"])
+    #expect(engine.deletions.map(\.generation) == [1])
+  }
+
+  @Test func aProductAlreadyThereOrGoneIsRefused() throws {
+    let engine = MemoryEngine(products)
+    #expect(throws: CatalogError.alreadyInCatalog(name: "P1")) {
+      try engine.apply([.insert(products[0])])
+    }
+    #expect(throws: CatalogError.productRemoved(name: "Gone")) {
+      try engine.apply([.delete(UUID(), name: "Gone")])
+    }
+  }
+
+  @Test func aPositionBeyondAnyCatalogIsDamageNotAnOverflow() throws {
+    let engine = MemoryEngine([])
+    engine.rows[UUID()] = (
+      Int.max,
+      Product(identifier: UUID(), name: "X", imageName: "", year: 2000, price: Price(cents: 1))
+    )
+    #expect(throws: CatalogError.self) {
+      try engine.apply([
+        .insert(
+          Product(identifier: UUID(), name: "Y", imageName: "", year: 2000, price: Price(cents: 1)))
+      ])
+    }
+  }
+}
