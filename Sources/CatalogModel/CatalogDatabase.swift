@@ -811,71 +811,6 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     adopt(state)
   }
 
-  /// A write transaction's steps in SQLite's SQL; SQLite's write lock (`BEGIN IMMEDIATE`)
-  /// keeps every row from other writers.
-  private struct Transaction: CatalogTransaction {
-    let database: Database
-    let numbering: ListNumbering
-
-    func nextGeneration() throws -> Int {
-      try CatalogDatabase.nextGeneration(database)
-    }
-
-    func lockedProduct(_ identifier: UUID) throws -> Product? {
-      try CatalogDatabase.product(identifier, in: database)
-    }
-
-    func contains(_ identifier: UUID) throws -> Bool {
-      try database.integer(
-        "SELECT 1 FROM products WHERE identifier = ?", .text(identifier.canonicalText)) != nil
-    }
-
-    func largestPosition() throws -> Int {
-      try database.integer("SELECT max(position) FROM products") ?? 0
-    }
-
-    func insert(_ product: Product, position: Int, generation: Int) throws {
-      try CatalogDatabase.insert(product, position: position, generation: generation, in: database)
-    }
-
-    func update(_ identifier: UUID, setting columns: [(name: String, value: ColumnValue)]) throws {
-      let statement = try database.statement(
-        "UPDATE products SET \(columns.map { $0.name + " = ?" }.joined(separator: ", ")) WHERE identifier = ?"
-      )
-      defer { statement.reset() }
-      try statement.bind(columns.map(\.value.sqlite) + [.text(identifier.canonicalText)])
-      while try statement.step() {}
-    }
-
-    func lockedPosition(of identifier: UUID) throws -> Int? {
-      try database.integer(
-        "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText))
-    }
-
-    func number(ofPosition position: Int) throws -> Int? {
-      try numbering.number(ofPosition: position, in: database)
-    }
-
-    func deleteRow(_ identifier: UUID) throws {
-      try database.run(
-        "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
-    }
-
-    func logDeletion(number: Int, identifier: UUID, generation: Int) throws {
-      try database.run(
-        "INSERT INTO deletions(generation, position, identifier) VALUES (?, ?, ?)",
-        .integer(generation), .integer(number), .text(identifier.canonicalText))
-    }
-
-    func countAdded(at position: Int) throws {
-      try ListNumbering.added(position: position, in: database)
-    }
-
-    func countRemoved(at position: Int) throws {
-      try ListNumbering.removed(position: position, in: database)
-    }
-  }
-
   /// Imports products in one transaction: new identifiers are appended in order, existing ones
   /// replaced in place. All or nothing: a failure, or `kill -9`, leaves the catalog as it was.
   ///
@@ -959,9 +894,9 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
           return try filled(
             from: first, read: read, seeding: seeding, options: options, in: database)
         }
-        return try merge(
+        return try Transaction(database: database, numbering: numbering).mergeStaged(
           read: read, generation: generation, seeding: seeding, options: options,
-          madeIdentifiers: madeIdentifiers, in: database)
+          madeIdentifiers: madeIdentifiers)
       }
     }
     // The import's pages go from the write-ahead log into the database file now, not a page
@@ -987,7 +922,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     }
     summary.inserted = read - summary.skippedDeleted
     if summary.inserted > 0 { try ListNumbering.recount(from: first, in: database) }
-    try markSeeded(seeding, in: database)
+    try Self.markSeeded(seeding, in: database)
     return summary
   }
 
@@ -1031,119 +966,12 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     return database.changes
   }
 
-  private func markSeeded(_ seeding: CatalogSeeding?, in database: Database) throws {
+  private static func markSeeded(_ seeding: CatalogSeeding?, in database: Database) throws {
     guard let seeding else { return }
     try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'seeded'")
     if seeding == .migrated {
       try database.run("UPDATE catalog_info SET value = 1 WHERE key = 'migrated'")
     }
-  }
-
-  /// Merges the staged records into the catalog, in the import's transaction.
-  private func merge(
-    read: Int, generation: Int, seeding: CatalogSeeding?, options: ImportOptions,
-    madeIdentifiers: () -> [UUID], in database: Database
-  ) throws -> CatalogImportSummary {
-    try Self.matchByName(madeIdentifiers(), options.duplicates, in: database)
-    let staging = "temp.import_staging"
-    // A unique index of the staged identifiers finds one repeated, and serves every join below.
-    try database.execute("DROP INDEX IF EXISTS temp.import_staging_identifier")
-    try Self.failingOnRepeats(staging, numberedFrom: 1, in: database) {
-      try database.execute(
-        "CREATE UNIQUE INDEX temp.import_staging_identifier ON import_staging(identifier)")
-    }
-    var summary = CatalogImportSummary()
-    let inCatalog = "(SELECT identifier FROM products)"
-    summary.skippedDeleted = try Self.leavingOutDeleted(
-      from: staging, unless: "identifier IN \(inCatalog)", restoring: options.restoringDeleted,
-      in: database)
-    // Only what differs is written: an unchanged product keeps its generation, so the search
-    // index has nothing to follow for it.
-    try database.run(
-      "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM \(staging) AS s WHERE products.identifier = s.identifier AND (products.name IS NOT s.name OR products.image_name IS NOT s.image_name OR products.year IS NOT s.year OR products.price_cents IS NOT s.price_cents OR products.keywords IS NOT s.keywords OR products.image_directory IS NOT s.image_directory)"
-    )
-    summary.updated = database.changes
-    let matched =
-      try database.integer(
-        "SELECT count(*) FROM \(staging) AS s WHERE EXISTS (SELECT 1 FROM products AS p WHERE p.identifier = s.identifier)"
-      ) ?? 0
-    summary.unchanged = matched - summary.updated
-    summary.inserted = read - summary.skippedDeleted - matched
-    if options.replacing {
-      // The file becomes the catalog: what it lacks goes (and is logged as deleted, so that
-      // importing an older file does not bring it back), the rest keep their order, and the
-      // catalog gets a new identity, so every search index is built again.
-      let lacked = "identifier NOT IN (SELECT identifier FROM \(staging))"
-      try database.run(
-        "INSERT INTO deletions(generation, position, identifier) SELECT ?, 0, identifier FROM products WHERE \(lacked)",
-        .integer(generation))
-      try database.run("DELETE FROM products WHERE \(lacked)")
-      summary.removed = database.changes
-      if summary.removed > 0 {
-        try ListNumbering.recount(from: 1, in: database)
-        try database.run(
-          "UPDATE catalog_info SET value = ? WHERE key = 'identity'",
-          .integer(Int(Int64.random(in: 1...Int64.max))))
-      }
-    }
-    guard summary.inserted > 0 else {
-      try markSeeded(seeding, in: database)
-      return summary
-    }
-    let existing =
-      try Transaction(database: database, numbering: numbering).nextPosition() - 1
-    // Many new rows: the indexes are built once at the end, sorted, rather than a row at a
-    // time.
-    let rebuildsIndexes = summary.inserted > (try numbering.count(in: database))
-    var new = "NOT EXISTS (SELECT 1 FROM products AS p WHERE p.identifier = s.identifier)"
-    if rebuildsIndexes {
-      // Fewer staged records are in the catalog than not: they go while its index can find them.
-      if matched > 0 { try database.run("DELETE FROM \(staging) WHERE identifier IN \(inCatalog)") }
-      try database.execute(Self.dropIndexes)
-      new = "1"
-    }
-    try database.run(
-      "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM \(staging) AS s WHERE \(new) ORDER BY position",
-      .integer(existing))
-    if rebuildsIndexes { try database.execute(Self.createIndexes) }
-    try ListNumbering.recount(from: existing + 1, in: database)
-    try markSeeded(seeding, in: database)
-    return summary
-  }
-
-  /// Decides what a record that came without an identifier is, by the policy: by default it
-  /// takes the identifier of the one product of the same name, so that importing a file again
-  /// updates what the first import added instead of adding it twice; a name several products
-  /// share, or several such records share, is refused, as a guess either way.
-  private static func matchByName(
-    _ made: [UUID], _ policy: ImportOptions.DuplicateNames, in database: Database
-  ) throws {
-    guard !made.isEmpty, policy != .allow else { return }
-    try database.execute(
-      "CREATE TEMP TABLE IF NOT EXISTS import_unidentified(identifier TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.import_unidentified"
-    )
-    let insert = try database.statement("INSERT OR IGNORE INTO temp.import_unidentified VALUES (?)")
-    defer { insert.reset() }
-    for identifier in made {
-      insert.reset()
-      try insert.bind(identifier.canonicalText, at: 1)
-      while try insert.step() {}
-    }
-    let unidentified = "s.identifier IN (SELECT identifier FROM temp.import_unidentified)"
-    let refusals = policy.refusals(
-      products: "products", staging: "temp.import_staging")
-    for (condition, error) in refusals {
-      let found = try database.statement(
-        "SELECT count(*), min(s.name) FROM temp.import_staging AS s WHERE \(unidentified) AND \(condition)"
-      )
-      defer { found.reset() }
-      if try found.step(), found.integer(0) > 0 { throw error(found.integer(0), found.text(1)) }
-    }
-    guard policy == .update else { return }
-    try database.run(
-      ImportOptions.DuplicateNames.matching(
-        products: "products", staging: "temp.import_staging", order: "position",
-        unidentified: unidentified))
   }
 
   private static func nextGeneration(_ database: Database) throws -> Int {
@@ -1402,5 +1230,175 @@ extension ColumnValue {
     case .integer(let integer): .integer(integer)
     case .null: .null
     }
+  }
+}
+
+extension CatalogDatabase {
+  /// A write transaction's steps in SQLite's SQL; SQLite's write lock (`BEGIN IMMEDIATE`)
+  /// keeps every row from other writers.
+  fileprivate struct Transaction: CatalogTransaction {
+    let database: Database
+    let numbering: ListNumbering
+
+    func nextGeneration() throws -> Int {
+      try CatalogDatabase.nextGeneration(database)
+    }
+
+    func lockedProduct(_ identifier: UUID) throws -> Product? {
+      try CatalogDatabase.product(identifier, in: database)
+    }
+
+    func contains(_ identifier: UUID) throws -> Bool {
+      try database.integer(
+        "SELECT 1 FROM products WHERE identifier = ?", .text(identifier.canonicalText)) != nil
+    }
+
+    func largestPosition() throws -> Int {
+      try database.integer("SELECT max(position) FROM products") ?? 0
+    }
+
+    func insert(_ product: Product, position: Int, generation: Int) throws {
+      try CatalogDatabase.insert(product, position: position, generation: generation, in: database)
+    }
+
+    func update(_ identifier: UUID, setting columns: [(name: String, value: ColumnValue)]) throws {
+      let statement = try database.statement(
+        "UPDATE products SET \(columns.map { $0.name + " = ?" }.joined(separator: ", ")) WHERE identifier = ?"
+      )
+      defer { statement.reset() }
+      try statement.bind(columns.map(\.value.sqlite) + [.text(identifier.canonicalText)])
+      while try statement.step() {}
+    }
+
+    func lockedPosition(of identifier: UUID) throws -> Int? {
+      try database.integer(
+        "SELECT position FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+    }
+
+    func number(ofPosition position: Int) throws -> Int? {
+      try numbering.number(ofPosition: position, in: database)
+    }
+
+    func deleteRow(_ identifier: UUID) throws {
+      try database.run(
+        "DELETE FROM products WHERE identifier = ?", .text(identifier.canonicalText))
+    }
+
+    func logDeletion(number: Int, identifier: UUID, generation: Int) throws {
+      try database.run(
+        "INSERT INTO deletions(generation, position, identifier) VALUES (?, ?, ?)",
+        .integer(generation), .integer(number), .text(identifier.canonicalText))
+    }
+
+    func countAdded(at position: Int) throws {
+      try ListNumbering.added(position: position, in: database)
+    }
+
+    func countRemoved(at position: Int) throws {
+      try ListNumbering.removed(position: position, in: database)
+    }
+  }
+}
+
+/// An import's merge in SQLite's SQL: the staged records are `temp.import_staging`, of the
+/// `products` table's columns, their positions the records' numbers from 1.
+extension CatalogDatabase.Transaction: ImportTransaction {
+  private var staging: String { "temp.import_staging" }
+  private var inCatalog: String { "(SELECT identifier FROM products)" }
+
+  func prepareStaged() throws {}
+
+  func matchByName(_ made: [UUID], _ policy: ImportOptions.DuplicateNames) throws {
+    guard !made.isEmpty, policy != .allow else { return }
+    try database.execute(
+      "CREATE TEMP TABLE IF NOT EXISTS import_unidentified(identifier TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.import_unidentified"
+    )
+    let insert = try database.statement("INSERT OR IGNORE INTO temp.import_unidentified VALUES (?)")
+    defer { insert.reset() }
+    for identifier in made {
+      insert.reset()
+      try insert.bind(identifier.canonicalText, at: 1)
+      while try insert.step() {}
+    }
+    let unidentified = "s.identifier IN (SELECT identifier FROM temp.import_unidentified)"
+    for (condition, error) in policy.refusals(products: "products", staging: staging) {
+      let found = try database.statement(
+        "SELECT count(*), min(s.name) FROM \(staging) AS s WHERE \(unidentified) AND \(condition)"
+      )
+      defer { found.reset() }
+      if try found.step(), found.integer(0) > 0 { throw error(found.integer(0), found.text(1)) }
+    }
+    guard policy == .update else { return }
+    try database.run(
+      ImportOptions.DuplicateNames.matching(
+        products: "products", staging: staging, order: "position", unidentified: unidentified))
+  }
+
+  func failIfRepeated() throws {
+    // A unique index of the staged identifiers finds one repeated, and serves every join after.
+    try database.execute("DROP INDEX IF EXISTS temp.import_staging_identifier")
+    try CatalogDatabase.failingOnRepeats(staging, numberedFrom: 1, in: database) {
+      try database.execute(
+        "CREATE UNIQUE INDEX temp.import_staging_identifier ON import_staging(identifier)")
+    }
+  }
+
+  func leaveOutDeleted(restoring: Bool) throws -> Int {
+    try CatalogDatabase.leavingOutDeleted(
+      from: staging, unless: "identifier IN \(inCatalog)", restoring: restoring, in: database)
+  }
+
+  func updateChanged() throws -> Int {
+    try database.run(
+      "UPDATE products SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM \(staging) AS s WHERE products.identifier = s.identifier AND (products.name IS NOT s.name OR products.image_name IS NOT s.image_name OR products.year IS NOT s.year OR products.price_cents IS NOT s.price_cents OR products.keywords IS NOT s.keywords OR products.image_directory IS NOT s.image_directory)"
+    )
+    return database.changes
+  }
+
+  func countMatched() throws -> Int {
+    try database.integer(
+      "SELECT count(*) FROM \(staging) AS s WHERE EXISTS (SELECT 1 FROM products AS p WHERE p.identifier = s.identifier)"
+    ) ?? 0
+  }
+
+  func removeUnstaged(generation: Int) throws -> Int {
+    let lacked = "identifier NOT IN (SELECT identifier FROM \(staging))"
+    try database.run(
+      "INSERT INTO deletions(generation, position, identifier) SELECT ?, 0, identifier FROM products WHERE \(lacked)",
+      .integer(generation))
+    try database.run("DELETE FROM products WHERE \(lacked)")
+    return database.changes
+  }
+
+  func renewIdentity() throws {
+    try database.run(
+      "UPDATE catalog_info SET value = ? WHERE key = 'identity'",
+      .integer(Int(Int64.random(in: 1...Int64.max))))
+  }
+
+  func productCount() throws -> Int {
+    try numbering.count(in: database)
+  }
+
+  func appendNew(after position: Int, rebuildingIndexes: Bool, matched: Int) throws {
+    var new = "NOT EXISTS (SELECT 1 FROM products AS p WHERE p.identifier = s.identifier)"
+    if rebuildingIndexes {
+      // Fewer staged records are in the catalog than not: they go while its index finds them.
+      if matched > 0 { try database.run("DELETE FROM \(staging) WHERE identifier IN \(inCatalog)") }
+      try database.execute(CatalogDatabase.dropIndexes)
+      new = "1"
+    }
+    try database.run(
+      "INSERT OR ROLLBACK INTO products SELECT identifier, ? + row_number() OVER (ORDER BY position), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM \(staging) AS s WHERE \(new) ORDER BY position",
+      .integer(position))
+    if rebuildingIndexes { try database.execute(CatalogDatabase.createIndexes) }
+  }
+
+  func recountBlocks(from position: Int) throws {
+    try ListNumbering.recount(from: position, in: database)
+  }
+
+  func markSeeded(_ seeding: CatalogSeeding) throws {
+    try CatalogDatabase.markSeeded(seeding, in: database)
   }
 }

@@ -126,3 +126,99 @@ extension Product {
     return columns
   }
 }
+
+/// The steps of an import's merge, each in its engine's own SQL, once the records are staged
+/// (in a temporary table, numbered in the file's order); the logic of the merge — which
+/// records update, which are new, what a replacing import removes, what is counted again — is
+/// ``mergeStaged(read:generation:seeding:options:madeIdentifiers:)``'s, once for every engine.
+protocol ImportTransaction: CatalogTransaction {
+  /// Readies the staged records for the lookups of the merge (indexes, statistics).
+  func prepareStaged() throws
+  /// Gives records that came without an identifier the identifier of the one product of the
+  /// same name, or refuses them, as a policy says (``ImportOptions/DuplicateNames``).
+  func matchByName(_ made: [UUID], _ policy: ImportOptions.DuplicateNames) throws
+  /// Throws ``CatalogError/repeatedIdentifier(_:record:name:)`` naming the later record of an
+  /// identifier the staged records repeat.
+  func failIfRepeated() throws
+  /// Leaves out the staged records of products deleted from the catalog, which an older file
+  /// still has; when restoring, keeps them, and the deletion log forgets them.
+  ///
+  /// - Returns: How many were left out.
+  func leaveOutDeleted(restoring: Bool) throws -> Int
+  /// Writes the staged records that differ from the products of their identifiers.
+  ///
+  /// - Returns: How many products changed.
+  func updateChanged() throws -> Int
+  /// How many staged records the catalog has a product of.
+  func countMatched() throws -> Int
+  /// Removes the products no staged record has, logged as deleted at a generation.
+  ///
+  /// - Returns: How many went.
+  func removeUnstaged(generation: Int) throws -> Int
+  /// Gives the catalog a new identity, so that every search index is built again.
+  func renewIdentity() throws
+  /// The number of products.
+  func productCount() throws -> Int
+  /// Appends the staged records the catalog has no product of, in the file's order, after a
+  /// position.
+  ///
+  /// - Parameters:
+  ///   - position: The largest position now.
+  ///   - rebuildingIndexes: Whether so many are new that the indexes are better built again
+  ///     once than a row at a time.
+  ///   - matched: How many staged records the catalog has.
+  /// - Throws: What the engine throws; a repeated identifier fails the transaction.
+  func appendNew(after position: Int, rebuildingIndexes: Bool, matched: Int) throws
+  /// Counts the products again in every block from the one holding a position.
+  func recountBlocks(from position: Int) throws
+  /// Notes that the catalog was given its first products, and from what.
+  func markSeeded(_ seeding: CatalogSeeding) throws
+}
+
+extension ImportTransaction {
+  /// Merges staged records into the catalog: existing identifiers updated in place where they
+  /// differ (an unchanged product keeps its generation, so no search index has anything to
+  /// follow for it), new ones appended in the file's order; a replacing import removes what
+  /// the file lacks, logged as deleted so that an older file does not bring it back.
+  ///
+  /// - Parameters:
+  ///   - read: How many records were staged.
+  ///   - generation: The import's generation.
+  ///   - seeding: Whether the import seeds a new catalog, and from what.
+  ///   - options: The import's policies.
+  ///   - madeIdentifiers: The identifiers made for records that had none.
+  /// - Returns: What was inserted, updated, left unchanged, left out and removed.
+  /// - Throws: ``CatalogError``, or what a step throws; the engine then rolls back.
+  func mergeStaged(
+    read: Int, generation: Int, seeding: CatalogSeeding?, options: ImportOptions,
+    madeIdentifiers: () -> [UUID]
+  ) throws -> CatalogImportSummary {
+    try prepareStaged()
+    try matchByName(madeIdentifiers(), options.duplicates)
+    try failIfRepeated()
+    var summary = CatalogImportSummary()
+    summary.skippedDeleted = try leaveOutDeleted(restoring: options.restoringDeleted)
+    summary.updated = try updateChanged()
+    let matched = try countMatched()
+    summary.unchanged = matched - summary.updated
+    summary.inserted = read - summary.skippedDeleted - matched
+    var recountFrom: Int?
+    if options.replacing {
+      summary.removed = try removeUnstaged(generation: generation)
+      if summary.removed > 0 {
+        recountFrom = 1
+        try renewIdentity()
+      }
+    }
+    if summary.inserted > 0 {
+      let existing = try nextPosition() - 1
+      try appendNew(
+        after: existing, rebuildingIndexes: summary.inserted > (try productCount()),
+        matched: matched)
+      recountFrom = min(recountFrom ?? (existing + 1), existing + 1)
+    }
+    if let recountFrom { try recountBlocks(from: recountFrom) }
+    if let seeding { try markSeeded(seeding) }
+    return summary
+  }
+}

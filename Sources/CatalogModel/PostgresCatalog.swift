@@ -792,7 +792,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   /// A write transaction's steps in PostgreSQL's SQL: rows an edit or a deletion reads are
   /// taken `FOR UPDATE`; the generation row, taken first, orders the writers.
-  private struct Transaction: CatalogTransaction {
+  fileprivate struct Transaction: CatalogTransaction {
     let catalog: PostgresCatalog
     let connection: PostgresConnection
     var schema: String { catalog.schema }
@@ -899,9 +899,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         }
       }
       try progress(.saving(records: read))
-      let summary = try merge(
+      let summary = try Transaction(catalog: self, connection: connection).mergeStaged(
         read: read, generation: generation, seeding: seeding, options: options,
-        madeIdentifiers: madeIdentifiers, connection)
+        madeIdentifiers: madeIdentifiers)
       // The merge runs on the server and cannot be stopped part way (seconds at a million
       // records): a stop asked for meanwhile is honoured before the commit, so the catalog is
       // as it was.
@@ -910,132 +910,6 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     try refresh()
     return summary
-  }
-
-  /// Merges the staged records into the catalog, in the import's transaction: as
-  /// ``CatalogDatabase`` does, statement for statement.
-  private func merge(
-    read: Int, generation: Int, seeding: CatalogSeeding?, options: ImportOptions,
-    madeIdentifiers: () -> [UUID], _ connection: PostgresConnection
-  ) throws -> CatalogImportSummary {
-    let products = "\(schema).products"
-    try connection.run(
-      "CREATE INDEX ON import_staging(identifier); CREATE INDEX ON import_staging(folded_name); ANALYZE import_staging"
-    )
-    try matchByName(madeIdentifiers(), options.duplicates, connection)
-    // A repeated identifier names its later record.
-    let repeated = try connection.execute(
-      "SELECT s.identifier, s.record, s.name FROM import_staging AS s WHERE EXISTS (SELECT 1 FROM import_staging AS t WHERE t.identifier = s.identifier AND t.record < s.record) ORDER BY s.record LIMIT 1"
-    )
-    if repeated.count == 1 {
-      throw CatalogError.repeatedIdentifier(
-        repeated.text(0, 0) ?? "", record: repeated.integer(0, 1) ?? 0,
-        name: repeated.text(0, 2) ?? "")
-    }
-    var summary = CatalogImportSummary()
-    let deleted = "SELECT identifier FROM \(schema).deletions WHERE identifier IS NOT NULL"
-    if try connection.execute("SELECT EXISTS (\(deleted))").text(0, 0) == "t" {
-      if options.restoringDeleted {
-        try connection.run(
-          "UPDATE \(schema).deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM import_staging)"
-        )
-      } else {
-        summary.skippedDeleted =
-          try connection.execute(
-            "DELETE FROM import_staging AS s WHERE identifier IN (\(deleted)) AND NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier)"
-          ).changes
-      }
-    }
-    // Only what differs is written: an unchanged product keeps its generation.
-    summary.updated =
-      try connection.execute(
-        "UPDATE \(products) AS p SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM import_staging AS s WHERE p.identifier = s.identifier AND (p.name, p.image_name, p.year, p.price_cents, p.keywords, p.image_directory) IS DISTINCT FROM (s.name, s.image_name, s.year, s.price_cents, s.keywords, s.image_directory)"
-      ).changes
-    let matched =
-      try connection.execute(
-        "SELECT count(*) FROM import_staging AS s WHERE EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier)"
-      ).integer ?? 0
-    summary.unchanged = matched - summary.updated
-    summary.inserted = read - summary.skippedDeleted - matched
-    var recountFrom: Int?
-    if options.replacing {
-      let lacked =
-        "NOT EXISTS (SELECT 1 FROM import_staging AS s WHERE s.identifier = \(products).identifier)"
-      try connection.execute(
-        "INSERT INTO \(schema).deletions(generation, position, identifier) SELECT $1, 0, identifier FROM \(products) WHERE \(lacked)",
-        [String(generation)])
-      summary.removed = try connection.execute("DELETE FROM \(products) WHERE \(lacked)").changes
-      if summary.removed > 0 {
-        recountFrom = 1
-        // A new identity: every machine's search index is built again.
-        try connection.execute(
-          "UPDATE \(schema).info SET value = $1 WHERE key = 'identity'",
-          [String(Int64.random(in: 1...Int64.max))])
-      }
-    }
-    if summary.inserted > 0 {
-      let existing =
-        try connection.execute("SELECT coalesce(max(position), 0) FROM \(products)").integer ?? 0
-      // Many new rows: the secondary indexes are built once at the end, sorted, rather than a
-      // row at a time (in this transaction, so a failure leaves them as they were).
-      let rebuildsIndexes =
-        summary.inserted > (try connection.execute("SELECT count(*) FROM \(products)").integer ?? 0)
-      if rebuildsIndexes {
-        try connection.run(
-          "DROP INDEX \(schema).products_folded_name, \(schema).products_year, \(schema).products_changed"
-        )
-      }
-      try connection.execute(
-        "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
-        [String(existing)])
-      if rebuildsIndexes {
-        try connection.run(Self.secondaryIndexes(schema))
-        // The planner's statistics, at once rather than when autovacuum comes: without them
-        // it reads every row to find the few changed since a search index was built.
-        try connection.run("ANALYZE \(schema).products")
-      }
-      recountFrom = min(recountFrom ?? (existing + 1), existing + 1)
-    }
-    if let recountFrom {
-      // The blocks from the first one touched are counted again.
-      let block = String((recountFrom - 1) >> ListNumbering.blockShift)
-      try connection.execute("DELETE FROM \(schema).blocks WHERE block >= $1", [block])
-      try connection.execute(
-        "INSERT INTO \(schema).blocks SELECT \(ListNumbering.block(of: "position")), count(*) FROM \(products) WHERE position > ($1::bigint << \(ListNumbering.blockShift)) GROUP BY 1",
-        [block])
-    }
-    if seeding != nil {
-      try connection.run("UPDATE \(schema).info SET value = 1 WHERE key = 'seeded'")
-    }
-    return summary
-  }
-
-  /// What a record that came without an identifier is, by the policy (as ``CatalogDatabase``
-  /// decides it): the identifier of the one product of the same name, a new product, or a
-  /// refusal.
-  private func matchByName(
-    _ made: [UUID], _ policy: ImportOptions.DuplicateNames, _ connection: PostgresConnection
-  ) throws {
-    guard !made.isEmpty, policy != .allow else { return }
-    try connection.run(
-      "CREATE TEMP TABLE import_unidentified(identifier text PRIMARY KEY) ON COMMIT DROP")
-    try connection.copy("COPY import_unidentified FROM STDIN") { rows in
-      for identifier in Set(made) { try rows.append([identifier.canonicalText]) }
-    }
-    let unidentified = "s.identifier IN (SELECT identifier FROM import_unidentified)"
-    let refusals = policy.refusals(
-      products: "\(schema).products", staging: "import_staging")
-    for (condition, error) in refusals {
-      let found = try connection.execute(
-        "SELECT count(*), min(s.name) FROM import_staging AS s WHERE \(unidentified) AND \(condition)"
-      )
-      if let count = found.integer, count > 0 { throw error(count, found.text(0, 1) ?? "") }
-    }
-    guard policy == .update else { return }
-    try connection.run(
-      ImportOptions.DuplicateNames.matching(
-        products: "\(schema).products", staging: "import_staging", order: "record",
-        unidentified: unidentified))
   }
 }
 
@@ -1047,5 +921,124 @@ extension ColumnValue {
     case .integer(let integer): String(integer)
     case .null: nil
     }
+  }
+}
+
+/// An import's merge in PostgreSQL's SQL: the staged records are the temporary
+/// `import_staging`, each with its record's number, dropped at the commit.
+extension PostgresCatalog.Transaction: ImportTransaction {
+  private var products: String { "\(schema).products" }
+
+  func prepareStaged() throws {
+    try connection.run(
+      "CREATE INDEX ON import_staging(identifier); CREATE INDEX ON import_staging(folded_name); ANALYZE import_staging"
+    )
+  }
+
+  func matchByName(_ made: [UUID], _ policy: ImportOptions.DuplicateNames) throws {
+    guard !made.isEmpty, policy != .allow else { return }
+    try connection.run(
+      "CREATE TEMP TABLE import_unidentified(identifier text PRIMARY KEY) ON COMMIT DROP")
+    try connection.copy("COPY import_unidentified FROM STDIN") { rows in
+      for identifier in Set(made) { try rows.append([identifier.canonicalText]) }
+    }
+    let unidentified = "s.identifier IN (SELECT identifier FROM import_unidentified)"
+    for (condition, error) in policy.refusals(products: products, staging: "import_staging") {
+      let found = try connection.execute(
+        "SELECT count(*), min(s.name) FROM import_staging AS s WHERE \(unidentified) AND \(condition)"
+      )
+      if let count = found.integer, count > 0 { throw error(count, found.text(0, 1) ?? "") }
+    }
+    guard policy == .update else { return }
+    try connection.run(
+      ImportOptions.DuplicateNames.matching(
+        products: products, staging: "import_staging", order: "record",
+        unidentified: unidentified))
+  }
+
+  func failIfRepeated() throws {
+    let repeated = try connection.execute(
+      "SELECT s.identifier, s.record, s.name FROM import_staging AS s WHERE EXISTS (SELECT 1 FROM import_staging AS t WHERE t.identifier = s.identifier AND t.record < s.record) ORDER BY s.record LIMIT 1"
+    )
+    guard repeated.count == 1 else { return }
+    throw CatalogError.repeatedIdentifier(
+      repeated.text(0, 0) ?? "", record: repeated.integer(0, 1) ?? 0,
+      name: repeated.text(0, 2) ?? "")
+  }
+
+  func leaveOutDeleted(restoring: Bool) throws -> Int {
+    let deleted = "SELECT identifier FROM \(schema).deletions WHERE identifier IS NOT NULL"
+    guard try connection.execute("SELECT EXISTS (\(deleted))").text(0, 0) == "t" else { return 0 }
+    if restoring {
+      try connection.run(
+        "UPDATE \(schema).deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM import_staging)"
+      )
+      return 0
+    }
+    return try connection.execute(
+      "DELETE FROM import_staging AS s WHERE identifier IN (\(deleted)) AND NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier)"
+    ).changes
+  }
+
+  func updateChanged() throws -> Int {
+    try connection.execute(
+      "UPDATE \(products) AS p SET name = s.name, folded_name = s.folded_name, image_name = s.image_name, year = s.year, price_cents = s.price_cents, keywords = s.keywords, changed = s.changed, image_directory = s.image_directory FROM import_staging AS s WHERE p.identifier = s.identifier AND (p.name, p.image_name, p.year, p.price_cents, p.keywords, p.image_directory) IS DISTINCT FROM (s.name, s.image_name, s.year, s.price_cents, s.keywords, s.image_directory)"
+    ).changes
+  }
+
+  func countMatched() throws -> Int {
+    try connection.execute(
+      "SELECT count(*) FROM import_staging AS s WHERE EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier)"
+    ).integer ?? 0
+  }
+
+  func removeUnstaged(generation: Int) throws -> Int {
+    let lacked =
+      "NOT EXISTS (SELECT 1 FROM import_staging AS s WHERE s.identifier = \(products).identifier)"
+    try connection.execute(
+      "INSERT INTO \(schema).deletions(generation, position, identifier) SELECT $1, 0, identifier FROM \(products) WHERE \(lacked)",
+      [String(generation)])
+    return try connection.execute("DELETE FROM \(products) WHERE \(lacked)").changes
+  }
+
+  func renewIdentity() throws {
+    try connection.execute(
+      "UPDATE \(schema).info SET value = $1 WHERE key = 'identity'",
+      [String(Int64.random(in: 1...Int64.max))])
+  }
+
+  func productCount() throws -> Int {
+    try connection.execute("SELECT count(*) FROM \(products)").integer ?? 0
+  }
+
+  func appendNew(after position: Int, rebuildingIndexes: Bool, matched: Int) throws {
+    // The secondary indexes are built again in this transaction: a failure leaves them as
+    // they were.
+    if rebuildingIndexes {
+      try connection.run(
+        "DROP INDEX \(schema).products_folded_name, \(schema).products_year, \(schema).products_changed"
+      )
+    }
+    try connection.execute(
+      "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
+      [String(position)])
+    if rebuildingIndexes {
+      try connection.run(PostgresCatalog.secondaryIndexes(schema))
+      // The planner's statistics, at once rather than when autovacuum comes: without them
+      // it reads every row to find the few changed since a search index was built.
+      try connection.run("ANALYZE \(products)")
+    }
+  }
+
+  func recountBlocks(from position: Int) throws {
+    let block = String((position - 1) >> ListNumbering.blockShift)
+    try connection.execute("DELETE FROM \(schema).blocks WHERE block >= $1", [block])
+    try connection.execute(
+      "INSERT INTO \(schema).blocks SELECT \(ListNumbering.block(of: "position")), count(*) FROM \(products) WHERE position > ($1::bigint << \(ListNumbering.blockShift)) GROUP BY 1",
+      [block])
+  }
+
+  func markSeeded(_ seeding: CatalogSeeding) throws {
+    try connection.run("UPDATE \(schema).info SET value = 1 WHERE key = 'seeded'")
   }
 }

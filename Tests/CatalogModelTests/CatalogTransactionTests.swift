@@ -7,7 +7,7 @@ import Testing
 /// third engine would give is its steps, and the merge, numbering and change log come with them.
 @Suite struct CatalogTransactionTests {
   /// An engine in memory that logs its steps.
-  final class MemoryEngine: CatalogTransaction {
+  class MemoryEngine: CatalogTransaction {
     var rows: [UUID: (position: Int, product: Product)] = [:]
     var generation = 0
     var deletions: [(number: Int, identifier: UUID, generation: Int)] = []
@@ -125,5 +125,86 @@ import Testing
           Product(identifier: UUID(), name: "Y", imageName: "", year: 2000, price: Price(cents: 1)))
       ])
     }
+  }
+}
+
+/// The logic of an import's merge, once for every engine, on an engine in memory.
+@Suite struct ImportTransactionTests {
+  final class MemoryImport: CatalogTransactionTests.MemoryEngine, ImportTransaction {
+    var staged: [Product] = []
+    var identity = 1
+    var recounted: [Int] = []
+    var seeded: CatalogSeeding?
+    var appendedAfter: Int?
+
+    func prepareStaged() throws {}
+    func matchByName(_ made: [UUID], _ policy: ImportOptions.DuplicateNames) throws {}
+    func failIfRepeated() throws {}
+    func leaveOutDeleted(restoring: Bool) throws -> Int { 0 }
+    func updateChanged() throws -> Int {
+      var changed = 0
+      for product in staged {
+        guard let row = rows[product.identifier], row.product != product else { continue }
+        rows[product.identifier] = (row.position, product)
+        changed += 1
+      }
+      return changed
+    }
+    func countMatched() throws -> Int { staged.count { rows[$0.identifier] != nil } }
+    func removeUnstaged(generation: Int) throws -> Int {
+      let kept = Set(staged.map(\.identifier))
+      let removed = rows.keys.filter { !kept.contains($0) }
+      for identifier in removed { rows[identifier] = nil }
+      return removed.count
+    }
+    func renewIdentity() throws { identity += 1 }
+    func productCount() throws -> Int { rows.count }
+    func appendNew(after position: Int, rebuildingIndexes: Bool, matched: Int) throws {
+      appendedAfter = position
+      var next = position
+      for product in staged where rows[product.identifier] == nil {
+        next += 1
+        rows[product.identifier] = (next, product)
+      }
+    }
+    func recountBlocks(from position: Int) throws { recounted.append(position) }
+    func markSeeded(_ seeding: CatalogSeeding) throws { seeded = seeding }
+  }
+
+  let products = (1...3).map {
+    Product(
+      identifier: UUID(), name: "P\($0)", imageName: "", year: 2000, price: Price(cents: $0 * 100))
+  }
+
+  @Test func anImportUpdatesWhatDiffersAndAppendsWhatIsNew() throws {
+    let engine = MemoryImport(products)
+    var changed = products[0]
+    changed.price = Price(cents: 1)
+    let new = Product(
+      identifier: UUID(), name: "New", imageName: "", year: 2001, price: Price(cents: 5))
+    engine.staged = [changed, products[1], new]
+    let summary = try engine.mergeStaged(
+      read: 3, generation: 1, seeding: .bundled, options: ImportOptions(), madeIdentifiers: { [] })
+    #expect(summary.updated == 1 && summary.unchanged == 1 && summary.inserted == 1)
+    #expect(summary.removed == 0)
+    #expect(engine.appendedAfter == 3)
+    #expect(engine.rows[new.identifier]?.position == 4)
+    #expect(engine.recounted == [4])
+    #expect(engine.identity == 1)
+    #expect(engine.seeded == .bundled)
+  }
+
+  @Test func aReplacingImportRemovesWhatTheFileLacksAndRenewsTheIdentity() throws {
+    let engine = MemoryImport(products)
+    engine.staged = [products[2]]
+    var options = ImportOptions()
+    options.replacing = true
+    let summary = try engine.mergeStaged(
+      read: 1, generation: 1, seeding: nil, options: options, madeIdentifiers: { [] })
+    #expect(summary.removed == 2 && summary.unchanged == 1 && summary.inserted == 0)
+    #expect(engine.recounted == [1])
+    #expect(engine.identity == 2)
+    #expect(engine.appendedAfter == nil)
+    #expect(engine.seeded == nil)
   }
 }
