@@ -75,10 +75,15 @@ let package = Package(
     .target(name: "Imaging", dependencies: ["CZlib", "CImageCodecs"]),
     // The Spotlight-style index: folding, an inverted index, prefixes, phrases, typos, top K.
     .target(name: "SearchIndex", dependencies: ["CZlib", "SystemSupport"]),
-    // Products, prices and the durable catalog store.
+    // The catalog's values: products, prices, edits and changes, the catalog as a source.
     .target(
-      name: "CatalogModel",
-      dependencies: ["StateRestoration", "SystemSupport", "SQLite", "PostgreSQL", "SearchIndex"]),
+      name: "CatalogModel", dependencies: ["StateRestoration", "SystemSupport", "SearchIndex"]),
+    // The catalog's engines (SQLite, PostgreSQL) and file formats (products.json, CSV, export).
+    .target(
+      name: "CatalogEngines",
+      dependencies: [
+        "CatalogModel", "StateRestoration", "SystemSupport", "SQLite", "PostgreSQL", "SearchIndex",
+      ]),
     // The bundled catalog and pictures (the top-level Resources/ folder).
     // Built into the binary: EmbeddedResources.swift is generated from the files beside it.
     .target(
@@ -102,6 +107,7 @@ let package = Package(
       name: "CatalogApp",
       dependencies: [
         "CatalogCore", "StateRestoration", "SystemSupport", "ActivityIndex", "CatalogModel",
+        "CatalogEngines",
         "CatalogResources", "Imaging", "SearchIndex", "LineEditing", "PostgreSQL",
       ]
     ),
@@ -130,7 +136,8 @@ let package = Package(
     .executableTarget(
       name: "catalog-bench",
       dependencies: [
-        "CatalogApp", "CatalogCore", "CatalogModel", "SQLite", "PostgreSQL", "StateRestoration",
+        "CatalogApp", "CatalogCore", "CatalogModel", "CatalogEngines", "SQLite", "PostgreSQL",
+        "StateRestoration",
         "SystemSupport", "ActivityIndex", "SearchIndex",
         "Imaging", "CImageCodecs",
       ]),
@@ -148,13 +155,14 @@ let package = Package(
     .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(
-      name: "generate-images", dependencies: ["Imaging", "CatalogModel", "SystemSupport"]),
+      name: "generate-images",
+      dependencies: ["Imaging", "CatalogModel", "CatalogEngines", "SystemSupport"]),
     // What every test target shares: temporary directories, seeded randomness, a fake terminal.
     .target(
       name: "TestSupport", dependencies: ["LineEditing", "PostgreSQL"], path: "Tests/TestSupport"),
     // The bundled catalog's products, for the tests of the app's targets.
     .target(
-      name: "CatalogTestSupport", dependencies: ["CatalogModel", "TestSupport"],
+      name: "CatalogTestSupport", dependencies: ["CatalogModel", "CatalogEngines", "TestSupport"],
       path: "Tests/CatalogTestSupport"),
     .testTarget(
       name: "StateRestorationTests",
@@ -174,23 +182,27 @@ let package = Package(
     .testTarget(
       name: "CatalogModelTests",
       dependencies: [
-        "CatalogModel", "SystemSupport", "SQLite", "PostgreSQL", "TestSupport",
+        "CatalogModel", "CatalogEngines", "SystemSupport", "SQLite", "PostgreSQL", "TestSupport",
         "CatalogTestSupport",
       ]),
     .testTarget(
       name: "ImagingTests",
-      dependencies: ["Imaging", "CImageCodecs", "CatalogResources", "CatalogModel", "TestSupport"]),
+      dependencies: [
+        "Imaging", "CImageCodecs", "CatalogResources", "CatalogModel", "CatalogEngines",
+        "TestSupport",
+      ]),
     .testTarget(name: "LineEditingTests", dependencies: ["LineEditing", "TestSupport"]),
     .testTarget(
       name: "CatalogCoreTests",
       dependencies: [
-        "CatalogCore", "ActivityIndex", "SystemSupport", "LineEditing", "TestSupport",
-        "CatalogTestSupport",
+        "CatalogCore", "CatalogModel", "CatalogEngines", "ActivityIndex", "SystemSupport",
+        "LineEditing", "TestSupport", "CatalogTestSupport",
       ]),
     .testTarget(
       name: "CatalogAppTests",
       dependencies: [
-        "CatalogApp", "CatalogCore", "CatalogModel", "StateRestoration", "SystemSupport",
+        "CatalogApp", "CatalogCore", "CatalogModel", "CatalogEngines", "StateRestoration",
+        "SystemSupport",
         "LineEditing", "TestSupport", "CatalogTestSupport",
       ]),
     // Runs the built `catalog` (which `swift test` builds with every other target); it does not

@@ -1,5 +1,6 @@
 import ActivityIndex
 import CatalogCore
+import CatalogEngines
 import CatalogModel
 import CatalogResources
 import Foundation

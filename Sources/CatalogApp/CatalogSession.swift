@@ -1,4 +1,5 @@
 import CatalogCore
+import CatalogEngines
 import CatalogModel
 
 /// The app's session with the user's catalog: the engine opened at launch, the changes a command

@@ -1,3 +1,4 @@
+import CatalogEngines
 import CatalogModel
 
 /// One option of `catalog`'s command line. The usage text's options and the bash, zsh and fish

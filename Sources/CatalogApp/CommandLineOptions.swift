@@ -1,4 +1,5 @@
 import CatalogCore
+import CatalogEngines
 import CatalogModel
 import Foundation
 import StateRestoration

@@ -46,6 +46,11 @@ package protocol CatalogSource: AnyObject, Sendable {
   /// One line for each product left out since the last call because its row breaks the
   /// editor's rules; each is reported once in a process.
   func takeSkippedRows() -> [String]
+  /// What changed after a generation, read in one snapshot: for a search index to follow.
+  ///
+  /// - Returns: The changes, or nil when there are more than `limit` (or the source keeps no
+  ///   log of its changes).
+  func changes(after generation: Int, limit: Int) throws -> CatalogChanges?
 }
 
 extension CatalogSource {
@@ -66,6 +71,9 @@ extension CatalogSource {
 
   /// None: products in memory were checked as they were made.
   package func takeSkippedRows() -> [String] { [] }
+
+  /// None: products in memory keep no log of their changes.
+  package func changes(after generation: Int, limit: Int) throws -> CatalogChanges? { nil }
 
   /// Counts them one by one: for catalogs in memory.
   package func count(foldedPrefix: String) -> Int {

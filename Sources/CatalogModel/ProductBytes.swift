@@ -21,7 +21,7 @@ package struct ProductBytes {
   /// picture name of printable ASCII, keywords of plain UTF-8 (no character that could be a
   /// control one), each short enough in bytes, and the year and price in range. Nil for any
   /// other row, which is then read as a `Product` and checked in full.
-  init?(
+  package init?(
     identifier: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>,
     imageName: UnsafeBufferPointer<UInt8>, keywords: UnsafeBufferPointer<UInt8>, year: Int,
     cents: Int

@@ -149,3 +149,13 @@ package struct ProductChange: Sendable, Hashable {
     return draft
   }
 }
+
+/// A change to save to the catalog.
+package enum CatalogChange: Sendable, Hashable {
+  /// An edit of an existing product's fields.
+  case edit(ProductChange)
+  /// A new product, appended to the list.
+  case insert(Product)
+  /// A product removed; the name is for messages.
+  case delete(UUID, name: String)
+}

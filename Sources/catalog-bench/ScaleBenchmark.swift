@@ -1,5 +1,6 @@
 import CatalogApp
 import CatalogCore
+import CatalogEngines
 import CatalogModel
 import Foundation
 import StateRestoration

@@ -1,3 +1,4 @@
+import CatalogEngines
 import CatalogModel
 import Foundation
 import SearchIndex

@@ -1,4 +1,5 @@
 import ActivityIndex
+import CatalogEngines
 import CatalogModel
 import CatalogTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import CatalogEngines
 @testable import CatalogModel
 
 /// The logic of a write, once for every engine, on an engine of products in memory: what a

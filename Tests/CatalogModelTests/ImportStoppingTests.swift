@@ -1,3 +1,4 @@
+import CatalogEngines
 import CatalogModel
 import CatalogTestSupport
 import Foundation

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import CatalogEngines
 @testable import CatalogModel
 
 /// Products read on a thread of their own reach the body in order; a bad record is thrown

@@ -2,6 +2,7 @@ import CatalogTestSupport
 import Foundation
 import Testing
 
+@testable import CatalogEngines
 @testable import CatalogModel
 
 /// The products a catalog on a server keeps for while it cannot be reached: by identifier and by

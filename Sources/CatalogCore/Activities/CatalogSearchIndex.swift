@@ -96,7 +96,7 @@ package struct CatalogSearchIndex: Sendable {
   /// Brings the overlay up to date with a catalog database.
   ///
   /// - Returns: false when the index is too far behind to follow and must be opened again.
-  package mutating func update(from database: any CatalogStorage) throws -> Bool {
+  package mutating func update(from database: any CatalogSource) throws -> Bool {
     guard database.generation != generation else { return true }
     guard let changes = try database.changes(after: baseGeneration, limit: Self.overlayLimit)
     else { return false }

@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// How an import treats what the catalog already has.
 package struct ImportOptions: Sendable, Hashable {
   /// What a record without an identifier does when the catalog has a product of its name.

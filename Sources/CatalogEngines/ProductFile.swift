@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 import StateRestoration
 import SystemSupport
@@ -139,27 +140,6 @@ package struct ProductFile: ProductSequence, Sendable {
       csv.onMadeIdentifier = onMadeIdentifier
       try csv.forEachProduct(body)
     }
-  }
-}
-
-/// A bad record in a product file, or a file that cannot be read: what an import that stops
-/// reports (``CatalogError/badRecord(_:)``), and what one that skips bad records is told of.
-package struct BadRecord: Sendable, Hashable, CustomStringConvertible {
-  /// The file.
-  package var path: String
-  /// The record's number, from 1; nil for a problem with the file as a whole.
-  package var record: Int?
-  /// The line where the problem was found.
-  package var line: Int
-  /// What is wrong.
-  package var reason: String
-
-  /// The message shown to the user.
-  package var description: String {
-    let place =
-      record.map { " record \($0)" + (line > 0 ? " (line \(line))" : "") }
-      ?? (line > 0 ? " line \(line)" : "")
-    return "'\(path)'\(place): \(reason); nothing was imported"
   }
 }
 

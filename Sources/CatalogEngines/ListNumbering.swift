@@ -1,3 +1,4 @@
+import CatalogModel
 import SQLite
 
 /// List numbers from the `position` column, without renumbering on a deletion.

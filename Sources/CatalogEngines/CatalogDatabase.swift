@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 import SQLite
 import StateRestoration
@@ -1195,16 +1196,6 @@ package enum ImportStage: Sendable, Hashable {
   case reading(records: Int)
   /// Every record read; merging them into the catalog, building indexes and committing.
   case saving(records: Int)
-}
-
-/// A change to save to the catalog.
-package enum CatalogChange: Sendable, Hashable {
-  /// An edit of an existing product's fields.
-  case edit(ProductChange)
-  /// A new product, appended to the list.
-  case insert(Product)
-  /// A product removed; the name is for messages.
-  case delete(UUID, name: String)
 }
 
 /// Products read one at a time, from a file being imported or from memory.

@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 
 /// The products a catalog on a server read at one generation, and their list numbers: what

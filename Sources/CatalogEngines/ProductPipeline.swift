@@ -1,3 +1,4 @@
+import CatalogModel
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 import StateRestoration
 
@@ -53,11 +54,6 @@ package protocol CatalogStorage: CatalogSource {
     _ products: some ProductSequence, seeding: CatalogSeeding?, options: ImportOptions,
     madeIdentifiers: () -> [UUID], progress: (ImportStage) throws -> Void
   ) throws -> CatalogImportSummary
-
-  /// What changed after a generation, read in one snapshot: for a search index to follow.
-  ///
-  /// - Returns: The changes, or nil when there are more than `limit`.
-  func changes(after generation: Int, limit: Int) throws -> CatalogChanges?
 
   /// Calls a body with every product in order, all from one snapshot, whose generation and
   /// count it is given first.
@@ -158,28 +154,6 @@ package struct CatalogImportSummary: Sendable, Hashable {
   package init() {}
 }
 
-/// What changed in a catalog after a generation, read in one snapshot.
-package struct CatalogChanges: Sendable {
-  /// The generation the snapshot shows.
-  package var generation: Int
-  /// The number of products then.
-  package var count: Int
-  /// The list numbers of the products deleted, each as it was when it was deleted, in order.
-  package var deletedPositions: [Int]
-  /// The products added or edited, with their list numbers now, in order.
-  package var changed: [(position: Int, product: Product)]
-
-  package init(
-    generation: Int, count: Int, deletedPositions: [Int],
-    changed: [(position: Int, product: Product)]
-  ) {
-    self.generation = generation
-    self.count = count
-    self.deletedPositions = deletedPositions
-    self.changed = changed
-  }
-}
-
 extension CatalogStorage {
   /// Imports products with the default options: for seeding and tests.
   package func importProducts(
@@ -188,39 +162,6 @@ extension CatalogStorage {
   ) throws -> CatalogImportSummary {
     try importProducts(
       products, seeding: seeding, options: options, madeIdentifiers: { [] }, progress: { _ in })
-  }
-}
-
-/// An activity one machine handed off for the same user's other machines to continue: Handoff
-/// between machines sharing a catalog on a server.
-package struct MachineHandoff: Sendable, Hashable {
-  /// The server's number for it, newest highest.
-  package var id: Int
-  /// The machine that published it.
-  package var machine: String
-  /// The activity.
-  package var activity: UserActivityRecord
-  /// When it was published.
-  package var published: Date
-
-  package init(id: Int, machine: String, activity: UserActivityRecord, published: Date) {
-    self.id = id
-    self.machine = machine
-    self.activity = activity
-    self.published = published
-  }
-}
-
-/// Who hands off and receives: a user on a machine.
-package struct HandoffParty: Sendable, Hashable {
-  /// The user's name; only their own machines see their handoffs.
-  package var user: String
-  /// This machine's name (`CATALOG_MACHINE`, or the host name).
-  package var machine: String
-
-  package init(user: String, machine: String) {
-    self.user = user
-    self.machine = machine
   }
 }
 

@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 
 /// A value of a `products` column, as both engines store it.
