@@ -92,6 +92,9 @@ enum AutomaticSaving {
         else { continue }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
+          // Noted here, not only by the thread that saves: an exit already under way (the
+          // end of input that came with a closed terminal) then ends with the signal too.
+          AutomaticSaving.pendingSignal.store(number, ordering: .releasing)
           let descriptor = AutomaticSaving.signalPipe.load(ordering: .relaxed)
           var byte = UInt8(truncatingIfNeeded: number)
           _ = write(descriptor, &byte, 1)
