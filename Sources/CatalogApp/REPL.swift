@@ -1,0 +1,253 @@
+import CatalogCore
+import CatalogEngines
+import CatalogModel
+import Foundation
+import LineEditing
+import StateRestoration
+import SystemSupport
+
+/// One run of the app's read–eval–print loop, or of one command from the shell, which is a
+/// loop of one line: the restored state, where lines come from, what other processes deliver,
+/// and whether anything failed.
+final class REPL {
+  private let store: AppStore
+  private var state: AppState
+  private let output = TextOutput.standardOutput
+  private let report: Reporter
+  private let presentation: Presentation
+  /// Whether a person is at a terminal typing (not a script, not one command).
+  private let isInteractive: Bool
+  private let reader: LineReader
+  private let editor: TerminalLineEditor?
+  /// Links and handoffs from other processes; nil for one command, or without a socket.
+  private let channel: DeliveryChannel?
+  /// Activities the user's other machines hand off, with a catalog on a server.
+  private let handoffs: (any HandoffListener)?
+  private var failed = false
+  private var exitSignal: Int32?
+
+  /// Restores the app and readies the loop: the launch's warnings and notices are shown, an
+  /// editor restored open shows its draft, and a REPL starts listening for deliveries.
+  ///
+  /// - Parameters:
+  ///   - options: How the app was launched.
+  ///   - oneCommand: The one command from the shell; nil for a REPL or a script.
+  ///   - presentation: How output looks.
+  ///   - environment: The process's environment, for the terminal's capabilities.
+  ///   - report: Where errors and warnings go.
+  /// - Throws: What the launch throws.
+  init(
+    _ options: LaunchOptions, command oneCommand: String?, presentation: Presentation,
+    environment: [String: String], report: Reporter
+  ) throws {
+    let (store, state, warnings) = try AppStore.launch(options)
+    self.store = store
+    self.state = state
+    self.report = report
+    self.presentation = presentation
+    store.environment.presentation = presentation
+    for warning in warnings { report.warning(warning) }
+    for notice in store.notices {
+      if store.passingScene != nil { report.warning(notice) } else { output.line(notice) }
+    }
+    // An editor restored open shows its draft before the first prompt, as `edit` would.
+    if state.activeScene.isEditing {
+      output.line(
+        Renderer(environment: store.environment).location(
+          of: state.activeScene, in: state.catalog))
+    }
+    isInteractive = oneCommand == nil && isatty(0) == 1
+    // The whole catalog file is checked while the person reads the first prompt; an edit waits
+    // for the verdict, and a damaged file is never written.
+    if isInteractive { store.environment.database?.verifyInBackground() }
+    reader = oneCommand.map { LineReader(text: $0 + "\n") } ?? LineReader()
+    let historyDirectory = store.environment.directory
+    editor =
+      oneCommand == nil && TerminalLineEditor.isSupported(environment: environment)
+      ? TerminalLineEditor(
+        history: .init(
+          load: { HistoryFile.lines(in: historyDirectory) },
+          add: { try? HistoryFile.add($0, in: historyDirectory) }))
+      : nil
+    Signals.install()
+    // Links and handoffs from other processes wake the loop, which applies them between
+    // commands. Without a socket (a path too long for one), the REPL works alone. Not for one
+    // command from the shell, which exits before it would apply one: a sender finds no one
+    // listening and opens the link itself, once the scene is free.
+    channel =
+      oneCommand == nil
+      ? try? DeliveryChannel(in: store.environment.directory) { Signals.wake() } : nil
+    // One line each above the prompt (LISTEN/NOTIFY), to continue with 'continue --elsewhere
+    // N'. Not for one command from the shell, which would only pay for the connection.
+    handoffs =
+      oneCommand == nil
+      ? store.environment.database?.handoff?.listenForHandoffs(
+        for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() }) : nil
+  }
+
+  /// Runs the loop until the input ends, `quit`, or a signal; then lets the scenes go.
+  ///
+  /// - Returns: The exit status: 128 + the signal that ended it; a failure when a command of
+  ///   a script or the one command failed.
+  func run() -> Int32 {
+    defer {
+      editor?.restoreTerminal()
+      channel?.close()
+      handoffs?.close()
+    }
+    for warning in store.markReady() { report.warning(warning) }
+    // A person meeting the app for the first time learns where to start.
+    if isInteractive && state.scenes.allSatisfy(\.storage.isEmpty) {
+      output.line("Type 'help' for commands.")
+    }
+    while let command = nextCommand() {
+      // Pages, tables and pictures fit the window as it is now, resized or not (SIGWINCH).
+      store.environment.presentation.fit(
+        columns: TerminalLineEditor.columns(of: 1), rows: TerminalLineEditor.rows(of: 1))
+      if runCommand(command) { break }
+      for warning in store.environment.takeCatalogWarnings() { report.warning(warning) }
+    }
+    // Leaving sends every scene to the background phase; each command's changes are already
+    // on disk, so there is nothing left to save but the activity history's last write.
+    for note in store.environment.settleHistory(closing: true) + store.finish(state) {
+      report.warning(note)
+    }
+    if let exitSignal { return 128 + exitSignal }
+    guard failed && !isInteractive else { return CatalogMain.ExitStatus.success }
+    return CatalogMain.ExitStatus.failure
+  }
+
+  /// The next command: what other processes delivered and other machines handed off is shown
+  /// first; a line that is blank, a comment, interrupted or wrong is passed over (a wrong one
+  /// reported).
+  ///
+  /// - Returns: The command; nil when the input ended or a signal ends the run.
+  private func nextCommand() -> Command? {
+    while true {
+      // A scene a failed or declined command claimed is given back.
+      store.releaseScenes(notIn: state)
+      if let channel {
+        CatalogMain.applyDeliveries(from: channel, to: &state, store: store, report: report)
+      }
+      for handoff in handoffs?.take() ?? [] {
+        let title = handoff.activity.title ?? handoff.activity.activityType
+        output.line(
+          "Handed off from machine '\(handoff.machine.escapingControlCharacters)': '\(title.escapingControlCharacters)'; type 'activities --elsewhere' to continue it here."
+        )
+      }
+      let result = readLine()
+      if let signal = Signals.take() {
+        if signal == SIGINT && isInteractive {
+          if editor == nil { output.write("\n") }
+          continue
+        }
+        exitSignal = signal
+        return nil
+      }
+      switch result {
+      case .end:
+        if isInteractive && editor == nil { output.write("\n") }
+        return nil
+      case .interrupted:
+        continue
+      case .invalid(let error):
+        report.error(error.localizedDescription)
+        failed = true
+      case .line(let line):
+        do {
+          if let command = try CommandParser.parse(line) { return command }
+        } catch {
+          report.error(error.localizedDescription)
+          failed = true
+        }
+      }
+    }
+  }
+
+  /// A line from the editor, with the prompt and completion, or from the input.
+  private func readLine() -> LineReader.Result {
+    guard let editor else {
+      if isInteractive { output.write(Describe.prompt(for: state)) }
+      return reader.next()
+    }
+    let current = state
+    let store = self.store
+    return editor.readLine(
+      prompt: Describe.prompt(for: current, colors: presentation.colorsOutput),
+      plainPrompt: Describe.prompt(for: current),
+      complete: {
+        Completion.complete(
+          $0, cursor: $1, state: current,
+          otherScenes: store.environment.otherScenes(in: current.catalog).map(\.name.rawValue))
+      })
+  }
+
+  /// Runs a command, asking a person at a terminal before a draft is discarded.
+  ///
+  /// - Returns: Whether the run ends (`quit`).
+  private func runCommand(_ command: Command) -> Bool {
+    do {
+      return try perform(command)
+    } catch CatalogCoreError.unsavedDraft(let scene, let draft) where isInteractive {
+      // A person at a terminal is asked; a script is refused (it must say --discard).
+      guard confirms("discard the draft of '\(draft.escapingControlCharacters)'? [y/N] ") else {
+        output.line("Kept scene '\(scene)' and its draft.")
+        return false
+      }
+      store.releaseScenes(notIn: state)
+      do {
+        return try perform(.closeScene(scene, discard: true))
+      } catch {
+        report.error(error.localizedDescription)
+        failed = true
+      }
+    } catch {
+      report.error(error.localizedDescription)
+      failed = true
+    }
+    return false
+  }
+
+  /// Asks a yes-or-no question; anything but `y` or `yes` is no.
+  private func confirms(_ question: String) -> Bool {
+    let answer: LineReader.Result
+    if let editor {
+      answer = editor.readLine(
+        prompt: question, plainPrompt: question,
+        complete: { _, cursor in LineCompletion(start: cursor, candidates: []) })
+    } else {
+      output.write(question)
+      answer = reader.next()
+    }
+    guard case .line(let line) = answer else { return false }
+    return ["y", "yes"].contains(line.trimmed.lowercased())
+  }
+
+  /// Performs a command and prints its output.
+  ///
+  /// - Returns: Whether it quits.
+  /// - Throws: What applying or saving it throws; nothing was saved.
+  private func perform(_ command: Command) throws -> Bool {
+    let result = try store.perform(command, on: &state, warn: report.warning)
+    if let continuation = result.continuation {
+      if !result.output.isEmpty { output.write(result.output) }
+      do {
+        try continuation.produce { output.write($0) }
+      } catch {
+        // The parts so far are out and the command's change is saved; what could not be read
+        // is an error, not a short answer.
+        output.write("\n")
+        report.error(
+          "the output stopped part way: the catalog cannot be read (\(error.localizedDescription))"
+        )
+        failed = true
+        return result.quits
+      }
+      output.write("\n")
+    } else {
+      output.line(result.output)
+    }
+    for note in result.warnings { report.warning(note) }
+    return result.quits
+  }
+}
