@@ -32,12 +32,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   package var location: String { address.description }
 
   // Touched only inside `lock`, which no request takes twice: one request at a time on the
-  // connection, and a write's identifier with it.
+  // connection.
   private let connection: PostgresConnection
   private let lock = Mutex(())
-  /// The identifier the write transaction under way notes in `commits`; touched only inside
-  /// `lock`.
-  private var changeIdentifier: UUID?
   /// What the last requests found, and the products read at its generation.
   private let shared = Mutex(Shared())
   private let skipped = SkippedRows()
@@ -78,26 +75,30 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     self.address = address
     self.schema = schema
+    let opened: PostgresConnection
     do {
       // The session says it is this program's: its writes keep the block counts, which the
       // schema's triggers leave to it (see the migration "note other programs' changes").
-      connection = try PostgresConnection(
+      opened = try PostgresConnection(
         address, applicationName: "catalog", settings: [Self.writerSetting])
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))
     }
-    guard connection.serverVersion >= Self.oldestServer else {
-      let version = connection.serverVersion
+    guard opened.serverVersion >= Self.oldestServer else {
+      let version = opened.serverVersion
       throw CatalogError.cannotConnect(
         location: address.description,
         reason:
           "the server runs PostgreSQL \(version / 10_000).\(version % 10_000 / 100 == 0 ? version % 100 : version % 10_000 / 100); this program needs \(Self.oldestServer / 10_000) or later"
       )
     }
+    connection = opened
     do {
-      try migrate(on: connection)
-      let repaired = try repairedIfChangedElsewhere(try readState())
+      let repaired = try using { connection in
+        try migrate(on: connection)
+        return try repairedIfChangedElsewhere(try readState(connection), connection)
+      }
       shared.withLock { $0.cached = repaired }
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
@@ -217,7 +218,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   /// Runs a write transaction; the server's errors become ``CatalogError``.
   ///
-  /// The transaction notes an identifier of its own (``nextGeneration(_:)``). When the
+  /// The transaction notes an identifier of its own (``nextGeneration(_:change:)``). When the
   /// connection is lost once its body has run — the server may have committed and its reply
   /// been lost — a new connection asks whether that identifier was committed: the write then
   /// succeeds, or is reported as not saved, or, when the server cannot be asked, as not known.
@@ -232,7 +233,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   ``CatalogError/unreachable(location:reason:)`` when it was not committed, and
   ///   ``CatalogError/outcomeUnknown(location:reason:)`` when that cannot be found out.
   private func writing<Result>(
-    retrying: Bool = false, _ body: (PostgresConnection) throws -> Result
+    retrying: Bool = false, _ body: (PostgresConnection, _ change: UUID) throws -> Result
   ) throws -> Result {
     var attemptsLeft = retrying ? 2 : 1
     while true {
@@ -241,10 +242,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       var computed: Result?
       do {
         return try using { connection in
-          changeIdentifier = change
-          defer { changeIdentifier = nil }
-          return try connection.transaction {
-            let result = try body(connection)
+          try connection.transaction {
+            let result = try body(connection, change)
             computed = result
             return result
           }
@@ -280,7 +279,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///
   /// - Throws: ``CatalogError/damaged(_:)`` for a number the app never writes, or a
   ///   ``PostgresError``.
-  private func readState() throws -> State {
+  private func readState(_ connection: PostgresConnection) throws -> State {
     let result = try connection.execute(
       """
       SELECT (SELECT value FROM \(schema).info WHERE key = 'generation'),
@@ -323,7 +322,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// the counts (the migration "note other programs' changes"): in one transaction that takes the generation row first,
   /// as every write does, and gives the catalog a new identity, so that every machine's search
   /// index is built again from rows it could not follow.
-  private func repairedIfChangedElsewhere(_ state: State) throws -> State {
+  private func repairedIfChangedElsewhere(
+    _ state: State, _ connection: PostgresConnection
+  ) throws -> State {
     guard state.foreignChanges != 0 else { return state }
     try connection.transaction {
       _ = try nextGeneration(connection)
@@ -344,14 +345,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         "UPDATE \(schema).info SET value = $1 WHERE key = 'identity'",
         [String(Int64.random(in: 1...Int64.max))])
     }
-    return try readState()
+    return try readState(connection)
   }
 
   @discardableResult
   package func refresh() throws -> Bool {
     let state: State
     do {
-      state = try usingRetryingOnce { _ in try repairedIfChangedElsewhere(try readState()) }
+      state = try usingRetryingOnce { try repairedIfChangedElsewhere(try readState($0), $0) }
     } catch let error as PostgresError {
       noteFailure(error)
       throw error.isConnectionFailure
@@ -611,7 +612,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ) throws {
     try using { try $0.run(Self.begin + cursor) }
     defer { _ = reading { try $0.run("COMMIT") } }
-    let state = try using { _ in try readState() }
+    let state = try using { try readState($0) }
     try start(state.generation, state.count)
     var number = 0
     while true {
@@ -728,7 +729,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return try failingAsCatalog {
       try using { connection in
         try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-          let state = try readState()
+          let state = try readState(connection)
           let counts = try connection.execute(
             """
             SELECT (SELECT count(*) FROM \(schema).deletions WHERE generation > $1),
@@ -769,8 +770,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// Takes the next generation, the lock every writer takes first; in a write transaction,
   /// notes its identifier in `commits` in the same statement (and forgets those older than a
   /// week), so that whether it committed can be asked after a lost reply.
-  private func nextGeneration(_ connection: PostgresConnection) throws -> Int {
-    guard let change = changeIdentifier else {
+  /// Takes the next generation; a write transaction's also notes its identifier in `commits`.
+  private func nextGeneration(_ connection: PostgresConnection, change: UUID? = nil) throws
+    -> Int
+  {
+    guard let change else {
       return try connection.execute(
         "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value"
       ).integer ?? 0
@@ -785,8 +789,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   package func apply(_ changes: [CatalogChange]) throws {
-    try writing(retrying: true) { connection in
-      try Transaction(catalog: self, connection: connection).apply(changes)
+    try writing(retrying: true) { connection, change in
+      try Transaction(catalog: self, connection: connection, change: change).apply(changes)
     }
     try refresh()
   }
@@ -796,10 +800,12 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   fileprivate struct Transaction: CatalogTransaction {
     let catalog: PostgresCatalog
     let connection: PostgresConnection
+    /// The identifier the transaction notes in `commits`.
+    let change: UUID
     var schema: String { catalog.schema }
 
     func nextGeneration() throws -> Int {
-      try catalog.nextGeneration(connection)
+      try catalog.nextGeneration(connection, change: change)
     }
 
     func lockedProduct(_ identifier: UUID) throws -> Product? {
@@ -884,8 +890,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     _ products: some ProductSequence, seeding: CatalogSeeding?, options: ImportOptions,
     madeIdentifiers: () -> [UUID], progress: (ImportStage) throws -> Void
   ) throws -> CatalogImportSummary {
-    let summary = try writing { connection in
-      let generation = try nextGeneration(connection)
+    let summary = try writing { connection, change in
+      let generation = try nextGeneration(connection, change: change)
       try connection.run(
         "CREATE TEMP TABLE import_staging(record bigint NOT NULL, identifier text NOT NULL, name text NOT NULL, folded_name text COLLATE \"C\" NOT NULL, image_name text NOT NULL, year bigint NOT NULL, price_cents bigint NOT NULL, keywords text NOT NULL, changed bigint NOT NULL, image_directory text) ON COMMIT DROP"
       )
@@ -900,9 +906,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         }
       }
       try progress(.saving(records: read))
-      let summary = try Transaction(catalog: self, connection: connection).mergeStaged(
-        read: read, generation: generation, seeding: seeding, options: options,
-        madeIdentifiers: madeIdentifiers)
+      let summary = try Transaction(catalog: self, connection: connection, change: change)
+        .mergeStaged(
+          read: read, generation: generation, seeding: seeding, options: options,
+          madeIdentifiers: madeIdentifiers)
       // The merge runs on the server and cannot be stopped part way (seconds at a million
       // records): a stop asked for meanwhile is honoured before the commit, so the catalog is
       // as it was.
