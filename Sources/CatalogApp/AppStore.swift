@@ -567,7 +567,7 @@ package final class AppStore {
       from: old, to: &next, catalogChanges: result.catalogChanges,
       refreshingActivity: result.showsProduct
     ) {
-      try environment.perform(result.effects.filter { !$0.isClaim }, for: &performed)
+      try environment.perform(result.effects.filter(\.reachesOutside), for: &performed)
     }
     result = performed
     result.warnings += warnings

@@ -161,6 +161,9 @@ package final class LiveEnvironment: AppEnvironment {
             "scene '\(target)' is no longer open in another terminal; type the command again")
         }
         result.output = answer
+      case .saveCatalog, .refreshActivity:
+        // The save itself (`CommandSave`) does these, in its order.
+        break
       }
     }
   }

@@ -77,6 +77,13 @@ final class FakeEnvironment: AppEnvironment {
       case .handOff(let activity, _, let scene):
         handedOff.append((activity, scene))
         result.output = "Continued '\(activity.title ?? "")' in scene '\(scene)' (pid 42)."
+      case .saveCatalog(let changes):
+        catalogChanges += changes
+        saved += changes.compactMap {
+          guard case .edit(let change) = $0 else { return nil }
+          return change
+        }
+      case .refreshActivity: break
       }
     }
   }
@@ -117,11 +124,6 @@ func run(
     try environment.perform(&result)
     state = result.state
     output = result.output
-    environment.catalogChanges += result.catalogChanges
-    environment.saved += result.catalogChanges.compactMap {
-      guard case .edit(let change) = $0 else { return nil }
-      return change
-    }
   }
   return (state, output)
 }

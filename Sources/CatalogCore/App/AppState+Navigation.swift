@@ -21,7 +21,7 @@ extension AppState {
       state.activeScene = scene
       var result = CommandResult(
         state: state, output: render.detail(product, tab: scene.selectedTab))
-      result.showsProduct = true
+      result.effects.append(.refreshActivity)
       return result
 
     case .push(let reference):
@@ -31,7 +31,7 @@ extension AppState {
       state.activeScene = scene
       var result = CommandResult(
         state: state, output: render.detail(product, tab: scene.selectedTab))
-      result.showsProduct = true
+      result.effects.append(.refreshActivity)
       return result
 
     case .year(let arguments):
