@@ -60,14 +60,18 @@ package protocol ActivityRecording {
 /// or `kill -9` leaves consistent:
 ///
 /// 1. the scene and session files are written and flushed beside the old ones (a full disk
-///    stops the command here, before anything changed);
-/// 2. the command's effects run (claiming a scene, handing off);
+///    stops the command here, before anything changed); the scenes they need were claimed
+///    before (``AppStore``);
+/// 2. the command's effects on other processes and machines run (forgetting activities,
+///    handing off, publishing for the user's other machines);
 /// 3. the catalog commits, and the deleted products' activities go with them;
 /// 4. the scene files are put in place: a scene never shows a product the catalog has not saved;
 /// 5. the activity becomes current in the history, once its scene says so: a scene file that
 ///    holds it is merged into the history at the next launch if this write never finishes.
 ///
-/// A step that fails ends the save there: nothing after it happens.
+/// A step that fails ends the save there: nothing after it happens. Only the deleted products'
+/// activities are kept, with a note, when the history cannot forget them: the catalog has
+/// saved the deletion, and the next search checks every activity against the catalog.
 package struct CommandSave {
   /// The scenes to save.
   package var scenes: [Scene] = []

@@ -163,7 +163,9 @@ package struct CatalogStore: Sendable {
     }
   }
 
-  /// Opens the user's catalog for reading only: never creates, seeds or migrates anything.
+  /// Opens the user's catalog for reading only: never creates, seeds or migrates a file. A
+  /// catalog on a server is created or upgraded by any process that connects to it, as at
+  /// every launch.
   ///
   /// - Returns: The user's catalog; an earlier version's `products.json` not yet migrated; or
   ///   the bundled one.

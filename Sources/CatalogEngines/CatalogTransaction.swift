@@ -11,12 +11,15 @@ enum ColumnValue: Equatable {
 /// The steps of a write transaction on a catalog, each in its engine's own SQL; the logic of a
 /// write — an edit merged with what was saved meanwhile, the numbering of a new product, the
 /// change log a search index follows — is ``apply(_:)``'s, once for every engine. A third
-/// engine writes these steps and its connection, nothing else.
+/// engine gives these steps and ``ImportTransaction``'s, beside its reads (``CatalogStorage``),
+/// its connection, its block counts and its schema (a `DatabaseMigrator` run under its lock).
 ///
 /// Each step runs inside the transaction the engine opened with its write lock taken.
 protocol CatalogTransaction {
   /// Takes the catalog's next generation, the one this transaction's changes are recorded at;
-  /// writers of every process follow one another by it.
+  /// writers of every process follow one another by it. An engine whose reply to `COMMIT` can
+  /// be lost (a server) notes the transaction's identifier here too, so that whether it
+  /// committed can be asked afterwards.
   func nextGeneration() throws -> Int
   /// A product as saved now, kept from other writers until the transaction ends; nil when the
   /// catalog has none with the identifier (or its row breaks the editor's rules).

@@ -79,7 +79,7 @@ extension PostgresCatalog {
 
   /// Every write transaction notes an identifier of its own in `commits` (kept a week), by
   /// which a write whose `COMMIT` reply was lost is found to have committed or not
-  /// (``writing(_:)``); and a change to the products or the block counts made by another
+  /// (``writing(retrying:_:)``); and a change to the products or the block counts made by another
   /// program (any session without ``writerSetting``) is counted in `foreign_changes`, by
   /// statement-level triggers that cost this program's writes one setting lookup a statement;
   /// the next read of the state counts the blocks again (``repairedIfChangedElsewhere(_:)``).

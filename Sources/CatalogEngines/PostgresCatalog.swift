@@ -766,11 +766,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   // MARK: - Writing
 
-  /// Takes the generation's row, which every writer takes first, and advances it.
-  /// Takes the next generation, the lock every writer takes first; in a write transaction,
+  /// Takes the next generation, the row every writer takes first; in a write transaction,
   /// notes its identifier in `commits` in the same statement (and forgets those older than a
   /// week), so that whether it committed can be asked after a lost reply.
-  /// Takes the next generation; a write transaction's also notes its identifier in `commits`.
   private func nextGeneration(_ connection: PostgresConnection, change: UUID? = nil) throws
     -> Int
   {

@@ -5,7 +5,7 @@ import Foundation
 /// Every query asks for what it shows — one product, one page — so that a catalog reads the
 /// same at a million products as at ten. List numbers run from 1 to ``count`` in the catalog's
 /// order. Reads do not throw: a source that fails to read answers as if the product were not
-/// there, and keeps the reason for the app to report (``CatalogDatabase/takeReadFailure()``).
+/// there, and keeps the reason for the app to report (an engine's `takeReadFailure()`).
 package protocol CatalogSource: AnyObject, Sendable {
   /// A number that changes whenever the products change.
   var generation: Int { get }

@@ -19,6 +19,7 @@ import Testing
     ("continue 2 --scene side", .continueResult(2, scene: "side")),
     ("continue --scene side 2", .continueResult(2, scene: "side")),
     ("continue --elsewhere 3", .continueElsewhere(3)), ("year 2015 2", .year("2015 2")),
+    ("continue 3 --elsewhere", .continueElsewhere(3)),
     ("scene close side --discard", .closeScene("side", discard: true)),
     ("scene open side", .switchScene("side")), ("forget 0", .forget(.product("0"))),
     ("activities --elsewhere", .activitiesElsewhere), ("done --force", .done(force: true)),
@@ -52,6 +53,8 @@ import Testing
     ("continue x", "'x' is not a result number from 'search'"),
     ("forget", "missing argument; usage: forget N | forget PRODUCT | forget --all"),
     ("done now", "unexpected argument 'now'; usage: done [--force]"),
+    ("forget red --all", "unexpected argument 'red'; usage: forget --all"),
+    ("scene close \"\" --discard", "missing argument; usage: scene close [NAME] [--discard]"),
     ("select \u{1B}[A", "the line contains the control character U+001B; remove it and try again"),
   ])
   func badLinesGiveOneLineErrors(_ line: String, _ message: String) {

@@ -34,6 +34,8 @@ import Testing
     ("list --a", ["--all"]),
     ("done --f", ["--force"]),
     ("scene close side --d", ["--discard"]),
+    // Only the form's own flags: `scene new` has none.
+    ("scene new side --", []),
     ("forget --", ["--all"]),
     ("forget gl", ["Gladiolus"]),
     ("continue 1 --", ["--scene", "--elsewhere"]),

@@ -46,7 +46,7 @@ extension AppState {
         var result = CommandResult(
           state: state,
           output: "Forgot every saved activity (\(total.grouped)); search finds products alone.")
-        result.effects = [.forgetActivities(nil)]
+        result.effects += [.forgetActivities(nil)]
         return result
       case .number(let number):
         guard lastActivities.indices.contains(number - 1) else {
@@ -56,7 +56,7 @@ extension AppState {
         state.lastActivities.remove(at: number - 1)
         var result = CommandResult(
           state: state, output: "Forgot '\(record.title ?? record.activityType)'.")
-        result.effects = [.forgetActivities([record.persistentIdentifier ?? record.historyKey])]
+        result.effects += [.forgetActivities([record.persistentIdentifier ?? record.historyKey])]
         return result
       case .product(let reference):
         let product = try catalog.product(matching: reference)
@@ -65,7 +65,7 @@ extension AppState {
         }
         var result = CommandResult(
           state: state, output: "Forgot the saved activities of \(product.name).")
-        result.effects = [.forgetActivities([product.identifier.uuidString])]
+        result.effects += [.forgetActivities([product.identifier.uuidString])]
         return result
       }
 
@@ -125,7 +125,7 @@ extension AppState {
         output:
           "Handed off '\(activity.title ?? activity.activityType)' to your other machines: a catalog running there shows it, and 'activities --elsewhere' lists it."
       )
-      result.effects = [.publishHandoff(activity)]
+      result.effects += [.publishHandoff(activity)]
       return result
 
     case .activitiesElsewhere:
@@ -182,7 +182,7 @@ extension AppState {
     state: AppState
   ) -> CommandResult {
     var result = CommandResult(state: state, output: "")
-    result.effects = [.handOff(activity, from: source, to: target)]
+    result.effects += [.handOff(activity, from: source, to: target)]
     return result
   }
 

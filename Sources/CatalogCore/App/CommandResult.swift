@@ -22,7 +22,7 @@ package struct CommandResult: Sendable {
   package var effects: [Effect] = []
 
   /// The product edits the command saves (``Effect/saveCatalog(_:)``); the state's catalog
-  /// already shows them.
+  /// shows an edit or a deletion already, a new product once it is saved.
   package var catalogChanges: [CatalogChange] {
     effects.flatMap { effect -> [CatalogChange] in
       guard case .saveCatalog(let changes) = effect else { return [] }

@@ -149,11 +149,9 @@ struct CommandForm: Sendable {
       } else {
         text = words.removeFirst()
       }
-      // Empty quotes are no argument.
-      guard !text.isEmpty else {
-        if argument.isOptional { continue }
-        throw CatalogCoreError.missingArgument(usage: usage)
-      }
+      // Empty quotes are no argument, and not the argument left out either: `scene close ""`
+      // does not close the active scene.
+      guard !text.isEmpty else { throw CatalogCoreError.missingArgument(usage: usage) }
       switch argument.kind {
       case .number(let what):
         guard text.allSatisfy(\.isASCII), let number = Int(text), number > 0 else {

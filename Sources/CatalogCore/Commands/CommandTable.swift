@@ -109,8 +109,12 @@ struct CommandEntry: Sendable {
       }
       words.removeFirst()
       candidates = [form]
-    } else if let first = words.first, let form = forms.first(where: { $0.selector == first }) {
-      words.removeFirst()
+    } else if let index = words.firstIndex(where: { word in
+      forms.contains { $0.selector == word }
+    }), let form = forms.first(where: { $0.selector == words[index] }) {
+      // A selecting flag anywhere makes its form: `continue 1 --elsewhere` is
+      // `continue --elsewhere 1`, and `forget cherries --all` is not a product's name.
+      words.remove(at: index)
       candidates = [form]
     } else {
       candidates = forms.filter { $0.selector == nil }
@@ -371,9 +375,7 @@ enum CommandTable {
   /// - Returns: The flags, in order.
   static func flags(of form: String) -> [String] {
     let word = form.split(separator: " ").first.map(String.init) ?? ""
-    guard let entry = entry(for: word) else { return [] }
-    let forms = entry.flags(of: form)
-    return forms.isEmpty ? entry.flags() : forms
+    return entry(for: word)?.flags(of: form) ?? []
   }
 
   /// The entry that parses a command word.
