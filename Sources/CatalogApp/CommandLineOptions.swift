@@ -114,7 +114,8 @@ package struct CommandLineOptions: Sendable, Hashable {
     by $CATALOG_MACHINE, or its host name).
 
     'catalog COMMAND [ARGUMENT...]' runs one REPL command as a one-line script
-    (catalog list, catalog select "Red Rose"), as 'echo list | catalog' does.
+    (catalog list, catalog select "Red Rose"), as 'echo list | catalog' does;
+    options may come before or after its words (catalog list 2 --data-dir D).
 
     Type 'help' in the REPL for its commands.
     """
@@ -131,12 +132,21 @@ package struct CommandLineOptions: Sendable, Hashable {
     var words: [String] = []
     var limit: Int?
     var json = false
-    var replCommand: String?
+    // A REPL command and its words (`catalog list 2`); options may follow them.
+    var replWords: [String]?
+    var replFlags: [(name: String, takesValue: Bool)] = []
     var format: ProductExport.Format?
     var byteOrderMark = false
     var importing = ImportOptions()
     var importOptionGiven: String?
     while let argument = remaining.popFirst() {
+      // A flag of the REPL command's own (`catalog continue 1 --scene side`) is one of its
+      // words, with its value; another option is the process's (`catalog list 2 --data-dir D`).
+      if replWords != nil, let flag = replFlags.first(where: { $0.name == argument }) {
+        replWords?.append(argument)
+        if flag.takesValue, let value = remaining.popFirst() { replWords?.append(value) }
+        continue
+      }
       var name = argument
       var inlineValue: String?
       if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
@@ -190,6 +200,10 @@ package struct CommandLineOptions: Sendable, Hashable {
       case "--color": color = try Self.choice(of: name, try value())
       case "--pictures": pictures = try Self.choice(of: name, try value())
       default:
+        if replWords != nil {
+          replWords?.append(argument)
+          continue
+        }
         if name.hasPrefix("-") { throw CommandLineError("unknown option '\(name)'") }
         if subcommand == "open", link == nil {
           link = argument
@@ -208,10 +222,8 @@ package struct CommandLineOptions: Sendable, Hashable {
           // A REPL command with its arguments runs as a one-line script, as people try first:
           // `catalog list`, `catalog select "Red Rose"`.
           if CommandParser.commandWords.contains(argument.lowercased()) {
-            let line = ([argument] + remaining).map { CommandParser.quoted($0, asOneWord: true) }
-              .joined(separator: " ")
-            remaining = []
-            replCommand = line
+            replWords = [argument]
+            replFlags = CommandParser.flags(of: argument)
             continue
           }
           let suggestion = Suggestion.closest(
@@ -250,7 +262,12 @@ package struct CommandLineOptions: Sendable, Hashable {
       action = .importFile(file, importing)
     case "export": action = .export(file, format: format, byteOrderMark: byteOrderMark)
     case "reindex": action = .reindex
-    default: if let replCommand { action = .repl(command: replCommand) }
+    default:
+      if let replWords {
+        action = .repl(
+          command: replWords.map { CommandParser.quoted($0, asOneWord: true) }
+            .joined(separator: " "))
+      }
     }
     if (scene != nil || isFresh)
       && [

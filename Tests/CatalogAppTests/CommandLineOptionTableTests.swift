@@ -46,3 +46,35 @@ import Testing
     }
   }
 }
+
+/// Options anywhere (SPEC section 8): after a one-shot REPL command's words, an option of the
+/// process is read as one, and a flag the command declares stays the command's.
+@Suite struct OneShotCommandOptionTests {
+  @Test func optionsAfterACommandsWordsAreTheProcesss() throws {
+    let options = try CommandLineOptions(["list", "2", "--data-dir", "D", "--state-dir=S"])
+    #expect(options.action == .repl(command: "list 2"))
+    #expect(options.dataDirectory == "D")
+    #expect(options.stateDirectory == "S")
+  }
+
+  @Test func aCommandsOwnFlagsStayItsWords() throws {
+    let options = try CommandLineOptions(["continue", "1", "--scene", "side", "--data-dir", "D"])
+    #expect(options.action == .repl(command: "continue 1 --scene side"))
+    #expect(options.scene == nil)
+    #expect(options.dataDirectory == "D")
+    let listing = try CommandLineOptions(["--scene", "side", "list", "--all"])
+    #expect(listing.action == .repl(command: "list --all"))
+    #expect(listing.scene?.rawValue == "side")
+  }
+
+  @Test func wordsThatLookLikeOptionsButAreNoneStayTheCommands() throws {
+    #expect(try CommandLineOptions(["back", "-1"]).action == .repl(command: "back -1"))
+    #expect(
+      try CommandLineOptions(["select", "Red Rose"]).action
+        == .repl(command: "select \"Red Rose\""))
+  }
+
+  @Test func anOptionOfAnotherCommandIsStillRefused() {
+    #expect(throws: CommandLineError.self) { try CommandLineOptions(["list", "--json"]) }
+  }
+}

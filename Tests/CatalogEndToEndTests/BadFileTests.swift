@@ -217,6 +217,20 @@ import Testing
     #expect(named.output.contains(#"Fish "n" \ chips"#), "\(named.output)")
   }
 
+  /// Options after a one-shot command's words are the process's (SPEC section 8): the data
+  /// directory given last is the one read, not words of the product's name.
+  @Test func optionsAfterAOneShotCommandAreReadAsOptions() throws {
+    let other = CatalogSandbox()
+    let added = try other.run(input: "add Kiwi Gold\ndone\n")
+    #expect(added.status == 0, "\(added.errors)")
+    let sandbox = CatalogSandbox()
+    let select = try sandbox.run(["select", "kiwi", "--data-dir", other.dataDirectory])
+    #expect(select.status == 0, "\(select.errors)")
+    #expect(select.output.hasPrefix("Kiwi Gold\n"), "\(select.output)")
+    let list = try sandbox.run(["list", "1", "--data-dir", other.dataDirectory])
+    #expect(list.output.contains("11 products."), "\(list.output)")
+  }
+
   @Test(arguments: [
     (["--bogus"], "error: unknown option '--bogus'; see 'catalog --help'"),
     (["--scene"], "error: '--scene' needs a value; see 'catalog --help'"),

@@ -7,6 +7,16 @@ package enum CommandParser {
   /// help shows.
   package static var commandWords: [String] { CommandTable.words }
 
+  /// The flags a command's forms declare, and whether each takes a value (`--scene NAME`): for
+  /// the process's command line to tell a command's own flags from its options.
+  ///
+  /// - Parameter word: The command's word.
+  /// - Returns: The flags; none for a word that is no command.
+  package static func flags(of word: String) -> [(name: String, takesValue: Bool)] {
+    guard let entry = CommandTable.entry(for: word.lowercased()) else { return [] }
+    return entry.flags().map { name in (name, entry.flagValues[name] != nil) }
+  }
+
   /// Parses one line.
   ///
   /// - Parameter line: The line, without its newline.
