@@ -47,11 +47,15 @@ final class REPL {
     self.presentation = presentation
     store.environment.presentation = presentation
     for warning in warnings { report.warning(warning) }
-    for notice in store.notices {
+    // One command from the shell prints what it was asked for: which scenes other terminals
+    // have open, and the view a scene comes back to, are for a person at a terminal or a
+    // script's log.
+    let isOneCommand = oneCommand != nil
+    for notice in store.notices where !isOneCommand {
       if store.passingScene != nil { report.warning(notice) } else { output.line(notice) }
     }
     // An editor restored open shows its draft before the first prompt, as `edit` would.
-    if state.activeScene.isEditing {
+    if state.activeScene.isEditing && !isOneCommand {
       output.line(
         Renderer(environment: store.environment).location(
           of: state.activeScene, in: state.catalog))

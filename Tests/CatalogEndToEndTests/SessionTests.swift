@@ -55,6 +55,25 @@ import Testing
     first.finishInput()
   }
 
+  /// One command from the shell beside a running REPL prints what it was asked for: no word
+  /// of the scene it borrows, and not the editor a scene comes back to.
+  @Test func aOneShotCommandPrintsOnlyWhatItWasAskedFor() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "select cher\nedit\nname Sour\n")
+    let alone = try sandbox.run(["path"])
+    #expect(alone.status == 0, "\(alone.errors)")
+    #expect(alone.output.hasPrefix("Path of scene"), "\(alone.output)")
+    let repl = sandbox.start()
+    repl.send("cancel")
+    repl.send("select mango")
+    repl.readOutput(until: "Keywords")
+    let beside = try sandbox.run(["list"])
+    #expect(beside.status == 0, "\(beside.errors)")
+    #expect(beside.errors.isEmpty, "\(beside.errors)")
+    #expect(beside.output.contains("10 products."), "\(beside.output)")
+    repl.finishInput()
+  }
+
   @Test func aPlainLaunchRestoresTheScenesNoRunningProcessHasOpen() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\nscene new side mango\n")
