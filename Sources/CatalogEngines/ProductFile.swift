@@ -364,7 +364,8 @@ private struct RecordFields {
     let product = Product(
       identifier: uuid,
       name: try required(name, "name").trimmingSpacesAndNewlines,
-      imageName: try required(imageName, "imageName"), year: yearValue, price: priceValue,
+      // A product without a picture: a sheet of names and prices.
+      imageName: imageName ?? "", year: yearValue, price: priceValue,
       keywords: keywords)
     if let violation = product.ruleViolation { throw fail(violation) }
     return product
@@ -637,9 +638,10 @@ private struct JSONProductReader {
   }
 }
 
-/// Reads CSV (RFC 4180) or tab-separated text with a header row: `name`, `imageName`, `year`
-/// and `price` are required; `identifier` and `keywords` (separated by `;`) are optional; other
-/// columns are ignored.
+/// Reads CSV (RFC 4180) or tab-separated text with a header row: `name`, `year` and `price`
+/// are required; `identifier`, `imageName` (or `image`, `picture`) and `keywords` (separated by
+/// `;`) are optional; other columns are ignored. A column's name is read whatever its case and
+/// its spaces, underscores or hyphens (`Image Name`, `image_name`).
 private final class CSVProductReader {
   let reader: ByteReader
   let path: String
@@ -661,7 +663,7 @@ private final class CSVProductReader {
     guard let header = try readRow() else { return }
     var columns: [String: Int] = [:]
     for (index, name) in header.enumerated() {
-      let key = name.trimmingSpaces.lowercased()
+      let key = Self.columnKey(name)
       // Two columns that read as one field: which to take would be a guess.
       if let earlier = columns[key] {
         throw CatalogError.badRecord(
@@ -672,14 +674,14 @@ private final class CSVProductReader {
       }
       columns[key] = index
     }
-    for required in ["name", "imagename", "year", "price"] where columns[required] == nil {
+    for required in ["name", "year", "price"] where columns[required] == nil {
       // A spreadsheet saved with another separator reads as one column.
       let semicolons = header.count == 1 && header[0].contains(";")
       throw CatalogError.badRecord(
         path: path, record: nil, line: 1,
         reason: semicolons
           ? "the header row is one column holding ';': the file seems separated by semicolons; save it as CSV with commas, or as tab-separated text"
-          : "the header row has no column '\(required == "imagename" ? "imageName" : required)'"
+          : "the header row has no column '\(required)'"
       )
     }
     self.header = header
@@ -719,6 +721,17 @@ private final class CSVProductReader {
         if fields.identifier?.isEmpty ?? true { onMadeIdentifier?(product.identifier) }
         try body(product)
       }
+    }
+  }
+
+  /// The field a header's column names: its name without case, spaces, underscores or hyphens,
+  /// and a picture's usual names (`image`, `picture`) as `imagename`.
+  static func columnKey(_ name: String) -> String {
+    let key = String(
+      name.lowercased().unicodeScalars.filter { !" _-\t".unicodeScalars.contains($0) })
+    switch key {
+    case "image", "picture", "imagefile", "picturename": return "imagename"
+    default: return key
     }
   }
 

@@ -39,6 +39,21 @@ import Testing
     #expect(after.output.contains("and left out 9 deleted"), "\(after.output)")
   }
 
+  /// A spreadsheet of names, years and prices, its header as people write it, imports as
+  /// products without pictures, which show as such.
+  @Test func aSpreadsheetWithoutPicturesImports() throws {
+    let sandbox = CatalogSandbox()
+    let sheet = try sandbox.writeFile(
+      "sheet.csv", "Name,Year,Price\nKiwi Gold,2020,\"$1,299.00\"\n")
+    let imported = try sandbox.run(["import", sheet])
+    #expect(imported.status == 0, "\(imported.errors)")
+    #expect(imported.output.hasPrefix("Imported 1 new"), "\(imported.output)")
+    let shown = try sandbox.run(input: "select kiwi\ntab photo\n")
+    #expect(shown.status == 0, "\(shown.errors)")
+    #expect(shown.output.contains("$1,299.00"), "\(shown.output)")
+    #expect(shown.output.contains("no picture"), "\(shown.output)")
+  }
+
   /// A catalog emptied by deletions is filled again the fast way, and still leaves out what was
   /// deleted unless asked.
   @Test(arguments: CatalogEngine.allCases)

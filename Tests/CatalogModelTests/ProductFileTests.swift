@@ -133,12 +133,35 @@ import Testing
 
   @Test func aCSVWithoutARequiredColumnOrWithAShortRowIsRefused() {
     #expect(
-      failure("name,year,price\nKiwi,2020,1\n")?.reason
-        == "the header row has no column 'imageName'")
+      failure("name,imageName,year\nKiwi,,2020\n")?.reason
+        == "the header row has no column 'price'")
     let short = failure("name,imageName,year,price\nKiwi,,2020\n")
     #expect(short?.record == 1)
     #expect(short?.line == 2)
     #expect(short?.reason == "it has 3 fields; the header has 4")
+  }
+
+  /// A sheet of names, years and prices is a catalog without pictures; columns are read
+  /// whatever their case and spacing, and a picture's column by its usual names.
+  @Test(arguments: [
+    ("name,year,price\nKiwi,2020,1.50\n", ""),
+    ("Name,Year,Price,Image\nKiwi,2020,1.50,kiwi.png\n", "kiwi.png"),
+    ("NAME,YEAR,PRICE,Image Name\nKiwi,2020,1.50,kiwi.png\n", "kiwi.png"),
+    ("name,year,price,image_name\nKiwi,2020,1.50,kiwi.png\n", "kiwi.png"),
+    ("name,year, Price ,picture\nKiwi,2020,1.50,kiwi.png\n", "kiwi.png"),
+  ])
+  func aSpreadsheetsColumnsAreReadAsPeopleNameThem(_ text: String, _ image: String) throws {
+    let products = try read(text)
+    #expect(products.map(\.name) == ["Kiwi"])
+    #expect(products.first?.imageName == image)
+    #expect(products.first?.price == Price(cents: 150))
+  }
+
+  @Test func twoColumnsForThePictureAreRefusedAsAGuess() {
+    #expect(
+      failure("name,year,price,image,imageName\nKiwi,2020,1,a.png,b.png\n")?.reason
+        == "the header row has two columns for 'imagename': 'image' (column 4) and 'imageName' (column 5)"
+    )
   }
 
   /// What users' files hold and expect accepted: CR-only line ends, blank rows a spreadsheet
