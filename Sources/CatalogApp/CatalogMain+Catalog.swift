@@ -68,6 +68,12 @@ extension CatalogMain {
           ? ", and left out \(summary.skippedDeleted.grouped) deleted from the catalog (--restore-deleted brings \(summary.skippedDeleted == 1 ? "it" : "them") back)"
           : "")
         + " in \(String(format: "%.1f", seconds)) s.")
+    if summary.sampleBeside > 0 {
+      // Said where it happens: a first import after trying the app mixes into the sample.
+      TextOutput.standardOutput.line(
+        "They were added beside the sample's \(summary.sampleBeside.grouped) product\(summary.sampleBeside == 1 ? "" : "s"); to keep only the file's, type 'catalog import --replace \(CommandParser.quoted(path, asOneWord: true))'."
+      )
+    }
     if changed > CatalogSearchIndex.rebuildThreshold && !hasIndex {
       report.note("building the search index in the background")
     }

@@ -150,6 +150,9 @@ package struct CatalogImportSummary: Sendable, Hashable {
   package var removed = 0
   /// Records left out because their products were deleted from the catalog.
   package var skippedDeleted = 0
+  /// How many products of the sample the catalog was seeded with are still there beside the
+  /// new ones: a user's first import mixed into the sample, which they are told of.
+  package var sampleBeside = 0
 
   package init() {}
 }

@@ -224,9 +224,10 @@ package struct CatalogStore: Sendable {
     if server != nil {
       // A first import into a new catalog on a server starts the user's own catalog too.
       let catalog = try openServer()
-      let summary = try Self.importing(
+      var summary = try Self.importing(
         file, into: catalog, seeding: catalog.isSeeded ? nil : .bundled, options: options,
         progress: progress)
+      summary.sampleBeside = sampleProducts(beside: summary, in: catalog, options: options)
       return (summary, [])
     }
     // A first import into an empty data directory starts the user's own catalog: the sample
@@ -276,9 +277,21 @@ package struct CatalogStore: Sendable {
     // An import may rewrite much of the file: the whole file is checked first, unless only
     // this program changed it since its last check.
     try database.verifyBeforeWriting()
-    let summary = try Self.importing(
+    var summary = try Self.importing(
       file, into: database, options: options, progress: progress)
+    summary.sampleBeside = sampleProducts(beside: summary, in: database, options: options)
     return (summary, loaded.warnings.filter { !$0.hasSuffix("has no products") })
+  }
+
+  /// How many of the seed's products a catalog still holds beside the products an import
+  /// added: none when it added none, or replaced the catalog.
+  private func sampleProducts(
+    beside summary: CatalogImportSummary, in catalog: any CatalogStorage, options: ImportOptions
+  ) -> Int {
+    guard summary.inserted > 0, !options.replacing else { return 0 }
+    var identifiers: [UUID] = []
+    try? seed().forEachProduct { identifiers.append($0.identifier) }
+    return catalog.numbers(of: identifiers).count
   }
 
   /// Imports a file into a database, a repeated identifier named like every other bad record:

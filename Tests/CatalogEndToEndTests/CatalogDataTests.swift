@@ -54,6 +54,24 @@ import Testing
     #expect(shown.output.contains("no picture"), "\(shown.output)")
   }
 
+  /// A first import after trying the app goes beside the sample, and says so where it
+  /// happens, with the way to keep the file's products alone; a replacing import does not.
+  @Test func anImportBesideTheSampleSaysSo() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "list\n")
+    let sheet = try sandbox.writeFile("mine.csv", "name,year,price\nKiwi Gold,2020,3\n")
+    let beside = try sandbox.run(["import", sheet])
+    #expect(beside.status == 0, "\(beside.errors)")
+    #expect(
+      beside.output.contains(
+        "They were added beside the sample's 10 products; to keep only the file's, type 'catalog import --replace"
+      ), "\(beside.output)")
+    let replaced = try sandbox.run(["import", "--replace", sheet])
+    #expect(replaced.status == 0, "\(replaced.errors)")
+    #expect(!replaced.output.contains("beside the sample"), "\(replaced.output)")
+    #expect(try sandbox.run(input: "list\n").output.contains("1 product"))
+  }
+
   /// A catalog emptied by deletions is filled again the fast way, and still leaves out what was
   /// deleted unless asked.
   @Test(arguments: CatalogEngine.allCases)
