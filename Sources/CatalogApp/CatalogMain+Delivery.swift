@@ -78,16 +78,23 @@ extension CatalogMain {
           command = .continueDelivered(activity, in: scene)
         }
         let result = try store.perform(command, on: &state, warn: report.warning)
-        let done =
-          message.kind == .openURL
-          ? "Opened '\((message.url ?? "").escapingControlCharacters)'"
-          : "Continued '\((message.activity.map { $0.title ?? $0.activityType } ?? "").escapingControlCharacters)'"
-        // Durable now: only then does the sender hear that it was done.
+        let title = (message.activity.map { $0.title ?? $0.activityType } ?? "")
+          .escapingControlCharacters
+        let link = (message.url ?? "").escapingControlCharacters
+        // Durable now: only then does the sender hear that it was done. Each side says it as
+        // the one typing there would: the sender handed off, this process continued.
+        let scene = "scene '\(state.activeSceneName)' (\(senderDescription))"
         delivery.reply(
           .init(
-            ok: true, text: "\(done) in scene '\(state.activeSceneName)' (\(senderDescription))."))
+            ok: true,
+            text: message.kind == .openURL
+              ? "Opened '\(link)' in \(scene)." : "Handed off '\(title)' to \(scene)."))
+        let sender = message.sender.escapingControlCharacters
         TextOutput.standardOutput.line(
-          "\(done) from \(message.sender.escapingControlCharacters).")
+          message.kind == .openURL
+            ? "Opened '\(link)' from \(sender)." : "Continued '\(title)' from \(sender).")
+        // What the link or the activity shows, as if typed here.
+        if !result.output.isEmpty { TextOutput.standardOutput.line(result.output) }
         for warning in result.warnings { report.warning(warning) }
       } catch {
         store.releaseScenes(notIn: state)

@@ -56,7 +56,8 @@ import Testing
       .continueDelivered(activity, in: .main), environment: environment)
     #expect(result.state.activeSceneName == .main)
     #expect(result.state.activeScene.path.routes == [.product(cherries)])
-    #expect(result.output == "Continued 'Show Cherries product' in scene 'main'")
+    // What the scene shows now: the receiving process says where the activity came from.
+    #expect(result.output.hasPrefix("Cherries\n"), "\(result.output)")
     #expect(result.state.scene(named: "side")?.path.routes.isEmpty == true)
     #expect(opened.activeSceneName == side)
     let elsewhere = SceneName("elsewhere")
@@ -221,14 +222,14 @@ import Testing
     let environment = FakeEnvironment()
     environment.ownedElsewhere = [SceneName("side")]
     let (state, output) = try run(["select mango", "handoff side"], environment: environment)
-    #expect(output == "Continued 'Show Mango product' in scene 'side' (pid 42).")
+    #expect(output == "Handed off 'Show Mango product' to scene 'side' (pid 42).")
     #expect(environment.handedOff.map(\.1.rawValue) == ["side"])
     #expect(environment.handedOff.first?.0.title == "Show Mango product")
     #expect(state.scenes.map(\.name.rawValue) == ["main"])
     let (searched, _) = try run(["search cherries"], environment: environment)
     let (continued, text) = try run(
       ["continue 1 --scene side"], from: searched, environment: environment)
-    #expect(text == "Continued 'Show Cherries product' in scene 'side' (pid 42).")
+    #expect(text == "Handed off 'Show Cherries product' to scene 'side' (pid 42).")
     #expect(continued.scenes.map(\.name.rawValue) == ["main"])
     // A scene no process has open is opened here, and takes it.
     let (opened, shown) = try run(["continue 1 --scene spare"], from: searched)

@@ -76,7 +76,7 @@ final class FakeEnvironment: AppEnvironment {
         publishedToMachines.append(activity)
       case .handOff(let activity, _, let scene):
         handedOff.append((activity, scene))
-        result.output = "Continued '\(activity.title ?? "")' in scene '\(scene)' (pid 42)."
+        result.output = "Handed off '\(activity.title ?? "")' to scene '\(scene)' (pid 42)."
       case .saveCatalog(let changes):
         catalogChanges += changes
         saved += changes.compactMap {

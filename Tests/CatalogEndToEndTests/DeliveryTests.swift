@@ -41,14 +41,31 @@ import Testing
     let main = try Self.mainScene(sandbox)
     #expect((main["path"] as? [[String: Any]])?.first?["name"] as? String == "Cherries")
     #expect((main["storage"] as? [String: Any])?["DetailView.selectedTab"] as? String == "photo")
-    let received = repl.readOutput(until: "from pid")
+    // What the link shows is shown there, as if typed.
+    let received = repl.readOutput(until: "Tabs")
     #expect(received.contains("Opened '\(link)' from pid"), "\(received)")
+    #expect(received.contains("Cherries\n"), "\(received)")
     // The REPL goes on from there.
     repl.send("path")
     repl.readOutput(until: "Cherries")
     repl.finishInput()
     #expect(repl.terminationStatus == 0)
     #expect(!FileManager.default.fileExists(atPath: Self.socketPath(sandbox, repl)))
+  }
+
+  /// A search link delivered to a running REPL shows its results there, as if typed, and
+  /// `continue 1` works on them.
+  @Test func aDeliveredSearchShowsItsResults() throws {
+    let sandbox = CatalogSandbox()
+    let repl = Self.replShowingMango(sandbox)
+    let result = try sandbox.run(["open", "catalog://search?q=fruit"])
+    #expect(result.status == 0, "\(result.errors)")
+    let received = repl.readOutput(until: "Type 'continue N'")
+    #expect(received.contains("Opened 'catalog://search?q=fruit' from pid"), "\(received)")
+    #expect(received.contains("Cherries"), "\(received)")
+    repl.send("continue 1")
+    repl.readOutput(until: "Keywords")
+    repl.finishInput()
   }
 
   @Test func theLineBeingTypedSurvivesADelivery() throws {
@@ -85,7 +102,7 @@ import Testing
     #expect(second.status == 0, "\(second.errors)")
     #expect(
       second.output.contains(
-        "Continued 'Show Cherries product' in scene 'main' (pid \(first.processIdentifier))."),
+        "Handed off 'Show Cherries product' to scene 'main' (pid \(first.processIdentifier))."),
       "\(second.output)")
     let received = first.readOutput(until: "from scene main-2")
     #expect(received.contains("Continued 'Show Cherries product' from scene main-2, pid"))
@@ -96,7 +113,7 @@ import Testing
     #expect(third.status == 0, "\(third.errors)")
     #expect(
       third.output.contains(
-        "Continued 'Show Artichoke product' in scene 'main' (pid \(first.processIdentifier))."),
+        "Handed off 'Show Artichoke product' to scene 'main' (pid \(first.processIdentifier))."),
       "\(third.output)")
     first.readOutput(until: "Continued 'Show Artichoke product'")
     first.finishInput()

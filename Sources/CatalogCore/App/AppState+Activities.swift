@@ -169,9 +169,9 @@ extension AppState {
       try state.continueActivity(activity, in: target, environment: environment)
       state.activeSceneName = target
       state.updatePhases()
+      // The receiving process says where it comes from; the output is what the scene shows.
       return CommandResult(
-        state: state,
-        output: "Continued '\(activity.title ?? activity.activityType)' in scene '\(target)'")
+        state: state, output: render.location(of: state.activeScene, in: state.catalog))
     }
   }
 
