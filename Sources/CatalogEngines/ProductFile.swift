@@ -713,7 +713,7 @@ private final class CSVProductReader {
       let fields = RecordFields(
         identifier: field(identifierColumn), name: text(nameColumn),
         imageName: text(imageNameColumn), year: field(yearColumn)?.trimmingSpaces,
-        price: field(priceColumn).map { Self.plainPrice($0.trimmingSpaces) },
+        price: field(priceColumn)?.trimmingSpaces,
         keywords: keywords ?? [])
       if let product = try fields.product(
         record: record, line: line, path: path, skipping: skipping)
@@ -733,24 +733,6 @@ private final class CSVProductReader {
     case "image", "picture", "imagefile", "picturename": return "imagename"
     default: return key
     }
-  }
-
-  /// A spreadsheet's price in `en` style — a dollar sign, thousands separated by commas
-  /// (`$1,234.50`) — as a plain number; anything else as it is, for the price's own checks to
-  /// name.
-  static func plainPrice(_ text: String) -> String {
-    guard text.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: ",") })
-    else { return text }
-    var rest = Substring(text)
-    if rest.hasPrefix("$") { rest = rest.dropFirst() }
-    let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-    let groups = parts[0].split(separator: ",", omittingEmptySubsequences: false)
-    guard groups.count > 1 || rest.count < text.count,
-      groups.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-      groups.first.map({ $0.count <= 3 }) ?? false,
-      groups.dropFirst().allSatisfy({ $0.count == 3 })
-    else { return text }
-    return groups.joined() + (parts.count > 1 ? "." + parts[1] : "")
   }
 
   /// One row's fields; nil at the end of the file.

@@ -18,6 +18,8 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case invalidImage(reason: String)
   /// The draft price is not valid.
   case invalidPrice(String, reason: String)
+  /// Several fields of the draft are not valid: each one's problem.
+  case invalidDraft([String])
   /// The user's catalog file could not be read, so edits are refused until it is fixed.
   case catalogReadOnly(path: String, reason: String)
   /// The product being saved is no longer in the catalog file.
@@ -122,6 +124,8 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "the year '\(text.abbreviated)' is not a whole number from 1900 to 2100"
     case .invalidPrice(let text, let reason):
       "the price '\(text.abbreviated)' \(reason)"
+    case .invalidDraft(let problems):
+      "the draft cannot be saved: " + problems.joined(separator: "; ")
     case .catalogReadOnly(let path, let reason):
       "edits are refused because the catalog '\(path)' cannot be read (\(reason)); fix or move it, then restart"
     case .productRemoved(let name):

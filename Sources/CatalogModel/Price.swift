@@ -20,14 +20,17 @@ package struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     self.cents = cents
   }
 
-  /// Parses a price as a person types it: `10.99`, `10`, `10.5`, `$10.99`.
+  /// Parses a price as a person types it or a spreadsheet writes it: `10.99`, `10`, `10.5`,
+  /// `$10.99`, `1,299.00`, `$1,299` — the one reader of prices, for the editor and imports.
   ///
   /// - Parameter text: The typed text.
-  /// - Throws: ``CatalogError/invalidPrice(_:reason:)`` naming what is wrong: not a number, more
-  ///   than two fraction digits, or outside 0...1,000,000.
+  /// - Throws: ``CatalogError/invalidPrice(_:reason:)`` naming what is wrong: negative, not a
+  ///   number, more than two fraction digits, or more than 1,000,000.
   package init(parsing text: String) throws {
     var digits = Substring(text.trimmingSpaces)
+    if digits.first == "-" { throw CatalogError.invalidPrice(text, reason: "is negative") }
     if digits.first == "$" { digits = digits.dropFirst() }
+    digits = Self.ungrouped(digits)
     let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
     let whole = parts[0]
     let fraction = parts.count > 1 ? parts[1] : ""
@@ -50,6 +53,19 @@ package struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
       throw CatalogError.invalidPrice(text, reason: "is more than $1,000,000.00")
     }
     self.cents = cents
+  }
+
+  /// Digits grouped by thousands in `en` style (`1,299.00`) without their commas; anything
+  /// else as it is, for the checks to name.
+  private static func ungrouped(_ text: Substring) -> Substring {
+    guard text.contains(",") else { return text }
+    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let groups = parts[0].split(separator: ",", omittingEmptySubsequences: false)
+    guard groups.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }),
+      let first = groups.first, first.count <= 3,
+      groups.dropFirst().allSatisfy({ $0.count == 3 })
+    else { return text }
+    return Substring(groups.joined() + (parts.count > 1 ? "." + parts[1] : ""))
   }
 
   /// Parses a price written as a number in a file: `10.99`, `10`, or with an exponent

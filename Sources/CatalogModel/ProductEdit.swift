@@ -41,23 +41,46 @@ package struct ProductEdit: Sendable, Hashable {
   /// Whether the name is empty after trimming, which disables `done`.
   package var isNameEmpty: Bool { name.trimmingSpacesAndNewlines.isEmpty }
 
+  /// What is wrong with the draft's name, year and price, each as it would be refused; empty
+  /// when nothing is.
+  package var problems: [CatalogError] {
+    var problems: [CatalogError] = []
+    let trimmedName = name.trimmingSpacesAndNewlines
+    if let reason = Product.nameViolation(trimmedName) {
+      problems.append(
+        .invalidName(reason: trimmedName.isEmpty ? "is empty; type 'name TEXT' to set it" : reason))
+    }
+    if Self.year(of: year) == nil { problems.append(.invalidYear(year)) }
+    do {
+      _ = try Price(parsing: price)
+    } catch let error as CatalogError {
+      problems.append(error)
+    } catch {}
+    return problems
+  }
+
+  /// A year as typed, when it is one a product may have.
+  package static func year(of text: String) -> Int? {
+    let yearText = text.trimmingSpaces
+    guard yearText.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(yearText),
+      years.contains(year)
+    else { return nil }
+    return year
+  }
+
   /// Validates the draft and applies it to a product.
   ///
   /// - Parameter product: The product being edited.
   /// - Returns: The product with the draft's name (trimmed), year and price.
-  /// - Throws: A ``CatalogError`` naming the first bad field: name, then year, then price.
+  /// - Throws: A ``CatalogError`` naming the bad field, or every bad field at once
+  ///   (``CatalogError/invalidDraft(_:)``).
   package func applied(to product: Product) throws -> Product {
+    let problems = self.problems
+    if problems.count == 1, let problem = problems.first { throw problem }
+    guard problems.isEmpty, let year = Self.year(of: year) else {
+      throw CatalogError.invalidDraft(problems.map(\.localizedDescription))
+    }
     let trimmedName = name.trimmingSpacesAndNewlines
-    if let reason = Product.nameViolation(trimmedName) {
-      throw CatalogError.invalidName(
-        reason: trimmedName.isEmpty ? "is empty; type 'name TEXT' to set it" : reason)
-    }
-    let yearText = year.trimmingSpaces
-    guard yearText.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(yearText),
-      Self.years.contains(year)
-    else {
-      throw CatalogError.invalidYear(self.year)
-    }
     let price = try Price(parsing: price)
     var edited = product
     edited.name = trimmedName

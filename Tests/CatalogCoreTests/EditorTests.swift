@@ -184,3 +184,50 @@ extension EditorTests {
     #expect(throws: CatalogError.self) { try run(["select 9", "edit", "image \(long)", "done"]) }
   }
 }
+
+/// A value is checked as it is typed (a warning; the draft keeps it), `done` names every
+/// problem at once, and prices are read by the importer's rule (SPEC section 4).
+@Suite struct DraftCheckTests {
+  func editing() throws -> AppState {
+    try run(["select 9", "edit"]).state
+  }
+
+  @Test(arguments: [
+    (Command.setPrice("12.345"), "the price '12.345' has more than two digits after the point"),
+    (.setPrice("abc"), "the price 'abc' is not a number like 10.99"),
+    (.setPrice("-5"), "the price '-5' is negative"),
+    (.year("1800"), "the year '1800' is not a whole number from 1900 to 2100"),
+  ])
+  func aBadValueIsNamedAsItIsTypedAndKept(_ command: Command, _ problem: String) throws {
+    let result = try editing().applying(command, environment: FakeEnvironment())
+    #expect(
+      result.warnings == [
+        problem + "; the draft keeps it, and 'done' refuses it until it is changed"
+      ])
+    #expect(result.state.activeScene.isEditing)
+  }
+
+  @Test func doneNamesEveryProblemAtOnce() throws {
+    var state = try editing()
+    for command in [Command.year("1800"), .setPrice("abc")] {
+      state = try state.applying(command, environment: FakeEnvironment()).state
+    }
+    #expect(
+      throws: CatalogError.invalidDraft([
+        "the year '1800' is not a whole number from 1900 to 2100",
+        "the price 'abc' is not a number like 10.99",
+      ])
+    ) { try state.applying(.done(force: false), environment: FakeEnvironment()) }
+  }
+
+  @Test(arguments: ["1,299.00", "$1,299", "1299"])
+  func aPriceIsReadAsTheImporterReadsIt(_ typed: String) throws {
+    let environment = FakeEnvironment()
+    let typedPrice = try editing().applying(.setPrice(typed), environment: environment)
+    #expect(typedPrice.warnings.isEmpty)
+    // Shown as it will be saved.
+    #expect(typedPrice.state.activeScene.draft.price == "1299.00")
+    let saved = try typedPrice.state.applying(.done(force: false), environment: environment)
+    #expect(saved.output.contains("$1,299.00"), "\(saved.output)")
+  }
+}

@@ -118,15 +118,18 @@ import Testing
     ),
     (
       ProductEdit(name: "ok", year: "2015", price: "-3"),
-      "the price '-3' is not a number like 10.99"
+      "the price '-3' is negative"
     ),
-    (ProductEdit(name: "", year: "0", price: "x"), "the name is empty; type 'name TEXT' to set it"),
+    (
+      ProductEdit(name: "", year: "0", price: "x"),
+      "the draft cannot be saved: the name is empty; type 'name TEXT' to set it; the year '0' is not a whole number from 1900 to 2100; the price 'x' is not a number like 10.99"
+    ),
     (
       ProductEdit(name: "ok", year: "0", price: "x"),
-      "the year '0' is not a whole number from 1900 to 2100"
+      "the draft cannot be saved: the year '0' is not a whole number from 1900 to 2100; the price 'x' is not a number like 10.99"
     ),
   ])
-  func anInvalidDraftNamesTheFirstBadField(_ draft: ProductEdit, _ message: String) {
+  func anInvalidDraftNamesEveryBadField(_ draft: ProductEdit, _ message: String) {
     do {
       _ = try draft.applied(to: cherries)
       Issue.record("accepted \(draft)")

@@ -353,7 +353,9 @@ extension AppState {
     switch field {
     case .name: draft.name = text
     case .year: draft.year = text
-    case .price: draft.price = text
+    case .price:
+      // Shown as it will be saved (`1,299` as `1299.00`); kept as typed when it is not a price.
+      draft.price = (try? Price(parsing: text))?.plainText ?? text
     case .image:
       // A relative path is relative to where the user is, kept absolute.
       draft.image = Product.resolvingImagePath(text, against: environment.currentDirectory)
@@ -362,6 +364,18 @@ extension AppState {
     scene.useSavedValues = false
     state.activeScene = scene
     var result = CommandResult(state: state, output: render.editor(draft, of: product))
+    // A value checked as it is typed: the draft keeps it, and `done` refuses it until changed.
+    let problem: CatalogError? =
+      switch field {
+      case .year: ProductEdit.year(of: text) == nil ? .invalidYear(text) : nil
+      case .price: draft.problems.first { if case .invalidPrice = $0 { true } else { false } }
+      case .name, .image: nil
+      }
+    if let problem {
+      result.warnings.append(
+        "\(problem.localizedDescription); the draft keeps it, and 'done' refuses it until it is changed"
+      )
+    }
     // Checked as it is typed, not refused: the picture may arrive later.
     if field == .image, let path = draft.image, Product.isImagePath(path),
       let problem = environment.pictureProblem(at: path)
