@@ -190,6 +190,17 @@ final class REPL {
   ///
   /// - Returns: Whether the run ends (`quit`).
   private func runCommand(_ command: Command) -> Bool {
+    // A person at a terminal is asked before a product goes, as before a draft is discarded;
+    // a script is not (it asked for it).
+    if isInteractive, case .delete(let reference) = command,
+      let product = try? state.catalog.product(matching: reference)
+    {
+      let name = product.name.escapingControlCharacters
+      guard confirms("delete '\(name)' and its saved activities? [y/N] ") else {
+        output.line("Kept '\(name)'.")
+        return false
+      }
+    }
     do {
       return try perform(command)
     } catch CatalogCoreError.unsavedDraft(let scene, let draft) where isInteractive {

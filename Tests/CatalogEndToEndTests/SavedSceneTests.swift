@@ -88,6 +88,27 @@ import Testing
     #expect(sandbox.quarantined().isEmpty, "\(sandbox.quarantined())")
   }
 
+  /// A person at a terminal is asked before a product is deleted; a script is not.
+  @Test func deletingAtATerminalAsksFirst() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox)
+    pty.read(until: "main")
+    pty.type("delete 1\r")
+    pty.read(until: "and its saved activities? [y/N]")
+    pty.type("n\r")
+    pty.read(until: "Kept '")
+    pty.type("delete 1\r")
+    pty.read(until: "[y/N]")
+    pty.type("y\r")
+    pty.read(until: "Deleted")
+    #expect(pty.quit(process) == 0)
+    #expect(try sandbox.run(input: "list\n").output.contains("9 products."))
+    let script = try sandbox.run(input: "delete 1\n")
+    #expect(script.status == 0, "\(script.errors)")
+    #expect(!script.output.contains("[y/N]"), "\(script.output)")
+  }
+
   @Test func closingASceneWithADraftIsRefusedInAScriptUnlessDiscarded() throws {
     let sandbox = CatalogSandbox()
     let repl = try replBesideASavedDraft(sandbox)
