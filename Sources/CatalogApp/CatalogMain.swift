@@ -154,7 +154,7 @@ package enum CatalogMain {
             extra: [
               ("score", .double(result.score)), ("product", .string(result.product.name)),
               ("kind", .string(result.isViewed ? "activity" : "item")),
-              ("why", .string(result.reason)),
+              ("why", .string(result.why)),
             ])
         })
       TextOutput.standardOutput.line(array.rendered)

@@ -38,7 +38,7 @@ import Testing
     }
     #expect(
       try searchJSON(sandbox, "chery").first?["why"] as? String
-        == "title: 'cherries' for 'chery' (one typo)")
+        == "title: 'cherries' for 'chery' (one typo); viewed recently")
     #expect(try searchJSON(sandbox, "orchidee").first?["product"] as? String == "Orchid")
     #expect(try searchJSON(sandbox, "GLAÏEUL").first?["product"] as? String == "Gladiolus")
     #expect(try searchJSON(sandbox, "orchidee").first?["kind"] as? String == "item")

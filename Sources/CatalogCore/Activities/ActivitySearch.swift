@@ -18,6 +18,10 @@ package struct SearchResult: Sendable, Hashable {
   /// Whether the result comes from the activity history (the product was viewed), rather than
   /// from the product's searchable item alone.
   package var isViewed: Bool
+
+  /// Why it ranks where it does, as the table and JSON both say it: the match, and whether the
+  /// product was viewed recently.
+  package var why: String { reason + (isViewed ? "; viewed recently" : "") }
 }
 
 /// The app's search (SPEC section 7): every product is a searchable item in a ``SearchIndex``,

@@ -52,7 +52,7 @@ package enum Describe {
     let rows = results.enumerated().map { index, result in
       [
         String(index + 1), result.activity.title ?? result.activity.activityType,
-        result.product.name, result.reason + (result.isViewed ? "; viewed recently" : ""),
+        result.product.name, result.why,
       ]
     }
     return Table.render(header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0])
