@@ -285,10 +285,6 @@ package final class LiveEnvironment: AppEnvironment {
     sessions.release(name)
   }
 
-  package func save(_ changes: [CatalogChange]) throws -> Catalog {
-    try catalog.save(changes)
-  }
-
   package func pictureProblem(at path: String) -> String? {
     pictures.problem(at: path)
   }
