@@ -193,7 +193,7 @@ final class REPL {
     // A person at a terminal is asked before a product goes, as before a draft is discarded;
     // a script is not (it asked for it).
     if isInteractive, case .delete(let reference) = command,
-      let product = try? state.catalog.product(matching: reference)
+      let product = try? store.environment.product(matching: reference, in: state.catalog)
     {
       let name = product.name.escapingControlCharacters
       guard confirms("delete '\(name)' and its saved activities? [y/N] ") else {

@@ -8,6 +8,10 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// names repeat), how many match in all, and the command typed, for the hint.
   case ambiguous(
     String, candidates: [String], total: Int = 0, numbers: [Int] = [], command: String? = nil)
+  /// No name starts with the reference, and several have its words: the first few, with their
+  /// list numbers, whether more have them, and the command typed, for the hint.
+  case wordMatches(
+    String, candidates: [String], numbers: [Int], more: Bool, command: String? = nil)
   /// A list number outside the list.
   case numberOutOfRange(Int, count: Int)
   /// The draft name is not valid.
@@ -57,6 +61,21 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     let listed = zip(numbers, candidates).map { "\($0) \($1)" }.joined(separator: ", ")
     return
       "'\(reference.abbreviated)' matches \(count > candidates.count ? matches : "\(count) products: ")\(listed); type '\(command ?? "select") \(first)' for the first, or another number"
+  }
+
+  private static func wordMatches(
+    _ reference: String, _ candidates: [String], numbers: [Int], more: Bool, command: String?
+  ) -> String {
+    let command = command ?? "select"
+    let listed = zip(numbers, candidates).map { "\($0) \($1)" }.joined(separator: ", ")
+    let does = reference.contains(" ") ? "words that do" : "a word that does"
+    let which =
+      more
+      ? "of those with \(does), the first \(candidates.count)"
+      : "\(candidates.count) have \(does)"
+    let next = more ? ", or 'search \(reference.abbreviated)' to see more" : ", or another number"
+    return
+      "no name starts with '\(reference.abbreviated)'; \(which): \(listed); type '\(command) \(numbers.first ?? 1)' for the first\(next)"
   }
 
   /// A bad record in a product file, or a file that cannot be read, stopping an import.
@@ -113,6 +132,8 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
         + (suggestion.map { "; did you mean '\($0)'?" } ?? "; type 'list' to see the products")
     case .ambiguous(let reference, let candidates, let total, let numbers, let command):
       Self.ambiguity(reference, candidates, total: total, numbers: numbers, command: command)
+    case .wordMatches(let reference, let candidates, let numbers, let more, let command):
+      Self.wordMatches(reference, candidates, numbers: numbers, more: more, command: command)
     case .numberOutOfRange(let number, let count):
       count == 0
         ? "there is no product number \(number); the catalog is empty"

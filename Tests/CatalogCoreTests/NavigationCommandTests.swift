@@ -31,4 +31,29 @@ import Testing
     }
     #expect(try run(["select 1", "root"]).state.activeScene.path.routes.isEmpty)
   }
+
+  @Test func aWordOfTheNameFindsAProductNoNameStartsWith() throws {
+    let (state, output) = try run(["select rose whi"])
+    #expect(output.hasPrefix("White Rose"))
+    #expect(Describe.prompt(for: state) == "main › White Rose › ")
+    // Several have the word: each named with its number, and how to pick one.
+    #expect(
+      throws: CatalogError.wordMatches(
+        "rose", candidates: ["Red Rose", "White Rose"], numbers: [5, 6], more: false,
+        command: "push")
+    ) { try run(["push rose"]) }
+    let message = CatalogError.wordMatches(
+      "rose", candidates: ["Red Rose", "White Rose"], numbers: [5, 6], more: false,
+      command: "select"
+    ).localizedDescription
+    #expect(
+      message
+        == "no name starts with 'rose'; 2 have a word that does: 5 Red Rose, 6 White Rose; type 'select 5' for the first, or another number"
+    )
+    // Every word must start a word of the name; a start of a name still comes first.
+    #expect(try run(["select red"]).output.hasPrefix("Red Rose"))
+    #expect(throws: CatalogError.noMatch("rose pink", suggestion: nil)) {
+      try run(["select rose pink"])
+    }
+  }
 }

@@ -59,7 +59,7 @@ extension AppState {
         result.effects += [.forgetActivities([record.persistentIdentifier ?? record.historyKey])]
         return result
       case .product(let reference):
-        let product = try catalog.product(matching: reference)
+        let product = try environment.product(matching: reference, in: catalog)
         state.lastActivities.removeAll {
           $0.persistentIdentifier == product.identifier.uuidString
         }

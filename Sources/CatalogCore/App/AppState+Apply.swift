@@ -30,6 +30,9 @@ extension AppState {
       throw CatalogError.ambiguous(
         reference, candidates: candidates, total: total, numbers: numbers,
         command: command.word)
+    } catch CatalogError.wordMatches(let reference, let candidates, let numbers, let more, nil) {
+      throw CatalogError.wordMatches(
+        reference, candidates: candidates, numbers: numbers, more: more, command: command.word)
     }
   }
 
@@ -58,7 +61,7 @@ extension AppState {
       return CommandResult(state: state, output: render.editor(scene.draft, of: product))
 
     case .delete(let reference):
-      let product = try catalog.product(matching: reference)
+      let product = try environment.product(matching: reference, in: catalog)
       if scene.isEditing, scene.path.topProduct == product.identifier {
         throw CatalogCoreError.editorOpen(command: "delete")
       }
@@ -162,7 +165,7 @@ extension AppState {
       guard !environment.hasSavedScene(name) else {
         throw CatalogCoreError.sceneSaved(name.rawValue)
       }
-      let product = try reference.map { try catalog.product(matching: $0) }
+      let product = try reference.map { try environment.product(matching: $0, in: catalog) }
       try state.openScene(name, environment: environment)
       // As the sample's drag does: the new scene continues a "Dropped product" activity.
       if let product {

@@ -16,7 +16,7 @@ extension AppState {
     switch command {
     case .select(let reference):
       try scene.refuseWhileEditing("select")
-      let product = try catalog.product(matching: reference)
+      let product = try environment.product(matching: reference, in: catalog)
       scene.path = ScenePath([.product(product.identifier)])
       state.activeScene = scene
       var result = CommandResult(
@@ -26,7 +26,7 @@ extension AppState {
 
     case .push(let reference):
       try scene.refuseWhileEditing("push")
-      let product = try catalog.product(matching: reference)
+      let product = try environment.product(matching: reference, in: catalog)
       try scene.push(.product(product.identifier))
       state.activeScene = scene
       var result = CommandResult(

@@ -152,7 +152,7 @@ enum CommandTable {
           build: { $0.form == "--all" ? .list(.all) : .list(.page($0.number("PAGE") ?? 1)) }),
         CommandEntry(
           ["select"], [CommandForm([.required("PRODUCT", .product)])],
-          summary: "show a product's detail (by number, UUID, or name prefix)",
+          summary: "show a product's detail (by number, UUID, name prefix, or a word of its name)",
           example: "select cher", build: { .select($0.text("PRODUCT")) }),
         CommandEntry(
           ["push"], [CommandForm([.required("PRODUCT", .product)])],
