@@ -68,6 +68,8 @@ package enum CatalogMain {
       case .completionScript(let shell):
         output.write(CompletionScripts.script(for: shell) ?? "")
         return ExitStatus.success
+      case .completions(let word, let line):
+        return completions(of: word, in: line, environment: environment)
       case .version:
         output.line("catalog \(version)")
         return ExitStatus.success

@@ -32,6 +32,12 @@ struct CommandLineOption: Sendable {
   var help: [String] = []
   /// Its description in one short line, for the completion scripts.
   var summary: String
+
+  /// Whether a value follows it.
+  var takesValue: Bool {
+    if case .none = value { return false }
+    return true
+  }
 }
 
 extension CommandLineOptions {

@@ -25,6 +25,9 @@ package struct CommandLineOptions: Sendable, Hashable {
     case reindex
     /// `--generate-completion-script SHELL`: print a shell completion script.
     case completionScript(String)
+    /// `__complete WORD LINE`, as the completion scripts call it: print the completions of the
+    /// shell's current word in a command line, one a line.
+    case completions(word: String, line: String)
     /// `--help`.
     case help
     /// `--version`.
@@ -125,6 +128,11 @@ package struct CommandLineOptions: Sendable, Hashable {
   /// - Parameter arguments: The arguments.
   /// - Throws: ``CommandLineError`` for a usage error (exit status 64).
   package init(_ arguments: [String]) throws {
+    if arguments.first == Self.completionsWord {
+      action = .completions(
+        word: arguments.dropFirst().first ?? "", line: arguments.dropFirst(2).first ?? "")
+      return
+    }
     var remaining = arguments[...]
     var subcommand: String?
     var link: String?
@@ -284,6 +292,9 @@ package struct CommandLineOptions: Sendable, Hashable {
 extension CommandLineOptions {
   /// The words `catalog` takes as a command of its own.
   static let subcommands = ["state", "open", "search", "import", "export", "reindex"]
+
+  /// The first argument with which the completion scripts ask for completions.
+  static let completionsWord = "__complete"
 }
 
 /// A usage error on the command line: the shell's one error type.

@@ -3,7 +3,9 @@ import CatalogModel
 
 /// Shell completion scripts for the command line (`catalog --generate-completion-script
 /// bash|zsh|fish`): subcommands, options, `--color` values, scene names (the scene files of
-/// the state directory) and files for `import` and `export`.
+/// the state directory), files for `import` and `export`, and a REPL command's arguments as
+/// the REPL completes them (product names, scenes, tabs, links), which the scripts ask the
+/// program for (`catalog __complete WORD LINE`).
 package enum CompletionScripts {
   /// The shells a script is written for.
   package static let shells = ["bash", "zsh", "fish"]
@@ -57,6 +59,12 @@ package enum CompletionScripts {
           COMPREPLY=($(compgen -f -- "$current")); return
         fi
       done
+      # A REPL command's arguments, as the REPL completes them.
+      local output line
+      if output=$("${COMP_WORDS[0]}" \(CommandLineOptions.completionsWord) "$current" "${COMP_LINE:0:COMP_POINT}" 2>/dev/null); then
+        [[ -n $output ]] && while IFS= read -r line; do COMPREPLY+=("$line"); done <<< "$output"
+        return
+      fi
       if [[ $current == -* ]]; then
         COMPREPLY=($(compgen -W "\(options.joined(separator: " "))" -- "$current"))
       else
@@ -107,6 +115,7 @@ package enum CompletionScripts {
       end
       complete -c catalog -f
       complete -c catalog -n '__fish_use_subcommand' -a '\(subcommands.joined(separator: " "))'
+      complete -c catalog -a '(catalog \(CommandLineOptions.completionsWord) (commandline -ct) (commandline -cp) 2>/dev/null)'
       complete -c catalog -n '__fish_seen_subcommand_from import export' -F
 
       """ + options.map { "complete -c catalog " + $0 }.joined(separator: "\n") + "\n"

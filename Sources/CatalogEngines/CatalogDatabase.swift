@@ -493,6 +493,14 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
         [.text(key), .text(key + "\u{10FFFF}"), .integer(limit)])
   }
 
+  /// The last product by folded name of those with a folded prefix: one step of the index.
+  package func lastProduct(foldedPrefix key: String) -> Product? {
+    query(
+      "SELECT \(columns) FROM products WHERE folded_name >= ? AND folded_name < ? ORDER BY folded_name DESC, position DESC LIMIT 1",
+      [.text(key), .text(key + "\u{10FFFF}")]
+    ).first
+  }
+
   /// How many products' folded names start with a folded prefix: one count over an index
   /// range.
   package func count(foldedPrefix key: String) -> Int {

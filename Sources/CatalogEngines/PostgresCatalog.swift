@@ -572,6 +572,13 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         [key, key + "\u{10FFFF}", String(limit)])
   }
 
+  package func lastProduct(foldedPrefix key: String) -> Product? {
+    products(
+      "SELECT \(Self.columns) FROM \(schema).products WHERE folded_name >= $1 AND folded_name < $2 ORDER BY folded_name DESC, position DESC LIMIT 1",
+      [key, key + "\u{10FFFF}"]
+    ).first
+  }
+
   package func count(foldedPrefix key: String) -> Int {
     reading {
       try $0.execute(

@@ -31,6 +31,9 @@ package protocol CatalogSource: AnyObject, Sendable {
   func products(foldedName: String, exact: Bool, limit: Int) -> [Product]
   /// How many products' folded names start with a folded prefix.
   func count(foldedPrefix: String) -> Int
+  /// The last, in folded-name order, of the products whose folded names start with a folded
+  /// prefix: with the first, it bounds what every one of their names starts with.
+  func lastProduct(foldedPrefix: String) -> Product?
   /// Names whose folded forms sort just before and after a folded key: candidates to suggest
   /// for a typo.
   func names(near foldedKey: String, limit: Int) -> [String]
@@ -78,6 +81,11 @@ extension CatalogSource {
   /// Counts them one by one: for catalogs in memory.
   package func count(foldedPrefix: String) -> Int {
     products(foldedName: foldedPrefix, exact: false, limit: Int.max).count
+  }
+
+  /// Looks through them all: for catalogs in memory.
+  package func lastProduct(foldedPrefix: String) -> Product? {
+    products(foldedName: foldedPrefix, exact: false, limit: Int.max).last
   }
 
   /// Calls a body with every product in list order, without holding them all in memory.

@@ -6,11 +6,14 @@
 package struct EditorScreen: Sendable {
   /// The terminal's width in columns.
   package var columns: Int
+  /// The terminal's height in rows, when known: a listing fills at most a screen.
+  package var rows: Int?
   /// The row of the cursor, counted from the prompt's first row, after the last draw.
   package private(set) var cursorRow = 0
 
-  package init(columns: Int) {
+  package init(columns: Int, rows: Int? = nil) {
     self.columns = max(1, columns)
+    self.rows = rows.map { max(1, $0) }
   }
 
   /// Where each character starts, and where the text ends, laid out from a starting column.
@@ -92,26 +95,34 @@ package struct EditorScreen: Sendable {
     cursorRow = 0
   }
 
-  /// Candidates laid out in columns, one block below the line, as a second Tab shows them.
+  /// Candidates laid out in columns, one block below the line, as a second Tab shows them: a
+  /// screenful at most, then how many more there are.
   ///
-  /// - Parameter candidates: The candidates.
+  /// - Parameters:
+  ///   - candidates: The candidates.
+  ///   - total: How many there are in all, the candidates being the first of them.
   /// - Returns: The lines, joined with `\r\n`.
-  package func columnsLayout(_ candidates: [String]) -> String {
+  package func columnsLayout(_ candidates: [String], total: Int? = nil) -> String {
     let width = (candidates.map { DisplayWidth.of($0) }.max() ?? 0) + 2
     let perRow = max(1, columns / max(width, 1))
-    let rows = (candidates.count + perRow - 1) / perRow
+    // Room for the line of how many more, and the prompt below.
+    let fitting = rows.map { max(1, $0 - 2) * perRow } ?? candidates.count
+    let shown = Array(candidates.prefix(fitting))
+    let rows = (shown.count + perRow - 1) / perRow
     var lines: [String] = []
     for row in 0..<rows {
       var line = ""
       for column in 0..<perRow {
         let index = column * rows + row
-        guard index < candidates.count else { continue }
-        let candidate = candidates[index]
+        guard index < shown.count else { continue }
+        let candidate = shown[index]
         let padding = column == perRow - 1 ? 0 : width - DisplayWidth.of(candidate)
         line += candidate + String(repeating: " ", count: max(0, padding))
       }
       lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
     }
+    let more = max(total ?? 0, candidates.count) - shown.count
+    if more > 0 { lines.append("… and \(more.grouped) more; type more to narrow them") }
     return lines.joined(separator: "\r\n")
   }
 }

@@ -24,11 +24,22 @@ package enum LineReaderError: Error, Sendable, Equatable, LocalizedError {
 
 /// What a completion hook gives for a line and its cursor: the candidates for the word before
 /// the cursor, and where that word starts.
+///
+/// When more match than can be offered (a million product names), the candidates are the first
+/// of them, ``total`` counts them all, and ``sharedPrefix`` is what they all start with, so
+/// that Tab inserts no more than every match has.
 package struct LineCompletion: Sendable, Hashable {
   /// Where the replaced word starts, as an index into the line's characters.
   package var start: Int
-  /// The candidates, in the order to show them.
+  /// The candidates, in the order to show them, each text once.
   package var candidates: [String]
+  /// What a second Tab lists, one entry a match: the candidates, unless some stand for several
+  /// matches (products of one name, each listed with its number).
+  package var listing: [String]
+  /// How many match in all; more than ``listing`` holds when it holds only the first.
+  package var total: Int
+  /// The text every match starts with, when the candidates are only the first matches.
+  package var sharedPrefix: String?
   /// Whether a single candidate ends the argument (a space follows it).
   package var isFinal = true
 
@@ -37,21 +48,40 @@ package struct LineCompletion: Sendable, Hashable {
   /// - Parameters:
   ///   - start: Where the replaced word starts.
   ///   - candidates: The candidates.
+  ///   - listing: What a second Tab lists; the candidates when nil.
+  ///   - total: How many match in all; the listing's count when nil.
+  ///   - sharedPrefix: What every match starts with, when the candidates are not all of them.
   ///   - isFinal: Whether a single candidate ends the argument.
-  package init(start: Int, candidates: [String], isFinal: Bool = true) {
+  package init(
+    start: Int, candidates: [String], listing: [String]? = nil, total: Int? = nil,
+    sharedPrefix: String? = nil, isFinal: Bool = true
+  ) {
     self.start = start
     self.candidates = candidates
+    self.listing = listing ?? candidates
+    self.total = max(total ?? 0, self.listing.count)
+    self.sharedPrefix = sharedPrefix
     self.isFinal = isFinal
   }
 
-  /// What to put in place of the word: the one candidate (with a space after a final
-  /// argument), or the candidates' longest common prefix.
+  /// What to put in place of the word: the one match (with a space after a final argument),
+  /// or what every match starts with.
   package var replacement: String? {
     guard let first = candidates.first else { return nil }
-    if candidates.count == 1 { return first + (isFinal ? " " : "") }
+    if candidates.count == 1 && total == 1 { return first + (isFinal ? " " : "") }
+    return sharedPrefix ?? Self.commonPrefix(of: candidates)
+  }
+
+  /// The longest text every string starts with, letters compared whatever their case, as the
+  /// first string spells it.
+  ///
+  /// - Parameter strings: The strings.
+  /// - Returns: Their common prefix.
+  package static func commonPrefix(of strings: [String]) -> String {
+    guard let first = strings.first else { return "" }
     var prefix = Array(first)
-    for candidate in candidates.dropFirst() {
-      let other = Array(candidate)
+    for string in strings.dropFirst() {
+      let other = Array(string)
       var length = 0
       while length < min(prefix.count, other.count)
         && prefix[length].lowercased() == other[length].lowercased()

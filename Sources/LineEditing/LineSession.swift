@@ -27,16 +27,17 @@ package struct LineSession {
   ///   - plainPrompt: The prompt's visible text.
   ///   - history: Earlier lines, oldest first.
   ///   - columns: The terminal's width.
+  ///   - rows: The terminal's height, when known.
   ///   - complete: The completions for a line and a cursor.
   package init(
-    prompt: String, plainPrompt: String, history: [String], columns: Int,
+    prompt: String, plainPrompt: String, history: [String], columns: Int, rows: Int? = nil,
     complete: @escaping ([Character], Int) -> LineCompletion
   ) {
     self.prompt = prompt
     self.plainPrompt = plainPrompt
     self.complete = complete
     editor = LineEditor(history: history)
-    screen = EditorScreen(columns: columns)
+    screen = EditorScreen(columns: columns, rows: rows)
   }
 
   /// The line so far.
@@ -90,9 +91,10 @@ package struct LineSession {
     apply(decoder.flush())
   }
 
-  /// Redraws for a new terminal width.
-  package mutating func resize(columns: Int) -> String {
+  /// Redraws for a new terminal size.
+  package mutating func resize(columns: Int, rows: Int? = nil) -> String {
     screen.columns = max(1, columns)
+    if let rows { screen.rows = max(1, rows) }
     return redraw()
   }
 
@@ -203,9 +205,9 @@ package struct LineSession {
         {
           editor.replace(from: start, with: replacement)
           output += redraw()
-        } else if wasTab && result.candidates.count > 1 {
+        } else if wasTab && result.total > 1 {
           output += screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
-          output += screen.columnsLayout(result.candidates) + "\r\n"
+          output += screen.columnsLayout(result.listing, total: result.total) + "\r\n"
           output += redraw()
         } else {
           output += "\u{07}"

@@ -88,7 +88,7 @@ package final class TerminalLineEditor {
     } else {
       session = LineSession(
         prompt: prompt, plainPrompt: plainPrompt, history: lines,
-        columns: Self.columns(of: output), complete: complete)
+        columns: Self.columns(of: output), rows: Self.rows(of: output), complete: complete)
       session.kill = killed
       let (first, typedAhead) = session.start(after: carry)
       write(first)
@@ -105,7 +105,9 @@ package final class TerminalLineEditor {
     while true {
       switch waitForInput(timeout: session.hasPendingEscape ? 50 : -1) {
       case .signal:
-        if Signals.takeWindowChange() { write(session.resize(columns: Self.columns(of: output))) }
+        if Signals.takeWindowChange() {
+          write(session.resize(columns: Self.columns(of: output), rows: Self.rows(of: output)))
+        }
         if Signals.pending != nil {
           write(session.abandon())
           return .interrupted

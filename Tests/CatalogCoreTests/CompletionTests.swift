@@ -18,7 +18,7 @@ import Testing
     ("se", ["select", "search"]),
     ("sc", ["scenes", "scene"]),
     ("select red", ["Red Rose"]),
-    ("select ", bundledProducts.map(\.name)),
+    ("select ", bundledProducts.map(\.name).sorted()),
     ("push gl", ["Gladiolus"]),
     ("push GLA", ["Gladiolus"]),
     ("scene ", ["new", "switch", "open", "close"]),
@@ -169,5 +169,55 @@ extension CompletionTests {
         #expect(declared.contains(kind), "\(entry.words[0]) names \(placeholder)")
       }
     }
+  }
+}
+
+/// Completion in a catalog with more names than are offered at once.
+extension CompletionTests {
+  /// 150 Golden Almonds, 100 Golden Mangos and two products named Cherries.
+  static let large: AppState = {
+    let names =
+      (1...150).map { "Golden Almond \($0)" } + (1...100).map { "Golden Mango \($0)" }
+      + ["Cherries", "Cherries"]
+    let products = names.enumerated().map { offset, name in
+      Product(
+        identifier: UUID(), name: name, imageName: "", year: 2000, price: Price(cents: 100 + offset)
+      )
+    }
+    return AppState(
+      catalog: Catalog(products), scenes: [Scene(name: .main)], activeSceneName: .main)
+  }()
+
+  @Test func completesToWhatEveryMatchSharesNotWhatTheFirstOnesDo() {
+    let golden = Completion.complete(Array("select gol"), cursor: 10, state: Self.large)
+    #expect(golden.candidates.count == Completion.nameLimit)
+    #expect(golden.total == 250)
+    #expect(golden.replacement == "Golden ")
+    let almond = Completion.complete(Array("select golden a"), cursor: 15, state: Self.large)
+    #expect(almond.total == 150 && almond.replacement == "Golden Almond ")
+    let everything = Completion.complete(Array("select "), cursor: 7, state: Self.large)
+    #expect(everything.total == 252 && everything.replacement == "")
+  }
+
+  @Test func productsOfOneNameAreListedWithTheirNumbers() {
+    let result = Completion.complete(Array("select che"), cursor: 10, state: Self.large)
+    #expect(result.candidates == ["Cherries"])
+    #expect(result.listing == ["Cherries (#251)", "Cherries (#252)"])
+    // Tab inserts the name, not a space after it: a number tells them apart.
+    #expect(result.replacement == "Cherries")
+  }
+
+  @Test func aSecondTabListsAScreenfulAndCountsTheRest() {
+    var terminal = FakeTerminal(
+      columns: 40, rows: 6, complete: { Completion.complete($0, cursor: $1, state: Self.large) })
+    terminal.type("select gol\t")
+    #expect(terminal.text == "select Golden ")
+    terminal.type("\t")
+    let listing = terminal.output.components(separatedBy: "\r\n").dropFirst()
+    // Four rows of two columns (six rows less the count's and the prompt's), then the count.
+    #expect(listing.first == "Golden Almond 1    Golden Almond 102")
+    #expect(listing.contains("… and 242 more; type more to narrow them"))
+    #expect(listing.filter { $0.hasPrefix("Golden") }.count == 4)
+    #expect(terminal.output.contains("Golden Almond 105") && !terminal.output.contains("106"))
   }
 }

@@ -185,18 +185,9 @@ import Testing
     try Data(script.utf8).write(to: URL(fileURLWithPath: file))
     func complete(_ words: [String]) throws -> [String] {
       let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/bash")
-      process.arguments = [
-        "-c",
-        "source '\(file)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _catalog; printf '%s\\n' \"${COMPREPLY[@]}\"",
-      ]
-      let output = Pipe()
-      process.standardOutput = output
-      try process.run()
-      let data = output.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+      return try Self.bash(
+        "source '\(file)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _catalog; printf '%s\\n' \"${COMPREPLY[@]}\""
+      )
     }
     // catalog's own commands, then the REPL's, which run as `catalog COMMAND …`.
     let words = try complete(["catalog", "s"])
@@ -210,6 +201,54 @@ import Testing
       let result = try sandbox.run(["--generate-completion-script", shell])
       #expect(result.status == 0 && result.output.contains("catalog"))
     }
+  }
+
+  /// A REPL command's arguments complete on the command line as in the REPL, the program
+  /// asked for them: products (spaces and all), tabs, scenes, links split at the colon as bash
+  /// splits them, a command's flags.
+  @Test func bashCompletesEachArgumentAsTheREPLDoes() throws {
+    let sandbox = CatalogSandbox()
+    _ = try sandbox.run(input: "scene new side mango\n")
+    let file = sandbox.root + "/completion.bash"
+    let script = try sandbox.run(["--generate-completion-script", "bash"]).output
+    try Data(script.utf8).write(to: URL(fileURLWithPath: file))
+    let program = CatalogSandbox.executable.path
+    let options = "--state-dir \(sandbox.stateDirectory) --data-dir \(sandbox.dataDirectory)"
+    /// What bash offers for a line typed after the options; `words` are bash's words of it.
+    func complete(_ line: String, words: [String]) throws -> [String] {
+      let typed = "\(program) \(options) \(line)"
+      let all = [program] + options.split(separator: " ").map(String.init) + words
+      return try Self.bash(
+        """
+        source '\(file)'; COMP_WORDS=(\(all.map { "'\($0)'" }.joined(separator: " ")))
+        COMP_CWORD=\(all.count - 1); COMP_LINE='\(typed)'; COMP_POINT=${#COMP_LINE}
+        _catalog; printf '%s\\n' "${COMPREPLY[@]}"
+        """)
+    }
+    #expect(try complete("select che", words: ["select", "che"]) == ["Cherries"])
+    #expect(try complete("select Red R", words: ["select", "Red", "R"]) == ["Rose"])
+    #expect(try complete("select se", words: ["select", "se"]) == [])
+    #expect(try complete("tab ", words: ["tab", ""]) == ["detail", "photo"])
+    #expect(try complete("scene switch s", words: ["scene", "switch", "s"]) == ["side"])
+    #expect(try complete("continue 1 --sc", words: ["continue", "1", "--sc"]) == ["--scene"])
+    #expect(
+      try complete("open catalog://pro", words: ["open", "catalog", ":", "//pro"])
+        == ["//products", "//product/"])
+    // Before a command, catalog's own commands.
+    #expect(try complete("sel", words: ["sel"]) == ["select"])
+  }
+
+  /// What a bash script prints, a line each.
+  private static func bash(_ script: String) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
   }
 }
 

@@ -8,14 +8,14 @@ package struct FakeTerminal {
 
   /// A terminal whose prompt is `main › `, completing with `complete` (nothing by default).
   package init(
-    history: [String] = [], columns: Int = 80,
+    history: [String] = [], columns: Int = 80, rows: Int? = nil,
     complete: @escaping (_ line: [Character], _ cursor: Int) -> LineCompletion = { _, cursor in
       LineCompletion(start: cursor, candidates: [])
     }
   ) {
     session = LineSession(
       prompt: "main › ", plainPrompt: "main › ", history: history, columns: columns,
-      complete: complete)
+      rows: rows, complete: complete)
     output = session.start()
   }
 

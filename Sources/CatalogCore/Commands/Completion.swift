@@ -66,8 +66,7 @@ package enum Completion {
     // A product's name takes the rest of the line, spaces and all.
     if let product = kinds.prefix(words.count).firstIndex(of: .product) {
       let rest = words[product...].joined(separator: " ")
-      return Result(
-        start: start + text.count - rest.count, candidates: matchingNames(rest, in: catalog))
+      return names(rest, at: start + text.count - rest.count, in: catalog)
     }
     guard words.count <= kinds.count, kinds[words.count - 1].offersCandidates else {
       return Result(
@@ -83,7 +82,7 @@ package enum Completion {
     _ kind: ArgumentKind, _ text: String, at start: Int, catalog: Catalog, scenes: [String]
   ) -> Result {
     switch kind {
-    case .product: Result(start: start, candidates: matchingNames(text, in: catalog))
+    case .product: names(text, at: start, in: catalog)
     case .scene: Result(start: start, candidates: matching(text, in: scenes))
     case .link: link(text, start: start, catalog: catalog, scenes: scenes)
     case .command: Result(start: start, candidates: matching(text, in: CommandParser.commandWords))
@@ -100,10 +99,9 @@ package enum Completion {
     let scenePrefix = "catalog://scene/"
     if text.lowercased().hasPrefix(productPrefix) {
       let name = String(text.dropFirst(productPrefix.count)).removingPercentEncoding ?? ""
-      let candidates = matchingNames(name, in: catalog).map {
+      return names(name, at: start, in: catalog) {
         productPrefix + ($0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? $0)
       }
-      return Result(start: start, candidates: candidates)
     }
     if text.lowercased().hasPrefix(scenePrefix) {
       let name = String(text.dropFirst(scenePrefix.count))
@@ -127,17 +125,52 @@ package enum Completion {
   /// The most product names offered at once.
   static let nameLimit = 100
 
-  /// Names whose folded form starts with the folded text (`che` and `CHÉ` find Cherries), in
-  /// list order: an indexed query, at most ``nameLimit`` of them.
-  private static func matchingNames(_ text: String, in catalog: Catalog) -> [String] {
+  /// The names whose folded form starts with the folded text (`che` and `CHÉ` find Cherries),
+  /// in folded-name order: the first ``nameLimit`` of them, how many there are, and what all of
+  /// them start with — a few indexed queries, whatever the catalog's size. Products of one name
+  /// are listed each with its list number, to tell them apart.
+  ///
+  /// - Parameters:
+  ///   - text: What was typed of the name.
+  ///   - start: Where it starts in the line.
+  ///   - catalog: The catalog.
+  ///   - written: How a name is written on the line: quoted as the parser reads it back, or
+  ///     as a link's path.
+  /// - Returns: The candidates, the listing, the count and the shared prefix.
+  private static func names(
+    _ text: String, at start: Int, in catalog: Catalog,
+    written: (String) -> String = { CommandParser.quoted($0) }
+  ) -> Result {
     // What was typed so far, read as the quoting rule reads it (an open quote included).
     let typed =
       (try? CommandParser.unquoted(text))
       ?? (try? CommandParser.unquoted(text + (text.first == "'" ? "'" : "\""))) ?? text
-    // Each number is looked up once, not at every comparison of the sort.
-    return catalog.source.products(foldedName: typed.folded, exact: false, limit: nameLimit)
-      .map { (number: catalog.number(of: $0.identifier) ?? 0, name: $0.name) }
-      .sorted { $0.number < $1.number }
-      .map { CommandParser.quoted($0.name) }
+    let key = typed.folded
+    let source = catalog.source
+    let found = source.products(foldedName: key, exact: false, limit: nameLimit)
+    var total = found.count
+    var shared: String?
+    if found.count == nameLimit {
+      total = key.isEmpty ? catalog.count : source.count(foldedPrefix: key)
+      if let first = found.first, let last = source.lastProduct(foldedPrefix: key) {
+        shared = LineCompletion.commonPrefix(of: [written(first.name), written(last.name)])
+      }
+    }
+    let names = found.map(\.name)
+    let repeated = Set(
+      Dictionary(grouping: names.map(\.folded)) { $0 }.filter { $1.count > 1 }.keys)
+    let numbers =
+      repeated.isEmpty
+      ? [:]
+      : source.numbers(of: found.filter { repeated.contains($0.name.folded) }.map(\.identifier))
+    var candidates: [String] = []
+    var seen: Set<String> = []
+    for name in names where seen.insert(name).inserted { candidates.append(written(name)) }
+    let listing = found.map { product in
+      numbers[product.identifier].map { "\(written(product.name)) (#\($0))" }
+        ?? written(product.name)
+    }
+    return Result(
+      start: start, candidates: candidates, listing: listing, total: total, sharedPrefix: shared)
   }
 }
