@@ -10,6 +10,8 @@ package struct EditorScreen: Sendable {
   package var rows: Int?
   /// The row of the cursor, counted from the prompt's first row, after the last draw.
   package private(set) var cursorRow = 0
+  /// The last row the last draw wrote, counted as ``cursorRow`` is.
+  private var lastRow = 0
 
   package init(columns: Int, rows: Int? = nil) {
     self.columns = max(1, columns)
@@ -38,7 +40,9 @@ package struct EditorScreen: Sendable {
     return (positions, (row, column))
   }
 
-  /// The bytes that redraw the line.
+  /// The bytes that redraw the line: over the last drawing, then erasing what it left after
+  /// the end — never the whole screen from its top-left corner, which terminals such as tmux
+  /// would save to their history at every key.
   ///
   /// - Parameters:
   ///   - prompt: The prompt as written, possibly with colour.
@@ -51,7 +55,7 @@ package struct EditorScreen: Sendable {
   ) -> String {
     var output = ""
     if cursorRow > 0 { output += "\u{1B}[\(cursorRow)A" }
-    output += "\r\u{1B}[J" + prompt + String(buffer)
+    output += "\r" + prompt + String(buffer)
     let promptEnd = Self.layout(plainPrompt, from: (0, 0), columns: columns).end
     let text = Self.layout(buffer, from: promptEnd, columns: columns)
     var end = text.end
@@ -60,6 +64,8 @@ package struct EditorScreen: Sendable {
       output += "\r\n"
       end = (end.row + 1, 0)
     }
+    output += "\u{1B}[J"
+    lastRow = end.row
     var target = cursor < buffer.count ? text.positions[cursor] : end
     if target.column >= columns { target = (target.row + 1, 0) }
     if end.row > target.row { output += "\u{1B}[\(end.row - target.row)A" }
@@ -80,19 +86,21 @@ package struct EditorScreen: Sendable {
     var end = Self.layout(buffer, from: promptEnd, columns: columns).end
     if end.column >= columns { end = (end.row + 1, 0) }
     let down = end.row - cursorRow
-    cursorRow = 0
+    (cursorRow, lastRow) = (0, 0)
     return (down > 0 ? "\u{1B}[\(down)B" : "") + "\r\n"
   }
 
-  /// The bytes that erase the line as drawn, leaving the cursor where its first row began.
+  /// The bytes that erase the line as drawn, leaving the cursor where its first row began: the
+  /// first row, then the rows below it (not the screen from its top-left corner).
   package mutating func clear() -> String {
-    defer { cursorRow = 0 }
-    return (cursorRow > 0 ? "\u{1B}[\(cursorRow)A" : "") + "\r\u{1B}[J"
+    defer { (cursorRow, lastRow) = (0, 0) }
+    return (cursorRow > 0 ? "\u{1B}[\(cursorRow)A" : "") + "\r\u{1B}[K"
+      + (lastRow > 0 ? "\u{1B}[B\u{1B}[J\u{1B}[A" : "")
   }
 
   /// Forgets the rows drawn, after something else was written below the line.
   package mutating func forget() {
-    cursorRow = 0
+    (cursorRow, lastRow) = (0, 0)
   }
 
   /// Candidates laid out in columns, one block below the line, as a second Tab shows them: a

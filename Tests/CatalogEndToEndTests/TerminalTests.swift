@@ -250,7 +250,7 @@ extension TerminalTests {
     pty.read(until: "select gin")
     kill(process.processIdentifier, SIGINT)
     // The line is dropped and a new prompt drawn; the session goes on.
-    pty.read(until: "\r\n\r\u{1B}[J")
+    pty.read(until: "\r\n\rmain › ")
     pty.type("select mango\r")
     let shown = pty.read(until: "Keywords")
     #expect(shown.contains("Mango") && !shown.contains("Ginger"))

@@ -27,6 +27,20 @@ import Testing
     // Exactly full: the cursor goes to the next row, not past the margin.
     var full = FakeTerminal(columns: 10)
     full.type("abc")
-    #expect(full.output.hasSuffix("\r\n\r"))
+    #expect(full.output.hasSuffix("\r\n\u{1B}[J\r"))
+  }
+
+  /// A redraw writes over the last drawing and erases only what is left after its end: never
+  /// the screen from the top-left corner (after Ctrl-L), which tmux saves to its history.
+  @Test func redrawsWithoutClearingFromTheLineStart() {
+    var terminal = FakeTerminal(columns: 20)
+    terminal.type("\u{0C}select")
+    let afterClear = terminal.output.components(separatedBy: "\u{1B}[2J").last ?? ""
+    #expect(!afterClear.contains("\r\u{1B}[J") && !afterClear.contains("\u{1B}[H"))
+    #expect(afterClear.hasSuffix("\rmain › select\u{1B}[J\r\u{1B}[13C"))
+    // Taking the line off the screen (for a message) erases its rows, not the screen.
+    var wrapped = FakeTerminal(columns: 10)
+    wrapped.type("select gin")
+    #expect(wrapped.session.setAside() == "\u{1B}[1A\r\u{1B}[K\u{1B}[B\u{1B}[J\u{1B}[A")
   }
 }

@@ -99,7 +99,7 @@ import Testing
     interrupted.type("select" + left + left + "\u{03}")
     #expect(interrupted.result == .interrupted)
     // The abandoned line is shown whole, the cursor after it, then ^C.
-    #expect(interrupted.output.hasSuffix("main › select\r\u{1B}[13C^C\r\n"))
+    #expect(interrupted.output.hasSuffix("main › select\u{1B}[J\r\u{1B}[13C^C\r\n"))
     var cleared = FakeTerminal()
     cleared.type("list\u{0C}")
     #expect(cleared.output.contains("\u{1B}[H\u{1B}[2J"))
