@@ -41,12 +41,10 @@ extension Presentation {
     presentation.colorsOutput = colors(outputIsTerminal)
     presentation.colorsErrors = colors(errorsIsTerminal)
     presentation.followsTerminal = outputIsTerminal
-    if outputIsTerminal, let rows { presentation.pageSize = max(5, rows - 5) }
-    if outputIsTerminal { presentation.columns = max(40, columns) }
+    presentation.fit(columns: columns, rows: rows)
     let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
     let depth: HalfBlockRenderer.ColorDepth =
       colorTerm == "truecolor" || colorTerm == "24bit" ? .trueColor : .palette256
-    presentation.pictureColumns = max(1, min(40, outputIsTerminal ? columns : 80))
     switch pictures {
     case .auto:
       // On a terminal with colour only: a script gets none.

@@ -25,6 +25,9 @@ final class REPL {
   private let handoffs: (any HandoffListener)?
   private var failed = false
   private var exitSignal: Int32?
+  /// The product whose picture the last command drew, the last thing on the screen: drawn
+  /// again to the window's width when the window is resized.
+  private var pictureShown: Product?
 
   /// Restores the app and readies the loop: the launch's warnings and notices are shown, an
   /// editor restored open shows its draft, and a REPL starts listening for deliveries.
@@ -183,6 +186,12 @@ final class REPL {
         Completion.complete(
           $0, cursor: $1, state: current,
           otherScenes: store.environment.otherScenes(in: current.catalog).map(\.name.rawValue))
+      },
+      redrawn: { [pictureShown] in
+        guard let product = pictureShown else { return nil }
+        store.environment.presentation.fit(
+          columns: TerminalLineEditor.columns(of: 1), rows: TerminalLineEditor.rows(of: 1))
+        return Renderer(environment: store.environment).detail(product, tab: .photo)
       })
   }
 
@@ -190,6 +199,7 @@ final class REPL {
   ///
   /// - Returns: Whether the run ends (`quit`).
   private func runCommand(_ command: Command) -> Bool {
+    pictureShown = nil
     // A person at a terminal is asked before a product goes, as before a draft is discarded;
     // a script is not (it asked for it).
     if isInteractive, case .delete(let reference) = command,
@@ -263,6 +273,17 @@ final class REPL {
       output.line(result.output)
     }
     for note in result.warnings { report.warning(note) }
+    pictureShown = Self.picture(shownBy: state, environment: store.environment)
     return result.quits
+  }
+
+  /// The product whose picture the state's active scene shows, when pictures are drawn.
+  private static func picture(shownBy state: AppState, environment: LiveEnvironment) -> Product? {
+    let scene = state.activeScene
+    guard scene.selectedTab == .photo, !scene.isEditing,
+      let identifier = scene.path.topProduct, let product = state.catalog[identifier],
+      environment.picture(of: product) != nil
+    else { return nil }
+    return product
   }
 }

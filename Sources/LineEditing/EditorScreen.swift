@@ -75,6 +75,28 @@ package struct EditorScreen: Sendable {
     return output
   }
 
+  /// Takes a new terminal size. Terminals reflow the line drawn (tmux, VTE, kitty, iTerm2): its
+  /// rows and the cursor's row are found again at the new width, so the next draw starts
+  /// where the line now starts rather than a row into it (drawing the prompt twice) or above it.
+  ///
+  /// - Parameters:
+  ///   - columns: The new width.
+  ///   - rows: The new height, when known.
+  ///   - plainPrompt: The prompt's visible text.
+  ///   - buffer: The line.
+  ///   - cursor: The cursor, an index into `buffer`.
+  package mutating func resize(
+    columns: Int, rows: Int?, plainPrompt: String, buffer: [Character], cursor: Int
+  ) {
+    self.columns = max(1, columns)
+    if let rows { self.rows = max(1, rows) }
+    let promptEnd = Self.layout(plainPrompt, from: (0, 0), columns: self.columns).end
+    let text = Self.layout(buffer, from: promptEnd, columns: self.columns)
+    let position = cursor < buffer.count ? text.positions[cursor] : text.end
+    cursorRow = min(position.row, text.end.row)
+    lastRow = text.end.row
+  }
+
   /// The bytes that leave the line as drawn and move below it, for output that follows.
   ///
   /// - Parameters:

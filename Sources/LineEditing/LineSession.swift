@@ -93,8 +93,9 @@ package struct LineSession {
 
   /// Redraws for a new terminal size.
   package mutating func resize(columns: Int, rows: Int? = nil) -> String {
-    screen.columns = max(1, columns)
-    if let rows { screen.rows = max(1, rows) }
+    screen.resize(
+      columns: columns, rows: rows, plainPrompt: currentPlainPrompt, buffer: editor.buffer,
+      cursor: editor.cursor)
     return redraw()
   }
 

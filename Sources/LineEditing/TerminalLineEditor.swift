@@ -68,11 +68,15 @@ package final class TerminalLineEditor {
   ///   - prompt: The prompt as written, possibly with colour.
   ///   - plainPrompt: The prompt's visible text.
   ///   - complete: The completions for a line and a cursor.
+  ///   - redrawn: What to print again above the line once the window has been resized (a
+  ///     picture drawn to the old width), asked when no resize has come for a moment; nil
+  ///     when nothing is.
   /// - Returns: The line, the end of input (Ctrl-D on an empty line), or an interruption
   ///   (Ctrl-C, or a signal the caller takes from ``Signals``).
   package func readLine(
     prompt: String, plainPrompt: String,
-    complete: @escaping ([Character], Int) -> LineCompletion
+    complete: @escaping ([Character], Int) -> LineCompletion,
+    redrawn: () -> String? = { nil }
   ) -> LineReader.Result {
     if saved == nil { saved = enterRawMode() }
     guard saved != nil else {
@@ -102,11 +106,14 @@ package final class TerminalLineEditor {
       killed = session.kill
       carry = session.carry
     }
+    // A window being dragged sends many resizes: what is printed again waits for them to stop.
+    var resized = false
     while true {
-      switch waitForInput(timeout: session.hasPendingEscape ? 50 : -1) {
+      switch waitForInput(timeout: session.hasPendingEscape ? 50 : resized ? 250 : -1) {
       case .signal:
         if Signals.takeWindowChange() {
           write(session.resize(columns: Self.columns(of: output), rows: Self.rows(of: output)))
+          resized = true
         }
         if Signals.pending != nil {
           write(session.abandon())
@@ -116,6 +123,13 @@ package final class TerminalLineEditor {
           write(session.setAside())
           setAside = session
           return .interrupted
+        }
+      case .timeout where resized && !session.hasPendingEscape:
+        resized = false
+        if let text = redrawn() {
+          write(
+            session.setAside() + text + "\n"
+              + session.resume(prompt: prompt, plainPrompt: plainPrompt))
         }
       case .timeout:
         let (text, result) = session.flush()

@@ -85,6 +85,8 @@ import Testing
     }
     if !after(shown).contains("select art") { shown += pty.read(until: "select art") }
     #expect(after(shown).contains("Mango"), "\(shown.debugDescription)")
+    // What the link did is shown, as if typed: the product's detail.
+    #expect(after(shown).contains("Keywords"), "\(shown.debugDescription)")
     #expect(after(shown).contains("select art"), "\(shown.debugDescription)")
     // What was typed is still there, the cursor at its end.
     pty.type("ichoke\r")

@@ -188,7 +188,7 @@ extension TerminalTests {
     var size = winsize(ws_row: 24, ws_col: 20, ws_xpixel: 0, ws_ypixel: 0)
     _ = ioctl(pty.controller, UInt(TIOCSWINSZ), &size)
     kill(process.processIdentifier, SIGWINCH)
-    pty.read(until: "select cherries\r\u{1B}[2C")
+    pty.read(until: "select cherries\u{1B}[J\r\u{1B}[2C")
     pty.type("\r")
     pty.read(until: "Keywords")
     #expect(pty.quit(process) == 0)
@@ -250,7 +250,7 @@ extension TerminalTests {
     pty.read(until: "select gin")
     kill(process.processIdentifier, SIGINT)
     // The line is dropped and a new prompt drawn; the session goes on.
-    pty.read(until: "\r\n\rmain › ")
+    pty.read(until: "\r\n\r")
     pty.type("select mango\r")
     let shown = pty.read(until: "Keywords")
     #expect(shown.contains("Mango") && !shown.contains("Ginger"))
@@ -374,5 +374,78 @@ extension TerminalTests {
     let history = try #require(
       try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
     #expect(history["lines"] as? [String] == ["select cherries"])
+  }
+}
+
+/// What the terminal receives when a person completes names in a large catalog, clears the
+/// screen, and looks at a picture in a window that changes size.
+extension TerminalTests {
+  /// Tab inserts what every match shares (not what the first hundred do), a second Tab lists
+  /// a screenful and how many more; after Ctrl-L no key erases the screen from its corner.
+  @Test func completionInALargeCatalogAndRedrawsThatKeepTheScrollback() throws {
+    let sandbox = CatalogSandbox()
+    let names = (1...150).map { "Golden Almond \($0)" } + (1...100).map { "Golden Mango \($0)" }
+    let records = names.map { #"{"name": "\#($0)", "imageName": "", "year": 2000, "price": 1}"# }
+    let file = sandbox.root + "/golden.json"
+    try Data(("[" + records.joined(separator: ",") + "]").utf8).write(
+      to: URL(fileURLWithPath: file))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["NO_COLOR": "1"])
+    pty.read(until: " › ")
+    pty.type("\u{0C}")
+    pty.read(until: "\u{1B}[2J")
+    pty.type("select gol\t")
+    var drawn = pty.read(until: "select Golden ")
+    pty.type("\t")
+    drawn += pty.read(until: "more; type more to narrow them")
+    #expect(!drawn.contains("select Golden Almond"), "inserted what only the first matches share")
+    // 24 rows: 22 of names, four columns of them, then the count of the rest.
+    let listed = drawn.components(separatedBy: "\r\n").filter { $0.hasPrefix("Golden") }
+    #expect(listed.count == 22, "\(listed)")
+    #expect(drawn.contains("… and 162 more; type more to narrow them"), "\(drawn)")
+    #expect(
+      !drawn.contains("\r\u{1B}[J") && !drawn.contains("\u{1B}[H"), "\(drawn.debugDescription)")
+    pty.type("\u{15}")
+    #expect(pty.quit(process) == 0)
+  }
+
+  /// A picture and its indent fit the window; resized, the window gets the picture again at
+  /// its new width, and the prompt once.
+  @Test func aPictureFitsTheWindowAndIsDrawnAgainWhenItIsResized() throws {
+    let sandbox = CatalogSandbox()
+    let pty = try PseudoTerminal()
+    var size = winsize(ws_row: 40, ws_col: 30, ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(pty.controller, UInt(TIOCSWINSZ), &size)
+    let process = try pty.start(sandbox, environment: ["COLORTERM": "truecolor"])
+    pty.read(until: " › ")
+    pty.type("select cherries\r")
+    pty.read(until: "Keywords")
+    pty.type("tab photo\r")
+    // The prompt, in colour, after the picture.
+    let prompt = "Cherries [photo]\u{1B}[2m › "
+    let narrow = Self.pictureRows(pty.read(until: prompt))
+    #expect(!narrow.isEmpty && narrow.allSatisfy { $0.count <= 30 }, "\(narrow.map(\.count))")
+    size.ws_col = 60
+    _ = ioctl(pty.controller, UInt(TIOCSWINSZ), &size)
+    kill(process.processIdentifier, SIGWINCH)
+    var redrawn = pty.read(until: "Tabs")
+    if !(redrawn.components(separatedBy: "Tabs").last ?? "").contains(prompt) {
+      redrawn += pty.read(until: prompt)
+    }
+    let wide = Self.pictureRows(redrawn)
+    #expect(
+      wide.count > narrow.count && wide.allSatisfy { $0.count == 42 }, "\(wide.map(\.count))")
+    // Below the picture drawn again, the prompt once.
+    let below = redrawn.components(separatedBy: "Tabs").last ?? ""
+    #expect(below.components(separatedBy: prompt).count == 2, "\(below.debugDescription)")
+    #expect(pty.quit(process) == 0)
+  }
+
+  /// The rows of a half-block picture in what the terminal received, escape sequences left out.
+  private static func pictureRows(_ text: String) -> [String] {
+    let plain = text.replacingOccurrences(
+      of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+    return plain.components(separatedBy: "\r\n").filter { $0.contains("▀") }
   }
 }

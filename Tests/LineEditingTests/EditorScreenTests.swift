@@ -43,4 +43,17 @@ import Testing
     wrapped.type("select gin")
     #expect(wrapped.session.setAside() == "\u{1B}[1A\r\u{1B}[K\u{1B}[B\u{1B}[J\u{1B}[A")
   }
+
+  /// A terminal reflows the line drawn when its width changes: the redraw starts from the row
+  /// the line now starts on, so the prompt is not drawn a second time below its first row.
+  @Test func aResizeRedrawsFromWhereTheReflowedLineStarts() {
+    var terminal = FakeTerminal(columns: 80)
+    terminal.type("select cherries")
+    // 20 columns: "main › select cherri" fills a row, and the cursor is on the next.
+    let narrower = terminal.session.resize(columns: 20)
+    #expect(narrower.hasPrefix("\u{1B}[1A\rmain › select cherries\u{1B}[J"))
+    // Wider again: one row, and nothing above it is drawn over.
+    let wider = terminal.session.resize(columns: 80)
+    #expect(wider.hasPrefix("\rmain › select cherries\u{1B}[J"))
+  }
 }

@@ -119,7 +119,8 @@ package struct Renderer<Environment: AppEnvironment> {
       return product.name + "\n" + Table.render(rows: rows, indent: 2)
     case .photo:
       if let picture = environment.picture(of: product) {
-        return product.name + "\n" + picture.map { "  " + $0 }.joined(separator: "\n") + "\n"
+        let indent = String(repeating: " ", count: Presentation.pictureIndent)
+        return product.name + "\n" + picture.map { indent + $0 }.joined(separator: "\n") + "\n"
           + Table.render(rows: [["Tabs", tabs]], indent: 2)
       }
       let rows = [["Photo", environment.photoDescription(of: product)], ["Tabs", tabs]]

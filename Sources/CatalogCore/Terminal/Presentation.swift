@@ -15,8 +15,10 @@ package struct Presentation: Sendable, Hashable {
   package enum PictureKind: Sendable, Hashable {
     case blocks, kitty, sixel
   }
-  /// The most columns a picture takes.
+  /// The most columns a picture's drawing takes, its indent aside.
   package var pictureColumns = 40
+  /// The spaces before each row of a picture's drawing.
+  package static let pictureIndent = 2
   /// Products a page of `list` shows: what fits on the terminal beside a heading, a footer
   /// and the prompt; 20 when output is not a terminal.
   package var pageSize = 20
@@ -39,7 +41,8 @@ package struct Presentation: Sendable, Hashable {
     guard followsTerminal else { return }
     if let rows { pageSize = max(5, rows - 5) }
     self.columns = max(40, columns)
-    pictureColumns = max(1, min(40, columns))
+    // The drawing and its indent fit: a row as wide as the window would wrap.
+    pictureColumns = max(1, min(40, columns - Self.pictureIndent))
   }
 
   /// Plain text: no colour, no pictures.
