@@ -47,6 +47,38 @@ package enum TextFolding {
   }
 }
 
+extension TextFolding {
+  /// The word of a text, as the text writes it, that folds to a token: what a search matched,
+  /// shown as the product has it (`glaïeul` for `glaieul`).
+  ///
+  /// - Parameters:
+  ///   - token: A token of the text, folded (a word, or a run of Chinese or Japanese).
+  ///   - text: The text.
+  /// - Returns: The word as written, or nil when no word of the text folds to it.
+  package static func word(foldingTo token: String, in text: String) -> String? {
+    var folder = TextFolder()
+    var start: String.UnicodeScalarView.Index?
+    var kind = TextFolder.Kind.separator
+    let scalars = text.unicodeScalars
+    var index = scalars.startIndex
+    while true {
+      let next: TextFolder.Kind =
+        index == scalars.endIndex
+        ? .separator : fold(scalars[index]).first.map(TextFolder.kind(of:)) ?? kind
+      if next != kind {
+        if let first = start {
+          let word = String(scalars[first..<index])
+          if folder.tokens(word).map(\.text) == [token] { return word }
+        }
+        start = next == .separator ? nil : index
+        kind = next
+      }
+      guard index < scalars.endIndex else { return nil }
+      index = scalars.index(after: index)
+    }
+  }
+}
+
 /// A piece of folded text: a word, or a run of Chinese or Japanese characters.
 struct FoldedToken: Hashable, Sendable {
   /// The folded text.

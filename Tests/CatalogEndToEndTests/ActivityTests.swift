@@ -38,7 +38,11 @@ import Testing
     }
     #expect(
       try searchJSON(sandbox, "chery").first?["why"] as? String
-        == "title: 'cherries' for 'chery' (one typo); viewed recently")
+        == "title: 'Cherries' for 'chery' (one typo); viewed recently")
+    // The product's own word, not the folded one the index keeps.
+    #expect(
+      try searchJSON(sandbox, "glaieul").first?["why"] as? String
+        == "keywords: 'glaïeul'")
     #expect(try searchJSON(sandbox, "orchidee").first?["product"] as? String == "Orchid")
     #expect(try searchJSON(sandbox, "GLAÏEUL").first?["product"] as? String == "Gladiolus")
     #expect(try searchJSON(sandbox, "orchidee").first?["kind"] as? String == "item")

@@ -176,3 +176,15 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
     #expect(try titles("flower", limit: 0).isEmpty)
   }
 }
+
+/// A matched token named as the text writes it.
+@Suite struct MatchedWordTests {
+  @Test func findsTheWordAsWrittenThatFoldsToAToken() {
+    #expect(TextFolding.word(foldingTo: "glaieul", in: "剑兰, 唐菖蒲, glaïeul, flower") == "glaïeul")
+    #expect(TextFolding.word(foldingTo: "唐菖蒲", in: "剑兰, 唐菖蒲, glaïeul") == "唐菖蒲")
+    // A combining mark stays with its letter; full width and case are the text's.
+    #expect(TextFolding.word(foldingTo: "cafe", in: "Black Cafe\u{301}") == "Cafe\u{301}")
+    #expect(TextFolding.word(foldingTo: "rose", in: "Ｒｏｓｅ garden") == "Ｒｏｓｅ")
+    #expect(TextFolding.word(foldingTo: "tulip", in: "Red Rose") == nil)
+  }
+}

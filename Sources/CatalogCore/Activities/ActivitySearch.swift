@@ -120,7 +120,7 @@ package struct ActivitySearch: Sendable {
       activity.lastActiveDate = viewed[hit.document]?.lastActiveDate
       return SearchResult(
         activity: activity, product: product, score: hit.score,
-        reason: hit.matches.map(Self.describe).joined(separator: "; "),
+        reason: hit.matches.map { Self.describe($0, of: product) }.joined(separator: "; "),
         isViewed: viewed[hit.document] != nil)
     }
   }
@@ -156,13 +156,16 @@ package struct ActivitySearch: Sendable {
     return ranking
   }
 
-  private static func describe(_ match: SearchHit.Match) -> String {
+  /// How a term matched, naming the product's word as the product writes it.
+  private static func describe(_ match: SearchHit.Match, of product: Product) -> String {
     let field = match.field.rawValue
+    let text = match.field == .title ? product.name : product.keywords.joined(separator: ", ")
+    let word = TextFolding.word(foldingTo: match.word, in: text) ?? match.word
     switch match.kind {
-    case .exact where match.term == match.word: return "\(field): '\(match.word)'"
-    case .exact: return "\(field): '\(match.term)' in '\(match.word)'"
-    case .prefix: return "\(field): prefix '\(match.term)' of '\(match.word)'"
-    case .typo: return "\(field): '\(match.word)' for '\(match.term)' (one typo)"
+    case .exact where match.term == match.word: return "\(field): '\(word)'"
+    case .exact: return "\(field): '\(match.term)' in '\(word)'"
+    case .prefix: return "\(field): prefix '\(match.term)' of '\(word)'"
+    case .typo: return "\(field): '\(word)' for '\(match.term)' (one typo)"
     }
   }
 }
