@@ -386,7 +386,7 @@ import Testing
     repl.send("help tab")
     repl.readOutput(until: "tab detail|photo")
     repl.send("search cher")
-    repl.readOutput(until: "title: prefix 'cher' of 'cherries'")
+    repl.readOutput(until: "title: prefix 'cher' of 'Cherries'")
     repl.send("done")
     repl.send("select cherries")
     repl.send("name Mango Deluxe")
