@@ -93,7 +93,7 @@ let package = Package(
       sources: ["CatalogResources.swift", "EmbeddedResources.swift"]
     ),
     // A line editor for terminals: keys, display widths, history, completion hooks, signals.
-    .target(name: "LineEditing"),
+    .target(name: "LineEditing", dependencies: ["SystemSupport"]),
     // The app's pure core: commands, scenes' state, applying a command, rendering to text.
     .target(
       name: "CatalogCore",

@@ -422,7 +422,7 @@ package final class AppStore {
       if let count = try EarlierActivityFile.importIfPresent(into: history) {
         let earlier = directory.path(of: EarlierActivityFile.path(besides: history))
         warnings.append(
-          "imported \(count) saved activit\(count == 1 ? "y" : "ies") from '\(earlier)' into '\(directory.path(of: history.path))'; kept the file as '\(earlier).imported'"
+          "imported \(count.grouped) saved activit\(count == 1 ? "y" : "ies") from '\(earlier)' into '\(directory.path(of: history.path))'; kept the file as '\(earlier).imported'"
         )
       }
     } catch StateRestorationError.cannotWrite(let path, let reason),

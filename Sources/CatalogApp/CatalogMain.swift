@@ -142,9 +142,13 @@ package enum CatalogMain {
     let service = SearchService(
       indexPath: store.searchIndexPath, dataDirectory: paths.dataDirectory,
       builder: SearchService.thisExecutable, note: report.note)
-    let results = try service.search(loaded.catalog) { search in
-      try search.results(for: query, viewed: viewed, now: now, limit: limit)
+    // The JSON is the results alone: their count is for a person reading the table.
+    let found = try service.search(loaded.catalog) { search in
+      SearchResults(
+        try search.results(for: query, viewed: viewed, now: now, limit: limit),
+        total: json ? nil : try search.count(for: query))
     }
+    let results = found.results
     for row in loaded.catalog.source.takeSkippedRows() {
       report.warning(row)
     }
@@ -161,7 +165,9 @@ package enum CatalogMain {
         })
       TextOutput.standardOutput.line(array.rendered)
     } else {
-      TextOutput.standardOutput.line(Describe.searchResults(results, hint: false))
+      TextOutput.standardOutput.line(
+        Describe.searchResults(
+          found, columns: isatty(1) == 1 ? TerminalLineEditor.columns(of: 1) : nil, hint: false))
     }
     return ExitStatus.success
   }

@@ -51,7 +51,7 @@ extension CatalogSearchIndex {
     if let reason {
       note("\(reason); building it again")
     } else if database.count >= 10_000 {
-      note("building the search index for \(database.count.formatted()) products…")
+      note("building the search index for \(database.count.grouped) products…")
     }
     return try build(path, database: database)
   }

@@ -116,7 +116,7 @@ struct EarlierActivityFile: VersionedFormat {
       text, limit: limit, at: date,
       willBuild: { count in
         if count >= 10_000 {
-          note("building the activity history's search index for \(count.formatted()) activities…")
+          note("building the activity history's search index for \(count.grouped) activities…")
         }
       }
     ).map {

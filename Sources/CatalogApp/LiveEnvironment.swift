@@ -53,6 +53,10 @@ package final class LiveEnvironment: AppEnvironment {
 
   package var columns: Int { presentation.columns }
 
+  package var terminalColumns: Int? {
+    presentation.followsTerminal ? TerminalLineEditor.columns(of: STDOUT_FILENO) : nil
+  }
+
   package func savedActivities(page: Int, size: Int) throws -> (
     records: [UserActivityRecord], total: Int
   ) {
@@ -74,7 +78,7 @@ package final class LiveEnvironment: AppEnvironment {
     }
   }
 
-  package func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
+  package func search(_ text: String, in catalog: Catalog) throws -> SearchResults {
     // This process's last write is waited for; what a crashed one left in its scene files was
     // merged at launch. An unreadable history was set aside then; if it went bad since, search
     // the products alone.
@@ -88,7 +92,8 @@ package final class LiveEnvironment: AppEnvironment {
         ?? []
     }
     return try searchService.search(catalog) { search in
-      try search.results(for: text, viewed: viewed, now: now)
+      SearchResults(
+        try search.results(for: text, viewed: viewed, now: now), total: try search.count(for: text))
     }
   }
 

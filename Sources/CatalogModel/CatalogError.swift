@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// What can go wrong with the catalog: finding a product, validating an edit, saving it.
 package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
@@ -53,14 +54,14 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   ) -> String {
     let count = max(total, candidates.count)
     let matches =
-      count > candidates.count ? "\(count) products, the first \(candidates.count): " : ""
+      count > candidates.count ? "\(count.grouped) products, the first \(candidates.count): " : ""
     guard let first = numbers.first, numbers.count == candidates.count else {
       return
         "'\(reference.abbreviated)' matches \(matches)\(candidates.map { "'\($0)'" }.joined(separator: ", ")); type more of the name"
     }
     let listed = zip(numbers, candidates).map { "\($0) \($1)" }.joined(separator: ", ")
     return
-      "'\(reference.abbreviated)' matches \(count > candidates.count ? matches : "\(count) products: ")\(listed); type '\(command ?? "select") \(first)' for the first, or another number"
+      "'\(reference.abbreviated)' matches \(count > candidates.count ? matches : "\(count.grouped) products: ")\(listed); type '\(command ?? "select") \(first)' for the first, or another number"
   }
 
   private static func wordMatches(
@@ -137,7 +138,7 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     case .numberOutOfRange(let number, let count):
       count == 0
         ? "there is no product number \(number); the catalog is empty"
-        : "there is no product number \(number); the list has \(count) product\(count == 1 ? "" : "s")"
+        : "there is no product number \(number); the list has \(count.grouped) product\(count == 1 ? "" : "s")"
     case .invalidName(let reason):
       "the name \(reason)"
     case .invalidImage(let reason): "\(reason); type 'image PATH' with an image file's path"
@@ -154,11 +155,11 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     case .repeatedIdentifier(let identifier, let record, let name):
       "record \(record) ('\(name.abbreviated)') repeats the identifier \(identifier) of an earlier record; nothing was imported"
     case .ambiguousRecords(let count, let example):
-      "\(count) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has more of than the file has records (such as '\(example.abbreviated)'); give \(count == 1 ? "it an identifier" : "them identifiers") (an export has them), or import with --duplicates allow to add \(count == 1 ? "it" : "them"); nothing was imported"
+      "\(count.grouped) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has more of than the file has records (such as '\(example.abbreviated)'); give \(count == 1 ? "it an identifier" : "them identifiers") (an export has them), or import with --duplicates allow to add \(count == 1 ? "it" : "them"); nothing was imported"
     case .duplicateRecords(let count, let example):
-      "\(count) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has (such as '\(example.abbreviated)'); import with --duplicates update to update them, or --duplicates allow to add them; nothing was imported"
+      "\(count.grouped) record\(count == 1 ? "" : "s") without an identifier name\(count == 1 ? "s" : "") products the catalog has (such as '\(example.abbreviated)'); import with --duplicates update to update them, or --duplicates allow to add them; nothing was imported"
     case .repeatedNames(let count, let example):
-      "\(count) records without an identifier share a name the catalog has fewer products of (such as '\(example.abbreviated)'), so two would update one product; give them identifiers, or import with --duplicates allow to add them; nothing was imported"
+      "\(count.grouped) records without an identifier share a name the catalog has fewer products of (such as '\(example.abbreviated)'), so two would update one product; give them identifiers, or import with --duplicates allow to add them; nothing was imported"
     case .alreadyInCatalog(let name):
       "'\(name.abbreviated)' is already in the catalog"
     case .editConflict(let product, let field, let theirs, let yours, let keepTheirs):

@@ -12,6 +12,25 @@ package enum DisplayWidth {
     return width
   }
 
+  /// Text cut to fit a number of columns, ending with `…` when it was cut.
+  ///
+  /// - Parameters:
+  ///   - text: The text.
+  ///   - width: The most columns it may take.
+  /// - Returns: The text, or as much of it as fits beside the `…`.
+  package static func truncated(_ text: String, toWidth width: Int) -> String {
+    guard of(text) > width else { return text }
+    var kept = ""
+    var used = 0
+    for character in text {
+      let next = of(character)
+      guard used + next < width else { break }
+      kept.append(character)
+      used += next
+    }
+    return width > 0 ? kept + "…" : ""
+  }
+
   /// The columns one character (a grapheme cluster) takes.
   ///
   /// - Parameter character: The character.

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Draws the line being edited — prompt, text and cursor — over several rows when it wraps,
 /// measuring East Asian wide characters and combining marks by their display width so the
 /// cursor sits where the text is.

@@ -147,44 +147,76 @@ extension SearchIndex {
   private func postingMatches(
     _ query: SearchQuery, _ cursors: [TermCursor], limit: Int, skipping: Set<Int>
   ) throws(SearchIndexError) -> [(document: Int, score: Int)] {
-    var cursors = cursors
     let best = cursors.map { $0.classes.map(\.weight).max() ?? 0 }.reduce(0, +)
-    let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
     var top = TopDocuments(limit: limit)
-    let postings = storage.postings.buffer
-    do {
-      var candidate: UInt32 = 0
-      var agreeing = 0
-      var index = 0
-      var score = 0
-      while true {
-        guard let (document, weight) = cursors[index].seek(candidate, in: postings) else { break }
-        if document != candidate {
-          candidate = document
-          agreeing = 1
-          score = weight
-        } else {
-          agreeing += 1
-          score += weight
-        }
-        if agreeing == cursors.count {
-          let number = Int(candidate)
-          var verified = !skipping.contains(number)
-          if verified && verify { verified = query.matches(try self.document(number)) != nil }
-          if verified {
-            top.insert(number, score: score)
-            if top.isFull && top.lowestScore == best { break }
-          }
-          guard candidate < UInt32.max else { break }
-          candidate += 1
-          agreeing = 0
-          score = 0
-        }
-        index = (index + 1) % cursors.count
-        if agreeing == 0 { index = 0 }
-      }
-      return top.documents
+    try forEachPostingMatch(query, cursors, skipping: skipping) { document, score in
+      top.insert(document, score: score)
+      return !(top.isFull && top.lowestScore == best)
     }
+    return top.documents
+  }
+
+  /// Calls a body with each document the postings match, in document order, with its score,
+  /// while the body returns true.
+  private func forEachPostingMatch(
+    _ query: SearchQuery, _ cursors: [TermCursor], skipping: Set<Int>,
+    _ body: (_ document: Int, _ score: Int) -> Bool
+  ) throws(SearchIndexError) {
+    var cursors = cursors
+    let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
+    let postings = storage.postings.buffer
+    var candidate: UInt32 = 0
+    var agreeing = 0
+    var index = 0
+    var score = 0
+    while true {
+      guard let (document, weight) = cursors[index].seek(candidate, in: postings) else { return }
+      if document != candidate {
+        candidate = document
+        agreeing = 1
+        score = weight
+      } else {
+        agreeing += 1
+        score += weight
+      }
+      if agreeing == cursors.count {
+        let number = Int(candidate)
+        var verified = !skipping.contains(number)
+        if verified && verify { verified = query.matches(try self.document(number)) != nil }
+        if verified && !body(number, score) { return }
+        guard candidate < UInt32.max else { return }
+        candidate += 1
+        agreeing = 0
+        score = 0
+      }
+      index = (index + 1) % cursors.count
+      if agreeing == 0 { index = 0 }
+    }
+  }
+
+  /// How many documents match a query, counted up to a limit: what a search with no limit
+  /// would return.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - limit: The most counted; the count stops there.
+  /// - Returns: The number of matching documents, at most `limit`.
+  /// - Throws: ``SearchIndexError/damaged(path:reason:)`` as ``search(_:limit:boosts:)`` does.
+  /// - Complexity: At worst O(*m*) in the total length of the matching terms' postings.
+  public func count(_ query: SearchQuery, upTo limit: Int) throws(SearchIndexError) -> Int {
+    guard limit > 0 else { return 0 }
+    // Documents changed since the build are matched by their text: their postings are stale.
+    let scoredByText = Set(overlay.keys)
+    var total = 0
+    for document in scoredByText where document < count {
+      if query.matches(try self.document(document)) != nil { total += 1 }
+    }
+    guard total < limit, let cursors = try termCursors(for: query) else { return min(total, limit) }
+    try forEachPostingMatch(query, cursors, skipping: scoredByText) { _, _ in
+      total += 1
+      return total < limit
+    }
+    return total
   }
 
   /// The classes of documents a term matches: each field's exact, prefix and typo matches.

@@ -103,8 +103,10 @@ final class FakeEnvironment: AppEnvironment {
     return (Array(sorted.dropFirst((page - 1) * size).prefix(size)), history.count)
   }
 
-  func search(_ text: String, in catalog: Catalog) throws -> [SearchResult] {
-    try ActivitySearch(catalog: catalog).results(for: text, history: history, now: now)
+  func search(_ text: String, in catalog: Catalog) throws -> SearchResults {
+    let search = ActivitySearch(catalog: catalog)
+    return SearchResults(
+      try search.results(for: text, history: history, now: now), total: try search.count(for: text))
   }
 }
 

@@ -1,5 +1,6 @@
 import CatalogModel
 import Foundation
+import LineEditing
 import TestSupport
 import Testing
 
@@ -22,5 +23,27 @@ import Testing
   @Test func tablesAlignByDisplayWidth() {
     let table = Table.render(rows: [["樱桃", "x"], ["Mango", "y"]])
     #expect(table == "樱桃   x\nMango  y")
+  }
+}
+
+/// Search results at a terminal: how many match in all, rows cut to the window.
+@Suite struct SearchResultsRenderingTests {
+  @Test func saysHowManyMatchAndCutsWhyToTheWindow() throws {
+    let found = try FakeEnvironment().search("flower", in: bundledCatalog)
+    #expect(found.results.count == 5 && found.total == 5)
+    var fewer = found
+    fewer.results.removeLast(3)
+    let text = Describe.searchResults(fewer, columns: 50, hint: false)
+    let lines = text.split(separator: "\n")
+    #expect(lines.last == "The best 2 of 5 matches; add words to narrow them.")
+    #expect(lines.dropLast().allSatisfy { DisplayWidth.of($0) <= 50 }, "\(text)")
+    #expect(lines[1].hasSuffix("…"))
+    // In a script, whole rows.
+    #expect(Describe.searchResults(fewer, hint: false).contains("keywords: 'flower'"))
+    var many = fewer
+    many.total = SearchResults.countLimit
+    #expect(
+      Describe.searchResults(many, hint: false).hasSuffix(
+        "The best 2 of more than 10,000 matches; add words to narrow them."))
   }
 }

@@ -176,7 +176,9 @@ import Testing
     #expect(try sandbox.run(["search"]).status == 64)
     #expect(try sandbox.run(["search", "x", "--limit", "0"]).status == 64)
     let limited = try sandbox.run(["search", "flower", "--limit", "2"])
-    #expect(limited.output.split(separator: "\n").count == 3)
+    #expect(limited.output.split(separator: "\n").count == 4)
+    // How many match in all, grouped as every count is.
+    #expect(limited.output.hasSuffix("\nThe best 2 of 5 matches; add words to narrow them.\n"))
   }
 }
 

@@ -24,6 +24,22 @@ package struct SearchResult: Sendable, Hashable {
   package var why: String { reason + (isViewed ? "; viewed recently" : "") }
 }
 
+/// A search's best results, and how many products match in all.
+package struct SearchResults: Sendable, Hashable {
+  /// The best results, best first.
+  package var results: [SearchResult]
+  /// How many products match, counted up to ``countLimit``.
+  package var total: Int
+
+  /// The most matches a search counts: past it, a count says "more than".
+  package static let countLimit = 10_000
+
+  package init(_ results: [SearchResult], total: Int? = nil) {
+    self.results = results
+    self.total = max(total ?? results.count, results.count)
+  }
+}
+
 /// The app's search (SPEC section 7): every product is a searchable item in a ``SearchIndex``,
 /// and the activity history ranks recently viewed products higher. Expired activities count
 /// for nothing.
@@ -103,12 +119,7 @@ package struct ActivitySearch: Sendable {
     for text: String, viewed: (_ text: String, _ limit: Int) -> [ActivityHistory.Entry], now: Date,
     limit: Int = defaultLimit
   ) throws -> [SearchResult] {
-    let query: SearchQuery
-    do {
-      query = try SearchQuery(text)
-    } catch {
-      throw CatalogCoreError.invalidSearch(error.description)
-    }
+    let query = try Self.query(text)
     guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
     let asked = max(limit > Int.max / 2 ? limit : limit * 2, Self.historyLimit)
     let (boosts, viewed) = ranking(of: viewed(text, asked), at: now)
@@ -122,6 +133,24 @@ package struct ActivitySearch: Sendable {
         activity: activity, product: product, score: hit.score,
         reason: hit.matches.map { Self.describe($0, of: product) }.joined(separator: "; "),
         isViewed: viewed[hit.document] != nil)
+    }
+  }
+
+  /// How many products match a query, counted up to ``SearchResults/countLimit``.
+  ///
+  /// - Parameter text: The query.
+  /// - Returns: The count.
+  /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
+  package func count(for text: String) throws -> Int {
+    try index.index.count(Self.query(text), upTo: SearchResults.countLimit)
+  }
+
+  /// A query as typed, parsed; a query the search cannot take is the user's error.
+  private static func query(_ text: String) throws -> SearchQuery {
+    do {
+      return try SearchQuery(text)
+    } catch {
+      throw CatalogCoreError.invalidSearch(error.description)
     }
   }
 

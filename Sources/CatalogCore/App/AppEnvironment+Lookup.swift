@@ -24,7 +24,7 @@ extension AppEnvironment {
       let words = Self.words(of: reference.folded)
       // A query the search refuses (an unclosed quote, say) finds nothing by its words either.
       guard !words.isEmpty,
-        let results = try? search(reference, in: catalog)
+        let results = try? search(reference, in: catalog).results
       else { throw CatalogError.noMatch(typed, suggestion: suggestion) }
       let named = results.map(\.product).filter { product in
         let nameWords = Self.words(of: product.name.folded)

@@ -88,9 +88,9 @@ package protocol AppEnvironment {
   /// - Parameters:
   ///   - text: The query.
   ///   - catalog: The catalog to search, as the command sees it.
-  /// - Returns: The results, best first.
+  /// - Returns: The best results, best first, and how many products match.
   /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
-  func search(_ text: String, in catalog: Catalog) throws -> [SearchResult]
+  func search(_ text: String, in catalog: Catalog) throws -> SearchResults
 
   /// A page of the saved activity history, newest first, and how many entries it has.
   ///
@@ -116,6 +116,10 @@ package protocol AppEnvironment {
 
   /// The columns text is wrapped to: the terminal's width, 80 in a script.
   var columns: Int { get }
+
+  /// The terminal's width when output goes to one, which a table's rows are cut to fit; nil
+  /// in a script, whose rows are whole.
+  var terminalColumns: Int? { get }
 }
 
 extension AppEnvironment {
@@ -135,4 +139,7 @@ extension AppEnvironment {
 
   /// Eighty columns.
   package var columns: Int { 80 }
+
+  /// No terminal.
+  package var terminalColumns: Int? { nil }
 }

@@ -11,8 +11,9 @@ extension AppState {
     let render = Renderer(environment: environment)
     switch command {
     case .search(let text):
-      state.lastSearch = try environment.search(text, in: catalog)
-      var output = Describe.searchResults(state.lastSearch, hint: false)
+      let found = try environment.search(text, in: catalog)
+      state.lastSearch = found.results
+      var output = Describe.searchResults(found, columns: environment.terminalColumns, hint: false)
       if !state.lastSearch.isEmpty {
         output +=
           "\n"

@@ -11,7 +11,7 @@ extension AppState {
       throw CatalogCoreError.invalidLink(text, problem: "it is not a URL")
     }
     var state = self
-    var results: [SearchResult]?
+    var results: SearchResults?
     if case .search(let query) = link.destination {
       results = try environment.search(query, in: catalog)
     }
@@ -37,8 +37,8 @@ extension AppState {
     }
 
     if let results {
-      state.lastSearch = results
-      messages.append(Describe.searchResults(results))
+      state.lastSearch = results.results
+      messages.append(Describe.searchResults(results, columns: environment.terminalColumns))
       return CommandResult(state: state, output: messages.joined(separator: "\n"))
     }
     var scene = state.activeScene

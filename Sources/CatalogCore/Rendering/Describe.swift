@@ -39,13 +39,17 @@ package enum Describe {
     return parts
   }
 
-  /// Search results, numbered for `continue N`.
+  /// Search results, numbered for `continue N`, and how many more match.
   ///
   /// - Parameters:
-  ///   - results: The results, best first.
+  ///   - found: The best results, best first, and how many match.
+  ///   - columns: The most columns a row takes: "why" is cut to fit.
   ///   - hint: Whether to end with how to continue a result, as the REPL does.
   /// - Returns: One result a line: number, title, product, and why it matched.
-  package static func searchResults(_ results: [SearchResult], hint: Bool = true) -> String {
+  package static func searchResults(_ found: SearchResults, columns: Int? = nil, hint: Bool = true)
+    -> String
+  {
+    let results = found.results
     guard !results.isEmpty else {
       return "No results; try fewer words, a shorter prefix, or another spelling."
     }
@@ -55,8 +59,15 @@ package enum Describe {
         result.product.name, result.why,
       ]
     }
-    return Table.render(header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0])
-      + (hint ? "\n" + continueHint : "")
+    let total =
+      found.total >= SearchResults.countLimit
+      ? "more than \(SearchResults.countLimit.grouped)" : found.total.grouped
+    let more =
+      found.total > results.count
+      ? "\nThe best \(results.count) of \(total) matches; add words to narrow them." : ""
+    return Table.render(
+      header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0], width: columns)
+      + more + (hint ? "\n" + continueHint : "")
   }
 
   /// The last line of search results in the REPL, saying how to continue one.

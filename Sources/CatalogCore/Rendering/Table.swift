@@ -13,19 +13,32 @@ package enum Table {
   ///   - indent: Spaces before each line.
   ///   - minimumWidths: Widths the columns have at least, so that tables rendered in parts
   ///     line up.
+  ///   - width: The most columns a line may take: the last column's cells are cut to fit, as
+  ///     far as it has room for a few characters.
   /// - Returns: The lines, joined by newlines, with no trailing spaces.
   package static func render(
     header: [String]? = nil, rows: [[String]], rightAligned: Set<Int> = [], indent: Int = 0,
-    minimumWidths: [Int] = []
+    minimumWidths: [Int] = [], width: Int? = nil
   ) -> String {
     // Cells quote stored text (a draft, a scene's values): nothing in them may drive the
     // terminal or break a row.
-    let all = ((header.map { [$0] } ?? []) + rows).map { $0.map(\.escapingControlCharacters) }
+    var all = ((header.map { [$0] } ?? []) + rows).map { $0.map(\.escapingControlCharacters) }
     let columns = all.map(\.count).max() ?? 0
     var widths = (minimumWidths + [Int](repeating: 0, count: columns)).prefix(columns).map { $0 }
     for row in all {
       for (index, cell) in row.enumerated() {
         widths[index] = max(widths[index], DisplayWidth.of(cell))
+      }
+    }
+    if let width, columns > 0 {
+      // What the columns before the last take, with their separators.
+      let before = indent + widths.dropLast().reduce(0, +) + 2 * (columns - 1)
+      let room = max(12, width - before)
+      if widths[columns - 1] > room {
+        widths[columns - 1] = room
+        for index in all.indices where all[index].count == columns {
+          all[index][columns - 1] = DisplayWidth.truncated(all[index][columns - 1], toWidth: room)
+        }
       }
     }
     let lines = all.map { row in

@@ -190,7 +190,7 @@ public final class SessionStore: @unchecked Sendable {
         SessionFile.path, because: error,
         consequence: count == 0
           ? "the session starts with scene '\(SceneName.main)'"
-          : "rebuilt the session from \(count) scene file\(count == 1 ? "" : "s")")
+          : "rebuilt the session from \(count.grouped) scene file\(count == 1 ? "" : "s")")
       return (rebuilt, warning)
     }
   }
