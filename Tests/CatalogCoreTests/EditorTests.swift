@@ -131,6 +131,15 @@ import Testing
     #expect(cancelled.shownProduct?.name == "Cherries")
   }
 
+  @Test func anAddedProductIsShownOnItsOwn() throws {
+    let (editing, _) = try run(["select cher", "add Kiwi", "price 2.50"])
+    let kiwi = try #require(editing.activeScene.newProduct)
+    #expect(editing.activeScene.path.routes.count == 2)
+    let (added, output) = try run(["done"], from: editing)
+    #expect(output.hasPrefix("Added Kiwi."))
+    #expect(added.activeScene.path.routes == [.product(kiwi.identifier)])
+  }
+
   @Test func doneInsertsTheNewProductOnce() throws {
     let environment = FakeEnvironment()
     let (state, output) = try run(

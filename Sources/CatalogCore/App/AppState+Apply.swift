@@ -123,6 +123,9 @@ extension AppState {
         scene.newProduct?.identifier == product.identifier && catalog[product.identifier] == nil
       if !isNew { state.catalog.replace(saved) }
       scene.closeEditor()
+      // A product added stands on its own, as if selected: not on top of what was shown when
+      // `add` began (which `cancel` goes back to).
+      if isNew { scene.path = ScenePath([.product(saved.identifier)]) }
       state.activeScene = scene
       return CommandResult(
         state: state,
