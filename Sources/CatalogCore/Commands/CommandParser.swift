@@ -104,6 +104,9 @@ package enum CommandParser {
         continue
       }
       switch character {
+      case "'" where word.last.map { $0.isLetter || $0.isNumber } ?? false:
+        // An apostrophe inside a word (`Baker's`, `O'Brien`) is one; a quote opens a word.
+        word.append(character)
       case "\"", "'":
         quote = character
         inWord = true
