@@ -21,6 +21,8 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   case invalidYear(String)
   /// The draft picture is not valid: too long, or with a control character.
   case invalidImage(reason: String)
+  /// The draft keywords are not valid: too many, too long, or with a control character.
+  case invalidKeywords(reason: String)
   /// The draft price is not valid.
   case invalidPrice(String, reason: String)
   /// Several fields of the draft are not valid: each one's problem.
@@ -142,6 +144,7 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     case .invalidName(let reason):
       "the name \(reason)"
     case .invalidImage(let reason): "\(reason); type 'image PATH' with an image file's path"
+    case .invalidKeywords(let reason): "the keywords are not valid: \(reason)"
     case .invalidYear(let text):
       "the year '\(text.abbreviated)' is not a whole number from 1900 to 2100"
     case .invalidPrice(let text, let reason):

@@ -37,17 +37,25 @@ extension Product {
     if let control = imageName.unicodeScalars.first(where: \.isTerminalControl) {
       return "the picture name contains the control character \(control.codePoint)"
     }
-    guard keywords.count <= Self.maximumKeywordCount else {
-      return "it has \(keywords.count) keywords; the limit is \(Self.maximumKeywordCount)"
+    return Self.keywordsViolation(keywords)
+  }
+
+  /// The first rule some keywords break, as the end of a sentence; nil when they keep them.
+  ///
+  /// - Parameter keywords: The keywords.
+  /// - Returns: What is wrong, or nil.
+  package static func keywordsViolation(_ keywords: [String]) -> String? {
+    guard keywords.count <= maximumKeywordCount else {
+      return "it has \(keywords.count) keywords; the limit is \(maximumKeywordCount)"
     }
     for keyword in keywords {
       // No more bytes than the limit is no more characters: counting is for longer ones.
       guard
-        keyword.utf8.count <= Self.maximumKeywordLength
-          || keyword.count <= Self.maximumKeywordLength
+        keyword.utf8.count <= maximumKeywordLength
+          || keyword.count <= maximumKeywordLength
       else {
         return
-          "a keyword has \(keyword.count) characters; the limit is \(Self.maximumKeywordLength)"
+          "a keyword has \(keyword.count) characters; the limit is \(maximumKeywordLength)"
       }
       if let control = keyword.unicodeScalars.first(where: \.isTerminalControl) {
         return "a keyword contains the control character \(control.codePoint)"

@@ -12,6 +12,8 @@ package struct ProductFields: Sendable, Hashable, Codable {
   package var price: Price
   /// The picture; nil in fields saved by an earlier version, which did not edit it.
   package var imageName: String?
+  /// The keywords; nil in fields saved by an earlier version, which did not edit them.
+  package var keywords: [String]?
 
   /// Creates the fields.
   ///
@@ -20,11 +22,15 @@ package struct ProductFields: Sendable, Hashable, Codable {
   ///   - year: The year.
   ///   - price: The price.
   ///   - imageName: The picture.
-  package init(name: String, year: Int, price: Price, imageName: String? = nil) {
+  ///   - keywords: The keywords.
+  package init(
+    name: String, year: Int, price: Price, imageName: String? = nil, keywords: [String]? = nil
+  ) {
     self.name = name
     self.year = year
     self.price = price
     self.imageName = imageName
+    self.keywords = keywords
   }
 
   /// A product's fields.
@@ -32,7 +38,8 @@ package struct ProductFields: Sendable, Hashable, Codable {
   /// - Parameter product: The product.
   package init(_ product: Product) {
     self.init(
-      name: product.name, year: product.year, price: product.price, imageName: product.imageName)
+      name: product.name, year: product.year, price: product.price, imageName: product.imageName,
+      keywords: product.keywords)
   }
 }
 
@@ -51,7 +58,7 @@ extension ProductFields {
 }
 
 extension ProductFields: JSONRepresentable {
-  /// Reads the fields: `name`, `year`, `price`, and `imageName` when present.
+  /// Reads the fields: `name`, `year`, `price`, and `imageName` and `keywords` when present.
   ///
   /// - Parameter json: The JSON.
   /// - Throws: `JSONReadError` when a field is missing or not valid.
@@ -61,6 +68,9 @@ extension ProductFields: JSONRepresentable {
       price: try json.read("price") { value throws(JSONReadError) in try Price(json: value) },
       imageName: try json.readIfPresent("imageName") { value throws(JSONReadError) in
         try value.stringValue()
+      },
+      keywords: try json.readIfPresent("keywords") { value throws(JSONReadError) in
+        try value.arrayValue().map { item throws(JSONReadError) in try item.stringValue() }
       })
   }
 
@@ -68,7 +78,8 @@ extension ProductFields: JSONRepresentable {
   package var json: JSONValue {
     .object(
       [("name", .string(name)), ("year", .int(year)), ("price", price.json)]
-        + (imageName.map { [("imageName", .string($0))] } ?? []))
+        + (imageName.map { [("imageName", .string($0))] } ?? [])
+        + (keywords.map { [("keywords", .array($0.map(JSONValue.string)))] } ?? []))
   }
 }
 
@@ -127,6 +138,13 @@ package struct ProductChange: Sendable, Hashable {
           typed: { $0 ?? "" }) ?? current.imageName
       // The editor's picture is a bundled name or an absolute path: relative to nothing.
       if product.imageName != current.imageName { product.imageDirectory = nil }
+    }
+    if edited.keywords != nil {
+      product.keywords =
+        try merged(
+          "keywords", \.keywords, current: current,
+          shown: { "'\(($0 ?? []).joined(separator: ", ").abbreviated)'" },
+          typed: { ($0 ?? []).joined(separator: ", ") }) ?? current.keywords
     }
     return product
   }

@@ -11,6 +11,8 @@ package struct ProductEdit: Sendable, Hashable {
   /// The draft picture: a bundled picture's name or an image file's path; nil to keep the
   /// product's.
   package var image: String?
+  /// The draft keywords as typed, separated by commas; nil to keep the product's.
+  package var keywords: String?
 
   /// The longest name allowed, in characters.
   package static let maximumNameLength = 100
@@ -24,11 +26,23 @@ package struct ProductEdit: Sendable, Hashable {
   ///   - year: The draft year, as typed.
   ///   - price: The draft price, as typed.
   ///   - image: The draft picture, or nil to keep the product's.
-  package init(name: String, year: String, price: String, image: String? = nil) {
+  ///   - keywords: The draft keywords, separated by commas, or nil to keep the product's.
+  package init(
+    name: String, year: String, price: String, image: String? = nil, keywords: String? = nil
+  ) {
     self.name = name
     self.year = year
     self.price = price
     self.image = image
+    self.keywords = keywords
+  }
+
+  /// Keywords as typed, separated by commas: each trimmed, empty ones left out.
+  ///
+  /// - Parameter text: The keywords as typed.
+  /// - Returns: The keywords.
+  package static func keywords(of text: String) -> [String] {
+    text.split(separator: ",").map { String($0).trimmingSpacesAndNewlines }.filter { !$0.isEmpty }
   }
 
   /// A draft holding a product's current values, as the editor starts.
@@ -51,6 +65,9 @@ package struct ProductEdit: Sendable, Hashable {
         .invalidName(reason: trimmedName.isEmpty ? "is empty; type 'name TEXT' to set it" : reason))
     }
     if Self.year(of: year) == nil { problems.append(.invalidYear(year)) }
+    if let keywords, let reason = Product.keywordsViolation(Self.keywords(of: keywords)) {
+      problems.append(.invalidKeywords(reason: reason))
+    }
     do {
       _ = try Price(parsing: price)
     } catch let error as CatalogError {
@@ -83,6 +100,7 @@ package struct ProductEdit: Sendable, Hashable {
     let trimmedName = name.trimmingSpacesAndNewlines
     let price = try Price(parsing: price)
     var edited = product
+    if let keywords { edited.keywords = Self.keywords(of: keywords) }
     edited.name = trimmedName
     edited.year = year
     edited.price = price

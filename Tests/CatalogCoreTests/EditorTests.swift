@@ -25,7 +25,8 @@ import Testing
     #expect(
       environment.saved[0].base
         == ProductFields(
-          name: "Cherries", year: 2015, price: Price(cents: 1099), imageName: "Cherries"))
+          name: "Cherries", year: 2015, price: Price(cents: 1099), imageName: "Cherries",
+          keywords: ["樱桃", "车厘子", "cerises", "fruit"]))
     #expect(!state.activeScene.isEditing)
     #expect(state.activeScene.useSavedValues)
     #expect(state.activeScene.storage.entries["EditView.editTitle"] == nil)
@@ -180,7 +181,7 @@ extension EditorTests {
     let environment = FakeEnvironment()
     let (state, output) = try run(
       ["select 9", "edit", "image ../shots/cherries.jpg"], environment: environment)
-    #expect(output.contains("Image  /home/user/shots/cherries.jpg"), "\(output)")
+    #expect(output.contains("Image     /home/user/shots/cherries.jpg"), "\(output)")
     #expect(state.activeScene.draft.image == "/home/user/shots/cherries.jpg")
     let (saved, _) = try run(["done"], from: state, environment: environment)
     #expect(environment.saved.last?.edited.imageName == "/home/user/shots/cherries.jpg")
@@ -206,6 +207,10 @@ extension EditorTests {
     (.setPrice("abc"), "the price 'abc' is not a number like 10.99"),
     (.setPrice("-5"), "the price '-5' is negative"),
     (.year("1800"), "the year '1800' is not a whole number from 1900 to 2100"),
+    (
+      .setKeywords((1...65).map { "k\($0)" }.joined(separator: ",")),
+      "the keywords are not valid: it has 65 keywords; the limit is 64"
+    ),
   ])
   func aBadValueIsNamedAsItIsTypedAndKept(_ command: Command, _ problem: String) throws {
     let result = try editing().applying(command, environment: FakeEnvironment())
@@ -238,5 +243,26 @@ extension EditorTests {
     #expect(typedPrice.state.activeScene.draft.price == "1299.00")
     let saved = try typedPrice.state.applying(.done(force: false), environment: environment)
     #expect(saved.output.contains("$1,299.00"), "\(saved.output)")
+  }
+}
+
+extension EditorTests {
+  /// `keywords WORDS` sets the draft's keywords, separated by commas; with none, clears them; too
+  /// many is a warning as typed and refused by `done`.
+  @Test func theKeywordsCommandSetsTheDraftsKeywords() throws {
+    let environment = FakeEnvironment()
+    let (state, output) = try run(
+      ["select 9", "edit", "keywords  sour , cerises,,"], environment: environment)
+    #expect(output.contains("Keywords  sour, cerises"), "\(output)")
+    let (saved, _) = try run(["done"], from: state, environment: environment)
+    #expect(environment.saved.last?.edited.keywords == ["sour", "cerises"])
+    #expect(saved.catalog[environment.saved[0].identifier]?.keywords == ["sour", "cerises"])
+    let (cleared, _) = try run(["select 9", "edit", "keywords", "done"], environment: environment)
+    #expect(cleared.catalog[environment.saved[0].identifier]?.keywords == [])
+    let many = (1...65).map { "k\($0)" }.joined(separator: ",")
+    let typed = try run(["select 9", "edit", "keywords \(many)"]).state
+    #expect(throws: CatalogError.invalidKeywords(reason: "it has 65 keywords; the limit is 64")) {
+      try run(["done"], from: typed)
+    }
   }
 }

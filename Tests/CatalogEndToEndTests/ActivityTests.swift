@@ -162,6 +162,33 @@ import Testing
     #expect(!result.output.contains("continue"), "\(result.output)")
   }
 
+  /// Keywords edited in the REPL are saved, found by search, and merged with another
+  /// process's edit as the other fields are.
+  @Test(arguments: CatalogEngine.allCases)
+  func keywordsEditedInTheREPLAreSavedFoundAndMerged(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
+    let edited = try sandbox.run(
+      input: "select cher\nedit\nkeywords cerises, sour ,, fruit\ndone\n")
+    #expect(edited.status == 0, "\(edited.errors)")
+    #expect(edited.output.contains("Saved Cherries.\nCherries\n"), "\(edited.output)")
+    #expect(edited.output.contains("Keywords  cerises, sour, fruit"), "\(edited.output)")
+    #expect(try searchJSON(sandbox, "sour").first?["product"] as? String == "Cherries")
+    #expect(try searchJSON(sandbox, "车厘子").isEmpty)
+    let editor = sandbox.start([])
+    editor.send("select cher")
+    editor.send("edit")
+    editor.send("keywords sour")
+    editor.readOutput(until: "Keywords  sour\n")
+    let other = try sandbox.run(input: "select cher\nedit\nkeywords tart\nprice 9.99\ndone\n")
+    #expect(other.output.contains("Saved Cherries."), "\(other.errors)")
+    editor.send("done")
+    let (_, errors) = editor.finishReading()
+    #expect(
+      errors
+        == "error: another process changed the keywords of 'Cherries' to 'tart' since this edit began, and the draft has 'sour'; type 'keywords tart' to keep theirs, or 'done --force' to save yours\n"
+    )
+  }
+
   @Test(arguments: CatalogEngine.allCases)
   func badSearchesFromTheShell(engine: CatalogEngine) throws {
     let sandbox = try CatalogSandbox(engine)

@@ -101,7 +101,7 @@ import Testing
     #expect(result.output.contains("Cherries"))
     #expect(try Data(contentsOf: URL(fileURLWithPath: catalogPath)) == broken)
     // The draft is kept, so nothing typed is lost once the file is fixed.
-    #expect(result.output.contains("Name   Morello"))
+    #expect(result.output.contains("Name      Morello"))
   }
 
   @Test func twoLaunchesThatNeverReachedThePromptMakeTheThirdStartFresh() throws {

@@ -112,6 +112,9 @@ extension AppState {
     case .setImage(let text):
       return try applyingDraft(.image, text, environment: environment)
 
+    case .setKeywords(let text):
+      return try applyingDraft(.keywords, text, environment: environment)
+
     case .done(let force):
       guard scene.isEditing else { throw CatalogCoreError.editorNotOpen(command: "done") }
       let product = try shownProduct(for: "done")
@@ -332,7 +335,7 @@ extension AppState {
 extension AppState {
   /// A field of the editor's draft.
   enum DraftField {
-    case name, year, price, image
+    case name, year, price, image, keywords
 
     /// The command that sets it.
     var word: String {
@@ -341,11 +344,12 @@ extension AppState {
       case .year: "year"
       case .price: "price"
       case .image: "image"
+      case .keywords: "keywords"
       }
     }
   }
 
-  /// Applies `name`, `year`, `price` or `image` in the editor: the draft's field set as typed,
+  /// Applies `name`, `year`, `price`, `image` or `keywords` in the editor: the draft's field set as typed,
   /// checked when it is saved.
   private func applyingDraft(
     _ field: DraftField, _ text: String, environment: some AppEnvironment
@@ -365,6 +369,8 @@ extension AppState {
     case .image:
       // A relative path is relative to where the user is, kept absolute.
       draft.image = Product.resolvingImagePath(text, against: environment.currentDirectory)
+    case .keywords:
+      draft.keywords = ProductEdit.keywords(of: text).joined(separator: ", ")
     }
     scene.draft = draft
     scene.useSavedValues = false
@@ -375,6 +381,7 @@ extension AppState {
       switch field {
       case .year: ProductEdit.year(of: text) == nil ? .invalidYear(text) : nil
       case .price: draft.problems.first { if case .invalidPrice = $0 { true } else { false } }
+      case .keywords: draft.problems.first { if case .invalidKeywords = $0 { true } else { false } }
       case .name, .image: nil
       }
     if let problem {
@@ -412,6 +419,7 @@ extension Command {
     case .setName: "name"
     case .setPrice: "price"
     case .setImage: "image"
+    case .setKeywords: "keywords"
     case .done: "done"
     case .cancel: "cancel"
     case .scenes: "scenes"
@@ -474,7 +482,8 @@ extension AppState {
     case .switchScene(let name): scene(named: name) == nil
     case .activity(.forget(.product)): true
     case .navigation(.back), .navigation(.root), .navigation(.path), .tab, .edit, .setName,
-      .setPrice, .setImage, .cancel, .activity(.search), .scenes, .closeScene, .state, .help,
+      .setPrice, .setImage, .setKeywords, .cancel, .activity(.search), .scenes, .closeScene, .state,
+      .help,
       .activity(.activities), .activity(.forget), .quit:
       false
     }

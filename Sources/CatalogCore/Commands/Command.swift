@@ -16,6 +16,8 @@ package enum Command: Sendable, Hashable {
   case setPrice(String)
   /// `image PATH`: the draft's picture, an image file (or a bundled picture's name).
   case setImage(String)
+  /// `keywords WORDS`: the draft's keywords, separated by commas (none when empty).
+  case setKeywords(String)
   /// `done [--force]`: validate and save the draft; with `--force`, over another process's
   /// change to the same field.
   case done(force: Bool)

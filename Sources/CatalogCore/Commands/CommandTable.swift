@@ -223,6 +223,11 @@ enum CommandTable {
           summary: "in the editor: the picture, a PNG or JPEG file (or a bundled picture's name)",
           example: "image ~/photos/cherries.jpg", build: { .setImage($0.text("PATH")) }),
         CommandEntry(
+          ["keywords"], [CommandForm([.optional("WORDS", .text)])],
+          summary: "in the editor: the keywords search finds it by, separated by commas",
+          example: "keywords cerises, sour, fruit",
+          build: { .setKeywords($0.text("WORDS")) }),
+        CommandEntry(
           ["done"], [CommandForm(flags: [Flag("--force")])],
           summary:
             "in the editor: validate and save the fields the draft changed; --force saves them over another process's change",

@@ -138,8 +138,10 @@ package struct Renderer<Environment: AppEnvironment> {
     var rows = [["Name", draft.name], ["Year", draft.year], ["Price", draft.price]]
     let image = draft.image ?? product.imageName
     if !image.isEmpty { rows.append(["Image", image]) }
+    let keywords = draft.keywords ?? product.keywords.joined(separator: ", ")
+    if !keywords.isEmpty { rows.append(["Keywords", keywords]) }
     return "Editing \(product.name)\n" + Table.render(rows: rows, indent: 2)
-      + "\nChange a field with 'name', 'year', 'price' or 'image'; 'done' saves, 'cancel' discards."
+      + "\nChange a field with 'name', 'year', 'price', 'image' or 'keywords'; 'done' saves, 'cancel' discards."
   }
 
   /// Where a scene is: its product's detail, or the product list.
@@ -240,6 +242,7 @@ package struct Renderer<Environment: AppEnvironment> {
     let draftFields = [
       (SceneKeys.editTitle.name, "Name"), (SceneKeys.editYear.name, "Year"),
       (SceneKeys.editPrice.name, "Price"), (SceneKeys.editImage.name, "Image"),
+      (SceneKeys.editKeywords.name, "Keywords"),
     ]
     let draftKeys = Set(draftFields.map(\.0))
     let rows = scene.storage.keys.filter { !draftKeys.contains($0) }.compactMap { key in

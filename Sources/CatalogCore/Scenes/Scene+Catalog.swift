@@ -31,13 +31,15 @@ extension Scene {
     get {
       ProductEdit(
         name: storage[SceneKeys.editTitle], year: storage[SceneKeys.editYear],
-        price: storage[SceneKeys.editPrice], image: storage[SceneKeys.editImage])
+        price: storage[SceneKeys.editPrice], image: storage[SceneKeys.editImage],
+        keywords: storage[SceneKeys.editKeywords])
     }
     set {
       storage[SceneKeys.editTitle] = newValue.name
       storage[SceneKeys.editYear] = newValue.year
       storage[SceneKeys.editPrice] = newValue.price
       storage[SceneKeys.editImage] = newValue.image
+      storage[SceneKeys.editKeywords] = newValue.keywords
     }
   }
 
@@ -107,6 +109,9 @@ extension Scene {
     if self.draft.image != nil, draft.imageName == saved.imageName {
       base.imageName = saved.imageName
     }
+    if self.draft.keywords != nil, draft.keywords == saved.keywords {
+      base.keywords = saved.keywords
+    }
     if base != storage[SceneKeys.editBase] { storage[SceneKeys.editBase] = base }
   }
 
@@ -130,7 +135,8 @@ extension Scene {
     useSavedValues = true
     for key in [
       SceneKeys.editTitle.name, SceneKeys.editYear.name, SceneKeys.editPrice.name,
-      SceneKeys.editImage.name, SceneKeys.editBase.name, SceneKeys.newProduct.name,
+      SceneKeys.editImage.name, SceneKeys.editKeywords.name, SceneKeys.editBase.name,
+      SceneKeys.newProduct.name,
     ] {
       storage.removeValue(forKey: key)
     }

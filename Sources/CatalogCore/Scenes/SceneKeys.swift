@@ -28,6 +28,8 @@ package enum SceneKeys {
   package static let editPrice = SceneStorageKey("EditView.editPrice", default: "")
   /// The draft picture, when the draft changes it: a bundled name or an image file's path.
   package static let editImage = SceneStorageKey<String?>("EditView.editImage")
+  /// The draft's keywords as typed, separated by commas; nil to keep the product's.
+  package static let editKeywords = SceneStorageKey<String?>("EditView.editKeywords")
   /// The product's name, year and price when the edit began, to save only what the draft
   /// changed and to notice another process's change to the same field.
   package static let editBase = SceneStorageKey<ProductFields?>("EditView.editBase")
