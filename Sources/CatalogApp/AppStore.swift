@@ -90,7 +90,6 @@ package final class AppStore {
     _ options: LaunchOptions, catalog: (store: CatalogStore, loaded: CatalogStore.Loaded),
     sessions: SessionStore, restarting: Bool, warnings: inout [String]
   ) throws -> (AppStore, AppState) {
-    let directory = sessions.directory
     let (catalogStore, loaded) = catalog
     warnings += loaded.warnings
     let environment = LiveEnvironment(
@@ -102,14 +101,15 @@ package final class AppStore {
     let session = restarting ? SessionState() : try store.loadSession(warnings: &warnings)
     var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
-    var setAside = 0
+    var setAside: [(scene: SceneName, as: SceneName)] = []
     if options.isFresh {
-      // Like a force quit: this process's scenes are discarded — but kept in quarantine/,
-      // drafts and all, where Apple would delete them; other processes' scenes stay open.
+      // Like a force quit: this process's scenes are not restored — but kept as closed scenes
+      // of their own, drafts and all, where Apple would delete them; other processes' scenes
+      // stay open.
       let target = options.scene ?? .main
       for name in session.scenes where name != target {
         guard (try? environment.claimScene(name)) != nil else { continue }
-        setAside += try store.setAsideForFresh(name)
+        setAside += try store.setAsideForFresh(name).map { [(name, $0)] } ?? []
         environment.releaseScene(name)
         released.insert(name)
       }
@@ -134,7 +134,7 @@ package final class AppStore {
         continue
       }
       if options.isFresh {
-        setAside += try store.setAsideForFresh(name)
+        setAside += try store.setAsideForFresh(name).map { [(name, $0)] } ?? []
         scenes.append(Scene(name: name))
       } else {
         scenes.append(
@@ -173,9 +173,10 @@ package final class AppStore {
           ? "Scene \(quoted[0]) is" : "Scenes \(quoted.joined(separator: ", ")) are")
           + " open in another terminal; type 'scenes' to see them all.")
     }
-    if setAside > 0 {
+    if let first = setAside.first {
+      let moves = setAside.map { "'\($0.scene)' as '\($0.as)'" }.joined(separator: ", ")
       warnings.append(
-        "--fresh set \(setAside) scene file\(setAside == 1 ? "" : "s") aside in '\(directory.path(of: StateDirectory.quarantineFolder))'"
+        "--fresh set the scene\(setAside.count == 1 ? "" : "s") it found aside as saved scene\(setAside.count == 1 ? "" : "s") (\(moves)); 'scene open \(first.as)' restores one, 'scene close \(first.as) --discard' forgets it"
       )
     }
     let active =
@@ -203,15 +204,35 @@ package final class AppStore {
     throw CatalogCoreError.sceneOwned(SceneName.main.rawValue, pid: nil)
   }
 
-  /// Moves a scene's file to quarantine for `--fresh`.
+  /// Sets a scene's file aside for `--fresh`, as a saved scene of a name of its own
+  /// (`main.fresh`, `main.fresh-2`, …) that `scenes --all` lists and `scene open` restores:
+  /// like a force quit, but nothing is lost. A file that cannot be read goes to quarantine.
   ///
-  /// - Returns: 1 when a file was moved, 0 when there was none.
-  private func setAsideForFresh(_ name: SceneName) throws -> Int {
+  /// - Returns: The saved scene's name; nil when the scene had no file, or an unreadable one.
+  private func setAsideForFresh(_ name: SceneName) throws -> SceneName? {
     let path = SceneFile.path(for: name)
-    guard directory.contains(path) else { return 0 }
+    guard directory.contains(path) else { return nil }
     do {
-      _ = try directory.quarantine(path)
-      return 1
+      guard var file = try? SceneFile.read(name, in: directory) else {
+        try directory.quarantine(path)
+        return nil
+      }
+      for attempt in 1...1000 {
+        guard let aside = SceneName("\(name).fresh" + (attempt == 1 ? "" : "-\(attempt)")) else {
+          break
+        }
+        // Claimed while it is written: no other process saves a scene of that name meanwhile.
+        guard (try? environment.claimScene(aside)) != nil else { continue }
+        defer { environment.releaseScene(aside) }
+        let asidePath = SceneFile.path(for: aside)
+        guard !directory.contains(asidePath) else { continue }
+        // Written under its new name before the old file goes: a crash between leaves both.
+        file.name = aside
+        try directory.save(file, to: asidePath)
+        try directory.remove(path)
+        return aside
+      }
+      throw SystemError.cannotWrite(path: path, reason: "no free scene name to keep it under")
     } catch {
       throw SystemError.cannotSetAside(
         problem: "--fresh cannot set scene '\(name)' aside", reason: error.localizedDescription)

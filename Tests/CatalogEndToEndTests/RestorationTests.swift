@@ -131,11 +131,23 @@ import Testing
     #expect(fresh.output.contains("Scene 'main' has no stored values."))
     #expect(fresh.output.contains("Ginger Root"))
     let state = try sandbox.stateJSON()
-    #expect((state["scenes"] as? [[String: Any]])?.count == 1)
+    // The session's one scene, then the two set aside, saved and closed.
+    let names = (state["scenes"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+    #expect(names == ["main", "main.fresh", "side.fresh"], "\(state)")
     #expect(!sandbox.exists("scenes/side.json"))
-    // Set aside, not deleted: both scene files are in quarantine, the draft's scene included.
-    #expect(fresh.errors.contains("--fresh set 2 scene files aside in"), "\(fresh.errors)")
-    #expect(sandbox.quarantined().filter { $0.hasPrefix("scenes-") }.count == 2)
+    // Set aside, not deleted: both scenes are closed scenes of their own, listed and
+    // restorable, the draft's scene included.
+    #expect(
+      fresh.errors.contains(
+        "--fresh set the scenes it found aside as saved scenes ('side' as 'side.fresh', 'main' as 'main.fresh')"
+      ), "\(fresh.errors)")
+    #expect(sandbox.quarantined().filter { $0.hasPrefix("scenes-") }.isEmpty)
+    let listed = try sandbox.run(input: "scenes --all\n").output
+    #expect(listed.contains("main.fresh  Cherries"), "\(listed)")
+    let restored = try sandbox.run(input: "scene open main.fresh\n")
+    #expect(
+      restored.output.contains("Opened saved scene 'main.fresh'.\nCherries"), "\(restored.output)")
+    #expect(restored.errors.isEmpty, "\(restored.errors)")
   }
 
   @Test(arguments: CatalogEngine.allCases)
