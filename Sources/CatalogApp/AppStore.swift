@@ -561,6 +561,22 @@ package final class AppStore {
   package func perform(
     _ command: Command, on state: inout AppState, warn: (String) -> Void
   ) throws -> CommandResult {
+    do {
+      return try performing(command, on: &state, warn: warn)
+    } catch CatalogError.editConflict(let name, let field, let theirs, let yours, let keep, nil) {
+      // On a catalog the user's machines share, the change may be another machine's: named.
+      let machine = state.activeScene.path.topProduct.flatMap {
+        environment.database?.handoff?.machine(thatLastChanged: $0)
+      }
+      throw CatalogError.editConflict(
+        product: name, field: field, theirs: theirs, yours: yours, keepTheirs: keep,
+        machine: machine)
+    }
+  }
+
+  private func performing(
+    _ command: Command, on state: inout AppState, warn: (String) -> Void
+  ) throws -> CommandResult {
     let old = state
     // A scene whose product another process deleted leaves it, and is saved so with this
     // command.

@@ -112,6 +112,10 @@ package protocol HandoffStorage: CatalogStorage {
   func listenForHandoffs(
     for party: @autoclosure () -> HandoffParty, onArrival: @escaping @Sendable () -> Void
   ) -> (any HandoffListener)?
+
+  /// The machine that last edited a product, when it was another one, for a conflict's
+  /// message; nil when it was this machine, or is not known.
+  func machine(thatLastChanged identifier: UUID) -> String?
 }
 
 /// Why a read of a catalog failed.

@@ -49,11 +49,18 @@ package struct CatalogStore: Sendable {
     package var schema = "catalog"
     /// The environment libpq reads its defaults from (`PGHOST`, `PGUSER`, …), for messages.
     package var environment: [String: String] = [:]
+    /// The name this machine's edits are noted under, which a conflict on another machine
+    /// names.
+    package var machine: String?
 
-    package init(url: String, schema: String = "catalog", environment: [String: String] = [:]) {
+    package init(
+      url: String, schema: String = "catalog", environment: [String: String] = [:],
+      machine: String? = nil
+    ) {
       self.url = url
       self.schema = schema
       self.environment = environment
+      self.machine = machine
     }
 
     /// The address, parsed.
@@ -322,7 +329,8 @@ package struct CatalogStore: Sendable {
     guard let server else { throw CatalogError.damaged("no server") }
     let address = try server.address()
     do {
-      let catalog = try PostgresCatalog(address: address, schema: server.schema)
+      let catalog = try PostgresCatalog(
+        address: address, schema: server.schema, machine: server.machine)
       // The data directory keeps this machine's search index of it.
       _ = try StateDirectory(creating: directoryPath)
       return catalog

@@ -35,6 +35,10 @@ extension PostgresCatalog {
     migrator.registerMigration("fold names as search does") {
       try refoldNames(in: schema, on: $0)
     }
+    // The machine that last edited a row, which another machine's conflict names.
+    migrator.registerMigration("note the machine of each edit") {
+      try $0.run("ALTER TABLE \(schema).products ADD COLUMN changed_by text")
+    }
     return migrator
   }
 

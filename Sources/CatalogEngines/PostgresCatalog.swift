@@ -28,6 +28,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   package let address: PostgresAddress
   /// The schema holding the catalog's tables.
   package let schema: String
+  /// The name this machine's edits are noted under (`changed_by`).
+  package let machine: String?
   /// The address, for messages: a URI without the password.
   package var location: String { address.description }
 
@@ -62,10 +64,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// - Parameters:
   ///   - address: The server and database.
   ///   - schema: The schema's name: letters, digits and underscores.
+  ///   - machine: The name this machine's edits are noted under, which a conflict on another
+  ///     machine names.
   /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when the server cannot be
   ///   reached, refuses the user or is too old; ``CatalogError/newerSchema(found:supported:)``
   ///   when a newer program made the catalog.
-  package init(address: PostgresAddress, schema: String = "catalog") throws {
+  package init(address: PostgresAddress, schema: String = "catalog", machine: String? = nil)
+    throws
+  {
     guard Self.isPlainName(schema) else {
       throw CatalogError.cannotConnect(
         location: address.description,
@@ -75,6 +81,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     self.address = address
     self.schema = schema
+    self.machine = machine
     let opened: PostgresConnection
     do {
       // The session says it is this program's: its writes keep the block counts, which the
@@ -579,6 +586,17 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     ).first
   }
 
+  /// The machine that last edited a product (`changed_by`), when it was another one.
+  package func machine(thatLastChanged identifier: UUID) -> String? {
+    let machine = reading {
+      try $0.execute(
+        "SELECT changed_by FROM \(schema).products WHERE identifier = $1",
+        [identifier.canonicalText]
+      ).text(0, 0)
+    }.flatMap { $0 }
+    return machine == self.machine ? nil : machine
+  }
+
   package func count(foldedPrefix key: String) -> Int {
     reading {
       try $0.execute(
@@ -839,6 +857,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
 
     func update(_ identifier: UUID, setting columns: [(name: String, value: ColumnValue)]) throws {
+      // The machine is noted with every edit, for another machine's conflict to name.
+      let columns = columns + [("changed_by", catalog.machine.map(ColumnValue.text) ?? .null)]
       let assignments = columns.enumerated().map { "\($1.name) = $\($0 + 2)" }
       try connection.execute(
         "UPDATE \(schema).products SET \(assignments.joined(separator: ", ")) WHERE identifier = $1",

@@ -45,9 +45,11 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// A product being added has the identifier of one already in the catalog.
   case alreadyInCatalog(name: String)
   /// Another process changed a field the draft changes too, to another value, since the edit
-  /// began; `keepTheirs` is the editor command that takes the other value.
+  /// began; `keepTheirs` is the editor command that takes the other value, and `machine` the
+  /// machine the change came from, when it was another machine sharing the catalog.
   case editConflict(
-    product: String, field: String, theirs: String, yours: String, keepTheirs: String)
+    product: String, field: String, theirs: String, yours: String, keepTheirs: String,
+    machine: String? = nil)
 
   /// Several products match: with names that differ, typing more of one helps; with names
   /// that repeat, only a list number does, so the candidates come with theirs.
@@ -165,8 +167,9 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "\(count.grouped) records without an identifier share a name the catalog has fewer products of (such as '\(example.abbreviated)'), so two would update one product; give them identifiers, or import with --duplicates allow to add them; nothing was imported"
     case .alreadyInCatalog(let name):
       "'\(name.abbreviated)' is already in the catalog"
-    case .editConflict(let product, let field, let theirs, let yours, let keepTheirs):
-      "another process changed the \(field) of '\(product.abbreviated)' to \(theirs) since this edit began, and the draft has \(yours); type '\(keepTheirs.abbreviated)' to keep theirs, or 'done --force' to save yours"
+    case .editConflict(let product, let field, let theirs, let yours, let keepTheirs, let machine):
+      (machine.map { "machine '\($0.abbreviated)'" } ?? "another process")
+        + " changed the \(field) of '\(product.abbreviated)' to \(theirs) since this edit began, and the draft has \(yours); type '\(keepTheirs.abbreviated)' to keep theirs, or 'done --force' to save yours"
     }
   }
 }

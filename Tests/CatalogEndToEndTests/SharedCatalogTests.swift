@@ -52,10 +52,11 @@ import Testing
     let database = try #require(first.catalogDatabase)
     let second = CatalogSandbox(sharingCatalogOf: first)
     // A password in the environment, never in the URL: as a user would keep it.
-    for sandbox in [first, second] {
+    for (sandbox, machine) in [(first, "desk"), (second, "laptop")] {
       sandbox.environment["CATALOG_URL"] =
         "postgresql://\(server.user)@127.0.0.1:\(server.port)/\(database)"
       sandbox.environment["PGPASSWORD"] = server.password
+      sandbox.environment["CATALOG_MACHINE"] = machine
     }
     _ = try first.run(input: "list\n")
     let editor = first.start([])
@@ -70,7 +71,7 @@ import Testing
     let (_, errors) = editor.finishReading()
     #expect(
       errors
-        == "error: another process changed the price of 'Cherries' to $5.00 since this edit began, and the draft has $7.00; type 'price 5.00' to keep theirs, or 'done --force' to save yours\n"
+        == "error: machine 'laptop' changed the price of 'Cherries' to $5.00 since this edit began, and the draft has $7.00; type 'price 5.00' to keep theirs, or 'done --force' to save yours\n"
     )
     let merged = try first.run(input: "price 5.00\ndone\n")
     #expect(merged.output.contains("Saved Sour Cherries."), "\(merged.errors)")
@@ -222,7 +223,7 @@ import Testing
     #expect(result.status == 1)
     #expect(
       result.errors.hasSuffix(
-        "its catalog schema version 99 is newer than this program's 4; use a newer catalog\n"),
+        "its catalog schema version 99 is newer than this program's 5; use a newer catalog\n"),
       "\(result.errors)")
     #expect(result.errorLines.count == 1)
   }
