@@ -33,10 +33,10 @@ import Testing
     #expect(found.results.count == 5 && found.total == 5)
     var fewer = found
     fewer.results.removeLast(3)
-    let text = Describe.searchResults(fewer, columns: 50, hint: false)
+    let text = Describe.searchResults(fewer, columns: 36, hint: false)
     let lines = text.split(separator: "\n")
     #expect(lines.last == "The best 2 of 5 matches; add words to narrow them.")
-    #expect(lines.dropLast().allSatisfy { DisplayWidth.of($0) <= 50 }, "\(text)")
+    #expect(lines.dropLast().allSatisfy { DisplayWidth.of($0) <= 36 }, "\(text)")
     #expect(lines[1].hasSuffix("…"))
     // In a script, whole rows.
     #expect(Describe.searchResults(fewer, hint: false).contains("keywords: 'flower'"))

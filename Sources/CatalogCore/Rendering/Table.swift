@@ -13,8 +13,8 @@ package enum Table {
   ///   - indent: Spaces before each line.
   ///   - minimumWidths: Widths the columns have at least, so that tables rendered in parts
   ///     line up.
-  ///   - width: The most columns a line may take: the last column's cells are cut to fit, as
-  ///     far as it has room for a few characters.
+  ///   - width: The most columns a line may take: the widest columns' cells are cut to fit,
+  ///     none to fewer than a few characters.
   /// - Returns: The lines, joined by newlines, with no trailing spaces.
   package static func render(
     header: [String]? = nil, rows: [[String]], rightAligned: Set<Int> = [], indent: Int = 0,
@@ -31,15 +31,23 @@ package enum Table {
       }
     }
     if let width, columns > 0 {
-      // What the columns before the last take, with their separators.
-      let before = indent + widths.dropLast().reduce(0, +) + 2 * (columns - 1)
-      let room = max(12, width - before)
-      if widths[columns - 1] > room {
-        widths[columns - 1] = room
-        for index in all.indices where all[index].count == columns {
-          all[index][columns - 1] = DisplayWidth.truncated(all[index][columns - 1], toWidth: room)
+      // The widest column gives up a column at a time until the line fits, none narrower than
+      // a few characters; its cells are cut with `…`.
+      let fixed = indent + 2 * (columns - 1)
+      var fitted = widths
+      while fixed + fitted.reduce(0, +) > width,
+        let widest = fitted.indices.filter({ !rightAligned.contains($0) }).max(by: {
+          fitted[$0] < fitted[$1]
+        }), fitted[widest] > 8
+      {
+        fitted[widest] -= 1
+      }
+      for column in 0..<columns where fitted[column] < widths[column] {
+        for index in all.indices where all[index].count > column {
+          all[index][column] = DisplayWidth.truncated(all[index][column], toWidth: fitted[column])
         }
       }
+      widths = fitted
     }
     let lines = all.map { row in
       let cells = row.enumerated().map { index, cell in
