@@ -37,7 +37,7 @@ extension PostgresCatalog {
     }
     // The machine that last edited a row, which another machine's conflict names.
     migrator.registerMigration("note the machine of each edit") {
-      try $0.run("ALTER TABLE \(schema).products ADD COLUMN changed_by text")
+      try $0.run("ALTER TABLE \(schema).products ADD COLUMN IF NOT EXISTS changed_by text")
     }
     return migrator
   }
