@@ -46,16 +46,20 @@ extension CatalogMain {
     let completed = String(command[min(result.start, command.count)...])
     let cut = completed.count - word.count
     guard cut >= 0, completed.hasSuffix(word) else { return ExitStatus.success }
-    var candidates = result.candidates
-    // First, as a shell's `$(…)` drops empty lines at the end.
-    if let shared = result.sharedPrefix,
-      shared.count < LineCompletion.commonPrefix(of: candidates).count
-    {
-      candidates.insert(shared, at: 0)
+    // As the shell replaces its word: each candidate from where that word starts.
+    var replies = result.candidates.filter { $0.count >= cut }.map { String($0.dropFirst(cut)) }
+    // With more matches than printed, the shell must insert no more than all of them share:
+    // what they share, when the printed ones share more; when that is typed already, how many
+    // more there are (which shares nothing with a name, and which its listing shows). First:
+    // `$(…)` drops empty last lines.
+    if let shared = result.sharedPrefix, result.total > result.listing.count {
+      if shared.count <= completed.count {
+        replies.insert("(\((result.total - result.listing.count).grouped) more)", at: 0)
+      } else if shared.count < LineCompletion.commonPrefix(of: result.candidates).count {
+        replies.insert(String(shared.dropFirst(cut)), at: 0)
+      }
     }
-    for candidate in candidates where candidate.count >= cut {
-      TextOutput.standardOutput.write(String(candidate.dropFirst(cut)) + "\n")
-    }
+    for reply in replies { TextOutput.standardOutput.write(reply + "\n") }
     return ExitStatus.success
   }
 }

@@ -133,12 +133,15 @@ package struct EditorScreen: Sendable {
   /// - Parameters:
   ///   - candidates: The candidates.
   ///   - total: How many there are in all, the candidates being the first of them.
+  ///   - note: A last line saying how to read them.
   /// - Returns: The lines, joined with `\r\n`.
-  package func columnsLayout(_ candidates: [String], total: Int? = nil) -> String {
+  package func columnsLayout(_ candidates: [String], total: Int? = nil, note: String? = nil)
+    -> String
+  {
     let width = (candidates.map { DisplayWidth.of($0) }.max() ?? 0) + 2
     let perRow = max(1, columns / max(width, 1))
     // Room for the line of how many more, and the prompt below.
-    let fitting = rows.map { max(1, $0 - 2) * perRow } ?? candidates.count
+    let fitting = rows.map { max(1, $0 - 2 - (note == nil ? 0 : 1)) * perRow } ?? candidates.count
     let shown = Array(candidates.prefix(fitting))
     let rows = (shown.count + perRow - 1) / perRow
     var lines: [String] = []
@@ -155,6 +158,7 @@ package struct EditorScreen: Sendable {
     }
     let more = max(total ?? 0, candidates.count) - shown.count
     if more > 0 { lines.append("… and \(more.grouped) more; type more to narrow them") }
+    if let note { lines.append(note) }
     return lines.joined(separator: "\r\n")
   }
 }

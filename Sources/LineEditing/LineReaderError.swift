@@ -40,6 +40,8 @@ package struct LineCompletion: Sendable, Hashable {
   package var total: Int
   /// The text every match starts with, when the candidates are only the first matches.
   package var sharedPrefix: String?
+  /// A line a listing ends with, saying how to read it.
+  package var note: String?
   /// Whether a single candidate ends the argument (a space follows it).
   package var isFinal = true
 
@@ -51,16 +53,18 @@ package struct LineCompletion: Sendable, Hashable {
   ///   - listing: What a second Tab lists; the candidates when nil.
   ///   - total: How many match in all; the listing's count when nil.
   ///   - sharedPrefix: What every match starts with, when the candidates are not all of them.
+  ///   - note: A line the listing ends with.
   ///   - isFinal: Whether a single candidate ends the argument.
   package init(
     start: Int, candidates: [String], listing: [String]? = nil, total: Int? = nil,
-    sharedPrefix: String? = nil, isFinal: Bool = true
+    sharedPrefix: String? = nil, note: String? = nil, isFinal: Bool = true
   ) {
     self.start = start
     self.candidates = candidates
     self.listing = listing ?? candidates
     self.total = max(total ?? 0, self.listing.count)
     self.sharedPrefix = sharedPrefix
+    self.note = note
     self.isFinal = isFinal
   }
 

@@ -208,7 +208,8 @@ package struct LineSession {
           output += redraw()
         } else if wasTab && result.total > 1 {
           output += screen.finish(plainPrompt: currentPlainPrompt, buffer: editor.buffer)
-          output += screen.columnsLayout(result.listing, total: result.total) + "\r\n"
+          output +=
+            screen.columnsLayout(result.listing, total: result.total, note: result.note) + "\r\n"
           output += redraw()
         } else {
           output += "\u{07}"

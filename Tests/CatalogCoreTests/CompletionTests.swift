@@ -203,6 +203,7 @@ extension CompletionTests {
     let result = Completion.complete(Array("select che"), cursor: 10, state: Self.large)
     #expect(result.candidates == ["Cherries"])
     #expect(result.listing == ["Cherries (#251)", "Cherries (#252)"])
+    #expect(result.note == "(#N) is a list number: type it in place of the name.")
     // Tab inserts the name, not a space after it: a number tells them apart.
     #expect(result.replacement == "Cherries")
   }

@@ -226,6 +226,20 @@ import Testing
         """)
     }
     #expect(try complete("select che", words: ["select", "che"]) == ["Cherries"])
+    // More names than are printed: what all share, then, once typed, how many more there are.
+    let golden = sandbox.root + "/golden.json"
+    let records = (1...150).map {
+      #"{"name": "Golden Almond \#($0)", "imageName": "", "year": 2000, "price": 1}"#
+    }
+    try Data(("[" + records.joined(separator: ",") + "]").utf8).write(
+      to: URL(fileURLWithPath: golden))
+    #expect(try sandbox.run(["import", golden]).status == 0)
+    let golds = try complete("select gol", words: ["select", "gol"])
+    #expect(
+      golds.allSatisfy { $0.hasPrefix("Golden Almond ") } && golds.contains("Golden Almond 2"),
+      "\(golds)")
+    let more = try complete("select Golden Almond ", words: ["select", "Golden", "Almond", ""])
+    #expect(more.first == "(50 more)" && more.count == 101, "\(more)")
     #expect(try complete("select Red R", words: ["select", "Red", "R"]) == ["Rose"])
     #expect(try complete("select se", words: ["select", "se"]) == [])
     #expect(try complete("tab ", words: ["tab", ""]) == ["detail", "photo"])

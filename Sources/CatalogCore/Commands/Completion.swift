@@ -171,6 +171,7 @@ package enum Completion {
         ?? written(product.name)
     }
     return Result(
-      start: start, candidates: candidates, listing: listing, total: total, sharedPrefix: shared)
+      start: start, candidates: candidates, listing: listing, total: total, sharedPrefix: shared,
+      note: numbers.isEmpty ? nil : "(#N) is a list number: type it in place of the name.")
   }
 }
