@@ -176,7 +176,7 @@ package final class AppStore {
     if let first = setAside.first {
       let moves = setAside.map { "'\($0.scene)' as '\($0.as)'" }.joined(separator: ", ")
       warnings.append(
-        "--fresh set the scene\(setAside.count == 1 ? "" : "s") it found aside as saved scene\(setAside.count == 1 ? "" : "s") (\(moves)); 'scene open \(first.as)' restores one, 'scene close \(first.as) --discard' forgets it"
+        "--fresh kept the scene\(setAside.count == 1 ? "" : "s") it did not restore as closed scene\(setAside.count == 1 ? "" : "s") (\(moves)); 'scenes --all' lists them, and 'scene open \(first.as)' brings one back with its path and any draft"
       )
     }
     let active =

@@ -86,10 +86,11 @@ package struct CommandLineOptions: Sendable, Hashable {
     example catalog://product/Cherries?tab=photo), saves, and prints where it went.
 
     'catalog import' reads a JSON array shaped like products.json, or CSV or
-    tab-separated text with a header row (name, imageName, year, price; identifier
-    and keywords optional, keywords separated by ';'), in UTF-8 or in UTF-16 with a
-    byte order mark (a spreadsheet's "Unicode Text"). It imports every record or none: new identifiers
-    are added, existing ones updated where they differ; the first import into a
+    tab-separated text with a header row (name, year, price; imageName - or image,
+    picture -, identifier and keywords optional, keywords separated by ';'), in
+    UTF-8 or in UTF-16 with a byte order mark (a spreadsheet's "Unicode Text"). It
+    imports every record or none: new identifiers are added, existing ones
+    updated where they differ; the first import into a
     new data directory starts a catalog of yours alone (no sample products), and
     --replace makes the catalog exactly the file's products, saying how many
     others it removed.

@@ -351,7 +351,7 @@ private struct RecordFields {
     }
     let yearText = try required(year, "year")
     guard let yearValue = Int(yearText), ProductEdit.years.contains(yearValue) else {
-      throw fail("year: '\(yearText.abbreviated)' is not a whole number from 1900 to 2100")
+      throw fail("year: '\(yearText.abbreviated)' is not a year from 1900 to 2100")
     }
     let priceText = try required(price, "price")
     let priceValue: Price

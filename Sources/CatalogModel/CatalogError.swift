@@ -148,7 +148,7 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
     case .invalidImage(let reason): "\(reason); type 'image PATH' with an image file's path"
     case .invalidKeywords(let reason): "the keywords are not valid: \(reason)"
     case .invalidYear(let text):
-      "the year '\(text.abbreviated)' is not a whole number from 1900 to 2100"
+      "the year '\(text.abbreviated)' is not a year from 1900 to 2100"
     case .invalidPrice(let text, let reason):
       "the price '\(text.abbreviated)' \(reason)"
     case .invalidDraft(let problems):

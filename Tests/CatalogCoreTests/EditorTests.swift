@@ -44,9 +44,9 @@ import Testing
 
   @Test(arguments: [
     ("name  ", "missing argument; usage: name TEXT"),
-    ("year 1899", "the year '1899' is not a whole number from 1900 to 2100"),
-    ("year 2101", "the year '2101' is not a whole number from 1900 to 2100"),
-    ("year soon", "the year 'soon' is not a whole number from 1900 to 2100"),
+    ("year 1899", "the year '1899' is not a year from 1900 to 2100"),
+    ("year 2101", "the year '2101' is not a year from 1900 to 2100"),
+    ("year soon", "the year 'soon' is not a year from 1900 to 2100"),
     ("price 10.999", "the price '10.999' has more than two digits after the point"),
     ("price 1000000.01", "the price '1000000.01' is more than $1,000,000.00"),
     ("price ten", "the price 'ten' is not a number like 10.99"),
@@ -206,7 +206,7 @@ extension EditorTests {
     (Command.setPrice("12.345"), "the price '12.345' has more than two digits after the point"),
     (.setPrice("abc"), "the price 'abc' is not a number like 10.99"),
     (.setPrice("-5"), "the price '-5' is negative"),
-    (.year("1800"), "the year '1800' is not a whole number from 1900 to 2100"),
+    (.year("1800"), "the year '1800' is not a year from 1900 to 2100"),
     (
       .setKeywords((1...65).map { "k\($0)" }.joined(separator: ",")),
       "the keywords are not valid: it has 65 keywords; the limit is 64"
@@ -228,7 +228,7 @@ extension EditorTests {
     }
     #expect(
       throws: CatalogError.invalidDraft([
-        "the year '1800' is not a whole number from 1900 to 2100",
+        "the year '1800' is not a year from 1900 to 2100",
         "the price 'abc' is not a number like 10.99",
       ])
     ) { try state.applying(.done(force: false), environment: FakeEnvironment()) }

@@ -33,11 +33,16 @@ import Testing
     #expect(found.results.count == 5 && found.total == 5)
     var fewer = found
     fewer.results.removeLast(3)
+    // Too wide: the activity's title, which repeats the product's name, goes first.
     let text = Describe.searchResults(fewer, columns: 36, hint: false)
     let lines = text.split(separator: "\n")
+    #expect(lines.first == "#  Product    Why", "\(text)")
     #expect(lines.last == "The best 2 of 5 matches; add words to narrow them.")
     #expect(lines.dropLast().allSatisfy { DisplayWidth.of($0) <= 36 }, "\(text)")
-    #expect(lines[1].hasSuffix("…"))
+    // Narrower still: the widest cells are cut.
+    let narrow = Describe.searchResults(fewer, columns: 24, hint: false).split(separator: "\n")
+    #expect(narrow.dropLast().allSatisfy { DisplayWidth.of($0) <= 24 }, "\(narrow)")
+    #expect(narrow[1].hasSuffix("…"))
     // In a script, whole rows.
     #expect(Describe.searchResults(fewer, hint: false).contains("keywords: 'flower'"))
     var many = fewer

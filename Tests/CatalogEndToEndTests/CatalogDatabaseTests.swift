@@ -80,7 +80,7 @@ import Testing
     let csvResult = try sandbox.run(["import", csv])
     #expect(
       csvResult.errorLines == [
-        "error: '\(csv)' record 2 (line 3): year: '1492' is not a whole number from 1900 to 2100; nothing was imported"
+        "error: '\(csv)' record 2 (line 3): year: '1492' is not a year from 1900 to 2100; nothing was imported"
       ])
     #expect(try sandbox.run(["export"]).output == before)
   }

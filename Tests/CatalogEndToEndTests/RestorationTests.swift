@@ -139,7 +139,7 @@ import Testing
     // restorable, the draft's scene included.
     #expect(
       fresh.errors.contains(
-        "--fresh set the scenes it found aside as saved scenes ('side' as 'side.fresh', 'main' as 'main.fresh')"
+        "--fresh kept the scenes it did not restore as closed scenes ('side' as 'side.fresh', 'main' as 'main.fresh'); 'scenes --all' lists them"
       ), "\(fresh.errors)")
     #expect(sandbox.quarantined().filter { $0.hasPrefix("scenes-") }.isEmpty)
     let listed = try sandbox.run(input: "scenes --all\n").output

@@ -94,19 +94,19 @@ import Testing
     ),
     (
       ProductEdit(name: "ok", year: "1899", price: "1"),
-      "the year '1899' is not a whole number from 1900 to 2100"
+      "the year '1899' is not a year from 1900 to 2100"
     ),
     (
       ProductEdit(name: "ok", year: "2101", price: "1"),
-      "the year '2101' is not a whole number from 1900 to 2100"
+      "the year '2101' is not a year from 1900 to 2100"
     ),
     (
       ProductEdit(name: "ok", year: "20x5", price: "1"),
-      "the year '20x5' is not a whole number from 1900 to 2100"
+      "the year '20x5' is not a year from 1900 to 2100"
     ),
     (
       ProductEdit(name: "ok", year: "2015.5", price: "1"),
-      "the year '2015.5' is not a whole number from 1900 to 2100"
+      "the year '2015.5' is not a year from 1900 to 2100"
     ),
     (
       ProductEdit(name: "ok", year: "2015", price: "1.999"),
@@ -122,11 +122,11 @@ import Testing
     ),
     (
       ProductEdit(name: "", year: "0", price: "x"),
-      "the draft cannot be saved: the name is empty; type 'name TEXT' to set it; the year '0' is not a whole number from 1900 to 2100; the price 'x' is not a number like 10.99"
+      "the draft cannot be saved: the name is empty; type 'name TEXT' to set it; the year '0' is not a year from 1900 to 2100; the price 'x' is not a number like 10.99"
     ),
     (
       ProductEdit(name: "ok", year: "0", price: "x"),
-      "the draft cannot be saved: the year '0' is not a whole number from 1900 to 2100; the price 'x' is not a number like 10.99"
+      "the draft cannot be saved: the year '0' is not a year from 1900 to 2100; the price 'x' is not a number like 10.99"
     ),
   ])
   func anInvalidDraftNamesEveryBadField(_ draft: ProductEdit, _ message: String) {

@@ -57,7 +57,7 @@ import Testing
     ),
     (
       "[{\"name\": \"A\", \"imageName\": \"\", \"year\": 1800, \"price\": 1}]", 1,
-      "year: '1800' is not a whole number from 1900 to 2100"
+      "year: '1800' is not a year from 1900 to 2100"
     ),
     (
       "[{\"identifier\": \"nope\", \"name\": \"A\", \"imageName\": \"\", \"year\": 2000, \"price\": 1}]",

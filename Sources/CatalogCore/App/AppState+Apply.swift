@@ -26,13 +26,14 @@ extension AppState {
         } + result.effects
       return result
     } catch CatalogError.ambiguous(let reference, let candidates, let total, let numbers, nil) {
-      // The hint names the command typed: `type 'push 16'`.
+      // The hint names the command typed, `type 'push 16'`; a link's product is selected.
       throw CatalogError.ambiguous(
         reference, candidates: candidates, total: total, numbers: numbers,
-        command: command.word)
+        command: command.productCommandWord)
     } catch CatalogError.wordMatches(let reference, let candidates, let numbers, let more, nil) {
       throw CatalogError.wordMatches(
-        reference, candidates: candidates, numbers: numbers, more: more, command: command.word)
+        reference, candidates: candidates, numbers: numbers, more: more,
+        command: command.productCommandWord)
     }
   }
 
@@ -408,6 +409,15 @@ extension Scene {
 }
 
 extension Command {
+  /// The command that takes a product's number in place of what this one was given: itself,
+  /// or `select` for a link, which takes no number.
+  var productCommandWord: String {
+    switch self {
+    case .navigation(.open): "select"
+    default: word
+    }
+  }
+
   /// The word that starts the command, for messages.
   package var word: String {
     switch self {

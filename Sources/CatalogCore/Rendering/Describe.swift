@@ -1,5 +1,6 @@
 import CatalogModel
 import Foundation
+import LineEditing
 import StateRestoration
 
 /// Short descriptions of scenes and stored values, shared by the REPL and `catalog state`.
@@ -65,10 +66,22 @@ package enum Describe {
     let more =
       found.total > results.count
       ? "\nThe best \(results.count) of \(total) matches; add words to narrow them." : ""
-    return Table.render(
-      header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0], width: columns)
-      + more + (hint ? "\n" + continueHint : "")
+    var table = Table.render(
+      header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0])
+    if let columns, table.split(separator: "\n").contains(where: { DisplayWidth.of($0) > columns })
+    {
+      // Too wide for the window: the activity's title, which repeats the product's name, goes
+      // first, then the other cells are cut.
+      table = Table.render(
+        header: ["#", "Product", "Why"], rows: rows.map { [$0[0], $0[2], $0[3]] },
+        rightAligned: [0], width: columns)
+    }
+    return table + more + (hint ? "\n" + continueHint : "")
   }
+
+  /// The editor's last line: how to change a field, save and discard, within 80 columns.
+  package static let editorHint =
+    "Type a field's name and its value to change it; 'done' saves, 'cancel' discards."
 
   /// The last line of search results in the REPL, saying how to continue one.
   package static let continueHint = "Type 'continue N' to open a result."

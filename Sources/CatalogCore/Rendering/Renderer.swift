@@ -139,9 +139,12 @@ package struct Renderer<Environment: AppEnvironment> {
     let image = draft.image ?? product.imageName
     if !image.isEmpty { rows.append(["Image", image]) }
     let keywords = draft.keywords ?? product.keywords.joined(separator: ", ")
-    if !keywords.isEmpty { rows.append(["Keywords", keywords]) }
+    // Keywords the draft cleared are shown cleared; a product without any shows no row.
+    if !keywords.isEmpty || draft.keywords != nil {
+      rows.append(["Keywords", keywords.isEmpty ? "(none)" : keywords])
+    }
     return "Editing \(product.name)\n" + Table.render(rows: rows, indent: 2)
-      + "\nChange a field with 'name', 'year', 'price', 'image' or 'keywords'; 'done' saves, 'cancel' discards."
+      + "\n" + Describe.editorHint
   }
 
   /// Where a scene is: its product's detail, or the product list.
