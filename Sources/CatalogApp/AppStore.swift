@@ -482,7 +482,7 @@ package final class AppStore {
       }
     }
     do {
-      if lineHistory { _ = try directory.load(HistoryFile.self, from: HistoryFile.path) }
+      if lineHistory { _ = try HistoryFile.read(in: directory) }
     } catch {
       warnings.append(
         quarantine(HistoryFile.path, because: error, consequence: "the line history starts empty"))

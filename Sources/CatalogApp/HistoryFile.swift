@@ -1,22 +1,19 @@
 import CatalogCore
+import Foundation
 import LineEditing
 import StateRestoration
 import SystemSupport
 
-/// `history`: the REPL's lines, oldest first, shared by every `catalog` process.
-package struct HistoryFile: VersionedFormat, Hashable {
-  package static let currentFormatVersion = 1
-  package var formatVersion = currentFormatVersion
-  /// The lines, oldest first.
-  package var lines: [String]
-
+/// `history`: the REPL's lines, oldest first, shared by every `catalog` process — a line of
+/// text each, appended as shells append theirs (one write and one `fdatasync` a command), and
+/// written whole, durably, only when it holds twice the lines it keeps, or an earlier version's
+/// JSON.
+package enum HistoryFile {
   package static let path = "history"
   /// The most lines kept.
   package static let capacity = 1000
-
-  package init(lines: [String]) {
-    self.lines = lines
-  }
+  /// The size past which the file is written again with the lines it keeps.
+  static let compactionSize = 4 << 20
 
   /// The lines with one more (without trailing spaces): not after an equal line, nor a blank
   /// one, and at most ``capacity`` of them.
@@ -34,26 +31,73 @@ package struct HistoryFile: VersionedFormat, Hashable {
   /// - Parameter directory: The state directory.
   /// - Returns: The lines, oldest first.
   package static func lines(in directory: StateDirectory) -> [String] {
-    ((try? directory.load(HistoryFile.self, from: path))??.lines) ?? []
+    ((try? read(in: directory))?.lines).map { Array($0.suffix(capacity)) } ?? []
   }
 
-  /// Adds a line under a lock, merging what other processes added meanwhile, and writes the
-  /// file durably. A file that cannot be read is left alone.
+  /// The file as read: its lines, oldest first, and whether it is written in full next time.
+  struct Contents {
+    var lines: [String]
+    /// An earlier version's JSON, or a file grown past twice what it keeps.
+    var needsRewrite: Bool
+  }
+
+  /// Reads the file: its lines of text, of which only those ending in a newline (a crash while
+  /// appending may leave part of a line), or an earlier version's JSON.
+  ///
+  /// - Parameter directory: The state directory.
+  /// - Returns: The contents; nil when there is no file.
+  /// - Throws: A `SystemError` when it cannot be read, is too large or is not UTF-8 text.
+  static func read(in directory: StateDirectory) throws -> Contents? {
+    let file = directory.path(of: path)
+    guard let data = try DurableFile.read(file, limit: StateDirectory.defaultSizeLimit) else {
+      return nil
+    }
+    // An earlier version's JSON object; a text whose first line starts with `{` is read as text.
+    if data.first == UInt8(ascii: "{"), let earlier = try? Earlier.decoded(from: data, path: file) {
+      return Contents(lines: earlier.lines, needsRewrite: true)
+    }
+    let whole = data.lastIndex(of: 0x0A).map { data[...$0] } ?? data.prefix(0)
+    guard let text = String(validating: whole, as: UTF8.self) else {
+      throw SystemError.cannotRead(path: file, reason: "it is not UTF-8 text")
+    }
+    let lines = text.split(separator: "\n").map(String.init)
+    return Contents(
+      lines: lines, needsRewrite: lines.count >= 2 * capacity || data.count >= compactionSize)
+  }
+
+  /// Adds a line under a lock, after what other processes added meanwhile: appended and
+  /// flushed, or the file written whole (durably) when it is due. A file that cannot be read
+  /// is left alone.
   ///
   /// - Parameters:
   ///   - line: The line typed.
   ///   - directory: The state directory.
   /// - Returns: The history after the change, oldest first.
-  /// - Throws: A `StateRestorationError` when the file cannot be read or written.
+  /// - Throws: A `SystemError` or `StateRestorationError` when the file cannot be read or
+  ///   written.
   @discardableResult
   package static func add(_ line: String, in directory: StateDirectory) throws -> [String] {
     let lock = try directory.lockWaiting("locks/history.lock")
     defer { withExtendedLifetime(lock) {} }
-    let current = try directory.load(HistoryFile.self, from: path)?.lines ?? []
-    let updated = adding(line, to: current)
-    if updated != current || !directory.contains(path) {
-      try directory.save(HistoryFile(lines: updated), to: path)
+    let contents = try read(in: directory)
+    let current = Array((contents?.lines ?? []).suffix(capacity))
+    // A line is one line of the file, whatever it holds.
+    let updated = adding(
+      String(line.map { $0.isNewline ? " " : $0 }), to: current)
+    guard updated != current, let added = updated.last else { return current }
+    let file = directory.path(of: path)
+    if contents?.needsRewrite ?? true {
+      try DurableFile.write(Data(updated.map { $0 + "\n" }.joined().utf8), to: file)
+    } else {
+      try DurableFile.append(Data((added + "\n").utf8), to: file)
     }
     return updated
+  }
+
+  /// The history as an earlier version wrote it: JSON, written whole at every line.
+  private struct Earlier: VersionedFormat {
+    static let currentFormatVersion = 1
+    var formatVersion = currentFormatVersion
+    var lines: [String]
   }
 }

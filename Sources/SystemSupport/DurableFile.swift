@@ -202,6 +202,33 @@ package enum DurableFile {
     return filled == size ? data : data.prefix(filled)
   }
 
+  /// Appends data to a file durably: written at its end (`O_APPEND`), then `fdatasync`. A file
+  /// that does not exist is made (mode 0600) and its directory flushed.
+  ///
+  /// A crash before the flush loses the appended data, or leaves part of it at the end: readers
+  /// of an appended file take only what ends as a whole record does (a line's newline).
+  ///
+  /// - Parameters:
+  ///   - data: What to append.
+  ///   - path: The file; its directory must exist.
+  /// - Throws: ``SystemError/cannotWrite(path:reason:)``.
+  /// - Complexity: O(*n*) in the size of `data`, plus one `fdatasync` call.
+  package static func append(_ data: Data, to path: String) throws {
+    let existed = access(path, F_OK) == 0
+    let descriptor = retryingOnInterrupt {
+      open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    }
+    guard descriptor >= 0 else {
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
+    }
+    defer { close(descriptor) }
+    try writeAll(data, to: descriptor, path: path)
+    guard retryingOnInterrupt({ fdatasync(descriptor) }) == 0 else {
+      throw SystemError.cannotWrite(path: path, reason: systemErrorDescription())
+    }
+    if !existed { try synchronizeDirectory(parentDirectory(of: path)) }
+  }
+
   /// Removes a file durably: `unlink`, then `fsync` of its directory. A missing file is fine.
   ///
   /// - Parameter path: The file to remove.

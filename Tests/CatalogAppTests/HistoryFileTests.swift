@@ -40,3 +40,41 @@ extension HistoryFileTests {
     #expect(Set(lines).count == 80)
   }
 }
+
+extension HistoryFileTests {
+  /// A line is appended to the file, as shells append theirs; the file is written whole only
+  /// when it holds twice the lines kept, or an earlier version's JSON.
+  @Test func appendsLinesAndCompactsAtTwiceWhatItKeeps() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    let file = state.path(of: HistoryFile.path)
+    try Data(#"{"formatVersion": 1, "lines": ["list", "select cher"]}"#.utf8).write(
+      to: URL(fileURLWithPath: file))
+    #expect(HistoryFile.lines(in: state) == ["list", "select cher"])
+    try HistoryFile.add("tab photo", in: state)
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "list\nselect cher\ntab photo\n")
+    try HistoryFile.add("tab photo", in: state)
+    try HistoryFile.add("back", in: state)
+    #expect(
+      try String(contentsOfFile: file, encoding: .utf8)
+        == "list\nselect cher\ntab photo\nback\n")
+    for number in 0..<1996 { try HistoryFile.add("select \(number)", in: state) }
+    let grown = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+    #expect(grown.count == 2000)
+    try HistoryFile.add("list", in: state)
+    let compacted = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+    #expect(compacted.count == HistoryFile.capacity && compacted.last == "list")
+    #expect(HistoryFile.lines(in: state).count == HistoryFile.capacity)
+  }
+
+  /// A crash while appending may leave part of a line, cut anywhere, even inside a character:
+  /// only whole lines are read, and the next line follows them.
+  @Test func aLineCutShortByACrashIsLeftOut() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    let file = state.path(of: HistoryFile.path)
+    try Data("list\nselect 樱".utf8.dropLast()).write(to: URL(fileURLWithPath: file))
+    #expect(HistoryFile.lines(in: state) == ["list"])
+    #expect(try HistoryFile.add("select cher", in: state) == ["list", "select cher"])
+  }
+}

@@ -113,9 +113,7 @@ func sameSettings(_ a: termios, _ b: termios) -> Bool {
     #expect(shown.contains("Mango"))
     #expect(pty.quit(process) == 0)
     #expect(sameSettings(pty.settings, before))
-    let history = try #require(
-      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
-    #expect(history["lines"] as? [String] == ["select mango"])
+    #expect(try TerminalTests.lineHistory(sandbox) == ["select mango"])
   }
 
   @Test func restoresTheTerminalOnSIGTERM() throws {
@@ -132,19 +130,18 @@ func sameSettings(_ a: termios, _ b: termios) -> Bool {
     #expect(sameSettings(pty.settings, before))
   }
 
+  /// An earlier version's history (JSON) comes back, and is written as lines from then on.
   @Test func historyComesBackInTheNextSession() throws {
     let sandbox = CatalogSandbox()
     try sandbox.createStateDirectory()
-    try sandbox.write(#"{"formatVersion": 1, "lines": ["select ginger"]}"#, to: "history")
+    try sandbox.write(#"{"formatVersion": 1, "lines": ["select ginger", "list"]}"#, to: "history")
     let pty = try PseudoTerminal()
     let process = try pty.start(sandbox)
     pty.read(until: " › ")
-    pty.type("\u{1B}[A\r")
+    pty.type("\u{1B}[A\u{1B}[A\r")
     pty.read(until: "Keywords")
     #expect(pty.quit(process) == 0)
-    let history = try #require(
-      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
-    #expect(history["lines"] as? [String] == ["select ginger"])
+    #expect(try TerminalTests.lineHistory(sandbox) == ["select ginger", "list", "select ginger"])
     #expect(try sandbox.stateJSON().description.contains("Ginger"))
   }
 }
@@ -263,7 +260,7 @@ extension TerminalTests {
   @Test func anUnreadableLineHistoryIsSetAside() throws {
     let sandbox = CatalogSandbox()
     try sandbox.createStateDirectory()
-    try sandbox.write("select ginger\n", to: "history")
+    try sandbox.write(Data([0x73, 0xFF, 0xFE, 0x0A]), to: "history")
     let result = try sandbox.run(input: "list\n")
     #expect(result.status == 0)
     #expect(result.errorLines.count == 1)
@@ -277,7 +274,7 @@ extension TerminalTests {
   @Test func oneCommandFromTheShellLeavesTheLineHistoryUnread() throws {
     let sandbox = CatalogSandbox()
     try sandbox.createStateDirectory()
-    try sandbox.write("select ginger\n", to: "history")
+    try sandbox.write(Data([0x73, 0xFF, 0xFE, 0x0A]), to: "history")
     let result = try sandbox.run(["list"])
     #expect(result.status == 0)
     #expect(result.errors.isEmpty, "\(result.errors)")
@@ -341,9 +338,7 @@ extension TerminalTests {
     #expect(!waiting.contains("Keywords"), "a pasted line ran before Enter")
     #expect(shown.contains("Mango") && shown.contains("Cherries") && shown.contains("Tabs"))
     #expect(pty.quit(process) == 0)
-    let history = try #require(
-      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
-    #expect(history["lines"] as? [String] == ["select mango", "select cher", "tab photo"])
+    #expect(try TerminalTests.lineHistory(sandbox) == ["select mango", "select cher", "tab photo"])
   }
 
   @Test func editingKeysAndSuspend() throws {
@@ -371,9 +366,7 @@ extension TerminalTests {
     let shown = pty.read(until: "Keywords")
     #expect(shown.contains("Cherries"))
     #expect(pty.quit(process) == 0)
-    let history = try #require(
-      try JSONSerialization.jsonObject(with: sandbox.contents(of: "history")) as? [String: Any])
-    #expect(history["lines"] as? [String] == ["select cherries"])
+    #expect(try TerminalTests.lineHistory(sandbox) == ["select cherries"])
   }
 }
 
@@ -447,5 +440,13 @@ extension TerminalTests {
     let plain = text.replacingOccurrences(
       of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
     return plain.components(separatedBy: "\r\n").filter { $0.contains("▀") }
+  }
+}
+
+extension TerminalTests {
+  /// The line history's lines: a line of text each.
+  static func lineHistory(_ sandbox: CatalogSandbox) throws -> [String] {
+    String(decoding: try sandbox.contents(of: "history"), as: UTF8.self)
+      .split(separator: "\n").map(String.init)
   }
 }
