@@ -179,20 +179,24 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   /// This user on this machine, for handoffs between machines: the login name, and
-  /// `CATALOG_MACHINE` or the host name.
+  /// ``machineName``.
   package static let handoffParty: HandoffParty = {
     let environment = ProcessInfo.processInfo.environment
-    var host = [CChar](repeating: 0, count: 256)
-    let hostName =
-      gethostname(&host, host.count - 1) == 0
-      ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      : "unknown"
     let user =
       getpwuid(getuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
       ?? environment["USER"] ?? String(getuid())
-    return HandoffParty(
-      user: user,
-      machine: environment["CATALOG_MACHINE"].flatMap { $0.isEmpty ? nil : $0 } ?? hostName)
+    return HandoffParty(user: user, machine: machineName)
+  }()
+
+  /// This machine's name among the user's machines: `CATALOG_MACHINE`, or the host name.
+  package static let machineName: String = {
+    if let machine = ProcessInfo.processInfo.environment["CATALOG_MACHINE"], !machine.isEmpty {
+      return machine
+    }
+    var host = [CChar](repeating: 0, count: 256)
+    return gethostname(&host, host.count - 1) == 0
+      ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      : "unknown"
   }()
 
   package func handOff(
