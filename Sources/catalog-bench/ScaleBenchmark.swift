@@ -22,6 +22,8 @@ import StateRestoration
 ///   prompt and out, beside the Foundation hello world (linked statically, as `catalog` is);
 /// - saved edit: `catalog done` of a draft price, beside the `sqlite3` shell updating the
 ///   same row in a transaction (WAL, `synchronous=FULL`, as the catalog's database is);
+/// - the edit as typed: `select N`, `edit`, `price X`, `done` in one script to `catalog`,
+///   beside the same `sqlite3` UPDATE: what a user's edit costs, not its last step;
 /// - one-command select: `catalog select N`, beside the `sqlite3` shell reading that row;
 ///
 /// and in this process, as the REPL runs it: `search QUERY` (parsed, applied and rendered)
@@ -115,6 +117,7 @@ func scaleBenchmark() throws {
   var updates: [ProcessMeasure] = []
   var selects: [ProcessMeasure] = []
   var reads: [ProcessMeasure] = []
+  var typedEdits: [ProcessMeasure] = []
   var savePeak = 0
   var updatePeak = 0
   for run in 0...edits {
@@ -129,6 +132,12 @@ func scaleBenchmark() throws {
         shellDatabase,
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; BEGIN; UPDATE products SET price_cents = \(1000 + run) WHERE position = \(position); COMMIT;",
       ], samplingPeak: sampling)
+    // The four commands of an edit as a user types them, in one process.
+    let typed = try measure(
+      catalog, directories + ["--scene", "typed"],
+      input:
+        "select \(position)\nedit\nprice \(20 + run).\(String(format: "%02d", run % 100))\ndone\n",
+      samplingPeak: false)
     // A one-command `select N` of another product, beside the shell reading that row.
     let other = max(1, products / 3 + run)
     let select = try measure(
@@ -148,6 +157,7 @@ func scaleBenchmark() throws {
       updates.append(update)
       selects.append(select)
       reads.append(read)
+      typedEdits.append(typed)
     }
   }
 
@@ -192,6 +202,11 @@ func scaleBenchmark() throws {
     mb(savePeak), "`sqlite3` UPDATE in a transaction",
     String(format: "%.2f ms", updateTime), mb(updatePeak),
     saveTime / updateTime)
+  let typedTime = median(typedEdits.map(\.milliseconds))
+  table.row(
+    "the edit as typed (`select`, `edit`, `price`, `done`)", String(format: "%.2f ms", typedTime),
+    "—", "`sqlite3` UPDATE in a transaction", String(format: "%.2f ms", updateTime), "—",
+    typedTime / updateTime)
   let selectTime = median(selects.map(\.milliseconds))
   let readTime = median(reads.map(\.milliseconds))
   table.row(
