@@ -144,9 +144,9 @@ package enum CatalogMain {
       builder: SearchService.thisExecutable, note: report.note)
     // The JSON is the results alone: their count is for a person reading the table.
     let found = try service.search(loaded.catalog) { search in
-      SearchResults(
-        try search.results(for: query, viewed: viewed, now: now, limit: limit),
-        total: json ? nil : try search.count(for: query))
+      json
+        ? SearchResults(try search.results(for: query, viewed: viewed, now: now, limit: limit))
+        : try search.counted(for: query, viewed: viewed, now: now, limit: limit)
     }
     let results = found.results
     for row in loaded.catalog.source.takeSkippedRows() {

@@ -92,8 +92,7 @@ package final class LiveEnvironment: AppEnvironment {
         ?? []
     }
     return try searchService.search(catalog) { search in
-      SearchResults(
-        try search.results(for: text, viewed: viewed, now: now), total: try search.count(for: text))
+      try search.counted(for: text, viewed: viewed, now: now)
     }
   }
 

@@ -157,11 +157,16 @@ extension SearchIndex {
   }
 
   /// Calls a body with each document the postings match, in document order, with its score,
-  /// while the body returns true.
+  /// while the body returns true and at most `checks` documents were read to check a phrase or
+  /// a Chinese or Japanese run.
+  ///
+  /// - Returns: false when it stopped at the checks' limit.
+  @discardableResult
   private func forEachPostingMatch(
-    _ query: SearchQuery, _ cursors: [TermCursor], skipping: Set<Int>,
+    _ query: SearchQuery, _ cursors: [TermCursor], skipping: Set<Int>, checks: Int = .max,
     _ body: (_ document: Int, _ score: Int) -> Bool
-  ) throws(SearchIndexError) {
+  ) throws(SearchIndexError) -> Bool {
+    var checked = 0
     var cursors = cursors
     let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
     let postings = storage.postings.buffer
@@ -170,7 +175,9 @@ extension SearchIndex {
     var index = 0
     var score = 0
     while true {
-      guard let (document, weight) = cursors[index].seek(candidate, in: postings) else { return }
+      guard let (document, weight) = cursors[index].seek(candidate, in: postings) else {
+        return true
+      }
       if document != candidate {
         candidate = document
         agreeing = 1
@@ -182,9 +189,13 @@ extension SearchIndex {
       if agreeing == cursors.count {
         let number = Int(candidate)
         var verified = !skipping.contains(number)
-        if verified && verify { verified = query.matches(try self.document(number)) != nil }
-        if verified && !body(number, score) { return }
-        guard candidate < UInt32.max else { return }
+        if verified && verify {
+          guard checked < checks else { return false }
+          checked += 1
+          verified = query.matches(try self.document(number)) != nil
+        }
+        if verified && !body(number, score) { return true }
+        guard candidate < UInt32.max else { return true }
         candidate += 1
         agreeing = 0
         score = 0
@@ -194,29 +205,47 @@ extension SearchIndex {
     }
   }
 
-  /// How many documents match a query, counted up to a limit: what a search with no limit
-  /// would return.
+  /// How many documents match a query without typos (with them, when none matches without),
+  /// counted up to a limit: about what a search with no limit would return.
   ///
   /// - Parameters:
   ///   - query: The query.
   ///   - limit: The most counted; the count stops there.
-  /// - Returns: The number of matching documents, at most `limit`.
+  ///   - checks: The most documents read to check a phrase or a Chinese or Japanese run in
+  ///     their text; the count stops there too.
+  /// - Returns: The number of matching documents, and whether that is all of them (false when
+  ///   the count stopped at a limit).
   /// - Throws: ``SearchIndexError/damaged(path:reason:)`` as ``search(_:limit:boosts:)`` does.
   /// - Complexity: At worst O(*m*) in the total length of the matching terms' postings.
-  public func count(_ query: SearchQuery, upTo limit: Int) throws(SearchIndexError) -> Int {
-    guard limit > 0 else { return 0 }
+  public func count(_ query: SearchQuery, upTo limit: Int, checks: Int = 200)
+    throws(SearchIndexError) -> (count: Int, isComplete: Bool)
+  {
+    var strict = query
+    for index in strict.terms.indices { strict.terms[index].allowsTypo = false }
+    let found = try countOnce(strict, upTo: limit, checks: checks)
+    guard found.count == 0, query.terms.contains(where: \.allowsTypo) else { return found }
+    return try countOnce(query, upTo: limit, checks: checks)
+  }
+
+  /// The count, typos as the query allows them.
+  private func countOnce(_ query: SearchQuery, upTo limit: Int, checks: Int)
+    throws(SearchIndexError) -> (count: Int, isComplete: Bool)
+  {
+    guard limit > 0 else { return (0, false) }
     // Documents changed since the build are matched by their text: their postings are stale.
     let scoredByText = Set(overlay.keys)
     var total = 0
     for document in scoredByText where document < count {
       if query.matches(try self.document(document)) != nil { total += 1 }
     }
-    guard total < limit, let cursors = try termCursors(for: query) else { return min(total, limit) }
-    try forEachPostingMatch(query, cursors, skipping: scoredByText) { _, _ in
+    guard total < limit else { return (limit, false) }
+    guard let cursors = try termCursors(for: query) else { return (total, true) }
+    let finished = try forEachPostingMatch(query, cursors, skipping: scoredByText, checks: checks) {
+      _, _ in
       total += 1
       return total < limit
     }
-    return total
+    return (total, finished && total < limit)
   }
 
   /// The classes of documents a term matches: each field's exact, prefix and typo matches.

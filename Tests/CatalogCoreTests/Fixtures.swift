@@ -1,3 +1,4 @@
+import ActivityIndex
 import CatalogEngines
 import CatalogModel
 import CatalogTestSupport
@@ -104,9 +105,9 @@ final class FakeEnvironment: AppEnvironment {
   }
 
   func search(_ text: String, in catalog: Catalog) throws -> SearchResults {
-    let search = ActivitySearch(catalog: catalog)
-    return SearchResults(
-      try search.results(for: text, history: history, now: now), total: try search.count(for: text))
+    let history = history.map(ActivityHistory.Entry.init)
+    return try ActivitySearch(catalog: catalog).counted(
+      for: text, viewed: { _, _ in history }, now: now)
   }
 }
 

@@ -188,3 +188,18 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
     #expect(TextFolding.word(foldingTo: "tulip", in: "Red Rose") == nil)
   }
 }
+
+/// A count of matches: without typos when any match so, with them otherwise; stopped at a
+/// limit, or at the documents it may read to check a phrase or a Chinese or Japanese run.
+@Suite struct MatchCountTests {
+  @Test func countsWithoutTyposFirstAndStopsAtItsLimits() throws {
+    let index = SearchIndex(products)
+    #expect(try index.count(SearchQuery("flower"), upTo: 100) == (5, true))
+    #expect(try index.count(SearchQuery("flower"), upTo: 3) == (3, false))
+    // "flowre" matches only with a typo: counted with it.
+    #expect(try index.count(SearchQuery("flowre"), upTo: 100) == (5, true))
+    // A Chinese run is checked in each document's text: at most `checks` of them.
+    #expect(try index.count(SearchQuery("一品红"), upTo: 100, checks: 0) == (0, false))
+    #expect(try index.count(SearchQuery("一品红"), upTo: 100) == (1, true))
+  }
+}

@@ -28,15 +28,24 @@ package struct SearchResult: Sendable, Hashable {
 package struct SearchResults: Sendable, Hashable {
   /// The best results, best first.
   package var results: [SearchResult]
-  /// How many products match, counted up to ``countLimit``.
+  /// How many products match, as far as they were counted.
   package var total: Int
+  /// Whether ``total`` counts every match, not only those counted before a limit.
+  package var isTotalExact: Bool
 
   /// The most matches a search counts: past it, a count says "more than".
-  package static let countLimit = 10_000
+  package static let countLimit = 1_000
 
-  package init(_ results: [SearchResult], total: Int? = nil) {
+  /// Results and their count.
+  ///
+  /// - Parameters:
+  ///   - results: The best results, best first.
+  ///   - total: How many match, as far as counted; the results' count when nil.
+  ///   - isTotalExact: Whether the count is of every match.
+  package init(_ results: [SearchResult], total: Int? = nil, isTotalExact: Bool = true) {
     self.results = results
     self.total = max(total ?? results.count, results.count)
+    self.isTotalExact = isTotalExact
   }
 }
 
@@ -136,13 +145,25 @@ package struct ActivitySearch: Sendable {
     }
   }
 
-  /// How many products match a query, counted up to ``SearchResults/countLimit``.
+  /// Searches, and says how many products match: counted only when the results fill the
+  /// limit (fewer are all there are), up to ``SearchResults/countLimit``.
   ///
-  /// - Parameter text: The query.
-  /// - Returns: The count.
+  /// - Parameters:
+  ///   - text: The query.
+  ///   - viewed: Finds viewed products matching the query, as ``results(for:viewed:now:limit:)``.
+  ///   - now: The time, for expiry.
+  ///   - limit: The most results.
+  /// - Returns: The results and their count.
   /// - Throws: ``CatalogCoreError/invalidSearch(_:)``.
-  package func count(for text: String) throws -> Int {
-    try index.index.count(Self.query(text), upTo: SearchResults.countLimit)
+  package func counted(
+    for text: String, viewed: (_ text: String, _ limit: Int) -> [ActivityHistory.Entry], now: Date,
+    limit: Int = defaultLimit
+  ) throws -> SearchResults {
+    let results = try results(for: text, viewed: viewed, now: now, limit: limit)
+    guard results.count == limit else { return SearchResults(results) }
+    let (total, isComplete) = try index.index.count(
+      Self.query(text), upTo: SearchResults.countLimit)
+    return SearchResults(results, total: total, isTotalExact: isComplete)
   }
 
   /// A query as typed, parsed; a query the search cannot take is the user's error.

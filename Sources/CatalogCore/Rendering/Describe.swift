@@ -60,11 +60,9 @@ package enum Describe {
         result.product.name, result.why,
       ]
     }
-    let total =
-      found.total >= SearchResults.countLimit
-      ? "more than \(SearchResults.countLimit.grouped)" : found.total.grouped
+    let total = (found.isTotalExact ? "" : "more than ") + found.total.grouped
     let more =
-      found.total > results.count
+      found.total > results.count || !found.isTotalExact
       ? "\nThe best \(results.count) of \(total) matches; add words to narrow them." : ""
     var table = Table.render(
       header: ["#", "Activity", "Product", "Why"], rows: rows, rightAligned: [0])
