@@ -61,8 +61,12 @@ package enum HistoryFile {
       throw SystemError.cannotRead(path: file, reason: "it is not UTF-8 text")
     }
     let lines = text.split(separator: "\n").map(String.init)
+    // Part of a line left at the end (a crash or a full disk while appending) would run into
+    // the next line appended: the file is written whole without it.
     return Contents(
-      lines: lines, needsRewrite: lines.count >= 2 * capacity || data.count >= compactionSize)
+      lines: lines,
+      needsRewrite: lines.count >= 2 * capacity || data.count >= compactionSize
+        || whole.count < data.count)
   }
 
   /// Adds a line under a lock, after what other processes added meanwhile: appended and

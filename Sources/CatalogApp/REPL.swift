@@ -28,6 +28,14 @@ final class REPL {
   /// The product whose picture the last command drew, the last thing on the screen: drawn
   /// again to the window's width when the window is resized.
   private var pictureShown: Product?
+  /// Why the line history could not be saved, said once.
+  private let historyFailure = HistoryFailure()
+
+  /// Why a line could not be added to the line history; reported once, then kept quiet.
+  private final class HistoryFailure {
+    var reason: String?
+    var isReported = false
+  }
 
   /// Restores the app and readies the loop: the launch's warnings and notices are shown, an
   /// editor restored open shows its draft, and a REPL starts listening for deliveries.
@@ -69,12 +77,20 @@ final class REPL {
     if isInteractive { store.environment.database?.verifyInBackground() }
     reader = oneCommand.map { LineReader(text: $0 + "\n") } ?? LineReader()
     let historyDirectory = store.environment.directory
+    let historyFailure = self.historyFailure
     editor =
       oneCommand == nil && TerminalLineEditor.isSupported(environment: environment)
       ? TerminalLineEditor(
         history: .init(
           load: { HistoryFile.lines(in: historyDirectory) },
-          add: { try? HistoryFile.add($0, in: historyDirectory) }))
+          add: { line in
+            do {
+              return try HistoryFile.add(line, in: historyDirectory)
+            } catch {
+              historyFailure.reason = historyFailure.reason ?? error.localizedDescription
+              return nil
+            }
+          }))
       : nil
     Signals.install()
     // Links and handoffs from other processes wake the loop, which applies them between
@@ -176,6 +192,12 @@ final class REPL {
     guard let editor else {
       if isInteractive { output.write(Describe.prompt(for: state)) }
       return reader.next()
+    }
+    if let reason = historyFailure.reason, !historyFailure.isReported {
+      historyFailure.isReported = true
+      report.warning(
+        "cannot save the line history (\(reason)); the lines typed now are kept for this session only"
+      )
     }
     let current = state
     let store = self.store

@@ -76,5 +76,7 @@ extension HistoryFileTests {
     try Data("list\nselect 樱".utf8.dropLast()).write(to: URL(fileURLWithPath: file))
     #expect(HistoryFile.lines(in: state) == ["list"])
     #expect(try HistoryFile.add("select cher", in: state) == ["list", "select cher"])
+    // Written whole without the part: it does not run into the line appended.
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "list\nselect cher\n")
   }
 }

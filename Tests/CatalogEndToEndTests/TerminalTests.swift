@@ -269,6 +269,26 @@ extension TerminalTests {
     #expect(!sandbox.exists("history"))
   }
 
+  /// A line history that cannot be written is said once, and the session goes on.
+  @Test func aLineHistoryThatCannotBeSavedIsSaidOnce() throws {
+    let sandbox = CatalogSandbox()
+    try sandbox.createStateDirectory()
+    // Its lock cannot be taken: a directory stands where the lock file goes.
+    try FileManager.default.createDirectory(
+      atPath: sandbox.stateDirectory + "/locks/history.lock", withIntermediateDirectories: true)
+    let pty = try PseudoTerminal()
+    let process = try pty.start(sandbox, environment: ["NO_COLOR": "1"])
+    pty.read(until: " › ")
+    pty.type("select cher\r")
+    let first = pty.read(until: "› ", timeout: 20)
+    pty.type("select mango\r")
+    var second = pty.read(until: "Keywords")
+    second += pty.read(until: "› ")
+    let said = "warning: cannot save the line history"
+    #expect((first + second).components(separatedBy: said).count == 2, "\(first + second)")
+    #expect(pty.quit(process) == 0)
+  }
+
   /// One command from the shell shows no prompt and reads no line history: the file is left
   /// for the next REPL to check.
   @Test func oneCommandFromTheShellLeavesTheLineHistoryUnread() throws {
