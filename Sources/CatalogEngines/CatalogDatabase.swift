@@ -95,8 +95,10 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       database.checkpointOnClose(false)
       let version = try Self.checkSchema(database)
       hasImageDirectory = !readOnly || version >= 3
-      // Before version 4, positions are the list numbers; the upgrade adds the block counts.
+      // Before version 4, positions are the list numbers; the upgrade adds the block counts,
+      // and that to version 7 the group counts.
       numbering.dense = version < 4
+      numbering.grouped = version >= 7
       cached = try Self.readState(database, numbering)
       if !readOnly {
         database.checkpointOnClose(true)
@@ -124,6 +126,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
           // Checked again inside the write lock: another process may have upgraded it.
           try Self.migrate(database)
           numbering.dense = false
+          numbering.grouped = true
           // The upgrade added the identity.
           cached = try Self.readState(database, numbering)
         }

@@ -7,23 +7,30 @@ import SQLite
 /// the largest) and a deletion leaves a gap. The list number of a product is how many
 /// products come at or before it, counted from the `blocks` table: for each run of 1,024
 /// positions (block `b` holds positions `1024·b + 1` to `1024·(b + 1)`), how many products it
-/// has. A deletion changes one block's count, so it costs the same at a million products as at
-/// ten; finding a number reads the block counts (about a thousand rows at a million products)
-/// and at most one block of the position index.
+/// has; and from the `block_groups` table, the same for each run of 64 blocks (65,536
+/// positions). A deletion changes one block's count and one group's, so it costs the same at a
+/// million products as at ten; finding a number reads the group counts (about 150 rows at ten
+/// million products), the counts of one group's blocks and at most one block of the position
+/// index: nearly the same at ten million products as at a hundred thousand.
 ///
 /// A database written before schema version 4 has no blocks, and dense positions: there, a
-/// position is the list number (``dense``).
+/// position is the list number (``dense``). One written before version 7 has no group counts
+/// (``grouped``): opened for reading only, its groups are summed from its blocks.
 struct ListNumbering {
   /// Whether positions are the list numbers themselves (a version-3 database opened for
   /// reading only).
   var dense: Bool
-  /// The block counts as last read, for reads: see ``BlockSums``.
+  /// Whether the file keeps the counts of groups of blocks (version 7 and later).
+  var grouped = true
+  /// The counts as last read, for reads: see ``BlockSums``.
   let sums = BlockSums()
 
   /// How many positions a block holds, as a power of two.
   static let blockShift = 10
   /// How many positions a block holds.
   static let blockSize = 1 << blockShift
+  /// How many blocks a group holds, as a power of two.
+  static let groupShift = 6
   /// The largest position a product may take: far beyond any catalog, and far enough below
   /// `Int64.max` that no arithmetic on it overflows.
   static let largestPosition = 1 << 52
@@ -33,6 +40,20 @@ struct ListNumbering {
 
   /// The SQL for the block of the position `column`.
   static func block(of column: String) -> String { "((\(column) - 1) >> \(blockShift))" }
+
+  /// The SQL for the group of the block `column`.
+  static func group(ofBlock column: String) -> String { "(\(column) >> \(groupShift))" }
+
+  /// The SQL that sums the block counts of a table by group, from a group on: what
+  /// `block_groups` holds.
+  ///
+  /// - Parameters:
+  ///   - blocks: The table of block counts.
+  ///   - first: The SQL of the first group.
+  /// - Returns: A query of `grp` and `live`.
+  static func groupCounts(of blocks: String = "blocks", from first: String) -> String {
+    "SELECT \(group(ofBlock: "block")) AS grp, sum(live) AS live FROM \(blocks) WHERE block >= \(first) << \(groupShift) GROUP BY 1"
+  }
 
   /// The number of products: the count version 5 keeps, or the sum of the blocks in a version-4
   /// file opened for reading only.
@@ -76,8 +97,10 @@ struct ListNumbering {
   func position(ofNumber number: Int, in database: Database) throws -> Int? {
     guard number >= 1 else { return nil }
     if dense { return number }
-    try sums.read(from: database)
-    guard let (index, before) = sums.block(holdingNumber: number) else { return nil }
+    try sums.read(from: database, grouped: grouped)
+    guard let (index, before) = try sums.block(holdingNumber: number, in: database) else {
+      return nil
+    }
     guard index >= 0, index < Self.largestPosition >> Self.blockShift, before < number else {
       return nil
     }
@@ -96,12 +119,12 @@ struct ListNumbering {
     if dense {
       return Dictionary(positions.map { ($0, $0) }, uniquingKeysWith: { first, _ in first })
     }
-    try sums.read(from: database)
+    try sums.read(from: database, grouped: grouped)
     var numbers: [Int: Int] = [:]
     for position in Set(positions) {
       let index = (position &- 1) >> Self.blockShift
       // Positions in blocks with no count (damage) get no number.
-      guard let (live, before) = sums.counts(ofBlock: index) else { continue }
+      guard let (live, before) = try sums.counts(ofBlock: index, in: database) else { continue }
       numbers[position] = try Self.number(
         ofPosition: position, block: index, live: live, before: before, in: database)
     }
@@ -117,9 +140,14 @@ struct ListNumbering {
       let live = try database.integer(
         "SELECT live FROM blocks WHERE block = ? AND live > 0", .integer(index))
     else { return nil }
+    // The groups before the block's, and the blocks of its group before it.
+    let group = index >> Self.groupShift
     let before =
       try database.integer(
-        "SELECT coalesce(sum(live), 0) FROM blocks WHERE block < ?", .integer(index)) ?? 0
+        grouped
+          ? "SELECT (SELECT coalesce(sum(live), 0) FROM block_groups WHERE grp < ?1) + (SELECT coalesce(sum(live), 0) FROM blocks WHERE block >= ?1 << \(Self.groupShift) AND block < ?2)"
+          : "SELECT coalesce(sum(live), 0) FROM blocks WHERE block < ?2",
+        .integer(group), .integer(index)) ?? 0
     return try Self.number(
       ofPosition: position, block: index, live: live, before: before, in: database)
   }
@@ -138,20 +166,26 @@ struct ListNumbering {
     return before &+ within
   }
 
-  /// Counts a product added at a position.
+  /// Counts a product added at a position: in its block, its group and the total.
   static func added(position: Int, in database: Database) throws {
+    let block = (position - 1) >> blockShift
     try database.run(
       "INSERT INTO blocks VALUES (?, 1) ON CONFLICT(block) DO UPDATE SET live = live + 1",
-      .integer((position - 1) >> blockShift))
+      .integer(block))
+    try database.run(
+      "INSERT INTO block_groups VALUES (?, 1) ON CONFLICT(grp) DO UPDATE SET live = live + 1",
+      .integer(block >> groupShift))
     try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'count'")
   }
 
-  /// Counts a product removed from a position.
+  /// Counts a product removed from a position: in its block, its group and the total.
   static func removed(position: Int, in database: Database) throws {
-    try database.run(
-      "UPDATE blocks SET live = live - 1 WHERE block = ?", .integer((position - 1) >> blockShift))
+    let block = (position - 1) >> blockShift
+    try database.run("UPDATE blocks SET live = live - 1 WHERE block = ?", .integer(block))
     // A block that has no count (damage) took nothing off.
     guard database.changes > 0 else { return }
+    try database.run(
+      "UPDATE block_groups SET live = live - 1 WHERE grp = ?", .integer(block >> groupShift))
     try database.run("UPDATE catalog_info SET value = value - 1 WHERE key = 'count'")
   }
 
@@ -163,6 +197,10 @@ struct ListNumbering {
     try database.run(
       "INSERT INTO blocks SELECT \(block(of: "position")), count(*) FROM products WHERE position >= ? GROUP BY 1",
       .integer(first << blockShift + 1))
+    // The first block's group is counted again whole: it may hold blocks before the first.
+    let group = first >> groupShift
+    try database.run("DELETE FROM block_groups WHERE grp >= ?", .integer(group))
+    try database.run("INSERT INTO block_groups \(groupCounts(from: "?"))", .integer(group))
     try database.run(
       "UPDATE catalog_info SET value = (SELECT coalesce(sum(live), 0) FROM blocks) WHERE key = 'count'"
     )
@@ -178,6 +216,13 @@ struct ListNumbering {
     if try statement.step(), statement.integer(0) > 0 {
       return Self.damage + "\(statement.integer(0)) blocks of positions are miscounted"
     }
+    let groups = try database.statement(
+      "SELECT count(*) FROM (\(groupCounts(from: "0")) HAVING sum(live) != 0) AS counted FULL JOIN (SELECT grp, live FROM block_groups WHERE live != 0) AS kept USING (grp) WHERE counted.live IS NOT kept.live"
+    )
+    defer { groups.reset() }
+    if try groups.step(), groups.integer(0) > 0 {
+      return Self.damage + "\(groups.integer(0)) groups of blocks are miscounted"
+    }
     let kept = try database.integer("SELECT value FROM catalog_info WHERE key = 'count'")
     let summed = try database.integer("SELECT coalesce(sum(live), 0) FROM blocks") ?? 0
     if let kept, kept != summed {
@@ -187,68 +232,120 @@ struct ListNumbering {
   }
 }
 
-/// The block counts of a catalog as running sums, read once per generation of the catalog:
-/// finding a list number's block is then a binary search rather than a pass over the table
-/// (about 10,000 rows at ten million products), which a search does for every result it shows.
+/// The group counts of a catalog as running sums, read once per generation of the catalog, and
+/// the block counts of the groups looked into: finding a list number's block is then two
+/// binary searches rather than a pass over the table, which a search does for every result it
+/// shows.
 ///
-/// Each read (``read(from:)``, once a lookup) compares the catalog's generation, which every
-/// change of the products raises in the same transaction, with the one the sums were read at,
-/// and reads them again when it moved: another process's change is seen at once. Used only
+/// Each read (``read(from:grouped:)``, once a lookup) compares the catalog's generation, which
+/// every change of the products raises in the same transaction, with the one the sums were read
+/// at, and reads them again when it moved: another process's change is seen at once. Used only
 /// under the database's connection lock, and only in reads: a write transaction changes the
 /// counts before it commits.
 final class BlockSums: @unchecked Sendable {
+  /// Counts in order, each with how many products come before it.
+  private struct RunningSums {
+    /// The groups or blocks with products, in order.
+    var keys: [Int] = []
+    /// How many products each holds.
+    var live: [Int] = []
+    /// How many products come before each.
+    var before: [Int] = []
+
+    /// Reads `(key, live)` rows in order, the first with `start` products before it.
+    init(_ statement: Statement, start: Int) throws {
+      var total = start
+      while try statement.step() {
+        keys.append(statement.integer(0))
+        live.append(statement.integer(1))
+        before.append(total)
+        total = total &+ statement.integer(1)
+      }
+    }
+
+    init() {}
+
+    /// The index of the first count whose products reach a list number.
+    func index(holdingNumber number: Int) -> Int? {
+      var low = 0
+      var high = keys.count
+      while low < high {
+        let middle = (low + high) / 2
+        if before[middle] &+ live[middle] < number { low = middle + 1 } else { high = middle }
+      }
+      return low < keys.count ? low : nil
+    }
+
+    /// The index of a key; nil for one with no products.
+    func index(of key: Int) -> Int? {
+      var low = 0
+      var high = keys.count
+      while low < high {
+        let middle = (low + high) / 2
+        if keys[middle] < key { low = middle + 1 } else { high = middle }
+      }
+      return low < keys.count && keys[low] == key ? low : nil
+    }
+  }
+
   private var generation: Int?
-  /// The blocks with products, in order.
-  private var blocks: [Int] = []
-  /// How many products each holds.
-  private var live: [Int] = []
-  /// How many products come before each.
-  private var before: [Int] = []
+  private var grouped = true
+  private var groups = RunningSums()
+  /// The blocks of the groups looked into at this generation.
+  private var blocks: [Int: RunningSums] = [:]
 
   /// The block holding the product with a list number, and how many products come before it.
-  func block(holdingNumber number: Int) -> (Int, Int)? {
-    // The first block whose products reach the number.
-    var low = 0
-    var high = blocks.count
-    while low < high {
-      let middle = (low + high) / 2
-      if before[middle] &+ live[middle] < number { low = middle + 1 } else { high = middle }
-    }
-    return low < blocks.count ? (blocks[low], before[low]) : nil
+  func block(holdingNumber number: Int, in database: Database) throws -> (Int, Int)? {
+    guard let group = groups.index(holdingNumber: number) else { return nil }
+    let counts = try blocks(ofGroupAt: group, in: database)
+    return counts.index(holdingNumber: number).map { (counts.keys[$0], counts.before[$0]) }
   }
 
   /// A block's count of products and how many come before it; nil for a block with none.
-  func counts(ofBlock block: Int) -> (live: Int, before: Int)? {
-    var low = 0
-    var high = blocks.count
-    while low < high {
-      let middle = (low + high) / 2
-      if blocks[middle] < block { low = middle + 1 } else { high = middle }
-    }
-    guard low < blocks.count, blocks[low] == block else { return nil }
-    return (live[low], before[low])
+  func counts(ofBlock block: Int, in database: Database) throws -> (live: Int, before: Int)? {
+    guard let group = groups.index(of: block >> ListNumbering.groupShift) else { return nil }
+    let counts = try blocks(ofGroupAt: group, in: database)
+    return counts.index(of: block).map { (counts.live[$0], counts.before[$0]) }
+  }
+
+  /// The running sums of the blocks of the group at an index of ``groups``.
+  private func blocks(ofGroupAt index: Int, in database: Database) throws -> RunningSums {
+    let group = groups.keys[index]
+    if let counts = blocks[group] { return counts }
+    let statement = try database.statement(
+      "SELECT block, live FROM blocks WHERE block >= ? AND block < ? AND live > 0 ORDER BY block")
+    defer { statement.reset() }
+    try statement.bind(
+      [
+        .integer(group << ListNumbering.groupShift),
+        .integer((group &+ 1) << ListNumbering.groupShift),
+      ])
+    let counts = try RunningSums(statement, start: groups.before[index])
+    blocks[group] = counts
+    return counts
   }
 
   /// Makes the sums those of the database's snapshot: read again unless its generation is the
   /// one they were read at. A read that fails leaves none, to be read again next time.
-  func read(from database: Database) throws {
+  ///
+  /// - Parameters:
+  ///   - database: The database, in a read transaction.
+  ///   - grouped: Whether it keeps the group counts; if not, they are summed from the blocks.
+  /// - Throws: An `SQLiteError` when they cannot be read.
+  func read(from database: Database, grouped: Bool) throws {
     let current =
       try database.integer("SELECT value FROM catalog_info WHERE key = 'generation'") ?? 0
-    guard current != generation else { return }
+    guard current != generation || grouped != self.grouped else { return }
     generation = nil
-    blocks.removeAll(keepingCapacity: true)
-    live.removeAll(keepingCapacity: true)
-    before.removeAll(keepingCapacity: true)
+    blocks.removeAll()
+    groups = RunningSums()
     let statement = try database.statement(
-      "SELECT block, live FROM blocks WHERE live > 0 ORDER BY block")
+      grouped
+        ? "SELECT grp, live FROM block_groups WHERE live > 0 ORDER BY grp"
+        : "\(ListNumbering.groupCounts(from: "0")) HAVING sum(live) > 0 ORDER BY 1")
     defer { statement.reset() }
-    var total = 0
-    while try statement.step() {
-      blocks.append(statement.integer(0))
-      live.append(statement.integer(1))
-      before.append(total)
-      total = total &+ statement.integer(1)
-    }
+    groups = try RunningSums(statement, start: 0)
     generation = current
+    self.grouped = grouped
   }
 }

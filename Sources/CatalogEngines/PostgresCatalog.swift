@@ -290,10 +290,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     let result = try connection.execute(
       """
       SELECT (SELECT value FROM \(schema).info WHERE key = 'generation'),
-        (SELECT coalesce(sum(live), 0) FROM \(schema).blocks),
+        (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups),
         (SELECT value FROM \(schema).info WHERE key = 'identity'),
         (SELECT value FROM \(schema).info WHERE key = 'seeded'),
-        (SELECT count(*) FROM \(schema).blocks WHERE live NOT BETWEEN 0 AND \(1 << ListNumbering.blockShift)),
+        (SELECT count(*) FROM \(schema).block_groups WHERE live NOT BETWEEN 0 AND \(1 << (ListNumbering.blockShift + ListNumbering.groupShift))),
         (SELECT coalesce(max(position), 0) FROM \(schema).products),
         (SELECT coalesce(min(position), 1) FROM \(schema).products),
         (SELECT value FROM \(schema).info WHERE key = 'foreign_changes')
@@ -344,8 +344,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       try connection.run(
         """
         DELETE FROM \(schema).blocks;
-        INSERT INTO \(schema).blocks SELECT (position - 1) >> \(ListNumbering.blockShift), count(*)
+        INSERT INTO \(schema).blocks SELECT \(ListNumbering.block(of: "position")), count(*)
           FROM \(schema).products GROUP BY 1;
+        DELETE FROM \(schema).block_groups;
+        INSERT INTO \(schema).block_groups \(ListNumbering.groupCounts(of: "\(schema).blocks", from: "0"));
         UPDATE \(schema).info SET value = 0 WHERE key = 'foreign_changes';
         """)
       try connection.execute(
@@ -431,15 +433,26 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     } ?? []
   }
 
-  /// The SQL that gives each position of the array `$1` its list number: the products of the
-  /// blocks before its block, and those of its block up to it.
-  private var numbering: String {
-    """
-    WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) - live AS before FROM \(schema).blocks)
-    SELECT p.position, b.before + (SELECT count(*) FROM \(schema).products AS q
-      WHERE q.position > (b.block << \(ListNumbering.blockShift)) AND q.position <= p.position)
-    FROM unnest($1::bigint[]) AS p(position) JOIN b ON b.block = \(ListNumbering.block(of: "p.position"))
-    """
+  /// The SQL that gives each position of a table `p(position)` its list number: the products
+  /// of the groups before its group, of the blocks of its group before its block, and those
+  /// of its block up to it. A position in a block with no count (damage) has none.
+  ///
+  /// - Parameter positions: The SQL of the table, which may have more columns.
+  /// - Returns: A query of `p`'s columns and the number.
+  private func numbering(of positions: String) -> String {
+    let (block, blockShift, groupShift) = (
+      ListNumbering.block(of: "p.position"), ListNumbering.blockShift, ListNumbering.groupShift
+    )
+    return """
+      SELECT p.*, (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups
+          WHERE grp < \(block) >> \(groupShift))
+        + (SELECT coalesce(sum(live), 0) FROM \(schema).blocks
+          WHERE block >= \(block) >> \(groupShift) << \(groupShift) AND block < \(block))
+        + (SELECT count(*) FROM \(schema).products AS q
+          WHERE q.position > \(block) << \(blockShift) AND q.position <= p.position)
+      FROM (\(positions)) AS p
+      WHERE EXISTS (SELECT FROM \(schema).blocks WHERE block = \(block) AND live > 0)
+      """
   }
 
   /// The list numbers of positions, in the connection's current snapshot.
@@ -450,7 +463,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   {
     guard !positions.isEmpty else { return [:] }
     let array = "{" + positions.map(String.init).joined(separator: ",") + "}"
-    let result = try connection.execute(numbering, [array])
+    let result = try connection.execute(
+      numbering(of: "SELECT unnest($1::bigint[]) AS position"), [array])
     var numbers: [Int: Int] = [:]
     for row in 0..<result.count {
       if let position = result.integer(row, 0), let number = result.integer(row, 1) {
@@ -487,22 +501,22 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     guard !identifiers.isEmpty else { return [:] }
     return readingKept(
       { connection in
-        try connection.transaction("ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-          let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
-          let found = try connection.execute(
-            "SELECT identifier, position FROM \(schema).products WHERE identifier = ANY($1::text[])",
-            [keys])
-          var positions: [UUID: Int] = [:]
-          for row in 0..<found.count {
-            if let identifier = found.text(row, 0).flatMap(UUID.init(canonical:)),
-              let position = found.integer(row, 1)
-            {
-              positions[identifier] = position
-            }
+        // One statement: one snapshot, one round trip.
+        let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
+        let found = try connection.execute(
+          numbering(
+            of:
+              "SELECT position, identifier FROM \(schema).products WHERE identifier = ANY($1::text[])"
+          ), [keys])
+        var numbers: [UUID: Int] = [:]
+        for row in 0..<found.count {
+          if let identifier = found.text(row, 1).flatMap(UUID.init(canonical:)),
+            let number = found.integer(row, 2)
+          {
+            numbers[identifier] = number
           }
-          let byPosition = try numbers(ofPositions: Array(positions.values), in: connection)
-          return positions.compactMapValues { byPosition[$0] }
         }
+        return numbers
       }, empty: [:],
       kept: { read in
         var numbers: [UUID: Int] = [:]
@@ -520,7 +534,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       { connection in
         let result = try connection.execute(
           """
-          WITH b AS (SELECT block, sum(live) OVER (ORDER BY block) AS upto, live FROM \(schema).blocks),
+          WITH g AS (SELECT grp, sum(live) OVER (ORDER BY grp) AS upto, live FROM \(schema).block_groups),
+          h AS (SELECT grp, upto - live AS before FROM g WHERE upto >= $1 ORDER BY grp LIMIT 1),
+          b AS (SELECT block, (SELECT before FROM h) + sum(live) OVER (ORDER BY block) AS upto, live
+            FROM \(schema).blocks WHERE block >= (SELECT grp FROM h) << \(ListNumbering.groupShift)
+              AND block < ((SELECT grp FROM h) + 1) << \(ListNumbering.groupShift)),
           f AS (SELECT block, upto - live AS before FROM b WHERE upto >= $1 ORDER BY block LIMIT 1),
           s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << \(ListNumbering.blockShift) FROM f)
             ORDER BY position OFFSET (SELECT $1 - before - 1 FROM f) LIMIT 1)
@@ -889,14 +907,23 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
     func countAdded(at position: Int) throws {
       try connection.execute(
-        "INSERT INTO \(schema).blocks VALUES (\(ListNumbering.block(of: "$1::bigint")), 1) ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1",
-        [String(position)])
+        """
+        WITH b AS (INSERT INTO \(schema).blocks VALUES (\(ListNumbering.block(of: "$1::bigint")), 1)
+          ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1 RETURNING block)
+        INSERT INTO \(schema).block_groups SELECT \(ListNumbering.group(ofBlock: "block")), 1 FROM b
+          ON CONFLICT (grp) DO UPDATE SET live = block_groups.live + 1
+        """, [String(position)])
     }
 
     func countRemoved(at position: Int) throws {
+      // A block that has no count (damage) takes nothing off its group.
       try connection.execute(
-        "UPDATE \(schema).blocks SET live = live - 1 WHERE block = \(ListNumbering.block(of: "$1::bigint"))",
-        [String(position)])
+        """
+        WITH b AS (UPDATE \(schema).blocks SET live = live - 1
+          WHERE block = \(ListNumbering.block(of: "$1::bigint")) RETURNING block)
+        UPDATE \(schema).block_groups SET live = live - 1
+          WHERE grp = (SELECT \(ListNumbering.group(ofBlock: "block")) FROM b)
+        """, [String(position)])
     }
   }
 
@@ -1069,6 +1096,12 @@ extension PostgresCatalog.Transaction: ImportTransaction {
     try connection.execute(
       "INSERT INTO \(schema).blocks SELECT \(ListNumbering.block(of: "position")), count(*) FROM \(products) WHERE position > ($1::bigint << \(ListNumbering.blockShift)) GROUP BY 1",
       [block])
+    // The first block's group is counted again whole: it may hold blocks before the first.
+    let group = String(((position - 1) >> ListNumbering.blockShift) >> ListNumbering.groupShift)
+    try connection.execute("DELETE FROM \(schema).block_groups WHERE grp >= $1", [group])
+    try connection.execute(
+      "INSERT INTO \(schema).block_groups \(ListNumbering.groupCounts(of: "\(schema).blocks", from: "$1::bigint"))",
+      [group])
   }
 
   func markSeeded(_ seeding: CatalogSeeding) throws {

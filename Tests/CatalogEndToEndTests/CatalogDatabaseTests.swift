@@ -442,7 +442,7 @@ import Testing
     let result = try sandbox.run(input: "select mango\nedit\nprice 8.00\ndone\n")
     #expect(result.status == 1)
     let reason =
-      damage == "newer" ? "its schema version 99 is newer than this program's 6" : "it is truncated"
+      damage == "newer" ? "its schema version 99 is newer than this program's 7" : "it is truncated"
     #expect(result.errorLines.first?.contains(reason) == true, "\(result.errors)")
     #expect(result.errorLines.last?.hasPrefix("error: edits are refused") == true)
     #expect(result.output.contains("$6.99"))  // the bundled catalog

@@ -287,6 +287,9 @@ final class CatalogSandbox {
         try connection.execute(
           "UPDATE catalog.blocks SET live = live - 1 WHERE block = ($1::bigint - 1) >> 10",
           [String(position)])
+        try connection.execute(
+          "UPDATE catalog.block_groups SET live = live - 1 WHERE grp = ($1::bigint - 1) >> 16",
+          [String(position)])
         try connection.run(
           "UPDATE catalog.info SET value = value + 1 WHERE key = 'generation'")
       }
@@ -299,6 +302,8 @@ final class CatalogSandbox {
       try database.run("DELETE FROM products WHERE name = ?", .text(name))
       try database.run(
         "UPDATE blocks SET live = live - 1 WHERE block = (? - 1) >> 10", .integer(position))
+      try database.run(
+        "UPDATE block_groups SET live = live - 1 WHERE grp = (? - 1) >> 16", .integer(position))
       try database.run("UPDATE catalog_info SET value = value - 1 WHERE key = 'count'")
       try database.run("UPDATE catalog_info SET value = value + 1 WHERE key = 'generation'")
     }

@@ -318,14 +318,19 @@ import Testing
     #expect(try database.refresh() == false)
   }
 
-  /// What turns a version-5 database back into a version-4 one (its count is the blocks').
-  static let versionFour = """
-    DELETE FROM catalog_info WHERE key = 'count'; PRAGMA user_version = 4;
+  /// What turns a version-7 database back into a version-6 one (no group counts).
+  static let versionSix = """
+    DROP TABLE block_groups; PRAGMA user_version = 6;
     """
 
-  /// What turns a version-5 database back into a version-3 one (its positions are dense).
+  /// What turns a version-7 database back into a version-4 one (its count is the blocks').
+  static let versionFour = """
+    DROP TABLE block_groups; DELETE FROM catalog_info WHERE key = 'count'; PRAGMA user_version = 4;
+    """
+
+  /// What turns a version-7 database back into a version-3 one (its positions are dense).
   static let versionThree = """
-    DELETE FROM catalog_info WHERE key = 'count';
+    DROP TABLE block_groups; DELETE FROM catalog_info WHERE key = 'count';
     DROP TABLE blocks; DROP INDEX deletions_identifier; ALTER TABLE deletions DROP COLUMN identifier;
     DROP INDEX products_position; CREATE INDEX products_position ON products(position);
     PRAGMA user_version = 3;
@@ -359,6 +364,34 @@ import Testing
     #expect(
       try Database(path: store.databasePath, mode: .readOnly).integer("PRAGMA user_version")
         == CatalogDatabase.schemaVersion)
+  }
+
+  /// Version 6 kept no group counts: opened for reading only, its groups are summed from its
+  /// blocks; opened for writing, it gains them, which every change then keeps and the
+  /// whole-file check compares with the blocks.
+  @Test func aVersionSixDatabaseGainsGroupCounts() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let loaded = try #require(try store.load().database)
+    _ = try loaded.importProducts((1...300).map { numberedProduct($0) })
+    try ListNumberingTests.spread(store.databasePath, spacing: 1_000)
+    let before = loaded.products(numbers: 1...310)
+    #expect(before.count == 310)
+    try Database(path: store.databasePath, mode: .readWrite).execute(Self.versionSix)
+    let reader = try CatalogDatabase(path: store.databasePath, readOnly: true)
+    #expect(reader.products(numbers: 1...310).map(\.product) == before.map(\.product))
+    #expect(reader.number(of: before[250].product.identifier) == 251)
+    #expect(reader.numbers(of: before.map(\.product.identifier)).count == 310)
+    let writer = try CatalogDatabase(path: store.databasePath)
+    #expect(
+      try Database(path: store.databasePath, mode: .readOnly).integer(
+        "SELECT count(*) FROM block_groups") == 5)
+    try writer.apply([.delete(before[100].product.identifier, name: "")])
+    #expect(writer.product(number: 250) == before[250].product)
+    try writer.verify()
+    try Database(path: store.databasePath, mode: .readWrite).execute(
+      "UPDATE block_groups SET live = live + 1 WHERE grp = 1")
+    #expect(throws: CatalogError.self) { try CatalogDatabase(path: store.databasePath).verify() }
   }
 
   /// Version 4 summed every block to count the products: read so when opened for reading only,

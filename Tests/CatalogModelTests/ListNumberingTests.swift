@@ -2,6 +2,7 @@ import CatalogEngines
 import CatalogModel
 import CatalogTestSupport
 import Foundation
+import PostgreSQL
 import SQLite
 import TestSupport
 import Testing
@@ -94,6 +95,101 @@ import Testing
     _ = try database.importProducts(imported)
     model += imported
     try expectAgrees(database, with: model)
+  }
+
+  /// Moves the products' positions apart, as years of additions and deletions leave them:
+  /// the product at position `p` to `(p - 1) · spacing + 1`, with every block and group
+  /// counted again and the generation raised, as the program itself counts them.
+  static func spread(_ path: String, spacing: Int) throws {
+    try Database(path: path, mode: .readWrite).execute(
+      """
+      BEGIN IMMEDIATE;
+      UPDATE products SET position = -position;
+      UPDATE products SET position = (-position - 1) * \(spacing) + 1;
+      DELETE FROM blocks;
+      INSERT INTO blocks SELECT (position - 1) >> 10, count(*) FROM products GROUP BY 1;
+      DELETE FROM block_groups;
+      INSERT INTO block_groups SELECT block >> 6, sum(live) FROM blocks GROUP BY 1;
+      UPDATE catalog_info SET value = value + 1 WHERE key = 'generation';
+      COMMIT;
+      """)
+  }
+
+  /// Over positions spread across many groups of blocks (65,536 positions each): numbers read,
+  /// paged and found agree with the array, after deletions in several groups and additions
+  /// after the last.
+  @Test func numbersAgreeAcrossGroupsOfBlocks() throws {
+    let temporary = TemporaryDirectory()
+    let database = try newDatabase(temporary)
+    var model = (1...2_000).map(product)
+    _ = try database.importProducts(model)
+    try Self.spread(temporary.path + "/catalog.sqlite", spacing: 211)
+    try expectAgrees(database, with: model)
+    // One from every group, and every product of one block.
+    let doomed = Set(
+      stride(from: 0, to: model.count, by: 311).map { model[$0].identifier }
+        + model[620..<625].map(\.identifier))
+    try database.apply(
+      model.filter { doomed.contains($0.identifier) }.map { .delete($0.identifier, name: $0.name) }
+    )
+    model.removeAll { doomed.contains($0.identifier) }
+    try expectAgrees(database, with: model)
+    let added = (2_001...2_100).map(product)
+    try database.apply(added.prefix(1).map { .insert($0) })
+    _ = try database.importProducts(Array(added.dropFirst()))
+    model += added
+    try expectAgrees(database, with: model)
+    // Another connection, which read the counts before, sees the change at once.
+    let other = try CatalogDatabase(path: temporary.path + "/catalog.sqlite")
+    #expect(other.product(number: 1_000) == model[999])
+    try database.apply([.delete(model[10].identifier, name: model[10].name)])
+    model.remove(at: 10)
+    #expect(other.product(number: 1_000) == model[999])
+    #expect(other.number(of: model[1_500].identifier) == 1_501)
+  }
+
+  /// The same on PostgreSQL, whose numbers are summed by the server: positions spread across
+  /// groups by another program (which the next refresh counts again), then deletions in
+  /// several groups by this one.
+  @Test func numbersAgreeAcrossGroupsOfBlocksOnPostgreSQL() throws {
+    let server = try PostgresTestServer.shared
+    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    var model = (1...1_000).map(product)
+    _ = try PostgresCatalog(address: address).importProducts(model)
+    try PostgresConnection(address, applicationName: "test").run(
+      """
+      BEGIN;
+      UPDATE catalog.products SET position = -position;
+      UPDATE catalog.products SET position = (-position - 1) * 401 + 1;
+      UPDATE catalog.info SET value = value + 1 WHERE key = 'generation';
+      COMMIT;
+      """)
+    let catalog = try PostgresCatalog(address: address)
+    func expectNumbers(sourceLocation: SourceLocation = #_sourceLocation) {
+      #expect(catalog.count == model.count, sourceLocation: sourceLocation)
+      for first in [1, 2, 160, 161, 163, 327, 500, model.count - 3] {
+        let page = catalog.products(numbers: first...(first + 3))
+        #expect(
+          page.map(\.product) == Array(model[(first - 1)..<min(model.count, first + 3)]),
+          sourceLocation: sourceLocation)
+      }
+      let numbers = catalog.numbers(of: model.map(\.identifier))
+      #expect(
+        model.enumerated().allSatisfy { numbers[$0.element.identifier] == $0.offset + 1 },
+        sourceLocation: sourceLocation)
+    }
+    expectNumbers()
+    let doomed = Set(stride(from: 0, to: model.count, by: 97).map { model[$0].identifier })
+    try catalog.apply(
+      model.filter { doomed.contains($0.identifier) }.map { .delete($0.identifier, name: $0.name) }
+    )
+    model.removeAll { doomed.contains($0.identifier) }
+    expectNumbers()
+    let added = (1_001...1_010).map(product)
+    try catalog.apply(added.map { .insert($0) })
+    model += added
+    try catalog.refresh()
+    expectNumbers()
   }
 
   /// Numbers are found through block counts kept in memory: another process's deletions and
