@@ -57,6 +57,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     /// Statements of other programs that changed the products or the block counts since the
     /// blocks were last counted.
     var foreignChanges = 0
+    /// The schema's version, as the state was read.
+    var schemaVersion = 0
   }
 
   /// Connects to a catalog, creating its schema or migrating it when this program's is newer.
@@ -103,10 +105,19 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     connection = opened
     do {
       let repaired = try using { connection in
+        // The state and the schema's version in one request; a schema missing, older or newer
+        // than this program's (or a state that cannot be read) goes through the migration,
+        // which says what is wrong.
+        if let state = try? readState(connection), state.schemaVersion == Self.schemaVersion {
+          return try repairedIfChangedElsewhere(state, connection)
+        }
         try migrate(on: connection)
         return try repairedIfChangedElsewhere(try readState(connection), connection)
       }
-      shared.withLock { $0.cached = repaired }
+      shared.withLock { shared in
+        shared.cached = repaired
+        shared.read.forgetUnless(generation: repaired.generation)
+      }
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))
@@ -136,6 +147,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   // MARK: - The connection
+
+  /// How many times the catalog waited on the server since it connected (``PostgresConnection/roundTrips``).
+  package var roundTrips: Int { lock.withLock { _ in connection.roundTrips } }
 
   /// Runs requests on the connection, connecting again first when it was lost.
   func using<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
@@ -194,10 +208,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// Why the server could not be reached at the last request, until it answers again.
   private var unreachableReason: String? { shared.withLock { shared in shared.cached.unreachable } }
 
-  /// Runs a read whose products are kept for while the server cannot be reached: what the
-  /// server answers is kept; while it cannot be reached — since an earlier request, or since
-  /// this one failed — the products read before answer, and one not read before is missing
-  /// (the failure kept for ``takeReadFailure()``).
+  /// Runs a read whose products are kept: what was read at the generation the last
+  /// ``refresh()`` found (the same rows, as every write raises it) answers without asking the
+  /// server again; what the server answers is kept; while it cannot be reached — since an
+  /// earlier request, or since this one failed — the products read before answer, and one not
+  /// read before is missing (the failure kept for ``takeReadFailure()``).
   ///
   /// - Parameters:
   ///   - body: The read.
@@ -210,6 +225,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     kept lookup: (ProductsRead) -> (Result, complete: Bool),
     keep: (inout ProductsRead, Result) -> Void
   ) -> Result {
+    // What was read at the generation the last refresh found answers again: the same rows.
+    let known: Result? = shared.withLock { shared in
+      guard shared.cached.unreachable == nil, shared.read.generation == shared.cached.generation
+      else { return nil }
+      let (answer, complete) = lookup(shared.read)
+      return complete ? answer : nil
+    }
+    if let known { return known }
     if unreachableReason == nil, let answer = reading(body) {
       shared.withLock { shared in keep(&shared.read, answer) }
       return answer
@@ -296,9 +319,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         (SELECT count(*) FROM \(schema).block_groups WHERE live NOT BETWEEN 0 AND \(1 << (ListNumbering.blockShift + ListNumbering.groupShift))),
         (SELECT coalesce(max(position), 0) FROM \(schema).products),
         (SELECT coalesce(min(position), 1) FROM \(schema).products),
-        (SELECT value FROM \(schema).info WHERE key = 'foreign_changes')
+        (SELECT value FROM \(schema).info WHERE key = 'foreign_changes'),
+        (SELECT value FROM \(schema).info WHERE key = 'schema_version')
       """)
     var state = State()
+    state.schemaVersion = result.integer(0, 8) ?? 0
     state.foreignChanges = result.integer(0, 7) ?? 0
     guard (result.integer(0, 6) ?? 0) >= 1,
       (result.integer(0, 5) ?? 0) < ListNumbering.largestPosition

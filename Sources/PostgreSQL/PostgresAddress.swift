@@ -24,6 +24,8 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
   package let user: String
   /// The TLS mode asked for (`sslmode`), when one is.
   package let tlsMode: String?
+  /// The session's options the address or `PGOPTIONS` gives (`-c name=value …`), when they do.
+  package let options: String?
 
   /// Parses a connection string.
   ///
@@ -59,6 +61,12 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     port = value("port", "PGPORT") ?? "5432"
     database = value("dbname", "PGDATABASE") ?? user
     tlsMode = value("sslmode", "PGSSLMODE")
+    // libpq reads PGOPTIONS itself: the process's own, whatever the caller passed.
+    self.options =
+      values["options"]
+      ?? getenv("PGOPTIONS").map { String(cString: $0) }.flatMap {
+        $0.isEmpty ? nil : $0
+      }
   }
 
   /// The address as a URI without the password — `postgresql://ann@db.example:5432/shop`, or

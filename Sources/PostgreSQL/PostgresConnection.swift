@@ -36,6 +36,9 @@ package final class PostgresConnection {
   /// good whose server closed it, so a request that found it gone marks it lost.
   package var isConnected: Bool { !isLost && PQstatus(handle) == CONNECTION_OK }
   private var isLost = false
+  /// How many times this connection waited on the server: its start (however many messages
+  /// authentication takes) and each request since.
+  package private(set) var roundTrips = 0
   /// The connection's socket, to wait on for notifications; -1 when it is down.
   package var socket: Int32 { PQsocket(handle) }
 
@@ -63,21 +66,28 @@ package final class PostgresConnection {
             || $0 == 0x5F || $0 == 0x2E
         }
     }
-    setup =
-      (["SET client_min_messages = warning"]
-      + settings.filter { plain($0.name) && plain($0.value) }.map {
-        "SET \($0.name) = '\($0.value)'"
-      })
-      .joined(separator: "; ")
+    let made = [("client_min_messages", "warning")] + settings.filter { plain($0) && plain($1) }
+    var keywords = ["connect_timeout", "application_name", "client_encoding"]
+    var values = [String(timeout), applicationName, "UTF8"]
+    if address.options == nil {
+      // Made as the session starts (the startup message's `options`): no request of their own.
+      keywords.append("options")
+      values.append(made.map { "-c \($0)=\($1)" }.joined(separator: " "))
+      setup = ""
+    } else {
+      // The address's own options (or PGOPTIONS) are the user's: kept, and these made after.
+      setup = made.map { "SET \($0) = '\($1)'" }.joined(separator: "; ")
+    }
     // The address's own settings come after the defaults, so they win.
-    let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
-    let values = [String(timeout), applicationName, "UTF8", address.connectionString]
+    keywords.append("dbname")
+    values.append(address.connectionString)
     handle = Self.connect(keywords, values)
+    roundTrips = 1
     // A failed connection is freed by deinit, which runs once every property is set.
     guard PQstatus(handle) == CONNECTION_OK else {
       throw Self.connectionError(handle, address: address)
     }
-    Self.setUp(handle, setup)
+    if Self.setUp(handle, setup) { roundTrips += 1 }
   }
 
   deinit { PQfinish(handle) }
@@ -96,12 +106,16 @@ package final class PostgresConnection {
     }
   }
 
-  /// Sets the session up in one request: notices (a table that already exists, say) are not
-  /// printed on standard error, and the caller's settings are made.
-  private static func setUp(_ handle: OpaquePointer, _ setup: String) {
+  /// Sets the session up: notices (a table that already exists, say) are not printed on
+  /// standard error, and the settings not made as it started are made, in one request.
+  ///
+  /// - Returns: Whether that took a request.
+  @discardableResult
+  private static func setUp(_ handle: OpaquePointer, _ setup: String) -> Bool {
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
-    guard let result = PQexec(handle, setup) else { return }
-    PQclear(result)
+    guard !setup.isEmpty else { return false }
+    if let result = PQexec(handle, setup) { PQclear(result) }
+    return true
   }
 
   /// What a failed connection says, as an error of the right kind, without the password.
@@ -133,11 +147,12 @@ package final class PostgresConnection {
   /// - Throws: ``PostgresError`` when the server still cannot be reached.
   package func reconnect() throws {
     PQreset(handle)
+    roundTrips += 1
     isLost = false
     guard PQstatus(handle) == CONNECTION_OK else {
       throw Self.connectionError(handle, address: address)
     }
-    Self.setUp(handle, setup)
+    if Self.setUp(handle, setup) { roundTrips += 1 }
   }
 
   /// Runs one statement with parameters, sent as text apart from the SQL (`$1`, `$2`, …).
@@ -154,6 +169,7 @@ package final class PostgresConnection {
     let result = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
       PQexecParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
     }
+    roundTrips += 1
     return try checked(result)
   }
 
@@ -161,6 +177,7 @@ package final class PostgresConnection {
   ///
   /// - Throws: ``PostgresError``.
   package func run(_ sql: String) throws {
+    roundTrips += 1
     _ = try checked(PQexec(handle, sql))
   }
 

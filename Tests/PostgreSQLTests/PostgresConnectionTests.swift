@@ -58,6 +58,26 @@ import Testing
     #expect(try connection.execute("SELECT count(*) FROM t").integer == 0)
   }
 
+  /// The caller's settings are made as the session starts, in no request of their own; an
+  /// address that gives options of its own keeps them, and the settings are made after.
+  @Test func settingsAreMadeAsTheSessionStarts() throws {
+    let server = try PostgresTestServer.shared
+    let url = server.socketURL(database: try server.makeDatabase())
+    let settings = [(name: "app.writer", value: "tests")]
+    let connection = try PostgresConnection(
+      PostgresAddress(url), applicationName: "tests", settings: settings)
+    #expect(connection.roundTrips == 1)
+    #expect(try connection.execute("SHOW app.writer").text(0, 0) == "tests")
+    #expect(try connection.execute("SHOW client_min_messages").text(0, 0) == "warning")
+    #expect(connection.roundTrips == 3)
+    let separator = url.contains("?") ? "&" : "?"
+    let withOptions = try PostgresConnection(
+      PostgresAddress(url + separator + "options=-c%20statement_timeout%3D4321"),
+      applicationName: "tests", settings: settings)
+    #expect(try withOptions.execute("SHOW statement_timeout").text(0, 0) == "4321ms")
+    #expect(try withOptions.execute("SHOW app.writer").text(0, 0) == "tests")
+  }
+
   @Test func aTransactionThatThrowsIsRolledBack() throws {
     struct Stop: Error {}
     let connection = try connectionToNewDatabase()
