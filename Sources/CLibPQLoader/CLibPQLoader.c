@@ -56,9 +56,25 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
   X(int, PQsocket, (const PGconn *conn), (conn))                                                \
   X(ConnStatusType, PQstatus, (const PGconn *conn), (conn))
 
+// Functions an older libpq lacks (pipeline mode: libpq 14), which the package does without:
+// each answers `absent` when the library has none.
+#define CPQ_OPTIONAL_FUNCTIONS(X)                                                             \
+  X(int, PQenterPipelineMode, (PGconn * conn), (conn), 0)                                     \
+  X(int, PQexitPipelineMode, (PGconn * conn), (conn), 0)                                      \
+  X(int, PQpipelineSync, (PGconn * conn), (conn), 0)                                          \
+  X(int, PQsendQueryParams,                                                                   \
+    (PGconn * conn, const char *command, int nParams, const Oid *paramTypes,                  \
+     const char *const *paramValues, const int *paramLengths, const int *paramFormats,        \
+     int resultFormat),                                                                       \
+    (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat), \
+    0)
+
 // The functions found in the library.
 #define CPQ_POINTER(result, name, parameters, arguments) static result(*loaded_##name) parameters;
 CPQ_FUNCTIONS(CPQ_POINTER)
+#define CPQ_OPTIONAL_POINTER(result, name, parameters, arguments, absent) \
+  static result(*loaded_##name) parameters;
+CPQ_OPTIONAL_FUNCTIONS(CPQ_OPTIONAL_POINTER)
 
 static void load(void) {
   library = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
@@ -74,6 +90,14 @@ static void load(void) {
     return;                                                                              \
   }
   CPQ_FUNCTIONS(CPQ_FIND)
+#define CPQ_FIND_OPTIONAL(result, name, parameters, arguments, absent) \
+  loaded_##name = (result(*) parameters)dlsym(library, #name);
+  CPQ_OPTIONAL_FUNCTIONS(CPQ_FIND_OPTIONAL)
+}
+
+int cpq_has_pipeline_mode(void) {
+  return loaded_PQenterPipelineMode && loaded_PQexitPipelineMode && loaded_PQpipelineSync
+    && loaded_PQsendQueryParams;
 }
 
 int cpq_load(char *error, size_t size) {
@@ -87,3 +111,6 @@ int cpq_load(char *error, size_t size) {
 #define CPQ_FORWARD(result, name, parameters, arguments) \
   result name parameters { return loaded_##name arguments; }
 CPQ_FUNCTIONS(CPQ_FORWARD)
+#define CPQ_FORWARD_OPTIONAL(result, name, parameters, arguments, absent) \
+  result name parameters { return loaded_##name ? loaded_##name arguments : absent; }
+CPQ_OPTIONAL_FUNCTIONS(CPQ_FORWARD_OPTIONAL)

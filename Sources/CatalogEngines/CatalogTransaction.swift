@@ -24,6 +24,16 @@ protocol CatalogTransaction {
   /// A product as saved now, kept from other writers until the transaction ends; nil when the
   /// catalog has none with the identifier (or its row breaks the editor's rules).
   func lockedProduct(_ identifier: UUID) throws -> Product?
+  /// Takes the next generation (``nextGeneration()``), then the products with identifiers as
+  /// saved now, each kept from other writers (``lockedProduct(_:)``): by default one step after
+  /// the other; an engine across a network asks for them in one round trip.
+  ///
+  /// - Parameter identifiers: The products the transaction edits.
+  /// - Returns: The generation, and the products found.
+  /// - Throws: What the engine throws.
+  func nextGeneration(locking identifiers: [UUID]) throws -> (
+    generation: Int, products: [UUID: Product]
+  )
   /// Whether the catalog has a product with an identifier.
   func contains(_ identifier: UUID) throws -> Bool
   /// The largest position of a product; 0 for an empty catalog.
@@ -49,6 +59,15 @@ protocol CatalogTransaction {
 }
 
 extension CatalogTransaction {
+  func nextGeneration(locking identifiers: [UUID]) throws -> (
+    generation: Int, products: [UUID: Product]
+  ) {
+    let generation = try nextGeneration()
+    var products: [UUID: Product] = [:]
+    for identifier in identifiers { products[identifier] = try lockedProduct(identifier) }
+    return (generation, products)
+  }
+
   /// Applies changes: each edit to its product as saved now, so that what other processes
   /// saved meanwhile is kept and a field both changed is a conflict; a new product after the
   /// last; a deletion logged and counted, renumbering nothing.
@@ -57,17 +76,24 @@ extension CatalogTransaction {
   /// - Throws: ``CatalogError`` (a conflict, a product another process removed or added), or
   ///   what a step throws; the engine then rolls the transaction back.
   func apply(_ changes: [CatalogChange]) throws {
-    let generation = try nextGeneration()
+    let edited = changes.compactMap { change -> UUID? in
+      guard case .edit(let edit) = change else { return nil }
+      return edit.identifier
+    }
+    let (generation, read) = try nextGeneration(locking: edited)
+    var locked = read
     for change in changes {
       switch change {
       case .edit(let edit):
-        guard let current = try lockedProduct(edit.identifier) else {
+        // As an earlier change of these left it; one added by them is read now.
+        guard let current = try locked[edit.identifier] ?? lockedProduct(edit.identifier) else {
           throw CatalogError.productRemoved(name: edit.edited.name)
         }
         let product = try edit.applied(to: current)
         try update(
           product.identifier, setting: product.changedColumns(from: current, generation: generation)
         )
+        locked[product.identifier] = product
       case .insert(let product):
         guard try !contains(product.identifier) else {
           throw CatalogError.alreadyInCatalog(name: product.name)
@@ -80,6 +106,7 @@ extension CatalogTransaction {
           let number = try number(ofPosition: position)
         else { throw CatalogError.productRemoved(name: name) }
         try deleteRow(identifier)
+        locked[identifier] = nil
         try logDeletion(number: number, identifier: identifier, generation: generation)
         try countRemoved(at: position)
       }

@@ -265,6 +265,18 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   private func writing<Result>(
     retrying: Bool = false, _ body: (PostgresConnection, _ change: UUID) throws -> Result
   ) throws -> Result {
+    try writing(retrying: retrying, thenReading: nil, body).result
+  }
+
+  /// Runs a write transaction (``writing(retrying:_:)``), then a query in the round trip of its
+  /// `COMMIT`.
+  ///
+  /// - Returns: What the body returned, and the query's rows: nil when the commit was found
+  ///   out by asking again, or no query was given.
+  private func writing<Result>(
+    retrying: Bool = false, thenReading query: String?,
+    _ body: (PostgresConnection, _ change: UUID) throws -> Result
+  ) throws -> (result: Result, read: PostgresResult?) {
     var attemptsLeft = retrying ? 2 : 1
     while true {
       attemptsLeft -= 1
@@ -272,11 +284,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       var computed: Result?
       do {
         return try using { connection in
-          try connection.transaction {
+          let (result, read) = try connection.transaction(
+            thenRunning: query.map { [($0, [])] } ?? []
+          ) {
             let result = try body(connection, change)
             computed = result
             return result
           }
+          return (result, read.first)
         }
       } catch let error as PostgresError {
         guard error.isConnectionFailure else {
@@ -292,7 +307,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
             ).count == 1
           }
         switch committed {
-        case true?: if let computed { return computed }
+        case true?: if let computed { return (computed, nil) }
         case false? where attemptsLeft > 0: continue
         case false?: break
         case nil: throw CatalogError.outcomeUnknown(location: location, reason: error.message)
@@ -310,18 +325,26 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// - Throws: ``CatalogError/damaged(_:)`` for a number the app never writes, or a
   ///   ``PostgresError``.
   private func readState(_ connection: PostgresConnection) throws -> State {
-    let result = try connection.execute(
-      """
-      SELECT (SELECT value FROM \(schema).info WHERE key = 'generation'),
-        (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups),
-        (SELECT value FROM \(schema).info WHERE key = 'identity'),
-        (SELECT value FROM \(schema).info WHERE key = 'seeded'),
-        (SELECT count(*) FROM \(schema).block_groups WHERE live NOT BETWEEN 0 AND \(1 << (ListNumbering.blockShift + ListNumbering.groupShift))),
-        (SELECT coalesce(max(position), 0) FROM \(schema).products),
-        (SELECT coalesce(min(position), 1) FROM \(schema).products),
-        (SELECT value FROM \(schema).info WHERE key = 'foreign_changes'),
-        (SELECT value FROM \(schema).info WHERE key = 'schema_version')
-      """)
+    try state(from: try connection.execute(stateQuery))
+  }
+
+  /// The query ``readState(_:)`` runs: one row.
+  private var stateQuery: String {
+    """
+    SELECT (SELECT value FROM \(schema).info WHERE key = 'generation'),
+      (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups),
+      (SELECT value FROM \(schema).info WHERE key = 'identity'),
+      (SELECT value FROM \(schema).info WHERE key = 'seeded'),
+      (SELECT count(*) FROM \(schema).block_groups WHERE live NOT BETWEEN 0 AND \(1 << (ListNumbering.blockShift + ListNumbering.groupShift))),
+      (SELECT coalesce(max(position), 0) FROM \(schema).products),
+      (SELECT coalesce(min(position), 1) FROM \(schema).products),
+      (SELECT value FROM \(schema).info WHERE key = 'foreign_changes'),
+      (SELECT value FROM \(schema).info WHERE key = 'schema_version')
+    """
+  }
+
+  /// The state of the row ``stateQuery`` read, checked as ``readState(_:)`` says.
+  private func state(from result: PostgresResult) throws -> State {
     var state = State()
     state.schemaVersion = result.integer(0, 8) ?? 0
     state.foreignChanges = result.integer(0, 7) ?? 0
@@ -384,9 +407,21 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   @discardableResult
   package func refresh() throws -> Bool {
+    try refresh { try usingRetryingOnce { try repairedIfChangedElsewhere(try readState($0), $0) } }
+  }
+
+  /// Makes a state read the one answers come from; the server's errors become
+  /// ``CatalogError``.
+  ///
+  /// - Parameter read: Reads the state.
+  /// - Returns: Whether the generation or the count changed.
+  /// - Throws: ``CatalogError/unreachable(location:reason:)`` or
+  ///   ``CatalogError/damaged(_:)``.
+  @discardableResult
+  private func refresh(_ read: () throws -> State) throws -> Bool {
     let state: State
     do {
-      state = try usingRetryingOnce { try repairedIfChangedElsewhere(try readState($0), $0) }
+      state = try read()
     } catch let error as PostgresError {
       noteFailure(error)
       throw error.isConnectionFailure
@@ -840,29 +875,43 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   private func nextGeneration(_ connection: PostgresConnection, change: UUID? = nil) throws
     -> Int
   {
+    let (sql, parameters) = nextGenerationStatement(change: change)
+    return try connection.execute(sql, parameters).integer ?? 0
+  }
+
+  /// The statement that takes the next generation, noting a transaction's identifier.
+  private func nextGenerationStatement(change: UUID?) -> (sql: String, parameters: [String?]) {
     guard let change else {
-      return try connection.execute(
-        "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value"
-      ).integer ?? 0
+      return (
+        "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value", []
+      )
     }
-    return try connection.execute(
+    return (
       """
       WITH noted AS (INSERT INTO \(schema).commits(id) VALUES ($1::uuid)),
         forgotten AS (DELETE FROM \(schema).commits WHERE at < now() - interval '7 days')
       UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value
       """, [change.uuidString]
-    ).integer ?? 0
+    )
   }
 
   package func apply(_ changes: [CatalogChange]) throws {
-    try writing(retrying: true) { connection, change in
+    // The state as the write left it, read in the round trip of its `COMMIT`.
+    let (_, read) = try writing(retrying: true, thenReading: stateQuery) { connection, change in
       try Transaction(catalog: self, connection: connection, change: change).apply(changes)
     }
-    try refresh()
+    guard let read else {
+      try refresh()
+      return
+    }
+    try refresh { try using { try repairedIfChangedElsewhere(try state(from: read), $0) } }
   }
 
   /// A write transaction's steps in PostgreSQL's SQL: rows an edit or a deletion reads are
-  /// taken `FOR UPDATE`; the generation row, taken first, orders the writers.
+  /// taken `FOR UPDATE`; the generation row, taken first, orders the writers. A step whose
+  /// result only matters if it fails is sent with the next request (``PostgresConnection/send(_:_:)``):
+  /// a saved edit takes two round trips, `BEGIN` with the generation and its product, then the
+  /// update with `COMMIT`.
   fileprivate struct Transaction: CatalogTransaction {
     let catalog: PostgresCatalog
     let connection: PostgresConnection
@@ -881,6 +930,26 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       return found.count == 1 ? catalog.shown(found, 0) : nil
     }
 
+    func nextGeneration(locking identifiers: [UUID]) throws -> (
+      generation: Int, products: [UUID: Product]
+    ) {
+      guard !identifiers.isEmpty else { return (try nextGeneration(), [:]) }
+      // In one round trip (with `BEGIN`), the generation row first, as every writer takes it.
+      let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
+      let results = try connection.execute(together: [
+        catalog.nextGenerationStatement(change: change),
+        (
+          "SELECT \(PostgresCatalog.columns) FROM \(schema).products WHERE identifier = ANY($1::text[]) FOR UPDATE",
+          [keys]
+        ),
+      ])
+      var products: [UUID: Product] = [:]
+      for row in 0..<results[1].count {
+        if let product = catalog.shown(results[1], row) { products[product.identifier] = product }
+      }
+      return (results[0].integer ?? 0, products)
+    }
+
     func contains(_ identifier: UUID) throws -> Bool {
       try connection.execute(
         "SELECT 1 FROM \(schema).products WHERE identifier = $1", [identifier.canonicalText]
@@ -893,7 +962,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
 
     func insert(_ product: Product, position: Int, generation: Int) throws {
-      try connection.execute(
+      try connection.send(
         "INSERT INTO \(schema).products(identifier, position, name, folded_name, image_name, year, price_cents, keywords, changed, image_directory) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         [product.identifier.canonicalText, String(position)]
           + catalog.values(product, generation))
@@ -903,7 +972,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       // The machine is noted with every edit, for another machine's conflict to name.
       let columns = columns + [("changed_by", catalog.machine.map(ColumnValue.text) ?? .null)]
       let assignments = columns.enumerated().map { "\($1.name) = $\($0 + 2)" }
-      try connection.execute(
+      // Sent with the transaction's next request (`COMMIT`, for an edit alone).
+      try connection.send(
         "UPDATE \(schema).products SET \(assignments.joined(separator: ", ")) WHERE identifier = $1",
         [identifier.canonicalText] + columns.map(\.value.parameter))
     }
@@ -920,18 +990,18 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
 
     func deleteRow(_ identifier: UUID) throws {
-      try connection.execute(
+      try connection.send(
         "DELETE FROM \(schema).products WHERE identifier = $1", [identifier.canonicalText])
     }
 
     func logDeletion(number: Int, identifier: UUID, generation: Int) throws {
-      try connection.execute(
+      try connection.send(
         "INSERT INTO \(schema).deletions(generation, position, identifier) VALUES ($1, $2, $3)",
         [String(generation), String(number), identifier.canonicalText])
     }
 
     func countAdded(at position: Int) throws {
-      try connection.execute(
+      try connection.send(
         """
         WITH b AS (INSERT INTO \(schema).blocks VALUES (\(ListNumbering.block(of: "$1::bigint")), 1)
           ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1 RETURNING block)
@@ -942,7 +1012,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
     func countRemoved(at position: Int) throws {
       // A block that has no count (damage) takes nothing off its group.
-      try connection.execute(
+      try connection.send(
         """
         WITH b AS (UPDATE \(schema).blocks SET live = live - 1
           WHERE block = \(ListNumbering.block(of: "$1::bigint")) RETURNING block)

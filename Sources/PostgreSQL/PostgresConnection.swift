@@ -1,4 +1,5 @@
 import CLibPQ
+import CLibPQLoader
 
 #if canImport(Glibc)
   import Glibc
@@ -39,6 +40,10 @@ package final class PostgresConnection {
   /// How many times this connection waited on the server: its start (however many messages
   /// authentication takes) and each request since.
   package private(set) var roundTrips = 0
+  /// Statements to send ahead of the next request, in the same round trip (``send(_:_:)``).
+  private var queued: [(sql: String, parameters: [String?])] = []
+  /// Whether libpq can send several requests before reading their results (libpq 14).
+  private static let hasPipelineMode = cpq_has_pipeline_mode() == 1
   /// The connection's socket, to wait on for notifications; -1 when it is down.
   package var socket: Int32 { PQsocket(handle) }
 
@@ -146,6 +151,7 @@ package final class PostgresConnection {
   ///
   /// - Throws: ``PostgresError`` when the server still cannot be reached.
   package func reconnect() throws {
+    queued.removeAll()
     PQreset(handle)
     roundTrips += 1
     isLost = false
@@ -164,21 +170,142 @@ package final class PostgresConnection {
   /// - Throws: ``PostgresError``.
   @discardableResult
   package func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
-    let pointers = parameters.map { $0.map { strdup($0) } ?? nil }
-    defer { for pointer in pointers { free(pointer) } }
-    let result = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-      PQexecParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+    guard queued.isEmpty else {
+      let statements = queued + [(sql, parameters)]
+      queued.removeAll()
+      return try pipelined(statements)[statements.count - 1]
     }
     roundTrips += 1
-    return try checked(result)
+    return try withParameters(parameters) { values in
+      try checked(PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0))
+    }
+  }
+
+  /// Runs statements in one round trip (libpq's pipeline mode; one after another without it),
+  /// after those queued by ``send(_:_:)``.
+  ///
+  /// - Parameter statements: Each statement and its parameters.
+  /// - Returns: Each statement's rows.
+  /// - Throws: ``PostgresError``: the first failure; the server skipped what came after it.
+  package func execute(together statements: [(sql: String, parameters: [String?])]) throws
+    -> [PostgresResult]
+  {
+    guard Self.hasPipelineMode else {
+      return try statements.map { try execute($0.sql, $0.parameters) }
+    }
+    let sent = queued + statements
+    queued.removeAll()
+    return Array(try pipelined(sent).suffix(statements.count))
+  }
+
+  /// Queues a statement whose result matters only if it fails, to be sent with the next
+  /// request, in the same round trip (libpq's pipeline mode); its failure is that request's.
+  /// Without pipeline mode, it runs at once.
+  ///
+  /// - Parameters:
+  ///   - sql: The statement.
+  ///   - parameters: Its parameters; nil is SQL NULL.
+  /// - Throws: ``PostgresError`` when it ran at once and failed.
+  package func send(_ sql: String, _ parameters: [String?] = []) throws {
+    guard Self.hasPipelineMode else {
+      try execute(sql, parameters)
+      return
+    }
+    queued.append((sql, parameters))
   }
 
   /// Runs statements without parameters, several separated by semicolons, in one request.
   ///
   /// - Throws: ``PostgresError``.
   package func run(_ sql: String) throws {
+    try sendQueued()
     roundTrips += 1
     _ = try checked(PQexec(handle, sql))
+  }
+
+  /// Calls a body with parameters as C strings.
+  private func withParameters<Result>(
+    _ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> Result
+  ) rethrows -> Result {
+    let pointers = parameters.map { $0.map { strdup($0) } ?? nil }
+    defer { for pointer in pointers { free(pointer) } }
+    return try pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+      try body(values.baseAddress)
+    }
+  }
+
+  /// Sends the queued statements, if any, and reads their results.
+  private func sendQueued() throws {
+    guard !queued.isEmpty else { return }
+    let statements = queued
+    queued.removeAll()
+    _ = try pipelined(statements)
+  }
+
+  /// Sends statements one after another without waiting, then a synchronization point, and
+  /// reads their results: one round trip. After a statement fails the server skips the rest
+  /// (inside a transaction, which is then aborted).
+  ///
+  /// - Returns: Each statement's result.
+  /// - Throws: The first failure.
+  private func pipelined(_ statements: [(sql: String, parameters: [String?])]) throws
+    -> [PostgresResult]
+  {
+    try pipelinedEach(statements).map { try $0.get() }
+  }
+
+  /// Sends statements as ``pipelined(_:)`` does, and gives each one's outcome: a statement the
+  /// server skipped after a failure, or whose result never came, has that failure.
+  private func pipelinedEach(_ statements: [(sql: String, parameters: [String?])]) throws
+    -> [Swift.Result<PostgresResult, PostgresError>]
+  {
+    guard PQenterPipelineMode(handle) == 1 else { throw lostOrFailed(nil) }
+    for statement in statements {
+      let sent = withParameters(statement.parameters) { values in
+        PQsendQueryParams(
+          handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+      }
+      guard sent == 1 else {
+        // Nothing more can be sent, nor read in order: the connection is unusable.
+        isLost = true
+        throw lostOrFailed(nil)
+      }
+    }
+    guard PQpipelineSync(handle) == 1 else {
+      isLost = true
+      throw lostOrFailed(nil)
+    }
+    roundTrips += 1
+    var failure: PostgresError?
+    var outcomes: [Swift.Result<PostgresResult, PostgresError>] = []
+    for _ in statements {
+      if let failure, failure.kind == .connectionLost {
+        outcomes.append(.failure(failure))
+        continue
+      }
+      // A statement's result, then nil to end it.
+      let result = PQgetResult(handle)
+      if result != nil {
+        while let extra = PQgetResult(handle) { PQclear(extra) }
+      }
+      if let result, PQresultStatus(result) == PGRES_PIPELINE_ABORTED, let failure {
+        PQclear(result)
+        outcomes.append(.failure(failure))
+        continue
+      }
+      do {
+        outcomes.append(.success(try checked(result)))
+      } catch let error as PostgresError {
+        failure = failure ?? error
+        outcomes.append(.failure(error))
+      }
+    }
+    if !isLost {
+      // The synchronization point's result; then the connection takes single requests again.
+      if let sync = PQgetResult(handle) { PQclear(sync) }
+      if PQexitPipelineMode(handle) != 1 { isLost = true }
+    }
+    return outcomes
   }
 
   /// Runs a body in a transaction, committed when it returns and rolled back when it throws.
@@ -192,16 +319,60 @@ package final class PostgresConnection {
   package func transaction<Result>(_ mode: String = "", _ body: () throws -> Result) throws
     -> Result
   {
-    try run(mode.isEmpty ? "BEGIN" : "BEGIN " + mode)
+    try transaction(mode, thenRunning: [], body).result
+  }
+
+  /// Runs a body in a transaction (``transaction(_:_:)``), then statements in the round trip
+  /// of its `COMMIT`, each in a transaction of its own: what the caller reads once it
+  /// committed, without a request of its own.
+  ///
+  /// - Parameters:
+  ///   - mode: What follows `BEGIN`.
+  ///   - statements: The statements to run after `COMMIT`; skipped when it fails.
+  ///   - body: The work.
+  /// - Returns: What the body returns, and each statement's rows.
+  /// - Throws: ``PostgresError``, or what the body throws.
+  package func transaction<Result>(
+    _ mode: String = "", thenRunning statements: [(sql: String, parameters: [String?])],
+    _ body: () throws -> Result
+  ) throws -> (result: Result, read: [PostgresResult]) {
+    // Sent with the body's first request, and its last with `COMMIT`.
+    let start = queued.count
+    try send(mode.isEmpty ? "BEGIN" : "BEGIN " + mode)
     let result: Result
     do {
       result = try body()
     } catch {
+      if queued.count > start {
+        // Nothing of the transaction reached the server.
+        queued.removeSubrange(start...)
+      } else if isConnected {
+        try? run("ROLLBACK")
+      }
+      throw error
+    }
+    // What the body left queued, `COMMIT`, then the statements: what fails after `COMMIT`
+    // succeeded leaves nothing to read, and the transaction committed.
+    let sent = queued + [("COMMIT", [])] + statements
+    queued.removeAll()
+    let outcomes: [Swift.Result<PostgresResult, PostgresError>]
+    do {
+      outcomes =
+        Self.hasPipelineMode
+        ? try pipelinedEach(sent)
+        : [.success(try execute("COMMIT"))]
+          + statements.map { statement in
+            Swift.Result { try execute(statement.sql, statement.parameters) }
+              .mapError { $0 as? PostgresError ?? PostgresError(.refused, "\($0)") }
+          }
+      for outcome in outcomes.prefix(sent.count - statements.count) { _ = try outcome.get() }
+    } catch {
+      // A statement sent with it failed, leaving the transaction aborted.
       if isConnected { try? run("ROLLBACK") }
       throw error
     }
-    try run("COMMIT")
-    return result
+    let read = outcomes.suffix(statements.count).compactMap { try? $0.get() }
+    return (result, read.count == statements.count ? read : [])
   }
 
   /// Sends rows with `COPY … FROM STDIN` (text format): the fastest way into a table.
@@ -213,6 +384,7 @@ package final class PostgresConnection {
   /// - Throws: ``PostgresError``, or what the body throws.
   @discardableResult
   package func copy(_ sql: String, _ body: (inout PostgresCopyRows) throws -> Void) throws -> Int {
+    try sendQueued()
     guard let started = PQexec(handle, sql) else { throw lostOrFailed(nil) }
     guard PQresultStatus(started) == PGRES_COPY_IN else { return try checked(started).changes }
     PQclear(started)

@@ -43,4 +43,60 @@ import Testing
     #expect(catalog.product(number: 5) == products[5])
     #expect(catalog.number(of: products[4].identifier) == 4)
   }
+
+  /// A saved edit takes two round trips: `BEGIN` with the generation and the product as
+  /// saved, then the update with `COMMIT` and the state after it; an edit another connection
+  /// made meanwhile to another field is kept, and one to the same field refused.
+  @Test func aSavedEditTakesTwoRoundTrips() throws {
+    let products = (1...20).map { numberedProduct($0) }
+    let address = try catalogOnNewDatabase(products: products)
+    let catalog = try PostgresCatalog(address: address)
+    let other = try PostgresCatalog(address: address)
+    func edit(_ product: Product, _ change: (inout ProductFields) -> Void) -> CatalogChange {
+      var edited = ProductFields(product)
+      change(&edited)
+      return .edit(
+        ProductChange(identifier: product.identifier, base: ProductFields(product), edited: edited))
+    }
+    let before = catalog.roundTrips
+    try catalog.apply([edit(products[3]) { $0.price = Price(cents: 4_242) }])
+    #expect(catalog.roundTrips == before + 2)
+    #expect(catalog.generation == other.generation + 1)
+    #expect(try other.refresh())
+    #expect(other.product(number: 4)?.price == Price(cents: 4_242))
+    try other.apply([edit(products[3]) { $0.year = 1999 }])
+    try catalog.apply([edit(products[3]) { $0.name = "Renamed" }])
+    let saved = try #require(catalog.product(identifier: products[3].identifier))
+    #expect(saved.name == "Renamed" && saved.year == 1999 && saved.price == Price(cents: 4_242))
+    #expect(throws: CatalogError.self) {
+      try other.apply([edit(products[3]) { $0.name = "Other" }])
+    }
+    // The refusal rolled back: the connection goes on.
+    try other.apply([edit(products[5]) { $0.price = Price(cents: 1) }])
+    #expect(try catalog.refresh())
+    #expect(catalog.product(number: 6)?.price == Price(cents: 1))
+    #expect(catalog.count == 20)
+  }
+
+  /// Deleting and adding in one transaction, the numbers and the count follow.
+  @Test func additionsAndDeletionsSentAheadKeepTheNumbers() throws {
+    let products = (1...20).map { numberedProduct($0) }
+    let address = try catalogOnNewDatabase(products: products)
+    let catalog = try PostgresCatalog(address: address)
+    let added = numberedProduct(21)
+    try catalog.apply([
+      .delete(products[0].identifier, name: products[0].name), .insert(added),
+      .delete(products[10].identifier, name: products[10].name),
+    ])
+    #expect(catalog.count == 19)
+    #expect(catalog.product(number: 1) == products[1])
+    #expect(catalog.product(number: 19) == added)
+    #expect(catalog.number(of: products[11].identifier) == 10)
+    // A refused change in the middle leaves nothing of the others.
+    #expect(throws: CatalogError.self) {
+      try catalog.apply([.delete(products[2].identifier, name: ""), .insert(added)])
+    }
+    #expect(try catalog.refresh() == false)
+    #expect(catalog.product(number: 1) == products[1])
+  }
 }

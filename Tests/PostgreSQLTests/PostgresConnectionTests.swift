@@ -78,6 +78,38 @@ import Testing
     #expect(try withOptions.execute("SHOW app.writer").text(0, 0) == "tests")
   }
 
+  /// Statements sent ahead travel with the next request: one round trip; one that fails is
+  /// that request's failure, the transaction is rolled back, and the connection goes on.
+  @Test func statementsSentAheadGoWithTheNextRequest() throws {
+    let connection = try connectionToNewDatabase()
+    try connection.run("CREATE TABLE t(n bigint CHECK (n < 100))")
+    let before = connection.roundTrips
+    let (sum, read) = try connection.transaction(
+      thenRunning: [("SELECT count(*) FROM t", []), ("SELECT max(n) FROM t", [])]
+    ) {
+      try connection.send("INSERT INTO t VALUES ($1)", ["1"])
+      try connection.send("INSERT INTO t VALUES ($1)", ["2"])
+      return try connection.execute("SELECT sum(n) FROM t").integer
+    }
+    #expect(sum == 3)
+    #expect(read.map(\.integer) == [2, 2])
+    #expect(connection.roundTrips == before + 2)
+    #expect(throws: PostgresError.self) {
+      try connection.transaction {
+        try connection.send("INSERT INTO t VALUES ($1)", ["3"])
+        try connection.send("INSERT INTO t VALUES ($1)", ["300"])
+        try connection.send("INSERT INTO t VALUES ($1)", ["4"])
+      }
+    }
+    #expect(try connection.execute("SELECT sum(n) FROM t").integer == 3)
+    // What fails after `COMMIT` leaves nothing to read; the transaction committed.
+    let (_, none) = try connection.transaction(thenRunning: [("SELECT * FROM missing", [])]) {
+      try connection.send("INSERT INTO t VALUES ($1)", ["5"])
+    }
+    #expect(none.isEmpty)
+    #expect(try connection.execute("SELECT sum(n) FROM t").integer == 8)
+  }
+
   @Test func aTransactionThatThrowsIsRolledBack() throws {
     struct Stop: Error {}
     let connection = try connectionToNewDatabase()

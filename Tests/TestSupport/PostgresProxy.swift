@@ -158,6 +158,9 @@ package final class PostgresProxy: @unchecked Sendable {
     // Whether the transaction under way wrote: only its `COMMIT` is cut or loses its reply,
     // never a read's.
     var wrote = false
+    // Whether a `COMMIT` whose reply is lost was passed on, and what follows it up to the
+    // synchronization point is passed on too.
+    var draining = false
     while true {
       let count = buffer.withUnsafeMutableBytes { recv(pair.client, $0.baseAddress, $0.count, 0) }
       guard count > 0 else { break }
@@ -173,13 +176,18 @@ package final class PostgresProxy: @unchecked Sendable {
         guard length >= 4, pending.count >= total else { break }
         let message = Array(pending[..<total])
         pending.removeFirst(total)
+        // A simple query's text; a parsed statement's after its name.
+        let isQuery = started && message[0] == UInt8(ascii: "Q")
+        let isParse = started && message[0] == UInt8(ascii: "P")
         let text =
-          started && (message[0] == UInt8(ascii: "Q") || message[0] == UInt8(ascii: "P"))
-          ? String(decoding: message[5...], as: UTF8.self) : ""
+          isQuery || isParse ? String(decoding: message[5...], as: UTF8.self) : ""
+        let statement =
+          isParse ? String(text.drop { $0 != "\0" }.dropFirst()) : text
         let isCommit =
-          message[0] == UInt8(ascii: "Q")
-          && text.prefix { $0 != "\0" }.trimmingCharacters(in: .whitespaces).uppercased()
+          (isQuery || isParse)
+          && statement.prefix { $0 != "\0" }.trimmingCharacters(in: .whitespaces).uppercased()
             == "COMMIT"
+        let isSync = started && message[0] == UInt8(ascii: "S")
         started = true
         if text.contains("INSERT ") || text.contains("UPDATE ") { wrote = true }
         if isCommit, wrote, cutting.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
@@ -190,8 +198,18 @@ package final class PostgresProxy: @unchecked Sendable {
         if isCommit, wrote, dropping.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
           pair.isCut.store(true, ordering: .relaxed)
           dropped.add(1, ordering: .relaxed)
+          // A parsed `COMMIT` runs once the synchronization point after it arrives.
+          draining = isParse
+          if !draining {
+            _ = Self.sendAll(message[...], to: pair.server)
+            // The server commits; its reply is never passed on.
+            usleep(300_000)
+            pair.close()
+            return
+          }
+        }
+        if draining, isSync {
           _ = Self.sendAll(message[...], to: pair.server)
-          // The server commits; its reply is never passed on.
           usleep(300_000)
           pair.close()
           return

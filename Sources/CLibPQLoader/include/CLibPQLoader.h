@@ -5,3 +5,6 @@
 /// Loads libpq (libpq.so.5) and finds its functions, once; every other call of this module
 /// needs it done. Returns 1 when libpq is there; otherwise 0, with the reason in `error`.
 int cpq_load(char *error, size_t size);
+
+/// Whether the loaded libpq has pipeline mode (libpq 14 and later): 1 or 0.
+int cpq_has_pipeline_mode(void);
