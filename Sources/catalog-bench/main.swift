@@ -75,6 +75,26 @@ enum Programs {
   static let catalog = folder.appendingPathComponent("catalog")
   static let hello = folder.appendingPathComponent("hello-foundation")
   static let sqlite3 = URL(fileURLWithPath: "/usr/bin/sqlite3")
+
+  /// The `psql` binary of the installed PostgreSQL (under `pg_config --bindir`): Debian's
+  /// `/usr/bin/psql` is a Perl script that picks a version first, and adds its start to every
+  /// run.
+  static func psql() throws -> URL {
+    let pipe = Pipe()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pg_config", "--bindir"]
+    process.standardOutput = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let folder = String(decoding: output, as: UTF8.self).trimmingCharacters(
+      in: .whitespacesAndNewlines)
+    let binary = URL(fileURLWithPath: folder).appendingPathComponent("psql")
+    guard process.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: binary.path)
+    else { throw CatalogBenchError("no psql under `pg_config --bindir` ('\(folder)')") }
+    return binary
+  }
 }
 
 /// The `sqlite3` script that builds the FTS5 table of a catalog database's products into the
