@@ -707,6 +707,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     "DECLARE catalog_rows NO SCROLL CURSOR FOR SELECT \(Self.columns) FROM \(schema).products ORDER BY position"
   }
 
+  /// Each fetch of the cursor: a thousand rows, the next asked for while the body reads these.
+  private static let fetch = "FETCH 1000 FROM catalog_rows"
+
   /// Reads every product in list order through a cursor, a thousand rows a fetch, in one
   /// read-only snapshot; the body runs between fetches, outside the lock.
   private func forEachRow(
@@ -717,9 +720,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     defer { _ = reading { try $0.run("COMMIT") } }
     let state = try using { try readState($0) }
     try start(state.generation, state.count)
+    try using { try $0.startRepeating(Self.fetch) }
+    defer { try? using { $0.endRepeating() } }
     var number = 0
     while true {
-      let page = try using { try $0.execute("FETCH 1000 FROM catalog_rows") }
+      let page = try using { try $0.nextRepeated() }
       guard page.count > 0 else { return }
       for row in 0..<page.count {
         number += 1
@@ -732,8 +737,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     // A read that fails part way is recorded for ``takeReadFailure()``; what was read stays.
     guard reading({ try $0.run(Self.begin + cursor) }) != nil else { return }
     defer { _ = reading { try $0.run("COMMIT") } }
+    guard reading({ try $0.startRepeating(Self.fetch) }) != nil else { return }
+    defer { _ = reading { $0.endRepeating() } }
     var number = 0
-    while let page = reading({ try $0.execute("FETCH 1000 FROM catalog_rows") }), page.count > 0 {
+    while let page = reading({ try $0.nextRepeated() }), page.count > 0 {
       for row in 0..<page.count {
         number += 1
         if let product = shown(page, row) { try body(number, product) }

@@ -40,6 +40,9 @@ package final class PostgresConnection {
   /// How many times this connection waited on the server: its start (however many messages
   /// authentication takes) and each request since.
   package private(set) var roundTrips = 0
+  /// The statement ``startRepeating(_:)`` runs, and how many of its runs are under way.
+  private var repeating: String?
+  private var inFlight = 0
   /// Statements to send ahead of the next request, in the same round trip (``send(_:_:)``).
   private var queued: [(sql: String, parameters: [String?])] = []
   /// Whether libpq can send several requests before reading their results (libpq 14).
@@ -196,6 +199,69 @@ package final class PostgresConnection {
     let sent = queued + statements
     queued.removeAll()
     return Array(try pipelined(sent).suffix(statements.count))
+  }
+
+  /// Starts running a statement without parameters again and again — `FETCH` from a cursor —
+  /// each run sent before the rows of the last are read (libpq's pipeline mode), so that the
+  /// server makes a page while the caller uses the one before: ``nextRepeated()`` gives each
+  /// run's rows, ``endRepeating()`` ends it. Nothing else runs on the connection meanwhile.
+  ///
+  /// - Parameter sql: The statement.
+  /// - Throws: ``PostgresError``.
+  package func startRepeating(_ sql: String) throws {
+    try sendQueued()
+    repeating = sql
+    guard Self.hasPipelineMode else { return }
+    guard PQenterPipelineMode(handle) == 1 else {
+      repeating = nil
+      throw lostOrFailed(nil)
+    }
+    try sendRepeated()
+  }
+
+  /// The rows of the next run of the statement ``startRepeating(_:)`` started; the run after it
+  /// is sent first, unless this one has no rows.
+  ///
+  /// - Returns: The rows; none once the statement gives none.
+  /// - Throws: ``PostgresError``.
+  package func nextRepeated() throws -> PostgresResult {
+    guard let sql = repeating else { throw PostgresError(.refused, "nothing is repeating") }
+    guard Self.hasPipelineMode else { return try execute(sql) }
+    inFlight -= 1
+    let result = PQgetResult(handle)
+    if result != nil {
+      while let extra = PQgetResult(handle) { PQclear(extra) }
+      if let sync = PQgetResult(handle) { PQclear(sync) }
+    }
+    let page = try checked(result)
+    if page.count > 0 { try sendRepeated() }
+    return page
+  }
+
+  /// Ends what ``startRepeating(_:)`` started: a run still under way is read and dropped, and the
+  /// connection takes single requests again.
+  package func endRepeating() {
+    guard repeating != nil else { return }
+    repeating = nil
+    guard Self.hasPipelineMode else { return }
+    while inFlight > 0, !isLost {
+      inFlight -= 1
+      while let result = PQgetResult(handle) { PQclear(result) }
+      if let sync = PQgetResult(handle) { PQclear(sync) }
+    }
+    inFlight = 0
+    if !isLost, PQexitPipelineMode(handle) != 1 { isLost = true }
+  }
+
+  private func sendRepeated() throws {
+    guard let sql = repeating,
+      PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1, PQpipelineSync(handle) == 1
+    else {
+      isLost = true
+      throw lostOrFailed(nil)
+    }
+    roundTrips += 1
+    inFlight += 1
   }
 
   /// Queues a statement whose result matters only if it fails, to be sent with the next

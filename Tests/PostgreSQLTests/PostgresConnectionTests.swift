@@ -110,6 +110,32 @@ import Testing
     #expect(try connection.execute("SELECT sum(n) FROM t").integer == 8)
   }
 
+  /// A cursor read a page at a time, the next page asked for while this one is read: every
+  /// row once, in order; ended early, the page under way is dropped and the connection goes on.
+  @Test func pagesOfACursorArriveInOrder() throws {
+    let connection = try connectionToNewDatabase()
+    try connection.run(
+      "BEGIN; DECLARE rows NO SCROLL CURSOR FOR SELECT n FROM generate_series(1, 2500) AS n")
+    try connection.startRepeating("FETCH 1000 FROM rows")
+    var seen: [Int] = []
+    while true {
+      let page = try connection.nextRepeated()
+      guard page.count > 0 else { break }
+      seen += (0..<page.count).compactMap { page.integer($0, 0) }
+    }
+    connection.endRepeating()
+    try connection.run("COMMIT")
+    #expect(seen == Array(1...2500))
+    try connection.run(
+      "BEGIN; DECLARE rows NO SCROLL CURSOR FOR SELECT n FROM generate_series(1, 2500) AS n")
+    try connection.startRepeating("FETCH 1000 FROM rows")
+    #expect(try connection.nextRepeated().count == 1000)
+    connection.endRepeating()
+    #expect(try connection.execute("FETCH 1000 FROM rows").integer == 2001)
+    try connection.run("COMMIT")
+    #expect(try connection.execute("SELECT 42").integer == 42)
+  }
+
   @Test func aTransactionThatThrowsIsRolledBack() throws {
     struct Stop: Error {}
     let connection = try connectionToNewDatabase()
