@@ -42,7 +42,9 @@ import StateRestoration
 /// `pg_config --bindir`) running the same statements: the import beside `\copy` into a staging
 /// table and one INSERT with the same indexes, the CSV export beside `\copy … TO STDOUT`,
 /// `select N`, the edit as typed and `done` beside `psql -c` reading or updating the row, and
-/// the REPL's search.
+/// the REPL's search. `psql` works on the table its own import made, as `sqlite3` works on a
+/// file of its own: an UPDATE of the catalog's table would be another program's change, which
+/// the catalog's next command counts again.
 func scaleBenchmark() throws {
   let runs = option("--runs", default: 3)
   let edits = option("--edits", default: 15)
@@ -237,7 +239,7 @@ private func postgresRows(
     copies.append(
       try psqlRun([
         "-c",
-        "\\copy (SELECT identifier, name, image_name, year, price_cents, keywords FROM \(schema).products ORDER BY position) TO STDOUT WITH (FORMAT csv, HEADER true)",
+        "\\copy (SELECT identifier, name, image_name, year, price_cents, keywords FROM \(reference).products ORDER BY position) TO STDOUT WITH (FORMAT csv, HEADER true)",
       ]))
   }
   table.rows(
@@ -260,13 +262,13 @@ private func postgresRows(
     update: { run, _ in
       try psqlRun([
         "-c",
-        "BEGIN; UPDATE \(schema).products SET price_cents = \(1000 + run) WHERE position = \(position); COMMIT;",
+        "BEGIN; UPDATE \(reference).products SET price_cents = \(1000 + run) WHERE position = \(position); COMMIT;",
       ])
     },
     read: { other in
       try psqlRun([
         "-A", "-t", "-c",
-        "SELECT name, year, price_cents, keywords FROM \(schema).products WHERE position = \(other)",
+        "SELECT name, year, price_cents, keywords FROM \(reference).products WHERE position = \(other)",
       ])
     })
   table.editRows(
