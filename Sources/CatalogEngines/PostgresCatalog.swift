@@ -593,18 +593,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return readingKept(
       { connection in
         let result = try connection.execute(
-          """
-          WITH g AS (SELECT grp, sum(live) OVER (ORDER BY grp) AS upto, live FROM \(schema).block_groups),
-          h AS (SELECT grp, upto - live AS before FROM g WHERE upto >= $1 ORDER BY grp LIMIT 1),
-          b AS (SELECT block, (SELECT before FROM h) + sum(live) OVER (ORDER BY block) AS upto, live
-            FROM \(schema).blocks WHERE block >= (SELECT grp FROM h) << \(ListNumbering.groupShift)
-              AND block < ((SELECT grp FROM h) + 1) << \(ListNumbering.groupShift)),
-          f AS (SELECT block, upto - live AS before FROM b WHERE upto >= $1 ORDER BY block LIMIT 1),
-          s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << \(ListNumbering.blockShift) FROM f)
-            ORDER BY position OFFSET (SELECT $1 - before - 1 FROM f) LIMIT 1)
-          SELECT \(Self.columns), position FROM \(schema).products
-          WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT $2
-          """, [String(numbers.lowerBound), String(numbers.count)])
+          page(from: "$1::bigint", limit: "$2"),
+          [String(numbers.lowerBound), String(numbers.count)])
         var page: [(number: Int, product: Product)] = []
         for row in 0..<result.count {
           if let product = shown(result, row) { page.append((numbers.lowerBound + row, product)) }
@@ -619,6 +609,57 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       },
       keep: { read, page in
         for (number, product) in page { read.keep(product, number: number) }
+      })
+  }
+
+  /// The SQL of the products from a list number on, in order: the group, then the block,
+  /// whose products reach the number, and the product of the block at it.
+  ///
+  /// - Parameters:
+  ///   - first: The SQL of the first list number.
+  ///   - limit: The SQL of the most products.
+  /// - Returns: A query of ``columns`` and `position`.
+  private func page(from first: String, limit: String) -> String {
+    """
+    WITH g AS (SELECT grp, sum(live) OVER (ORDER BY grp) AS upto, live FROM \(schema).block_groups),
+    h AS (SELECT grp, upto - live AS before FROM g WHERE upto >= \(first) ORDER BY grp LIMIT 1),
+    b AS (SELECT block, (SELECT before FROM h) + sum(live) OVER (ORDER BY block) AS upto, live
+      FROM \(schema).blocks WHERE block >= (SELECT grp FROM h) << \(ListNumbering.groupShift)
+        AND block < ((SELECT grp FROM h) + 1) << \(ListNumbering.groupShift)),
+    f AS (SELECT block, upto - live AS before FROM b WHERE upto >= \(first) ORDER BY block LIMIT 1),
+    s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << \(ListNumbering.blockShift) FROM f)
+      ORDER BY position OFFSET (SELECT \(first) - before - 1 FROM f) LIMIT 1)
+    SELECT \(Self.columns), position FROM \(schema).products
+    WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT \(limit)
+    """
+  }
+
+  package func products(atNumbers numbers: [Int]) -> [Int: Product] {
+    let wanted = Array(Set(numbers.filter { $0 >= 1 }))
+    guard !wanted.isEmpty else { return [:] }
+    return readingKept(
+      { connection in
+        // One statement: one snapshot, one round trip.
+        let result = try connection.execute(
+          """
+          SELECT p.*, n.number FROM unnest($1::bigint[]) AS n(number)
+          CROSS JOIN LATERAL (\(page(from: "n.number", limit: "1"))) AS p
+          """, ["{" + wanted.map(String.init).joined(separator: ",") + "}"])
+        var found: [Int: Product] = [:]
+        for row in 0..<result.count {
+          if let number = result.integer(row, 8), let product = shown(result, row) {
+            found[number] = product
+          }
+        }
+        return found
+      }, empty: [:],
+      kept: { read in
+        var found: [Int: Product] = [:]
+        for number in wanted { found[number] = read.product(number: number) }
+        return (found, found.count == wanted.count)
+      },
+      keep: { read, found in
+        for (number, product) in found { read.keep(product, number: number) }
       })
   }
 

@@ -22,6 +22,8 @@ package protocol CatalogSource: AnyObject, Sendable {
   /// The products with list numbers in a range, in order, with their numbers; a product the
   /// source cannot show is missing, and the others keep their numbers.
   func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)]
+  /// The products with list numbers, each by its number: those the catalog has and can show.
+  func products(atNumbers numbers: [Int]) -> [Int: Product]
   /// The number of products of a year.
   func count(year: Int) -> Int
   /// A year's products with their list numbers, in order, skipping `offset` of them.
@@ -95,6 +97,13 @@ extension CatalogSource {
 }
 
 extension CatalogSource {
+  /// The products with list numbers, looked up one by one.
+  package func products(atNumbers numbers: [Int]) -> [Int: Product] {
+    var found: [Int: Product] = [:]
+    for number in numbers { found[number] = product(number: number) }
+    return found
+  }
+
   /// The list numbers of many products, looked up one by one.
   package func numbers(of identifiers: [UUID]) -> [UUID: Int] {
     var numbers: [UUID: Int] = [:]
@@ -170,6 +179,17 @@ package struct Catalog: Sendable, Hashable {
       return nil
     }
     return replacements[product.identifier] ?? product
+  }
+
+  /// The products with list numbers, each by its number: for a catalog on a server, one
+  /// request rather than one for each.
+  ///
+  /// - Parameter numbers: The list numbers.
+  /// - Returns: The product at each number the list has.
+  package func products(atNumbers numbers: [Int]) -> [Int: Product] {
+    source.products(atNumbers: numbers.filter { $0 >= 1 && $0 <= count }).mapValues {
+      replacements[$0.identifier] ?? $0
+    }
   }
 
   /// A product's list number, if the catalog has it.

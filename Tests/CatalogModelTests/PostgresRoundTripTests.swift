@@ -78,6 +78,27 @@ import Testing
     #expect(catalog.count == 20)
   }
 
+  /// The products of a search's results, scattered over the list, come in one request, each
+  /// at its number; a number past the end has none.
+  @Test func productsAtScatteredNumbersComeInOneRequest() throws {
+    let products = (1...3_000).map { numberedProduct($0) }
+    let address = try catalogOnNewDatabase(products: products)
+    let catalog = try PostgresCatalog(address: address)
+    try catalog.apply(
+      [1, 1_500, 2_047].map { .delete(products[$0].identifier, name: products[$0].name) })
+    var model = products
+    for index in [2_047, 1_500, 1] { model.remove(at: index) }
+    let before = catalog.roundTrips
+    let numbers = [1, 2, 1_024, 1_025, 1_500, 2_046, 2_997]
+    let found = catalog.products(atNumbers: numbers + [2_998, 5_000])
+    #expect(catalog.roundTrips == before + 1)
+    #expect(found.count == numbers.count)
+    for number in numbers { #expect(found[number] == model[number - 1]) }
+    // Read at this generation: asked again, from what was read.
+    #expect(catalog.products(atNumbers: [2, 1_025]) == [2: model[1], 1_025: model[1_024]])
+    #expect(catalog.roundTrips == before + 1)
+  }
+
   /// Deleting and adding in one transaction, the numbers and the count follow.
   @Test func additionsAndDeletionsSentAheadKeepTheNumbers() throws {
     let products = (1...20).map { numberedProduct($0) }

@@ -132,9 +132,12 @@ package struct ActivitySearch: Sendable {
     guard limit > 0, !(try index.index.search(query, limit: 1).isEmpty) else { return [] }
     let asked = max(limit > Int.max / 2 ? limit : limit * 2, Self.historyLimit)
     let (boosts, viewed) = ranking(of: viewed(text, asked), at: now)
-    return try index.index.search(query, limit: limit, boosts: boosts).compactMap { hit in
-      guard let number = index.number(ofDocument: hit.document),
-        let product = catalog.product(number: number)
+    let hits = try index.index.search(query, limit: limit, boosts: boosts)
+    // The results' products in one read of the catalog.
+    let products = catalog.products(
+      atNumbers: hits.compactMap { index.number(ofDocument: $0.document) })
+    return hits.compactMap { hit in
+      guard let number = index.number(ofDocument: hit.document), let product = products[number]
       else { return nil }
       var activity = ProductActivity.show(product)
       activity.lastActiveDate = viewed[hit.document]?.lastActiveDate
