@@ -268,6 +268,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
           }
         } catch {
           for suffix in ["-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+          CatalogFileStamp.forget(for: temporary)
           // The temporary file is the database being made: the user knows it by its own name.
           if case .cannotWrite(temporary, let reason) = error as? CatalogError {
             throw CatalogError.cannotWrite(path: path, reason: reason)
@@ -275,6 +276,8 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
           throw error
         }
         for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
+        // The record of the check of the file as it was built, under its temporary name.
+        CatalogFileStamp.forget(for: temporary)
       }
       // A log left by a database deleted while a process had it open belongs to that file: it
       // must never be read as the new one's.

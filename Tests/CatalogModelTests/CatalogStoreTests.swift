@@ -57,6 +57,11 @@ import Testing
       #expect(statement.text(0) == expected)
     }
     #expect(try store.load().catalog.count == 2)
+    // Nothing of the file's making is left beside it.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: temporary.path + "/data").filter {
+        $0.hasPrefix(".")
+      } == [])
 
     let other = CatalogStore(directoryPath: temporary.path + "/other", seedPath: seed)
     try Data("name,imageName,year,price\nKiwi,,2020,1\nLime,,1800,2\n".utf8).write(
