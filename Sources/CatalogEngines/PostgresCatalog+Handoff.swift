@@ -69,53 +69,43 @@ extension PostgresCatalog: HandoffStorage {
   package func listenForHandoffs(
     for party: @autoclosure () -> HandoffParty, onArrival: @escaping @Sendable () -> Void
   ) -> (any HandoffListener)? {
-    // Only what is published from now on is announced (older ones are in the list); the
-    // listener's own connection is made on its thread.
-    guard
-      let seen = try? using({
-        try $0.execute("SELECT coalesce(max(id), 0) FROM \(schema).handoffs").integer ?? 0
-      })
-    else { return nil }
-    return PostgresHandoffListener(
+    PostgresHandoffListener(
       address: address, schema: schema, channel: handoffChannel, party: party(),
-      after: seen, onArrival: onArrival)
+      onArrival: onArrival)
   }
 }
 
 /// A connection of its own that listens for handoffs (`LISTEN`) on a thread, reads each new
-/// one of the user's from another machine, and keeps it for ``take()``; it connects on that
-/// thread, so that a REPL's first prompt never waits for it, and again when the server comes
-/// back.
+/// one of the user's from another machine, and keeps it for ``take()``; it connects again when
+/// the server comes back.
 final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
   private let pending = Mutex<[MachineHandoff]>([])
   private let stopped = Atomic<Bool>(false)
-  private let address: PostgresAddress
+  // Touched only by the listening thread.
+  private let connection: PostgresConnection
   private let schema: String
   private let channel: String
   private let party: HandoffParty
   private let onArrival: @Sendable () -> Void
-  // Touched only by the listening thread.
-  private var lastSeen: Int
+  private var lastSeen = 0
 
-  /// Starts listening.
-  ///
-  /// - Parameters:
-  ///   - address: The server.
-  ///   - schema: The catalog's schema.
-  ///   - channel: The channel handoffs are announced on.
-  ///   - party: The user and machine whose handoffs from elsewhere are kept.
-  ///   - after: The last handoff published before: those after it are kept.
-  ///   - onArrival: Called on the listening thread when handoffs arrived.
   init?(
     address: PostgresAddress, schema: String, channel: String, party: HandoffParty,
-    after: Int, onArrival: @escaping @Sendable () -> Void
+    onArrival: @escaping @Sendable () -> Void
   ) {
-    self.address = address
+    guard
+      let connection = try? PostgresConnection(address, applicationName: "catalog handoffs"),
+      (try? connection.run("LISTEN \(channel)")) != nil
+    else { return nil }
+    self.connection = connection
     self.schema = schema
     self.channel = channel
     self.party = party
-    self.lastSeen = after
     self.onArrival = onArrival
+    // Only what is published from now on is announced; older ones are in the list.
+    lastSeen =
+      (try? connection.execute("SELECT coalesce(max(id), 0) FROM \(schema).handoffs"))?.integer
+      ?? 0
     guard detachThread({ [self] in listen() }) else { return nil }
   }
 
@@ -131,13 +121,11 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
   }
 
   private func listen() {
-    var connection: PostgresConnection?
     while !stopped.load(ordering: .relaxed) {
-      guard let connection = connection, connection.isConnected else {
-        // Not connected yet, or the server went away: try again every two seconds.
-        if connection != nil { sleep(2) }
-        connection = listening(connection)
-        if connection == nil { sleep(2) }
+      guard connection.isConnected else {
+        // The server went away: try again every two seconds, and listen again.
+        sleep(2)
+        if (try? connection.reconnect()) != nil { _ = try? connection.run("LISTEN \(channel)") }
         continue
       }
       var waiting = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
@@ -145,33 +133,14 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
       guard let notifications = try? connection.notifications(), !notifications.isEmpty else {
         continue
       }
-      keepArrivals(from: connection)
+      guard
+        let arrived = try? PostgresCatalog.handoffs(
+          party, limit: 10, after: lastSeen, schema: schema, connection),
+        !arrived.isEmpty
+      else { continue }
+      lastSeen = max(lastSeen, arrived.map(\.id).max() ?? lastSeen)
+      pending.withLock { $0 += arrived.reversed() }
+      onArrival()
     }
-  }
-
-  /// Keeps the handoffs published since the last one seen, and says so.
-  private func keepArrivals(from connection: PostgresConnection) {
-    guard
-      let arrived = try? PostgresCatalog.handoffs(
-        party, limit: 10, after: lastSeen, schema: schema, connection),
-      !arrived.isEmpty
-    else { return }
-    lastSeen = max(lastSeen, arrived.map(\.id).max() ?? lastSeen)
-    pending.withLock { $0 += arrived.reversed() }
-    onArrival()
-  }
-
-  /// A connection that listens: the one given, connected again, or a new one; nil when the
-  /// server cannot be reached. What was published while it did not listen is kept at once.
-  private func listening(_ connection: PostgresConnection?) -> PostgresConnection? {
-    let connected: PostgresConnection?
-    if let connection {
-      connected = (try? connection.reconnect()) != nil ? connection : nil
-    } else {
-      connected = try? PostgresConnection(address, applicationName: "catalog handoffs")
-    }
-    guard let connected, (try? connected.run("LISTEN \(channel)")) != nil else { return nil }
-    keepArrivals(from: connected)
-    return connected
   }
 }
