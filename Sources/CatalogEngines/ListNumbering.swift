@@ -132,7 +132,8 @@ struct ListNumbering {
   }
 
   /// The list number of the product at a position, read from the table itself: for a write
-  /// transaction, whose own changes the counts in memory do not know.
+  /// transaction, whose own changes the counts in memory do not know (and whose file was
+  /// brought to this schema, group counts and all, when opened for writing).
   func number(ofPosition position: Int, in database: Database) throws -> Int? {
     if dense { return position }
     let index = (position &- 1) >> Self.blockShift
@@ -144,9 +145,7 @@ struct ListNumbering {
     let group = index >> Self.groupShift
     let before =
       try database.integer(
-        grouped
-          ? "SELECT (SELECT coalesce(sum(live), 0) FROM block_groups WHERE grp < ?1) + (SELECT coalesce(sum(live), 0) FROM blocks WHERE block >= ?1 << \(Self.groupShift) AND block < ?2)"
-          : "SELECT coalesce(sum(live), 0) FROM blocks WHERE block < ?2",
+        "SELECT (SELECT coalesce(sum(live), 0) FROM block_groups WHERE grp < ?1) + (SELECT coalesce(sum(live), 0) FROM blocks WHERE block >= ?1 << \(Self.groupShift) AND block < ?2)",
         .integer(group), .integer(index)) ?? 0
     return try Self.number(
       ofPosition: position, block: index, live: live, before: before, in: database)

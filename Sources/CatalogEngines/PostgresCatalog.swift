@@ -493,6 +493,12 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     } ?? []
   }
 
+  /// An array parameter's text (`{a,b,c}`) of elements that need no quoting: numbers and
+  /// identifiers.
+  static func arrayLiteral(_ elements: [String]) -> String {
+    "{" + elements.joined(separator: ",") + "}"
+  }
+
   /// The SQL that gives each position of a table `p(position)` its list number: the products
   /// of the groups before its group, of the blocks of its group before its block, and those
   /// of its block up to it. A position in a block with no count (damage) has none.
@@ -522,7 +528,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     throws -> [Int: Int]
   {
     guard !positions.isEmpty else { return [:] }
-    let array = "{" + positions.map(String.init).joined(separator: ",") + "}"
+    let array = Self.arrayLiteral(positions.map(String.init))
     let result = try connection.execute(
       numbering(of: "SELECT unnest($1::bigint[]) AS position"), [array])
     var numbers: [Int: Int] = [:]
@@ -562,7 +568,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return readingKept(
       { connection in
         // One statement: one snapshot, one round trip.
-        let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
+        let keys = Self.arrayLiteral(identifiers.map(\.canonicalText))
         let found = try connection.execute(
           numbering(
             of:
@@ -644,7 +650,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           """
           SELECT p.*, n.number FROM unnest($1::bigint[]) AS n(number)
           CROSS JOIN LATERAL (\(page(from: "n.number", limit: "1"))) AS p
-          """, ["{" + wanted.map(String.init).joined(separator: ",") + "}"])
+          """, [Self.arrayLiteral(wanted.map(String.init))])
         var found: [Int: Product] = [:]
         for row in 0..<result.count {
           if let number = result.integer(row, 8), let product = shown(result, row) {
@@ -983,7 +989,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     ) {
       guard !identifiers.isEmpty else { return (try nextGeneration(), [:]) }
       // In one round trip (with `BEGIN`), the generation row first, as every writer takes it.
-      let keys = "{" + identifiers.map(\.canonicalText).joined(separator: ",") + "}"
+      let keys = PostgresCatalog.arrayLiteral(identifiers.map(\.canonicalText))
       let results = try connection.execute(together: [
         catalog.nextGenerationStatement(change: change),
         (
