@@ -40,9 +40,12 @@ package final class PostgresConnection {
   /// How many times this connection waited on the server: its start (however many messages
   /// authentication takes) and each request since.
   package private(set) var roundTrips = 0
-  /// The statement ``startRepeating(_:)`` runs, and how many of its runs are under way.
+  /// The statement ``startRepeating(_:)`` runs, how many of its runs are under way, whether
+  /// the connection is in pipeline mode for it, and a run read early for another request.
   private var repeating: String?
   private var inFlight = 0
+  private var isRepeatingInPipeline = false
+  private var setAside: Swift.Result<PostgresResult, PostgresError>?
   /// Statements to send ahead of the next request, in the same round trip (``send(_:_:)``).
   private var queued: [(sql: String, parameters: [String?])] = []
   /// Whether libpq can send several requests before reading their results (libpq 14).
@@ -155,6 +158,7 @@ package final class PostgresConnection {
   /// - Throws: ``PostgresError`` when the server still cannot be reached.
   package func reconnect() throws {
     queued.removeAll()
+    (repeating, inFlight, isRepeatingInPipeline, setAside) = (nil, 0, false, nil)
     PQreset(handle)
     roundTrips += 1
     isLost = false
@@ -173,6 +177,7 @@ package final class PostgresConnection {
   /// - Throws: ``PostgresError``.
   @discardableResult
   package func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+    setRepeatingAside()
     guard queued.isEmpty else {
       let statements = queued + [(sql, parameters)]
       queued.removeAll()
@@ -204,18 +209,16 @@ package final class PostgresConnection {
   /// Starts running a statement without parameters again and again — `FETCH` from a cursor —
   /// each run sent before the rows of the last are read (libpq's pipeline mode), so that the
   /// server makes a page while the caller uses the one before: ``nextRepeated()`` gives each
-  /// run's rows, ``endRepeating()`` ends it. Nothing else runs on the connection meanwhile.
+  /// run's rows, ``endRepeating()`` ends it. Another request meanwhile first reads the run under
+  /// way, kept for the next ``nextRepeated()``.
   ///
   /// - Parameter sql: The statement.
   /// - Throws: ``PostgresError``.
   package func startRepeating(_ sql: String) throws {
+    endRepeating()
     try sendQueued()
     repeating = sql
     guard Self.hasPipelineMode else { return }
-    guard PQenterPipelineMode(handle) == 1 else {
-      repeating = nil
-      throw lostOrFailed(nil)
-    }
     try sendRepeated()
   }
 
@@ -227,13 +230,14 @@ package final class PostgresConnection {
   package func nextRepeated() throws -> PostgresResult {
     guard let sql = repeating else { throw PostgresError(.refused, "nothing is repeating") }
     guard Self.hasPipelineMode else { return try execute(sql) }
-    inFlight -= 1
-    let result = PQgetResult(handle)
-    if result != nil {
-      while let extra = PQgetResult(handle) { PQclear(extra) }
-      if let sync = PQgetResult(handle) { PQclear(sync) }
+    let page: PostgresResult
+    if let early = setAside {
+      setAside = nil
+      page = try early.get()
+    } else {
+      if inFlight == 0 { try sendRepeated() }
+      page = try receivedRepeated()
     }
-    let page = try checked(result)
     if page.count > 0 { try sendRepeated() }
     return page
   }
@@ -243,17 +247,40 @@ package final class PostgresConnection {
   package func endRepeating() {
     guard repeating != nil else { return }
     repeating = nil
-    guard Self.hasPipelineMode else { return }
-    while inFlight > 0, !isLost {
-      inFlight -= 1
-      while let result = PQgetResult(handle) { PQclear(result) }
-      if let sync = PQgetResult(handle) { PQclear(sync) }
-    }
+    setAside = nil
+    while inFlight > 0, !isLost { _ = try? receivedRepeated() }
     inFlight = 0
+    leaveRepeatingPipeline()
+  }
+
+  /// Before another request: the run under way is read and kept for ``nextRepeated()``, and the
+  /// connection leaves pipeline mode.
+  private func setRepeatingAside() {
+    guard isRepeatingInPipeline else { return }
+    if inFlight > 0, !isLost {
+      do {
+        setAside = .success(try receivedRepeated())
+      } catch let error as PostgresError {
+        setAside = .failure(error)
+      } catch {
+        setAside = .failure(PostgresError(.refused, "\(error)"))
+      }
+    }
+    leaveRepeatingPipeline()
+  }
+
+  private func leaveRepeatingPipeline() {
+    guard isRepeatingInPipeline else { return }
+    isRepeatingInPipeline = false
     if !isLost, PQexitPipelineMode(handle) != 1 { isLost = true }
   }
 
+  /// Sends the next run (in pipeline mode, entered again if another request left it).
   private func sendRepeated() throws {
+    if !isRepeatingInPipeline {
+      guard PQenterPipelineMode(handle) == 1 else { throw lostOrFailed(nil) }
+      isRepeatingInPipeline = true
+    }
     guard let sql = repeating,
       PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0) == 1, PQpipelineSync(handle) == 1
     else {
@@ -262,6 +289,17 @@ package final class PostgresConnection {
     }
     roundTrips += 1
     inFlight += 1
+  }
+
+  /// The rows of the run under way, then the end of its results and its synchronization point.
+  private func receivedRepeated() throws -> PostgresResult {
+    inFlight -= 1
+    let result = PQgetResult(handle)
+    if result != nil {
+      while let extra = PQgetResult(handle) { PQclear(extra) }
+      if let sync = PQgetResult(handle) { PQclear(sync) }
+    }
+    return try checked(result)
   }
 
   /// Queues a statement whose result matters only if it fails, to be sent with the next
@@ -284,6 +322,7 @@ package final class PostgresConnection {
   ///
   /// - Throws: ``PostgresError``.
   package func run(_ sql: String) throws {
+    setRepeatingAside()
     try sendQueued()
     roundTrips += 1
     _ = try checked(PQexec(handle, sql))
@@ -325,6 +364,7 @@ package final class PostgresConnection {
   private func pipelinedEach(_ statements: [(sql: String, parameters: [String?])]) throws
     -> [Swift.Result<PostgresResult, PostgresError>]
   {
+    setRepeatingAside()
     guard PQenterPipelineMode(handle) == 1 else { throw lostOrFailed(nil) }
     for statement in statements {
       let sent = withParameters(statement.parameters) { values in
@@ -451,6 +491,7 @@ package final class PostgresConnection {
   @discardableResult
   package func copy(_ sql: String, _ body: (inout PostgresCopyRows) throws -> Void) throws -> Int {
     try sendQueued()
+    setRepeatingAside()
     guard let started = PQexec(handle, sql) else { throw lostOrFailed(nil) }
     guard PQresultStatus(started) == PGRES_COPY_IN else { return try checked(started).changes }
     PQclear(started)
@@ -482,6 +523,7 @@ package final class PostgresConnection {
   ///
   /// - Throws: ``PostgresError`` of kind `connectionLost` when the connection is gone.
   package func notifications() throws -> [PostgresNotification] {
+    setRepeatingAside()
     guard PQconsumeInput(handle) == 1 else { throw lostOrFailed(nil) }
     var received: [PostgresNotification] = []
     while let notification = PQnotifies(handle) {

@@ -111,7 +111,8 @@ import Testing
   }
 
   /// A cursor read a page at a time, the next page asked for while this one is read: every
-  /// row once, in order; ended early, the page under way is dropped and the connection goes on.
+  /// row once, in order, another request between pages or not; ended early, the page under way
+  /// is dropped and the connection goes on.
   @Test func pagesOfACursorArriveInOrder() throws {
     let connection = try connectionToNewDatabase()
     try connection.run(
@@ -122,6 +123,10 @@ import Testing
       let page = try connection.nextRepeated()
       guard page.count > 0 else { break }
       seen += (0..<page.count).compactMap { page.integer($0, 0) }
+      // Another request between pages: the page under way is kept for the next.
+      #expect(
+        try connection.execute("SELECT $1::int + 1", [String(seen.count)]).integer
+          == seen.count + 1)
     }
     connection.endRepeating()
     try connection.run("COMMIT")
