@@ -107,13 +107,12 @@ extension SearchIndex {
     guard !documents.isEmpty else { return [] }
     var cursors = cursors
     let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
-    let postings = storage.postings.buffer
     var matches: [(document: Int, score: Int)] = []
     candidates: for document in documents {
       var score = 0
       for index in cursors.indices {
         // Past a term's last posting, no later document matches.
-        guard let (found, weight) = cursors[index].seek(UInt32(document), in: postings) else {
+        guard let (found, weight) = try cursors[index].seek(UInt32(document)) else {
           break candidates
         }
         guard found == UInt32(document) else { continue candidates }
@@ -169,13 +168,12 @@ extension SearchIndex {
     var checked = 0
     var cursors = cursors
     let verify = !query.phrases.isEmpty || !query.substrings.isEmpty
-    let postings = storage.postings.buffer
     var candidate: UInt32 = 0
     var agreeing = 0
     var index = 0
     var score = 0
     while true {
-      guard let (document, weight) = cursors[index].seek(candidate, in: postings) else {
+      guard let (document, weight) = try cursors[index].seek(candidate) else {
         return true
       }
       if document != candidate {
@@ -284,13 +282,13 @@ extension SearchIndex {
       for field in [SearchField.title, .keywords] {
         var ranges: [Range<Int>] = []
         for term in terms {
-          let range = try postingRange(term: term, field: field)
+          let range = try postingRange(term: term, field: field, checkingPostings: false)
           if !range.isEmpty { ranges.append(range) }
         }
         guard !ranges.isEmpty else { continue }
         let weight = TermMatch(field: field, kind: kind, token: "").weight
         classes.append(
-          ClassCursor(ranges: ranges, weight: weight, postings: storage.postings.buffer))
+          try ClassCursor(ranges: ranges, weight: weight, postings: PostingReader(storage)))
       }
     }
     return TermCursor(classes: classes)
@@ -302,12 +300,10 @@ private struct TermCursor {
   var classes: [ClassCursor]
 
   /// The first document at or after `target` and its weight; nil when there is none.
-  mutating func seek(_ target: UInt32, in postings: UnsafeBufferPointer<UInt32>) -> (
-    UInt32, Int
-  )? {
+  mutating func seek(_ target: UInt32) throws(SearchIndexError) -> (UInt32, Int)? {
     var best: (document: UInt32, weight: Int)?
     for index in classes.indices {
-      guard let document = classes[index].seek(target, in: postings) else { continue }
+      guard let document = try classes[index].seek(target) else { continue }
       if let current = best, current.document < document { continue }
       if let current = best, current.document == document {
         best = (document, max(current.weight, classes[index].weight))
@@ -323,17 +319,22 @@ private struct TermCursor {
 /// a few merged as they are read, or many merged once into an array.
 private struct ClassCursor {
   let weight: Int
+  private var postings: PostingReader
   private var positions: [Int]
   private let ends: [Int]
   private let merged: [UInt32]?
   private var mergedPosition = 0
 
-  init(ranges: [Range<Int>], weight: Int, postings: UnsafeBufferPointer<UInt32>) {
+  /// A cursor over some posting lists; only the lists it merges at once are checked now.
+  init(ranges: [Range<Int>], weight: Int, postings: PostingReader) throws(SearchIndexError) {
     self.weight = weight
+    self.postings = postings
     if ranges.count > 8 {
       var all: [UInt32] = []
       all.reserveCapacity(ranges.reduce(0) { $0 + $1.count })
-      for range in ranges { all.append(contentsOf: UnsafeBufferPointer(rebasing: postings[range])) }
+      for range in ranges {
+        all.append(contentsOf: try postings.checked(range))
+      }
       all.sort()
       var unique: [UInt32] = []
       unique.reserveCapacity(all.count)
@@ -348,43 +349,105 @@ private struct ClassCursor {
     }
   }
 
-  mutating func seek(_ target: UInt32, in postings: UnsafeBufferPointer<UInt32>) -> UInt32? {
+  mutating func seek(_ target: UInt32) throws(SearchIndexError) -> UInt32? {
     if let merged {
-      return merged.withUnsafeBufferPointer { buffer in
-        mergedPosition = Self.gallop(buffer, from: mergedPosition, to: buffer.count, target)
-        return mergedPosition < buffer.count ? buffer[mergedPosition] : nil
-      }
+      var reader = ArrayReader(array: merged)
+      mergedPosition = try reader.gallop(from: mergedPosition, to: merged.count, target)
+      return mergedPosition < merged.count ? merged[mergedPosition] : nil
     }
     var lowest: UInt32?
     for index in positions.indices {
-      positions[index] = Self.gallop(postings, from: positions[index], to: ends[index], target)
+      positions[index] = try postings.gallop(from: positions[index], to: ends[index], target)
       if positions[index] < ends[index] {
-        let document = postings[positions[index]]
+        let document = try postings.element(positions[index])
         if lowest.map({ document < $0 }) ?? true { lowest = document }
       }
     }
     return lowest
   }
+}
 
-  /// The first position in `start..<end` whose document is at least `target`.
-  static func gallop(
-    _ buffer: UnsafeBufferPointer<UInt32>, from start: Int, to end: Int, _ target: UInt32
-  ) -> Int {
-    guard start < end, buffer[start] < target else { return start }
+/// Sorted documents read by position, to be galloped through.
+private protocol SortedDocuments {
+  /// The document at a position.
+  mutating func element(_ position: Int) throws(SearchIndexError) -> UInt32
+}
+
+extension SortedDocuments {
+  /// The first position in `start..<end` whose document is at least `target`: exponential
+  /// steps from `start`, then a binary search, reading O(log *d*) elements for a distance *d*.
+  mutating func gallop(
+    from start: Int, to end: Int, _ target: UInt32
+  ) throws(SearchIndexError) -> Int {
+    guard start < end, try element(start) < target else { return start }
     var low = start
     var step = 1
-    while low + step < end, buffer[low + step] < target {
+    while low + step < end, try element(low + step) < target {
       low += step
       step *= 2
     }
     var high = min(low + step, end)
-    // buffer[low] < target; the answer is in low + 1...high.
+    // element(low) < target; the answer is in low + 1...high.
     low += 1
     while low < high {
       let middle = (low + high) / 2
-      if buffer[middle] < target { low = middle + 1 } else { high = middle }
+      if try element(middle) < target { low = middle + 1 } else { high = middle }
     }
     return low
+  }
+}
+
+/// An array already in memory: nothing to check.
+private struct ArrayReader: SortedDocuments {
+  let array: [UInt32]
+
+  func element(_ position: Int) -> UInt32 { array[position] }
+}
+
+/// The postings section of an index read one element at a time, each element's block checked
+/// against its checksum before it is read: a search reads a few postings of a long list, not
+/// all of them. Blocks are checked once, by whichever reader meets them first; a reader also
+/// remembers the elements of the last block it checked, not to look them up again.
+private struct PostingReader: SortedDocuments {
+  private let storage: IndexStorage
+  private let buffer: UnsafeBufferPointer<UInt32>
+  /// Positions known checked.
+  private var checkedPositions: Range<Int> = 0..<0
+
+  init(_ storage: IndexStorage) {
+    self.storage = storage
+    buffer = storage.postings.buffer
+    // An index built in memory has no checksums: all of it is trusted.
+    if storage.file == nil { checkedPositions = 0..<buffer.count }
+  }
+
+  @inline(__always)
+  mutating func element(_ position: Int) throws(SearchIndexError) -> UInt32 {
+    if !checkedPositions.contains(position) { try check(position) }
+    return buffer[position]
+  }
+
+  /// A range of positions, all checked now.
+  func checked(_ range: Range<Int>) throws(SearchIndexError) -> UnsafeBufferPointer<UInt32> {
+    try storage.check(storage.postings, range)
+    return UnsafeBufferPointer(rebasing: buffer[range])
+  }
+
+  private mutating func check(_ position: Int) throws(SearchIndexError) {
+    guard position >= 0, position < buffer.count else {
+      throw storage.damage("a posting lies outside its section")
+    }
+    try storage.check(storage.postings, position..<(position + 1))
+    checkedPositions = position..<(position + 1)
+    guard let file = storage.file else { return }
+    // The positions whose bytes lie in the block just checked.
+    let stride = MemoryLayout<UInt32>.stride
+    let offset = storage.postings.fileOffset
+    let block = (offset + position * stride - file.header.dataStart) / IndexHeader.blockSize
+    let blockStart = file.header.dataStart + block * IndexHeader.blockSize
+    let first = max(0, (blockStart - offset + stride - 1) / stride)
+    let end = min(buffer.count, (blockStart + IndexHeader.blockSize - offset) / stride)
+    if first <= position, position < end { checkedPositions = first..<end }
   }
 }
 

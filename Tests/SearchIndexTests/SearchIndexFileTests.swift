@@ -111,6 +111,34 @@ import Testing
     }
   }
 
+  /// A search checks the blocks of a posting list it reads, not the whole list: the best
+  /// results of a common word come from the start of its list, and its end is read only by a
+  /// search that needs it (which still finds the damage there).
+  @Test func aSearchChecksOnlyThePostingsItReads() throws {
+    let documents = (0..<20_000).map { number in
+      SearchDocument(title: number == 19_999 ? "Rose Zinnia" : "Rose \(number)")
+    }
+    let path = directory.path + "/search.index"
+    try SearchIndex(documents).write(to: path, origin: Self.origin)
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let written = try SearchIndex(contentsOf: path, checkingWholeUpTo: 0)
+    let rose = try #require(try written.position(of: Array("rose".utf8)))
+    let postings = try written.postingRange(term: rose, field: .title)
+    #expect(postings.count == 20_000)
+    var damaged = bytes
+    let last = written.storage.postings.fileOffset + 4 * (postings.upperBound - 1)
+    damaged[last] ^= 0x01
+    try Self.replace(path, with: damaged)
+
+    let index = try SearchIndex(contentsOf: path, checkingWholeUpTo: 0)
+    let hits = try index.search(SearchQuery("rose"), limit: 10)
+    #expect(hits.map(\.document) == Array(0..<10))
+    #expect(throws: SearchIndexError.self) {
+      _ = try index.search(SearchQuery("rose zinnia"), limit: 10)
+    }
+    #expect(throws: SearchIndexError.self) { try index.verify() }
+  }
+
   @Test func otherFilesAreRefusedByName() throws {
     let (_, path, bytes) = try writtenIndex()
     try Self.replace(path, with: [])
