@@ -85,9 +85,15 @@ extension SearchIndex {
     }
   }
 
-  /// The current file format version: 2 since text is case folded (`ß` is `ss`), which a file
-  /// of version 1 did not do for its stored text.
-  public static let fileFormatVersion = 2
+  /// The current file format version: 3 since the header's checksum covers its fixed part
+  /// alone (the block checksums after it are checked with their blocks), so that opening a
+  /// large file does not read all of them; 2 since text is case folded (`ß` is `ss`), which a
+  /// file of version 1 did not do for its stored text.
+  public static let fileFormatVersion = 3
+
+  /// The earliest version this program reads: a file of version 2 differs only in what its
+  /// header's checksum covers.
+  static let earliestReadableVersion = 2
 
   /// Where the index was read from, if it was: the file's origin.
   public var origin: Origin? { storage.file?.header.origin }
@@ -254,7 +260,10 @@ private func writeAll(
 
 /// An index file's header: the magic number, the format version, the origin, where the six
 /// sections are, and a CRC-32 of every 4 KiB block after it, all little-endian; then a CRC-32
-/// of the header itself.
+/// of the header's fixed part (version 2: of the whole header before it).
+///
+/// A block checksum needs no checksum of its own: one changed by damage no longer matches its
+/// block, which is then refused as damaged when it is read.
 struct IndexHeader {
   static let magic: [UInt8] = [0x89, 0x53, 0x49, 0x44, 0x58, 0x0D, 0x0A, 0x1A]  // \x89SIDX\r\n\x1A
   static let blockSize = 4096
@@ -306,8 +315,9 @@ struct IndexHeader {
     }
     append(UInt64(dataStart))
     append(UInt64(blockChecksums.count))
+    let fixedPart = bytes.withUnsafeBytes { checksum($0) }
     for crc in blockChecksums { append(crc) }
-    append(bytes.withUnsafeBytes { checksum($0) })
+    append(fixedPart)
     return bytes
   }
 
@@ -326,7 +336,8 @@ struct IndexHeader {
     }
     guard size >= 12 else { throw .truncated(path: path, size: size, expected: Self.fixedLength) }
     let version = Int(integer(8, UInt32.self))
-    guard version == SearchIndex.fileFormatVersion else {
+    guard (SearchIndex.earliestReadableVersion...SearchIndex.fileFormatVersion).contains(version)
+    else {
       throw .unsupportedVersion(
         path: path, found: version, supported: SearchIndex.fileFormatVersion)
     }
@@ -351,7 +362,8 @@ struct IndexHeader {
       throw .truncated(path: path, size: size, expected: max(length, fileLength))
     }
     let stored = integer(length - 4, UInt32.self)
-    guard checksum(UnsafeRawBufferPointer(rebasing: bytes[..<(length - 4)])) == stored else {
+    let covered = version >= 3 ? Self.fixedLength : length - 4
+    guard checksum(UnsafeRawBufferPointer(rebasing: bytes[..<covered])) == stored else {
       throw damaged("its header's checksum does not match")
     }
     guard size == fileLength else { throw damaged("it has bytes past its end") }

@@ -139,6 +139,46 @@ import Testing
     #expect(throws: SearchIndexError.self) { try index.verify() }
   }
 
+  /// Opening a file checks its header's fixed part, not the checksum of every block: a
+  /// damaged block checksum is found when its block is read, as damage of the block would be.
+  @Test func aDamagedBlockChecksumIsFoundWithItsBlock() throws {
+    let (_, path, bytes) = try writtenIndex()
+    let header = try bytes.withUnsafeBytes { raw throws(SearchIndexError) in
+      try IndexHeader(raw, size: bytes.count, path: path)
+    }
+    var damaged = bytes
+    damaged[IndexHeader.fixedLength + 4 * (header.blockCount - 1)] ^= 0x01
+    try Self.replace(path, with: damaged)
+    let index = try SearchIndex(contentsOf: path, checkingWholeUpTo: 0)
+    #expect(throws: SearchIndexError.self) { try index.verify() }
+    #expect(Self.isRefused(path))
+  }
+
+  /// A file of version 2, whose header checksum covers the block checksums too, is read.
+  @Test func aVersionTwoFileIsRead() throws {
+    let (_, path, bytes) = try writtenIndex()
+    let current = try SearchIndex(contentsOf: path)
+    let header = try bytes.withUnsafeBytes { raw throws(SearchIndexError) in
+      try IndexHeader(raw, size: bytes.count, path: path)
+    }
+    var older = bytes
+    older[8] = 2
+    let length = header.length
+    let crc = older[..<(length - 4)].withUnsafeBytes { checksum($0) }
+    withUnsafeBytes(of: crc.littleEndian) { older.replaceSubrange((length - 4)..<length, with: $0) }
+    try Self.replace(path, with: older)
+    let index = try SearchIndex(contentsOf: path)
+    try index.verify()
+    for word in SearchIndexPropertyTests.words {
+      let query = try SearchQuery(word)
+      #expect(try index.search(query, limit: 20) == current.search(query, limit: 20))
+    }
+    // Its header checked as version 3's is not, nor the other way round.
+    older[8] = 3
+    try Self.replace(path, with: older)
+    #expect(Self.isRefused(path))
+  }
+
   @Test func otherFilesAreRefusedByName() throws {
     let (_, path, bytes) = try writtenIndex()
     try Self.replace(path, with: [])
@@ -215,7 +255,7 @@ import Testing
       withUnsafeBytes(of: value.littleEndian) {
         damaged.replaceSubrange(offset..<offset + 8, with: $0)
       }
-      let crc = damaged[..<(length - 4)].withUnsafeBytes { checksum($0) }
+      let crc = damaged[..<IndexHeader.fixedLength].withUnsafeBytes { checksum($0) }
       withUnsafeBytes(of: crc.littleEndian) {
         damaged.replaceSubrange((length - 4)..<length, with: $0)
       }
