@@ -5,7 +5,7 @@
 package struct ProductBytes {
   /// The identifier in canonical upper-case text.
   package var identifier: UnsafeBufferPointer<UInt8>
-  /// The name: printable ASCII, trimmed.
+  /// The name: plain UTF-8 (``init(identifier:name:imageName:keywords:year:cents:)``), trimmed.
   package var name: UnsafeBufferPointer<UInt8>
   /// The picture name: printable ASCII, relative to no directory.
   package var imageName: UnsafeBufferPointer<UInt8>
@@ -17,9 +17,9 @@ package struct ProductBytes {
   package var cents: Int
 
   /// The row's bytes, when they show on their own that the row keeps the editor's rules: an
-  /// upper-case canonical identifier, a name of printable ASCII as the editor leaves it, a
-  /// picture name of printable ASCII, keywords of plain UTF-8 (no character that could be a
-  /// control one), each short enough in bytes, and the year and price in range. Nil for any
+  /// upper-case canonical identifier, a name of plain UTF-8 (no character that could be a
+  /// control one) as the editor leaves it, a picture name of printable ASCII, keywords of plain
+  /// UTF-8, each short enough, and the year and price in range. Nil for any
   /// other row, which is then read as a `Product` and checked in full.
   package init?(
     identifier: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>,
@@ -28,8 +28,7 @@ package struct ProductBytes {
   ) {
     guard ProductEdit.years.contains(year), (0...Price.maximum.cents).contains(cents),
       Self.isCanonicalIdentifier(identifier),
-      (1...ProductEdit.maximumNameLength).contains(name.count), name.first != 0x20,
-      name.last != 0x20, Self.isPrintableASCII(name),
+      Self.isPlainName(name),
       imageName.count <= Product.maximumImageNameLength, Self.isPrintableASCII(imageName),
       Self.arePlainKeywords(keywords)
     else { return nil }
@@ -43,23 +42,77 @@ package struct ProductBytes {
     return true
   }
 
+  /// Whether a name is one the editor leaves, told from its bytes: 1 to 100 scalars (so no
+  /// more characters) of plain UTF-8 (``plainScalarLength(_:at:)``), no space at either end.
+  private static func isPlainName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard !bytes.isEmpty else { return false }
+    var scalars = 0
+    var index = 0
+    while index < bytes.count {
+      guard let length = plainScalarLength(bytes, at: index) else { return false }
+      scalars += 1
+      index += length
+    }
+    guard scalars <= ProductEdit.maximumNameLength else { return false }
+    // The only spaces plain UTF-8 holds: U+0020, U+00A0 and U+3000.
+    func isSpace(at start: Int) -> Bool {
+      switch bytes[start] {
+      case 0x20: true
+      case 0xC2: start + 1 < bytes.count && bytes[start + 1] == 0xA0
+      case 0xE3: start + 2 < bytes.count && bytes[start + 1] == 0x80 && bytes[start + 2] == 0x80
+      default: false
+      }
+    }
+    let end = bytes.count
+    return !isSpace(at: 0) && !(bytes[end - 1] == 0x20)
+      && !(end >= 2 && isSpace(at: end - 2) && bytes[end - 2] == 0xC2)
+      && !(end >= 3 && isSpace(at: end - 3) && bytes[end - 3] == 0xE3)
+  }
+
+  /// The length of the UTF-8 sequence at an offset when it is plain: printable ASCII, a
+  /// two-byte sequence from U+00A0, or a three-byte one led by 0xE3–0xEC or 0xEE–0xEF (CJK and
+  /// most scripts), none of which is a control character or a line break; nil for anything
+  /// else (U+2028, bidi controls, four-byte sequences), which is left to the full check.
+  @inline(__always)
+  private static func plainScalarLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int)
+    -> Int?
+  {
+    let byte = bytes[index]
+    switch byte {
+    case 0x20...0x7E:
+      return 1
+    case 0xC2...0xDF:
+      guard index + 1 < bytes.count, bytes[index + 1] & 0xC0 == 0x80,
+        byte != 0xC2 || bytes[index + 1] >= 0xA0
+      else { return nil }
+      return 2
+    case 0xE3...0xEC, 0xEE...0xEF:
+      guard index + 2 < bytes.count, bytes[index + 1] & 0xC0 == 0x80,
+        bytes[index + 2] & 0xC0 == 0x80
+      else { return nil }
+      return 3
+    default:
+      return nil
+    }
+  }
+
   private static func isCanonicalIdentifier(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard bytes.count == 36 else { return false }
-    for (offset, byte) in bytes.enumerated() {
+    var offset = 0
+    for byte in bytes {
       if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
         guard byte == 0x2D else { return false }
       } else {
-        guard (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) else { return false }
+        // 0–9 or A–F, each one unsigned comparison.
+        guard byte &- 0x30 < 10 || byte &- 0x41 < 6 else { return false }
       }
+      offset += 1
     }
     return true
   }
 
-  /// Keywords no longer in bytes than the limit in characters, at most the most there may be,
-  /// of printable ASCII and of UTF-8 sequences that cannot be control characters: two-byte
-  /// ones from U+00A0, and three-byte ones led by 0xE3–0xEC or 0xEE–0xEF (CJK and most
-  /// scripts). Anything else (U+2028, bidi controls, four-byte sequences) is left to the full
-  /// check.
+  /// Keywords of plain UTF-8 (``plainScalarLength(_:at:)``), none longer in scalars than the
+  /// limit in characters, at most the most there may be.
   private static func arePlainKeywords(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     var count = bytes.isEmpty ? 0 : 1
     var length = 0
@@ -73,23 +126,10 @@ package struct ProductBytes {
         continue
       }
       length += 1
-      guard length <= Product.maximumKeywordLength else { return false }
-      switch byte {
-      case 0x20...0x7E:
-        index += 1
-      case 0xC2...0xDF:
-        guard index + 1 < bytes.count, bytes[index + 1] & 0xC0 == 0x80,
-          byte != 0xC2 || bytes[index + 1] >= 0xA0
-        else { return false }
-        index += 2
-      case 0xE3...0xEC, 0xEE...0xEF:
-        guard index + 2 < bytes.count, bytes[index + 1] & 0xC0 == 0x80,
-          bytes[index + 2] & 0xC0 == 0x80
-        else { return false }
-        index += 3
-      default:
-        return false
-      }
+      guard length <= Product.maximumKeywordLength,
+        let scalarLength = plainScalarLength(bytes, at: index)
+      else { return false }
+      index += scalarLength
     }
     return count <= Product.maximumKeywordCount
   }

@@ -1,12 +1,14 @@
 extension Unicode.Scalar {
   /// Whether the scalar is a space as Foundation's `CharacterSet.whitespaces` has it: a tab,
-  /// a space separator (general category Zs: U+0020, U+00A0, U+3000, …), or the zero-width
-  /// space U+200B.
+  /// a space separator (general category Zs), or the zero-width space U+200B.
+  ///
+  /// The space separators are listed rather than looked up in the scalar's properties: an
+  /// export asks this of each end of a million keywords. The list has been Unicode's since
+  /// version 6.3, and a test compares it with the properties of every scalar.
   package var isSpace: Bool {
     switch value {
-    case 0x09, 0x20, 0x200B: true
-    case 0..<0x80: false
-    default: properties.generalCategory == .spaceSeparator
+    case 0x09, 0x20, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
+    default: false
     }
   }
 

@@ -30,6 +30,19 @@ import Testing
     }
   }
 
+  /// The listed spaces are the space separators of the standard library's Unicode, all of
+  /// them, with the tab and U+200B.
+  @Test func theListedSpacesAreUnicodesSpaceSeparators() {
+    var differing: [String] = []
+    for value in UInt32(0)...0x10FFFF {
+      guard let scalar = Unicode.Scalar(value) else { continue }
+      let separator =
+        value == 0x09 || value == 0x200B || scalar.properties.generalCategory == .spaceSeparator
+      if scalar.isSpace != separator { differing.append(scalar.codePoint) }
+    }
+    #expect(differing.isEmpty)
+  }
+
   @Test func identifiersReadAndWriteAsFoundationDoes() {
     var generator = SeededGenerator(seed: 0x5EED_0001)
     for _ in 0..<1_000 {

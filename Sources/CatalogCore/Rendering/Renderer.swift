@@ -315,8 +315,11 @@ package enum CatalogListing {
     try database.forEachRecord { number, record in
       switch record {
       case .bytes(let row):
-        // Printable ASCII: a byte is a column.
-        appendRow(number, row.name, width: row.name.count, row.year, row.cents)
+        // Printable ASCII is a column a byte; other plain UTF-8 is measured.
+        let width =
+          row.name.allSatisfy { $0 < 0x80 }
+          ? row.name.count : DisplayWidth.of(String(decoding: row.name, as: UTF8.self))
+        appendRow(number, row.name, width: width, row.year, row.cents)
       case .product(let product):
         // Kept to the editor's rules, so escaping changes nothing; it is the table's rule.
         let name = product.name.escapingControlCharacters
