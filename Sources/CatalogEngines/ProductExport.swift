@@ -81,46 +81,70 @@ package enum ProductExport {
     format: Format = .json, byteOrderMark: Bool = false,
     progress: (_ written: Int) throws -> Void = { _ in }
   ) throws -> Summary {
-    var output = Output(descriptor: descriptor, path: path)
+    var output = Output(
+      descriptor: descriptor, path: path, directory: directory, format: format,
+      forSpreadsheets: byteOrderMark)
     if byteOrderMark { output.append("\u{FEFF}") }
     output.append(format == .json ? "[" : csvHeader + "\r\n")
     var summary = Summary()
-    func write(_ record: ProductRecord) throws {
-      if format == .json { output.append(summary.count == 0 ? "\n  " : ",\n  ") }
-      switch (record, format) {
-      case (.bytes(let row), .json): output.appendJSON(row)
-      case (.bytes(let row), .csv):
-        output.appendCSV(
-          identifier: row.identifier, name: row.name, imageName: row.imageName, year: row.year,
-          cents: row.cents, keywords: row.keywords, forSpreadsheets: byteOrderMark)
-      case (.product(let product), .json): output.append(json(product, directory: directory))
-      case (.product(let product), .csv):
-        output.appendCSV(
-          identifier: product.identifier.uuidString.utf8, name: product.name.utf8,
-          imageName: product.imageName(relativeTo: directory).utf8, year: product.year,
-          cents: product.price.cents,
-          keywords: product.keywords.joined(separator: "\u{1F}").utf8,
-          forSpreadsheets: byteOrderMark)
-      }
+    try catalog.source.forEachRecord { _, record in
+      // One access to the output a row: its own methods write the row.
+      try output.write(record, first: summary.count == 0)
       summary.count += 1
-      if output.bytes.count > 1 << 16 { try output.flush() }
       if summary.count % 10_000 == 0 { try progress(summary.count) }
     }
-    try catalog.source.forEachRecord { try write($1) }
     if format == .json { output.append(summary.count == 0 ? "]\n" : "\n]\n") }
     try output.flush()
     return summary
   }
 
-  /// Bytes on their way to a file descriptor.
+  /// Products on their way to a file descriptor, as JSON or CSV.
   private struct Output {
     let descriptor: Int32
     let path: String
+    /// The directory relative picture names are written relative to.
+    let directory: String
+    let format: Format
+    /// Whether cells that would read as formulas are marked.
+    let forSpreadsheets: Bool
     var bytes: [UInt8] = []
 
-    init(descriptor: Int32, path: String) {
-      (self.descriptor, self.path) = (descriptor, path)
+    init(
+      descriptor: Int32, path: String, directory: String, format: Format, forSpreadsheets: Bool
+    ) {
+      (self.descriptor, self.path, self.directory) = (descriptor, path, directory)
+      (self.format, self.forSpreadsheets) = (format, forSpreadsheets)
       bytes.reserveCapacity(1 << 17)
+    }
+
+    /// Writes one product, after a separator unless it is the first; flushes every 64 KiB.
+    mutating func write(_ record: ProductRecord, first: Bool) throws {
+      if format == .json { append(first ? "\n  " : ",\n  ") }
+      switch (record, format) {
+      case (.bytes(let row), .json): appendJSON(row)
+      case (.bytes(let row), .csv):
+        appendCSV(
+          identifier: row.identifier, name: row.name, imageName: row.imageName, year: row.year,
+          cents: row.cents, keywords: row.keywords)
+      case (.product(let product), .json): append(json(product, directory: directory))
+      case (.product(let product), .csv):
+        var identifier = product.identifier.uuidString
+        var name = product.name
+        var imageName = product.imageName(relativeTo: directory)
+        var keywords = product.keywords.joined(separator: "\u{1F}")
+        identifier.withUTF8 { identifier in
+          name.withUTF8 { name in
+            imageName.withUTF8 { imageName in
+              keywords.withUTF8 { keywords in
+                appendCSV(
+                  identifier: identifier, name: name, imageName: imageName, year: product.year,
+                  cents: product.price.cents, keywords: keywords)
+              }
+            }
+          }
+        }
+      }
+      if bytes.count > 1 << 16 { try flush() }
     }
 
     mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
@@ -129,11 +153,33 @@ package enum ProductExport {
       text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(_ number: Int) { bytes.append(contentsOf: String(number).utf8) }
+    /// A number's decimal digits, written in place.
+    mutating func append(_ number: Int) {
+      if number < 0 { bytes.append(UInt8(ascii: "-")) }
+      appendDigits(number.magnitude, atLeast: 1)
+    }
 
-    /// A price in cents as the importer reads it (``Price/plainText``).
+    /// The decimal digits of a number, with leading zeros up to a count.
+    private mutating func appendDigits(_ value: UInt, atLeast minimum: Int) {
+      var count = 1
+      var scale: UInt = 1
+      while count < minimum || value / scale >= 10 {
+        scale *= 10
+        count += 1
+      }
+      while scale > 0 {
+        bytes.append(UInt8(truncatingIfNeeded: (value / scale) % 10) + 0x30)
+        scale /= 10
+      }
+    }
+
+    /// A price in cents as the importer reads it (``Price/plainText``): dollars, a point and
+    /// two digits.
     mutating func appendPrice(_ cents: Int) {
-      bytes.append(contentsOf: Price(cents: cents).plainText.utf8)
+      if cents < 0 { bytes.append(UInt8(ascii: "-")) }
+      appendDigits(cents.magnitude / 100, atLeast: 1)
+      bytes.append(UInt8(ascii: "."))
+      appendDigits(cents.magnitude % 100, atLeast: 2)
     }
 
     /// Text without control characters in JSON quotes: quotes and backslashes escaped.
@@ -148,17 +194,21 @@ package enum ProductExport {
 
     /// A CSV field without line breaks: quoted when it holds a comma or a quote; for
     /// spreadsheets, a field that would read as a formula begins with `'`.
-    mutating func appendCSVField(_ text: some Collection<UInt8>, forSpreadsheets: Bool) {
+    mutating func appendCSVField(_ text: UnsafeBufferPointer<UInt8>) {
       let quoted = text.contains { $0 == 0x2C || $0 == 0x22 }
       if quoted { bytes.append(0x22) }
       if forSpreadsheets, let first = text.first, CSVCell.startsFormula(first) {
         bytes.append(CSVCell.formulaMark)
       }
-      for byte in text {
-        if byte == 0x22 { bytes.append(0x22) }
-        bytes.append(byte)
+      if quoted {
+        for byte in text {
+          if byte == 0x22 { bytes.append(0x22) }
+          bytes.append(byte)
+        }
+        bytes.append(0x22)
+      } else {
+        bytes.append(contentsOf: text)
       }
-      if quoted { bytes.append(0x22) }
     }
 
     mutating func appendJSON(_ row: ProductBytes) {
@@ -187,22 +237,23 @@ package enum ProductExport {
     /// One product as a CSV row (RFC 4180) and its line break; its keywords separated by the
     /// unit separator (0x1F), as stored.
     mutating func appendCSV(
-      identifier: some Collection<UInt8>, name: some Collection<UInt8>,
-      imageName: some Collection<UInt8>, year: Int, cents: Int,
-      keywords: some Collection<UInt8>, forSpreadsheets: Bool
+      identifier: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>,
+      imageName: UnsafeBufferPointer<UInt8>, year: Int, cents: Int,
+      keywords: UnsafeBufferPointer<UInt8>
     ) {
       bytes.append(contentsOf: identifier)
       bytes.append(0x2C)
-      appendCSVField(name, forSpreadsheets: forSpreadsheets)
+      appendCSVField(name)
       bytes.append(0x2C)
-      appendCSVField(imageName, forSpreadsheets: forSpreadsheets)
+      appendCSVField(imageName)
       bytes.append(0x2C)
       append(year)
       bytes.append(0x2C)
       appendPrice(cents)
       bytes.append(0x2C)
-      appendCSVField(CSVCell.keywords(keywords), forSpreadsheets: forSpreadsheets)
-      append("\r\n")
+      CSVCell.keywords(keywords).withUnsafeBufferPointer { appendCSVField($0) }
+      bytes.append(0x0D)
+      bytes.append(0x0A)
     }
 
     mutating func flush() throws {

@@ -28,6 +28,26 @@ import Testing
     #expect(result.text(0, 2) == nil)
   }
 
+  /// A value reads as an integer only when all of it is one that fits.
+  @Test func integersReadWholeAndInRange() throws {
+    let connection = try connectionToNewDatabase()
+    let values: [(String?, Int?)] = [
+      ("0", 0), ("42", 42), ("-7", -7), ("+5", 5), ("9223372036854775807", .max),
+      ("-9223372036854775808", .min), ("9223372036854775808", nil),
+      ("-9223372036854775809", nil), ("", nil), ("-", nil), ("12a", nil), (" 1", nil),
+      ("1.5", nil), (nil, nil),
+    ]
+    let result = try connection.execute(
+      "SELECT unnest($1::text[])",
+      [
+        "{" + values.map { $0.0.map { "\"\($0)\"" } ?? "NULL" }.joined(separator: ",") + "}"
+      ])
+    #expect(result.count == values.count)
+    for (row, (text, expected)) in values.enumerated() {
+      #expect(result.integer(row, 0) == expected, "\(text ?? "NULL")")
+    }
+  }
+
   @Test func copyEscapesWhatTheTextFormatWouldMisread() throws {
     let connection = try connectionToNewDatabase()
     try connection.run("CREATE TABLE t(n bigint, a text)")
