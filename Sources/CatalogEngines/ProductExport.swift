@@ -159,17 +159,18 @@ package enum ProductExport {
       appendDigits(number.magnitude, atLeast: 1)
     }
 
-    /// The decimal digits of a number, with leading zeros up to a count.
+    /// The decimal digits of a number, with leading zeros up to a count (at most 20).
     private mutating func appendDigits(_ value: UInt, atLeast minimum: Int) {
-      var count = 1
-      var scale: UInt = 1
-      while count < minimum || value / scale >= 10 {
-        scale *= 10
-        count += 1
-      }
-      while scale > 0 {
-        bytes.append(UInt8(truncatingIfNeeded: (value / scale) % 10) + 0x30)
-        scale /= 10
+      // Written from the last digit back into a buffer on the stack, then copied at once.
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+        var start = 20
+        var rest = value
+        repeat {
+          start -= 1
+          digits[start] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+          rest /= 10
+        } while rest > 0 || 20 - start < min(minimum, 20)
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
       }
     }
 

@@ -54,9 +54,10 @@ package final class PostgresResult {
   package func bytes(_ row: Int, _ column: Int) -> UnsafeBufferPointer<UInt8> {
     guard row < count, column < columns, let value = PQgetvalue(handle, Int32(row), Int32(column))
     else { return UnsafeBufferPointer(start: nil, count: 0) }
-    return UnsafeRawPointer(value).withMemoryRebound(
-      to: UInt8.self, capacity: byteCount(row, column)
-    ) { UnsafeBufferPointer(start: $0, count: byteCount(row, column)) }
+    let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+    return UnsafeRawPointer(value).withMemoryRebound(to: UInt8.self, capacity: length) {
+      UnsafeBufferPointer(start: $0, count: length)
+    }
   }
 
   /// A value as an integer; nil when it is NULL or not an integer that fits.
