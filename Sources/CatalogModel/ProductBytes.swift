@@ -48,9 +48,11 @@ package struct ProductBytes {
     guard !bytes.isEmpty else { return false }
     var scalars = 0
     var index = 0
+    var last = 0
     while index < bytes.count {
       guard let length = plainScalarLength(bytes, at: index) else { return false }
       scalars += 1
+      last = index
       index += length
     }
     guard scalars <= ProductEdit.maximumNameLength else { return false }
@@ -58,15 +60,12 @@ package struct ProductBytes {
     func isSpace(at start: Int) -> Bool {
       switch bytes[start] {
       case 0x20: true
-      case 0xC2: start + 1 < bytes.count && bytes[start + 1] == 0xA0
-      case 0xE3: start + 2 < bytes.count && bytes[start + 1] == 0x80 && bytes[start + 2] == 0x80
+      case 0xC2: bytes[start + 1] == 0xA0
+      case 0xE3: bytes[start + 1] == 0x80 && bytes[start + 2] == 0x80
       default: false
       }
     }
-    let end = bytes.count
-    return !isSpace(at: 0) && !(bytes[end - 1] == 0x20)
-      && !(end >= 2 && isSpace(at: end - 2) && bytes[end - 2] == 0xC2)
-      && !(end >= 3 && isSpace(at: end - 3) && bytes[end - 3] == 0xE3)
+    return !isSpace(at: 0) && !isSpace(at: last)
   }
 
   /// The length of the UTF-8 sequence at an offset when it is plain: printable ASCII, a
