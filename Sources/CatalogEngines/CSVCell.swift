@@ -56,7 +56,7 @@ package enum CSVCell {
   /// Whether keywords separated by 0x1F split back from `;` as they are, told from their bytes:
   /// each is not empty and holds no `;`, neither of its ends is a space (as the importer's
   /// trimming counts spaces), and the first does not begin with `[`.
-  private static func isPlainList(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  static func isPlainList(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard bytes.first != UInt8(ascii: "[") else { return false }
     var start = 0
     for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x1F {

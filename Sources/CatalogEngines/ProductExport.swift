@@ -235,6 +235,21 @@ package enum ProductExport {
       append("]}")
     }
 
+    /// The keywords cell (``CSVCell/keywords(_:)``): keywords that join plainly are written as
+    /// they are stored and their separators then made `;` in place, which neither quoting nor a
+    /// formula's mark depends on; others as the cell made of them.
+    mutating func appendCSVKeywords(_ keywords: UnsafeBufferPointer<UInt8>) {
+      guard !keywords.isEmpty, CSVCell.isPlainList(keywords) else {
+        CSVCell.keywords(keywords).withUnsafeBufferPointer { appendCSVField($0) }
+        return
+      }
+      let start = bytes.count
+      appendCSVField(keywords)
+      for index in start..<bytes.count where bytes[index] == 0x1F {
+        bytes[index] = UInt8(ascii: ";")
+      }
+    }
+
     /// One product as a CSV row (RFC 4180) and its line break; its keywords separated by the
     /// unit separator (0x1F), as stored.
     mutating func appendCSV(
@@ -252,7 +267,7 @@ package enum ProductExport {
       bytes.append(0x2C)
       appendPrice(cents)
       bytes.append(0x2C)
-      CSVCell.keywords(keywords).withUnsafeBufferPointer { appendCSVField($0) }
+      appendCSVKeywords(keywords)
       bytes.append(0x0D)
       bytes.append(0x0A)
     }
