@@ -12,6 +12,8 @@ package final class CatalogSession {
   package let database: (any CatalogStorage)?
   /// Why catalog edits are refused, when the catalog could not be used.
   package private(set) var readOnlyReason: String?
+  /// Whether the next refresh is served by what the launch read (``servesNextRefreshFromLaunch()``).
+  private var nextRefreshIsServed = false
 
   /// Creates the session with a catalog opened at launch.
   ///
@@ -23,6 +25,14 @@ package final class CatalogSession {
     self.store = store
     self.database = database
     self.readOnlyReason = readOnlyReason
+  }
+
+  /// Lets what the launch read serve the next refresh: for one command from the shell, which
+  /// runs as soon as the launch has read the catalog, asking again (on PostgreSQL, a round
+  /// trip) could only find what another process saved in between, which it may as well have
+  /// saved a moment later.
+  package func servesNextRefreshFromLaunch() {
+    nextRefreshIsServed = true
   }
 
   /// Saves catalog changes durably in one transaction, each edit merged with what other
@@ -70,7 +80,8 @@ package final class CatalogSession {
     return warnings
   }
 
-  /// The catalog as another process may have changed it since it was last read.
+  /// The catalog as another process may have changed it since it was last read; once after
+  /// ``servesNextRefreshFromLaunch()``, as the launch read it.
   ///
   /// - Parameter catalog: The catalog in memory.
   /// - Returns: The catalog from disk when it changed and can be read; otherwise `catalog`.
@@ -79,7 +90,11 @@ package final class CatalogSession {
   package func refreshed(_ catalog: Catalog) throws -> Catalog {
     guard let database, readOnlyReason == nil else { return catalog }
     do {
-      try database.refresh()
+      if nextRefreshIsServed {
+        nextRefreshIsServed = false
+      } else {
+        try database.refresh()
+      }
     } catch let error as CatalogError {
       if case .unreachable = error {
         _ = database.takeReadFailure()

@@ -72,6 +72,7 @@ final class REPL {
           of: state.activeScene, in: state.catalog))
     }
     isInteractive = oneCommand == nil && isatty(0) == 1
+    if isOneCommand { store.environment.catalog.servesNextRefreshFromLaunch() }
     // The whole catalog file is checked while the person reads the first prompt; an edit waits
     // for the verdict, and a damaged file is never written.
     if isInteractive { store.environment.database?.verifyInBackground() }

@@ -320,6 +320,24 @@ import Testing
     #expect(try sandbox.run(["list"]).output.contains("11 products."))
   }
 
+  /// A command from the shell asks the server what it needs once: the catalog's state read
+  /// as it launched serves the command that follows at once, not asked for again.
+  @Test func aCommandFromTheShellAsksTheServerNoMoreThanItNeeds() throws {
+    let server = try PostgresTestServer.shared
+    let sandbox = try CatalogSandbox(.postgres)
+    let database = try #require(sandbox.catalogDatabase)
+    let proxy = try PostgresProxy(serverPort: server.port)
+    sandbox.environment["CATALOG_URL"] =
+      "postgresql://\(server.user)@127.0.0.1:\(proxy.port)/\(database)?sslmode=disable&gssencmode=disable"
+    sandbox.environment["PGPASSWORD"] = server.password
+    _ = try sandbox.run(["select", "cherries"])
+    let before = proxy.requests
+    let shown = try sandbox.run(["select", "2"])
+    #expect(shown.status == 0, "\(shown.errors)")
+    // The catalog's state, the product the scene showed, and product 2.
+    #expect(proxy.requests - before == 3)
+  }
+
   @Test func tlsAskedOfAServerWithoutItIsOneLine() throws {
     let server = try PostgresTestServer.shared
     let sandbox = CatalogSandbox()

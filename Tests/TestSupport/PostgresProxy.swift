@@ -17,6 +17,11 @@ package final class PostgresProxy: @unchecked Sendable {
   private let stopped = Atomic<Bool>(false)
   /// How many `COMMIT` replies were lost so far.
   private let dropped = Atomic<Int>(0)
+  private let requested = Atomic<Int>(0)
+
+  /// How many requests clients have sent, each a round trip: simple queries, and
+  /// synchronization points (`Sync`), each ending the messages sent together before it.
+  package var requests: Int { requested.load(ordering: .relaxed) }
 
   /// How many of the next `COMMIT`s lose their replies.
   package var commitRepliesToDrop: Int {
@@ -188,6 +193,7 @@ package final class PostgresProxy: @unchecked Sendable {
           && statement.prefix { $0 != "\0" }.trimmingCharacters(in: .whitespaces).uppercased()
             == "COMMIT"
         let isSync = started && message[0] == UInt8(ascii: "S")
+        if isQuery || isSync { requested.add(1, ordering: .relaxed) }
         started = true
         if text.contains("INSERT ") || text.contains("UPDATE ") { wrote = true }
         if isCommit, wrote, cutting.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 {
