@@ -287,11 +287,8 @@ import Testing
     case cutBefore
   }
 
-  /// A save whose `COMMIT` is lost either way is saved once and said to be: a reply lost
-  /// after the server committed is found committed on a new connection; a change the server
-  /// rolled back is made once more there. Never reported failed, never made twice.
-  @Test(arguments: CommitFault.allCases)
-  func aSaveWhoseCommitWasLostIsSavedOnceAndSaidSo(_ fault: CommitFault) throws {
+  /// A sandbox on a new catalog on the tests' server, reached through a proxy of its own.
+  private func sandboxThroughProxy() throws -> (CatalogSandbox, PostgresProxy) {
     let server = try PostgresTestServer.shared
     let sandbox = try CatalogSandbox(.postgres)
     let database = try #require(sandbox.catalogDatabase)
@@ -299,6 +296,15 @@ import Testing
     sandbox.environment["CATALOG_URL"] =
       "postgresql://\(server.user)@127.0.0.1:\(proxy.port)/\(database)?sslmode=disable&gssencmode=disable"
     sandbox.environment["PGPASSWORD"] = server.password
+    return (sandbox, proxy)
+  }
+
+  /// A save whose `COMMIT` is lost either way is saved once and said to be: a reply lost
+  /// after the server committed is found committed on a new connection; a change the server
+  /// rolled back is made once more there. Never reported failed, never made twice.
+  @Test(arguments: CommitFault.allCases)
+  func aSaveWhoseCommitWasLostIsSavedOnceAndSaidSo(_ fault: CommitFault) throws {
+    let (sandbox, proxy) = try sandboxThroughProxy()
     func loseTheNextCommit() {
       switch fault {
       case .replyLost: proxy.commitRepliesToDrop = 1
@@ -323,13 +329,7 @@ import Testing
   /// A command from the shell asks the server what it needs once: the catalog's state read
   /// as it launched serves the command that follows at once, not asked for again.
   @Test func aCommandFromTheShellAsksTheServerNoMoreThanItNeeds() throws {
-    let server = try PostgresTestServer.shared
-    let sandbox = try CatalogSandbox(.postgres)
-    let database = try #require(sandbox.catalogDatabase)
-    let proxy = try PostgresProxy(serverPort: server.port)
-    sandbox.environment["CATALOG_URL"] =
-      "postgresql://\(server.user)@127.0.0.1:\(proxy.port)/\(database)?sslmode=disable&gssencmode=disable"
-    sandbox.environment["PGPASSWORD"] = server.password
+    let (sandbox, proxy) = try sandboxThroughProxy()
     _ = try sandbox.run(["select", "cherries"])
     let before = proxy.requests
     let shown = try sandbox.run(["select", "2"])
