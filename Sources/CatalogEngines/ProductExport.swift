@@ -153,34 +153,26 @@ package enum ProductExport {
       text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// A number's decimal digits, written in place.
+    /// A number's decimal digits, written in place: from the last back into a buffer on the
+    /// stack, then copied at once.
     mutating func append(_ number: Int) {
       if number < 0 { bytes.append(UInt8(ascii: "-")) }
-      appendDigits(number.magnitude, atLeast: 1)
-    }
-
-    /// The decimal digits of a number, with leading zeros up to a count (at most 20).
-    private mutating func appendDigits(_ value: UInt, atLeast minimum: Int) {
-      // Written from the last digit back into a buffer on the stack, then copied at once.
       withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
         var start = 20
-        var rest = value
+        var rest = number.magnitude
         repeat {
           start -= 1
           digits[start] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
           rest /= 10
-        } while rest > 0 || 20 - start < min(minimum, 20)
+        } while rest > 0
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
       }
     }
 
-    /// A price in cents as the importer reads it (``Price/plainText``): dollars, a point and
-    /// two digits.
+    /// A price in cents as the importer reads it (``Price/plainText``).
     mutating func appendPrice(_ cents: Int) {
-      if cents < 0 { bytes.append(UInt8(ascii: "-")) }
-      appendDigits(cents.magnitude / 100, atLeast: 1)
-      bytes.append(UInt8(ascii: "."))
-      appendDigits(cents.magnitude % 100, atLeast: 2)
+      var text = Price(cents: cents).plainText
+      text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// Text without control characters in JSON quotes: quotes and backslashes escaped.
