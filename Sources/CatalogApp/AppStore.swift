@@ -23,6 +23,18 @@ package final class AppStore {
   private var leavesFrontAlone = false
   private var directory: StateDirectory { environment.directory }
   private var sessions: SessionStore { environment.sessions }
+  /// Whether the next command's save may wait for the commands after it (see
+  /// ``hasDeferredSave``): set by a script's loop when its next line has arrived already.
+  package var mayDeferNextSave = false
+  /// Saves put off, folded into one, and the state before the first of them.
+  private var deferred: (save: CommandSave, base: AppState, commands: Int)?
+
+  /// Whether commands' saves were put off: a script's commands whose lines arrived together
+  /// change only scenes and the session (no catalog edit, nothing outside the process), and
+  /// are saved as one — by the next command that saves, or by ``saveDeferred()`` before the
+  /// script waits for input or ends. Their output must wait for that save: what a command
+  /// printed is on disk, as for a command saved alone.
+  package var hasDeferredSave: Bool { deferred != nil }
 
   private init(environment: LiveEnvironment) {
     self.environment = environment
@@ -286,8 +298,9 @@ package final class AppStore {
   }
 
   /// Saves what a command changed: the product edits, the scenes whose storage differs, the
-  /// scenes closed, and the session when the scenes or the active one changed. When this
-  /// returns, it is all on disk.
+  /// scenes closed, and the session when the scenes or the active one changed, with any saves
+  /// put off before (``hasDeferredSave``). When this returns, it is all on disk — unless this
+  /// save is put off too (``mayDeferNextSave``).
   ///
   /// The scene files are written and flushed beside their old versions first, then the
   /// catalog, and only then are the scene files put in place: a failure before that (a full
@@ -300,6 +313,8 @@ package final class AppStore {
   ///   - catalogChanges: The product edits the command made.
   ///   - refreshingActivity: Whether the command showed a product, whose activity then
   ///     becomes current even if it was in front already.
+  ///   - reachesOutside: Whether `effects` reach beyond the process: its save is then never
+  ///     put off (``mayDeferNextSave``).
   ///   - effects: What the command does outside its state (``Effect``), run once the scene
   ///     files are written and before anything is put in place: a command that fails to save
   ///     has done nothing.
@@ -310,7 +325,8 @@ package final class AppStore {
   @discardableResult
   package func commit(
     from old: AppState, to new: inout AppState, catalogChanges: [CatalogChange] = [],
-    refreshingActivity: Bool = false, performing effects: () throws -> Void = {}
+    refreshingActivity: Bool = false, reachesOutside: Bool = true,
+    performing effects: () throws -> Void = {}
   ) throws -> [String] {
     // The previous command's history write ends first: it is the last that may still hold
     // an activity only its scene file has.
@@ -362,9 +378,18 @@ package final class AppStore {
     save.closing = closed
     save.catalogChanges = catalogChanges
     save.activity = current
+    if let deferred { save = save.including(deferred.save) }
+    if mayDeferNextSave && !reachesOutside && save.catalogChanges.isEmpty
+      && save.closing.isEmpty
+    {
+      deferred = (save, deferred?.base ?? old, (deferred?.commands ?? 0) + 1)
+      environment.bringToFront(new.activeSceneName)
+      return notes
+    }
     let (catalog, saveNotes) = try save.perform(
       scenes: sessions, catalog: environment.catalog, activities: environment.historyWriter,
       effects: effects)
+    deferred = nil
     notes += saveNotes
     if let catalog {
       new.catalog = catalog
@@ -372,6 +397,29 @@ package final class AppStore {
     }
     environment.bringToFront(new.activeSceneName)
     return notes
+  }
+
+  /// Saves what commands put off (``hasDeferredSave``), as one.
+  ///
+  /// - Returns: One-line warnings, as ``commit(from:to:catalogChanges:refreshingActivity:reachesOutside:performing:)``
+  ///   returns.
+  /// - Throws: What saving throws; the saves stay put off (``dropDeferredSave()``).
+  package func saveDeferred() throws -> [String] {
+    guard let deferred else { return [] }
+    let notes = environment.settleHistory()
+    let (_, saveNotes) = try deferred.save.perform(
+      scenes: sessions, catalog: environment.catalog, activities: environment.historyWriter)
+    self.deferred = nil
+    return notes + saveNotes
+  }
+
+  /// Gives up the saves put off, after ``saveDeferred()`` failed.
+  ///
+  /// - Returns: The state before the first command whose save was put off, and how many
+  ///   commands' saves are given up; nil when none was put off.
+  package func dropDeferredSave() -> (state: AppState, commands: Int)? {
+    defer { deferred = nil }
+    return deferred.map { ($0.base, $0.commands) }
   }
 
   /// The state with the catalog as other processes may have changed it.
@@ -602,7 +650,8 @@ package final class AppStore {
     var performed = result
     let warnings = try commit(
       from: old, to: &next, catalogChanges: result.catalogChanges,
-      refreshingActivity: result.showsProduct
+      refreshingActivity: result.showsProduct,
+      reachesOutside: result.effects.contains(where: \.reachesOutside)
     ) {
       try environment.perform(result.effects.filter(\.reachesOutside), for: &performed)
     }

@@ -81,11 +81,36 @@ package struct CommandSave {
   package var closing: Set<SceneName> = []
   /// The changes to the catalog.
   package var catalogChanges: [CatalogChange] = []
-  /// The activity that becomes current; nil when none does.
-  package var activity: UserActivityRecord?
+  /// The activities that become current, oldest first: one a command, more when saves put off
+  /// are folded in (``including(_:)``).
+  package var activities: [UserActivityRecord] = []
 
   /// Creates an empty save.
   package init() {}
+
+  /// The activity that becomes current; nil when none does.
+  package var activity: UserActivityRecord? {
+    get { activities.last }
+    set { activities = newValue.map { [$0] } ?? [] }
+  }
+
+  /// This save with one put off before it folded in, for both to be saved as one: the earlier
+  /// save's scenes that this one does not save again, its session unless this one changes the
+  /// session, and its activities before this one's (the newer of a key kept).
+  ///
+  /// - Parameter earlier: A save prepared before this one and not performed.
+  /// - Returns: The save of both.
+  package func including(_ earlier: CommandSave) -> CommandSave {
+    var both = self
+    let saved = Set(scenes.map(\.name))
+    both.scenes = earlier.scenes.filter { !saved.contains($0.name) } + scenes
+    both.session = session ?? earlier.session
+    both.closing = earlier.closing.union(closing)
+    both.catalogChanges = earlier.catalogChanges + catalogChanges
+    let keys = Set(activities.map(\.historyKey))
+    both.activities = earlier.activities.filter { !keys.contains($0.historyKey) } + activities
+    return both
+  }
 
   /// Saves everything, in order.
   ///
@@ -125,7 +150,7 @@ package struct CommandSave {
       }
     }
     try writer.putInPlace(prepared)
-    if let activity { activities.makeCurrentInBackground(activity) }
+    for activity in self.activities { activities.makeCurrentInBackground(activity) }
     return (saved, notes)
   }
 }

@@ -204,6 +204,11 @@ package final class DeliveryChannel: @unchecked Sendable {
     close()
   }
 
+  /// Whether messages wait to be taken.
+  package var hasPending: Bool {
+    pending.withLock { !$0.isEmpty }
+  }
+
   /// The messages received since the last call, oldest first. Each must be answered.
   package func takePending() -> [Delivery] {
     pending.withLock { deliveries in

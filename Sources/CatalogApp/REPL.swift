@@ -30,6 +30,9 @@ final class REPL {
   private var pictureShown: Product?
   /// Why the line history could not be saved, said once.
   private let historyFailure = HistoryFailure()
+  /// What commands whose saves were put off printed (``AppStore/hasDeferredSave``), in order,
+  /// each on standard error or not: shown once their changes are on disk.
+  private var withheld: [(isWarning: Bool, text: String)] = []
 
   /// Why a line could not be added to the line history; reported once, then kept quiet.
   private final class HistoryFailure {
@@ -129,8 +132,9 @@ final class REPL {
       store.environment.presentation.fit(
         columns: TerminalLineEditor.columns(of: 1), rows: TerminalLineEditor.rows(of: 1))
       if runCommand(command) { break }
-      for warning in store.environment.takeCatalogWarnings() { report.warning(warning) }
+      for warning in store.environment.takeCatalogWarnings() { warn(warning) }
     }
+    saveDeferred()
     // Leaving sends every scene to the background phase; each command's changes are already
     // on disk, so there is nothing left to save but the activity history's last write.
     for note in store.environment.settleHistory(closing: true) + store.finish(state) {
@@ -148,12 +152,16 @@ final class REPL {
   /// - Returns: The command; nil when the input ended or a signal ends the run.
   private func nextCommand() -> Command? {
     while true {
+      // A script's saves wait while its next line is here already and nothing else arrived.
+      if !reader.hasBufferedLine || channel?.hasPending == true { saveDeferred() }
       // A scene a failed or declined command claimed is given back.
       store.releaseScenes(notIn: state)
       if let channel {
         CatalogMain.applyDeliveries(from: channel, to: &state, store: store, report: report)
       }
-      for handoff in handoffs?.take() ?? [] {
+      let handedOff = handoffs?.take() ?? []
+      if !handedOff.isEmpty { saveDeferred() }
+      for handoff in handedOff {
         let title = handoff.activity.title ?? handoff.activity.activityType
         output.line(
           "Handed off from machine '\(handoff.machine.escapingControlCharacters)': '\(title.escapingControlCharacters)'; type 'activities --elsewhere' to continue it here."
@@ -175,12 +183,14 @@ final class REPL {
       case .interrupted:
         continue
       case .invalid(let error):
+        saveDeferred()
         report.error(error.localizedDescription)
         failed = true
       case .line(let line):
         do {
           if let command = try CommandParser.parse(line) { return command }
         } catch {
+          saveDeferred()
           report.error(error.localizedDescription)
           failed = true
         }
@@ -250,10 +260,64 @@ final class REPL {
         failed = true
       }
     } catch {
-      report.error(error.localizedDescription)
+      // The commands before it are saved before the error is shown.
+      if saveDeferred(failing: error) { report.error(error.localizedDescription) }
       failed = true
     }
     return false
+  }
+
+  /// Saves what commands put off and shows what they printed; when the save fails, says so
+  /// instead — in one line with the error of the command that failed after them, if one did —
+  /// and the state goes back to what is on disk.
+  ///
+  /// - Parameter commandError: The error of the command that failed after them, if one did.
+  /// - Returns: Whether `commandError` remains to be reported.
+  @discardableResult
+  private func saveDeferred(failing commandError: (any Error)? = nil) -> Bool {
+    do {
+      let notes = try store.saveDeferred()
+      withheld += notes.map { (true, $0) }
+    } catch {
+      withheld.removeAll()
+      failed = true
+      guard let (saved, commands) = store.dropDeferredSave() else {
+        report.error(error.localizedDescription)
+        return true
+      }
+      state = saved
+      let reason = error.localizedDescription
+      if let commandError {
+        let also = commandError.localizedDescription == reason ? "" : "; \(reason)"
+        let before =
+          commands == 1
+          ? "nor was the command before it saved (its output is not shown)"
+          : "nor were the \(commands) commands before it saved (their output is not shown)"
+        report.error("\(commandError.localizedDescription)\(also); \(before)")
+        return false
+      }
+      let which = commands == 1 ? "command was" : "\(commands) commands were"
+      report.error("\(reason); the last \(which) not saved (their output is not shown)")
+      return true
+    }
+    for (isWarning, text) in withheld {
+      if isWarning { report.warning(text) } else { output.write(text) }
+    }
+    withheld.removeAll()
+    return true
+  }
+
+  /// Prints output or a warning, or keeps it for when the commands whose saves were put off
+  /// are saved.
+  private func show(_ text: String, isWarning: Bool = false) {
+    guard !store.hasDeferredSave else { return withheld.append((isWarning, text)) }
+    saveDeferred()
+    if isWarning { report.warning(text) } else { output.write(text) }
+  }
+
+  /// Shows a warning, or keeps it as ``show(_:isWarning:)`` keeps output.
+  private func warn(_ text: String) {
+    show(text, isWarning: true)
   }
 
   /// Asks a yes-or-no question; anything but `y` or `yes` is no.
@@ -276,8 +340,19 @@ final class REPL {
   /// - Returns: Whether it quits.
   /// - Throws: What applying or saving it throws; nothing was saved.
   private func perform(_ command: Command) throws -> Bool {
-    let result = try store.perform(command, on: &state, warn: report.warning)
+    // What reads or changes the activity history (search, `activities`, `forget`, a deletion)
+    // sees the activities of the commands before it there.
+    switch command {
+    case .activity, .delete: saveDeferred()
+    default: break
+    }
+    // A script whose next line is here already may save this command with the next ones.
+    store.mayDeferNextSave = !isInteractive && editor == nil && reader.hasBufferedLine
+    defer { store.mayDeferNextSave = false }
+    let result = try store.perform(command, on: &state, warn: warn)
     if let continuation = result.continuation {
+      // Output that streams is not held back: what was put off is saved first.
+      saveDeferred()
       if !result.output.isEmpty { output.write(result.output) }
       do {
         try continuation.produce { output.write($0) }
@@ -293,9 +368,9 @@ final class REPL {
       }
       output.write("\n")
     } else {
-      output.line(result.output)
+      show(result.output + "\n")
     }
-    for note in result.warnings { report.warning(note) }
+    for note in result.warnings { warn(note) }
     pictureShown = Self.picture(shownBy: state, environment: store.environment)
     return result.quits
   }

@@ -48,6 +48,12 @@ package final class LineReader {
     isAtEnd = true
   }
 
+  /// Whether a whole next line has been read already: ``next()`` then returns it without
+  /// waiting for the input. A script's lines arrive together; a person's, one at a time.
+  package var hasBufferedLine: Bool {
+    buffer[start...].contains(UInt8(ascii: "\n")) || (isAtEnd && start < buffer.count)
+  }
+
   /// Reads the next line.
   ///
   /// - Returns: The line, an invalid line's error, the end of the input, or an interruption.

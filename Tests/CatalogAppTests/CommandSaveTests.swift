@@ -121,4 +121,37 @@ import Testing
     let note = saved.notes.first ?? ""
     #expect(note.hasPrefix("the deleted product's saved activities were kept"))
   }
+
+  /// Saves put off are folded into the next: its scenes and session win, the earlier's stay
+  /// where it says nothing, and one activity of a product is recorded, the newer.
+  @Test func aSavePutOffIsFoldedIntoTheNext() throws {
+    var earlier = CommandSave()
+    let side = Scene(name: SceneName("side"))
+    var main = Scene(name: .main)
+    main.userActivity = ProductActivity.show(bundledProducts[1])
+    earlier.scenes = [main, side]
+    earlier.session = SessionState(scenes: [.main, side.name], activeScene: side.name)
+    var first = ProductActivity.show(bundledProducts[1])
+    first.lastActiveDate = Date(timeIntervalSinceReferenceDate: 1)
+    earlier.activities = [first, ProductActivity.show(bundledProducts[2])]
+    var later = CommandSave()
+    main.userActivity = ProductActivity.show(bundledProducts[2])
+    later.scenes = [main]
+    var again = ProductActivity.show(bundledProducts[1])
+    again.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2)
+    later.activity = again
+    let both = later.including(earlier)
+    #expect(both.scenes.map(\.name) == [side.name, .main])
+    #expect(both.scenes.last?.userActivity == ProductActivity.show(bundledProducts[2]))
+    #expect(both.session == earlier.session)
+    #expect(
+      both.activities.map(\.title)
+        == [bundledProducts[2].name, bundledProducts[1].name].map {
+          "Show \($0) product"
+        })
+    #expect(both.activities.last?.lastActiveDate == again.lastActiveDate)
+    let world = World()
+    _ = try perform(both, in: world)
+    #expect(world.log == [.prepare, .effects, .rename, .activity, .activity])
+  }
 }
