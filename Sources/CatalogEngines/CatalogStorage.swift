@@ -101,8 +101,8 @@ package protocol HandoffStorage: CatalogStorage {
   /// - Throws: What the server says.
   func handoffs(for party: HandoffParty, limit: Int) throws -> [MachineHandoff]
 
-  /// Starts listening for the user's other machines' handoffs; nil when the server cannot be
-  /// reached.
+  /// Starts listening for the user's other machines' handoffs, on a connection of its own that
+  /// a thread opens (and opens again whenever the server comes back); nil when it cannot start.
   ///
   /// - Parameters:
   ///   - party: This user and machine; found only when listening starts (it reads the user

@@ -78,11 +78,16 @@ extension PostgresCatalog: HandoffStorage {
 /// A connection of its own that listens for handoffs (`LISTEN`) on a thread, reads each new
 /// one of the user's from another machine, and keeps it for ``take()``; it connects again when
 /// the server comes back.
+///
+/// The thread connects, so that the first command does not wait for a second connection:
+/// what is published before it listens is not announced, only listed (`activities
+/// --elsewhere`), as what was published before the process started.
 final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
   private let pending = Mutex<[MachineHandoff]>([])
   private let stopped = Atomic<Bool>(false)
   // Touched only by the listening thread.
-  private let connection: PostgresConnection
+  private var connection: PostgresConnection?
+  private let address: PostgresAddress
   private let schema: String
   private let channel: String
   private let party: HandoffParty
@@ -93,20 +98,25 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
     address: PostgresAddress, schema: String, channel: String, party: HandoffParty,
     onArrival: @escaping @Sendable () -> Void
   ) {
-    guard
-      let connection = try? PostgresConnection(address, applicationName: "catalog handoffs"),
-      (try? connection.run("LISTEN \(channel)")) != nil
-    else { return nil }
-    self.connection = connection
+    self.address = address
     self.schema = schema
     self.channel = channel
     self.party = party
     self.onArrival = onArrival
-    // Only what is published from now on is announced; older ones are in the list.
+    guard detachThread({ [self] in listen() }) else { return nil }
+  }
+
+  /// Connects and listens; only what is published from then on is announced (older ones are
+  /// in the list).
+  private func connect() -> PostgresConnection? {
+    guard
+      let connection = try? PostgresConnection(address, applicationName: "catalog handoffs"),
+      (try? connection.run("LISTEN \(channel)")) != nil
+    else { return nil }
     lastSeen =
       (try? connection.execute("SELECT coalesce(max(id), 0) FROM \(schema).handoffs"))?.integer
       ?? 0
-    guard detachThread({ [self] in listen() }) else { return nil }
+    return connection
   }
 
   func take() -> [MachineHandoff] {
@@ -122,6 +132,12 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
 
   private func listen() {
     while !stopped.load(ordering: .relaxed) {
+      guard let connection = connection ?? connect() else {
+        // No server yet: try again every two seconds.
+        sleep(2)
+        continue
+      }
+      self.connection = connection
       guard connection.isConnected else {
         // The server went away: try again every two seconds, and listen again.
         sleep(2)
