@@ -183,16 +183,12 @@ final class REPL {
       case .interrupted:
         continue
       case .invalid(let error):
-        saveDeferred()
-        report.error(error.localizedDescription)
-        failed = true
+        saveDeferred(failing: error)
       case .line(let line):
         do {
           if let command = try CommandParser.parse(line) { return command }
         } catch {
-          saveDeferred()
-          report.error(error.localizedDescription)
-          failed = true
+          saveDeferred(failing: error)
         }
       }
     }
@@ -261,32 +257,32 @@ final class REPL {
       }
     } catch {
       // The commands before it are saved before the error is shown.
-      if saveDeferred(failing: error) { report.error(error.localizedDescription) }
-      failed = true
+      saveDeferred(failing: error)
     }
     return false
   }
 
-  /// Saves what commands put off and shows what they printed; when the save fails, says so
-  /// instead — in one line with the error of the command that failed after them, if one did —
-  /// and the state goes back to what is on disk.
+  /// Saves what commands put off and shows what they printed, then the error of the command
+  /// that failed after them, if one did. When the save fails, one line says so instead (with
+  /// that error), and the state goes back to what is on disk.
   ///
   /// - Parameter commandError: The error of the command that failed after them, if one did.
-  /// - Returns: Whether `commandError` remains to be reported.
+  /// - Returns: Whether what was put off, if anything, is saved.
   @discardableResult
   private func saveDeferred(failing commandError: (any Error)? = nil) -> Bool {
+    if commandError != nil { failed = true }
     do {
       let notes = try store.saveDeferred()
       withheld += notes.map { (true, $0) }
     } catch {
       withheld.removeAll()
       failed = true
+      let reason = error.localizedDescription
       guard let (saved, commands) = store.dropDeferredSave() else {
-        report.error(error.localizedDescription)
-        return true
+        report.error(reason)
+        return false
       }
       state = saved
-      let reason = error.localizedDescription
       if let commandError {
         let also = commandError.localizedDescription == reason ? "" : "; \(reason)"
         let before =
@@ -294,16 +290,17 @@ final class REPL {
           ? "nor was the command before it saved (its output is not shown)"
           : "nor were the \(commands) commands before it saved (their output is not shown)"
         report.error("\(commandError.localizedDescription)\(also); \(before)")
-        return false
+      } else {
+        let which = commands == 1 ? "command was" : "\(commands) commands were"
+        report.error("\(reason); the last \(which) not saved (their output is not shown)")
       }
-      let which = commands == 1 ? "command was" : "\(commands) commands were"
-      report.error("\(reason); the last \(which) not saved (their output is not shown)")
-      return true
+      return false
     }
     for (isWarning, text) in withheld {
       if isWarning { report.warning(text) } else { output.write(text) }
     }
     withheld.removeAll()
+    if let commandError { report.error(commandError.localizedDescription) }
     return true
   }
 
@@ -352,7 +349,7 @@ final class REPL {
     let result = try store.perform(command, on: &state, warn: warn)
     if let continuation = result.continuation {
       // Output that streams is not held back: what was put off is saved first.
-      saveDeferred()
+      guard saveDeferred() else { return result.quits }
       if !result.output.isEmpty { output.write(result.output) }
       do {
         try continuation.produce { output.write($0) }
