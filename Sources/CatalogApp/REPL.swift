@@ -283,16 +283,17 @@ final class REPL {
         return false
       }
       state = saved
-      if let commandError {
-        let also = commandError.localizedDescription == reason ? "" : "; \(reason)"
-        let before =
-          commands == 1
-          ? "nor was the command before it saved (its output is not shown)"
-          : "nor were the \(commands) commands before it saved (their output is not shown)"
-        report.error("\(commandError.localizedDescription)\(also); \(before)")
+      func notSaved(_ count: Int, _ which: String) -> String {
+        count == 1
+          ? "the \(which) command was not saved (its output is not shown)"
+          : "the \(which) \(count) commands were not saved (their output is not shown)"
+      }
+      if let commandError, commandError.localizedDescription != reason {
+        report.error(
+          "\(commandError.localizedDescription); also \(reason): \(notSaved(commands, "earlier"))")
       } else {
-        let which = commands == 1 ? "command was" : "\(commands) commands were"
-        report.error("\(reason); the last \(which) not saved (their output is not shown)")
+        // A command whose own save failed is one more not saved.
+        report.error("\(reason); \(notSaved(commands + (commandError == nil ? 0 : 1), "last"))")
       }
       return false
     }
