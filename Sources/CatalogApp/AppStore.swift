@@ -377,7 +377,7 @@ package final class AppStore {
     save.session = old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil
     save.closing = closed
     save.catalogChanges = catalogChanges
-    save.activity = current
+    save.activities = current.map { [$0] } ?? []
     if let deferred { save = save.including(deferred.save) }
     if mayDeferNextSave && !reachesOutside && save.catalogChanges.isEmpty
       && save.closing.isEmpty

@@ -88,12 +88,6 @@ package struct CommandSave {
   /// Creates an empty save.
   package init() {}
 
-  /// The activity that becomes current; nil when none does.
-  package var activity: UserActivityRecord? {
-    get { activities.last }
-    set { activities = newValue.map { [$0] } ?? [] }
-  }
-
   /// This save with one put off before it folded in, for both to be saved as one: the earlier
   /// save's scenes that this one does not save again, its session unless this one changes the
   /// session, and its activities before this one's (the newer of a key kept).

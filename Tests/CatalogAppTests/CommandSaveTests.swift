@@ -69,7 +69,7 @@ import Testing
     var save = CommandSave()
     save.scenes = [Scene(name: .main)]
     save.catalogChanges = [.delete(bundledProducts[3].identifier, name: bundledProducts[3].name)]
-    save.activity = ProductActivity.show(bundledProducts[1])
+    save.activities = [ProductActivity.show(bundledProducts[1])]
     return save
   }
 
@@ -139,7 +139,7 @@ import Testing
     later.scenes = [main]
     var again = ProductActivity.show(bundledProducts[1])
     again.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2)
-    later.activity = again
+    later.activities = [again]
     let both = later.including(earlier)
     #expect(both.scenes.map(\.name) == [side.name, .main])
     #expect(both.scenes.last?.userActivity == ProductActivity.show(bundledProducts[2]))
