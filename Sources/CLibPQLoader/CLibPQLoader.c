@@ -21,6 +21,10 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
   X(PGconn *, PQconnectdbParams,                                                                \
     (const char *const *keywords, const char *const *values, int expand_dbname),               \
     (keywords, values, expand_dbname))                                                          \
+  X(PostgresPollingStatusType, PQconnectPoll, (PGconn * conn), (conn))                          \
+  X(PGconn *, PQconnectStartParams,                                                             \
+    (const char *const *keywords, const char *const *values, int expand_dbname),               \
+    (keywords, values, expand_dbname))                                                          \
   X(void, PQconninfoFree, (PQconninfoOption * options), (options))                              \
   X(PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg),                 \
     (conninfo, errmsg))                                                                         \

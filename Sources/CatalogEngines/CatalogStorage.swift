@@ -177,6 +177,7 @@ extension CatalogStorage {
 package protocol HandoffListener: AnyObject, Sendable {
   /// The handoffs that arrived since the last call.
   func take() -> [MachineHandoff]
-  /// Stops listening.
+  /// Stops listening, and returns once the thread has left the client library: the process
+  /// may exit next, and its exit handlers free what that library uses.
   func close()
 }

@@ -82,9 +82,17 @@ extension PostgresCatalog: HandoffStorage {
 /// The thread connects, so that the first command does not wait for a second connection:
 /// what is published before it listens is not announced, only listed (`activities
 /// --elsewhere`), as what was published before the process started.
+///
+/// ``close()`` returns once the thread is out of libpq for good: the process may exit next,
+/// and its exit handlers free what libpq's TLS and password hashing use on the thread.
 final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
   private let pending = Mutex<[MachineHandoff]>([])
   private let stopped = Atomic<Bool>(false)
+  /// A pipe whose reading end is readable once ``close()`` is called: it ends any wait of
+  /// the thread, connecting included.
+  private let wake: (reader: Int32, writer: Int32)
+  /// Signalled as the thread ends.
+  private let finished = DispatchSemaphore(value: 0)
   // Touched only by the listening thread.
   private var connection: PostgresConnection?
   private let address: PostgresAddress
@@ -92,7 +100,7 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
   private let channel: String
   private let party: HandoffParty
   private let onArrival: @Sendable () -> Void
-  private var lastSeen = 0
+  private var lastSeen: Int?
 
   init?(
     address: PostgresAddress, schema: String, channel: String, party: HandoffParty,
@@ -103,19 +111,34 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
     self.channel = channel
     self.party = party
     self.onArrival = onArrival
+    var descriptors: [Int32] = [-1, -1]
+    guard pipe(&descriptors) == 0 else { return nil }
+    for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    wake = (descriptors[0], descriptors[1])
     guard detachThread({ [self] in listen() }) else { return nil }
   }
 
-  /// Connects and listens; only what is published from then on is announced (older ones are
-  /// in the list).
+  deinit {
+    Glibc.close(wake.reader)
+    Glibc.close(wake.writer)
+  }
+
+  /// Connects and listens. Only what is published from the first connection on is announced
+  /// (older ones are in the list); after a reconnection, what arrived meanwhile is read with
+  /// the next notification.
   private func connect() -> PostgresConnection? {
     guard
-      let connection = try? PostgresConnection(address, applicationName: "catalog handoffs"),
+      let connection = try? PostgresConnection(
+        address, applicationName: "catalog handoffs", interruptedBy: wake.reader),
       (try? connection.run("LISTEN \(channel)")) != nil
     else { return nil }
-    lastSeen =
-      (try? connection.execute("SELECT coalesce(max(id), 0) FROM \(schema).handoffs"))?.integer
-      ?? 0
+    if lastSeen == nil {
+      guard
+        let newest = try? connection.execute(
+          "SELECT coalesce(max(id), 0) FROM \(schema).handoffs")
+      else { return nil }
+      lastSeen = newest.integer ?? 0
+    }
     return connection
   }
 
@@ -127,34 +150,42 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
   }
 
   func close() {
-    stopped.store(true, ordering: .relaxed)
+    guard !stopped.exchange(true, ordering: .relaxed) else { return }
+    var byte: UInt8 = 1
+    _ = write(wake.writer, &byte, 1)
+    // A request the server does not answer is not waited for past this.
+    _ = finished.wait(timeout: .now() + 2)
   }
 
   private func listen() {
+    defer {
+      connection = nil
+      finished.signal()
+    }
     while !stopped.load(ordering: .relaxed) {
-      guard let connection = connection ?? connect() else {
-        // No server yet: try again every two seconds.
-        sleep(2)
+      guard let connection = connection ?? connect(), connection.isConnected else {
+        // No server, or it went away: try again every two seconds.
+        connection = nil
+        var waiting = pollfd(fd: wake.reader, events: Int16(POLLIN), revents: 0)
+        _ = poll(&waiting, 1, 2000)
         continue
       }
       self.connection = connection
-      guard connection.isConnected else {
-        // The server went away: try again every two seconds, and listen again.
-        sleep(2)
-        if (try? connection.reconnect()) != nil { _ = try? connection.run("LISTEN \(channel)") }
-        continue
-      }
-      var waiting = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-      guard poll(&waiting, 1, 500) > 0 else { continue }
+      var waiting = [
+        pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wake.reader, events: Int16(POLLIN), revents: 0),
+      ]
+      guard poll(&waiting, 2, -1) > 0, waiting[1].revents == 0 else { continue }
       guard let notifications = try? connection.notifications(), !notifications.isEmpty else {
         continue
       }
+      let after = lastSeen ?? 0
       guard
         let arrived = try? PostgresCatalog.handoffs(
-          party, limit: 10, after: lastSeen, schema: schema, connection),
+          party, limit: 10, after: after, schema: schema, connection),
         !arrived.isEmpty
       else { continue }
-      lastSeen = max(lastSeen, arrived.map(\.id).max() ?? lastSeen)
+      lastSeen = max(after, arrived.map(\.id).max() ?? after)
       pending.withLock { $0 += arrived.reversed() }
       onArrival()
     }

@@ -133,7 +133,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       "\(error.message); check the user, and the password in ~/.pgpass or PGPASSWORD"
     case .tls:
       "\(error.message) (sslmode=\(address.tlsMode ?? "prefer"))"
-    case .badAddress, .refused, .noClientLibrary:
+    case .badAddress, .refused, .noClientLibrary, .interrupted:
       error.message
     }
   }

@@ -63,11 +63,14 @@ package final class PostgresConnection {
   ///   - settings: Settings of the session (`SET name = 'value'`), made with the connection's
   ///     first request and again on each reconnection: names and values of letters, digits,
   ///     `_` and `.`.
-  /// - Throws: ``PostgresError``: `unreachable`, `authentication`, `tls` or `refused` (no
-  ///   such database).
+  ///   - interruption: A file descriptor that, once readable, gives the attempt up: the
+  ///     connecting thread stops within one step of it, and the whole attempt takes `timeout`
+  ///     seconds at most. Without it, the connection is made in one blocking call.
+  /// - Throws: ``PostgresError``: `unreachable`, `authentication`, `tls`, `refused` (no
+  ///   such database), or `interrupted`.
   package init(
     _ address: PostgresAddress, applicationName: String, timeout: Int = 5,
-    settings: [(name: String, value: String)] = []
+    settings: [(name: String, value: String)] = [], interruptedBy interruption: Int32? = nil
   ) throws {
     self.address = address
     let plain = { (text: String) in
@@ -92,7 +95,7 @@ package final class PostgresConnection {
     // The address's own settings come after the defaults, so they win.
     keywords.append("dbname")
     values.append(address.connectionString)
-    handle = Self.connect(keywords, values)
+    handle = try Self.connect(keywords, values, interruptedBy: interruption, timeout: timeout)
     roundTrips = 1
     // A failed connection is freed by deinit, which runs once every property is set.
     guard PQstatus(handle) == CONNECTION_OK else {
@@ -103,17 +106,68 @@ package final class PostgresConnection {
 
   deinit { PQfinish(handle) }
 
-  private static func connect(_ keywords: [String], _ values: [String]) -> OpaquePointer {
+  private static func connect(
+    _ keywords: [String], _ values: [String], interruptedBy interruption: Int32?, timeout: Int
+  ) throws -> OpaquePointer {
     let keywordPointers = keywords.map { strdup($0) } + [nil]
     let valuePointers = values.map { strdup($0) } + [nil]
     defer {
       for pointer in keywordPointers + valuePointers { free(pointer) }
     }
-    return keywordPointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywords in
+    let started = keywordPointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywords in
       valuePointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
         // expand_dbname: the dbname value may be a whole URI or keyword string.
-        PQconnectdbParams(keywords.baseAddress, values.baseAddress, 1)
+        interruption == nil
+          ? PQconnectdbParams(keywords.baseAddress, values.baseAddress, 1)
+          : PQconnectStartParams(keywords.baseAddress, values.baseAddress, 1)
       }
+    }
+    guard let handle = started else {
+      throw PostgresError(.unreachable, "out of memory for a connection")
+    }
+    guard let interruption, PQstatus(handle) != CONNECTION_BAD else { return handle }
+    do {
+      try Self.finishConnecting(handle, interruptedBy: interruption, timeout: timeout)
+      return handle
+    } catch {
+      PQfinish(handle)
+      throw error
+    }
+  }
+
+  /// Drives a connection started with `PQconnectStartParams` until it is made or fails,
+  /// waiting on its socket and on `interruption` (libpq's own `connect_timeout` does not apply
+  /// here: the deadline is `timeout` seconds from now).
+  private static func finishConnecting(
+    _ handle: OpaquePointer, interruptedBy interruption: Int32, timeout: Int
+  ) throws {
+    var deadline = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &deadline)
+    deadline.tv_sec += max(1, timeout)
+    var waitingFor = PGRES_POLLING_WRITING
+    while true {
+      var now = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &now)
+      let left =
+        (deadline.tv_sec - now.tv_sec) * 1000 + (deadline.tv_nsec - now.tv_nsec) / 1_000_000
+      guard left > 0 else { throw PostgresError(.unreachable, "timeout expired") }
+      var waiting = [
+        pollfd(
+          fd: PQsocket(handle),
+          events: Int16(waitingFor == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0),
+        pollfd(fd: interruption, events: Int16(POLLIN), revents: 0),
+      ]
+      guard poll(&waiting, 2, Int32(clamping: left)) >= 0 || errno == EINTR else {
+        throw PostgresError(.unreachable, String(cString: strerror(errno)))
+      }
+      if waiting[1].revents != 0 {
+        throw PostgresError(.interrupted, "the connection was given up")
+      }
+      guard waiting[0].revents != 0 else { continue }
+      waitingFor = PQconnectPoll(handle)
+      if waitingFor == PGRES_POLLING_OK { return }
+      // Failed: the caller reads libpq's message from the handle.
+      if waitingFor == PGRES_POLLING_FAILED { return }
     }
   }
 

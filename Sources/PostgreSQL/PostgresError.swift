@@ -19,6 +19,8 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
     case badAddress
     /// PostgreSQL's client library (libpq) is not installed.
     case noClientLibrary
+    /// The caller gave the connecting up (``PostgresConnection/init(_:applicationName:timeout:settings:interruptedBy:)``).
+    case interrupted
   }
 
   /// The kind of failure.

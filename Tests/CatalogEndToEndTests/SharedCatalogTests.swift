@@ -147,6 +147,21 @@ import Testing
     )
   }
 
+  /// A script ends while the handoff listener's thread is still connecting (a password over
+  /// TCP: libpq hashes it with the TLS library, whose exit handler frees what that needs):
+  /// the process waits for the thread to give up, and exits cleanly, every time.
+  @Test func aScriptEndingWhileTheHandoffListenerConnectsExitsCleanly() throws {
+    let server = try PostgresTestServer.shared
+    let sandbox = try CatalogSandbox(.postgres)
+    let database = try #require(sandbox.catalogDatabase)
+    sandbox.environment["CATALOG_URL"] = server.tcpURL(database: database)
+    for _ in 0..<20 {
+      let result = try sandbox.run(input: "list\n")
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.output.contains("Cherries"))
+    }
+  }
+
   /// libpq is loaded when a server is named, not at every start: what it links (TLS, Kerberos,
   /// LDAP) took about 3.5 ms of every `catalog` process, most of which never use a server.
   @Test func theClientLibraryIsNotLoadedUntilAServerIsNamed() throws {

@@ -219,6 +219,57 @@ import Testing
       PostgresAddress(server.tcpURL(database: "postgres")), applicationName: "tests")
   }
 
+  /// A connection made step by step, so that another thread can give it up, makes the same
+  /// connection (a password over TCP) and fails the same way.
+  @Test func anInterruptibleConnectionConnectsAndFailsAsAnyOther() throws {
+    let server = try PostgresTestServer.shared
+    let wake = try WakePipe()
+    let connection = try PostgresConnection(
+      PostgresAddress(server.tcpURL(database: "postgres")), applicationName: "tests",
+      interruptedBy: wake.reader)
+    #expect(try connection.execute("SELECT 41 + 1").integer == 42)
+    do {
+      _ = try PostgresConnection(
+        PostgresAddress(server.tcpURL(database: "postgres", password: "wrong-password")),
+        applicationName: "tests", interruptedBy: wake.reader)
+      Issue.record("a wrong password was let in")
+    } catch let error as PostgresError {
+      #expect(error.kind == .authentication, "\(error)")
+    }
+  }
+
+  /// A server that never answers: the attempt ends when the pipe is written, long before its
+  /// timeout, and at its timeout when it is not.
+  @Test func aConnectionToASilentServerIsGivenUpOrTimesOut() throws {
+    let silent = try SilentServer()
+    let address = try PostgresAddress(
+      "postgresql://nobody@127.0.0.1:\(silent.port)/catalog?sslmode=disable&gssencmode=disable")
+    let wake = try WakePipe()
+    let writer = wake.writer
+    let start = ContinuousClock.now
+    Thread.detachNewThread {
+      usleep(200_000)
+      var byte: UInt8 = 1
+      _ = write(writer, &byte, 1)
+    }
+    do {
+      _ = try PostgresConnection(
+        address, applicationName: "tests", timeout: 60, interruptedBy: wake.reader)
+      Issue.record("connected to a server that never answers")
+    } catch let error as PostgresError {
+      #expect(error.kind == .interrupted, "\(error)")
+    }
+    #expect(ContinuousClock.now - start < .seconds(30))
+    do {
+      _ = try PostgresConnection(
+        address, applicationName: "tests", timeout: 1, interruptedBy: try WakePipe().reader)
+      Issue.record("connected to a server that never answers")
+    } catch let error as PostgresError {
+      #expect(error.kind == .unreachable, "\(error)")
+      #expect(error.message == "timeout expired")
+    }
+  }
+
   @Test func noServerAtAnAddressIsUnreachable() throws {
     let url = "postgresql://nobody@127.0.0.1:1/catalog?connect_timeout=2"
     do {
@@ -279,4 +330,33 @@ import Testing
     #expect(keywords.description == "postgresql://ann@/shop?host=/run/pg&port=5432")
     #expect(throws: PostgresError.self) { try PostgresAddress("postgresql://[bad") }
   }
+}
+
+/// A pipe whose reading end a test hands to a connection to give it up.
+private final class WakePipe {
+  let reader: Int32
+  let writer: Int32
+
+  init() throws {
+    var descriptors: [Int32] = [-1, -1]
+    guard pipe(&descriptors) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    (reader, writer) = (descriptors[0], descriptors[1])
+  }
+
+  deinit {
+    close(reader)
+    close(writer)
+  }
+}
+
+/// A socket on 127.0.0.1 that takes connections (the kernel does) and never answers.
+private final class SilentServer {
+  let port: Int
+  private let descriptor: Int32
+
+  init() throws {
+    (descriptor, port) = try PostgresProxy.listen(backlog: 4)
+  }
+
+  deinit { close(descriptor) }
 }

@@ -39,21 +39,29 @@ package final class PostgresProxy: @unchecked Sendable {
   /// Listens on a free port, forwarding to a server's.
   package init(serverPort: Int) throws {
     self.serverPort = serverPort
+    (listener, port) = try Self.listen(backlog: 16)
+    Thread.detachNewThread { [self] in acceptConnections() }
+  }
+
+  /// A socket listening on a free port of 127.0.0.1.
+  ///
+  /// - Parameter backlog: How many connections the kernel takes before one is accepted.
+  /// - Returns: The socket and its port.
+  /// - Throws: When no socket can be bound.
+  package static func listen(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = Self.loopback(port: 0)
+    var address = loopback(port: 0)
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
       }
     }
-    guard bound, listen(descriptor, 16) == 0 else {
+    guard bound, Glibc.listen(descriptor, backlog) == 0 else {
       close(descriptor)
       throw CocoaError(.fileWriteUnknown)
     }
-    listener = descriptor
-    port = Int(UInt16(bigEndian: address.sin_port))
-    Thread.detachNewThread { [self] in acceptConnections() }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
   }
 
   deinit {
