@@ -440,6 +440,10 @@ final class MappedIndexFile: @unchecked Sendable {
     guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0),
       address != MAP_FAILED
     else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
+    // A page touched reads that page, not the system's read-ahead window around it (megabytes
+    // on some disks): a search reads a few pages here and there, and asks ahead for the long
+    // runs it needs (`prefetch(bytes:)`).
+    _ = madvise(address, size, MADV_RANDOM)
     let bytes = UnsafeRawBufferPointer(start: address, count: size)
     do {
       header = try IndexHeader(bytes, size: size, path: path)
