@@ -147,6 +147,45 @@ import Testing
     )
   }
 
+  /// The server ends the connection a REPL listens for handoffs on: the listener connects
+  /// again by itself, and a handoff published after that is announced as before.
+  @Test func aHandoffListenerWhoseConnectionEndedListensAgain() throws {
+    let desk = try CatalogSandbox(.postgres)
+    desk.environment["CATALOG_MACHINE"] = "desk"
+    let database = try #require(desk.catalogDatabase)
+    let laptop = CatalogSandbox(sharingCatalogOf: desk)
+    laptop.environment["CATALOG_MACHINE"] = "laptop"
+    _ = try desk.run(input: "list\n")
+    let administrator = try PostgresConnection(
+      PostgresAddress(try #require(desk.catalogURL)), applicationName: "administrator")
+    func listeners() throws -> Int {
+      try administrator.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'catalog handoffs' AND datname = $1",
+        [database]
+      ).integer ?? 0
+    }
+    func waitForListener() throws {
+      for _ in 0..<200 where try listeners() == 0 { usleep(50_000) }
+      #expect(try listeners() == 1)
+    }
+    let receiver = laptop.start([])
+    receiver.send("select mango")
+    receiver.readOutput(until: "Mango")
+    try waitForListener()
+    let ended = try administrator.execute(
+      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'catalog handoffs' AND datname = $1",
+      [database])
+    #expect(ended.integer == 1)
+    for _ in 0..<100 where try listeners() == 1 { usleep(20_000) }
+    try waitForListener()
+    let sent = try desk.run(input: "select cherries\nhandoff --to-machine\n")
+    #expect(sent.status == 0, "\(sent.errors)")
+    receiver.readOutput(until: "Handed off from machine 'desk': 'Show Cherries product'")
+    let (_, errors) = receiver.finishReading()
+    #expect(errors.isEmpty, "\(errors)")
+    #expect(receiver.terminationStatus == 0)
+  }
+
   /// A script ends while the handoff listener's thread is still connecting (a password over
   /// TCP: libpq hashes it with the TLS library, whose exit handler frees what that needs):
   /// the process waits for the thread to give up, and exits cleanly, every time.
