@@ -407,6 +407,9 @@ struct IndexHeader {
 final class MappedIndexFile: @unchecked Sendable {
   /// Files up to this size are checked whole when opened.
   static let checkedWholeUpTo = 1 << 20
+  /// Files up to this size (an index of about two million products) are read a read-ahead
+  /// window at a time; larger ones a page at a time.
+  static let readAroundUpTo = 128 << 20
 
   let path: String
   /// Where the file is mapped.
@@ -440,10 +443,11 @@ final class MappedIndexFile: @unchecked Sendable {
     guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0),
       address != MAP_FAILED
     else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
-    // A page touched reads that page, not the system's read-ahead window around it (megabytes
-    // on some disks): a search reads a few pages here and there, and asks ahead for the long
-    // runs it needs (`prefetch(bytes:)`).
-    _ = madvise(address, size, MADV_RANDOM)
+    // In a large file, a page touched reads that page, not the system's read-ahead window
+    // around it (megabytes on some disks): a search reads a few pages here and there, and asks
+    // ahead for the long runs it needs (`prefetch(bytes:)`). A smaller file is left to the
+    // window, whose few reads bring in most of it for the searches that follow.
+    if size > Self.readAroundUpTo { _ = madvise(address, size, MADV_RANDOM) }
     let bytes = UnsafeRawBufferPointer(start: address, count: size)
     do {
       header = try IndexHeader(bytes, size: size, path: path)
