@@ -422,7 +422,16 @@ final class MappedIndexFile: @unchecked Sendable {
   /// The file's size and times when it was mapped.
   private let mappedStatus: FileStamp
 
-  init(path: String) throws(SearchIndexError) {
+  /// Maps a file and checks its header.
+  ///
+  /// - Parameters:
+  ///   - path: The file.
+  ///   - readAroundLimit: The largest file left to the system's read-ahead window; a larger
+  ///     one is read a page at a time where it is touched.
+  /// - Throws: ``SearchIndexError`` when the file cannot be read or its header is not right.
+  init(path: String, readingAroundUpTo readAroundLimit: Int = readAroundUpTo)
+    throws(SearchIndexError)
+  {
     self.path = path
     let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     guard descriptor >= 0 else {
@@ -447,7 +456,7 @@ final class MappedIndexFile: @unchecked Sendable {
     // around it (megabytes on some disks): a search reads a few pages here and there, and asks
     // ahead for the long runs it needs (`prefetch(bytes:)`). A smaller file is left to the
     // window, whose few reads bring in most of it for the searches that follow.
-    if size > Self.readAroundUpTo { _ = madvise(address, size, MADV_RANDOM) }
+    if size > readAroundLimit { _ = madvise(address, size, MADV_RANDOM) }
     let bytes = UnsafeRawBufferPointer(start: address, count: size)
     do {
       header = try IndexHeader(bytes, size: size, path: path)

@@ -21,6 +21,26 @@ import Testing
     return (directory, path, bytes)
   }
 
+  /// A large index is mapped to be read a page at a time where a search touches it (the
+  /// kernel shows `rr` among the mapping's flags); a small one is left to the read-ahead window.
+  @Test func onlyALargeIndexIsMappedForRandomReads() throws {
+    let (_, path, _) = try writtenIndex()
+    func flags(of file: MappedIndexFile) throws -> [Substring] {
+      let start = String(UInt(bitPattern: file.address), radix: 16) + "-"
+      // Read to its end: the kernel makes the file as it is read, and gives its size as 0.
+      let reader = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+      let smaps = String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        .split(separator: "\n")
+      let mapping = try #require(smaps.firstIndex { $0.hasPrefix(start) })
+      let line = try #require(smaps[mapping...].first { $0.hasPrefix("VmFlags:") })
+      return line.split(separator: " ").dropFirst().map { $0 }
+    }
+    let small = try MappedIndexFile(path: path)
+    #expect(try !flags(of: small).contains("rr"))
+    let large = try MappedIndexFile(path: path, readingAroundUpTo: 0)
+    #expect(try flags(of: large).contains("rr"))
+  }
+
   static func replace(_ path: String, with bytes: [UInt8]) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
   }
