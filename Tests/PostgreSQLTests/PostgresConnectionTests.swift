@@ -224,17 +224,19 @@ import Testing
   @Test func anInterruptibleConnectionConnectsAndFailsAsAnyOther() throws {
     let server = try PostgresTestServer.shared
     let wake = try WakePipe()
-    let connection = try PostgresConnection(
-      PostgresAddress(server.tcpURL(database: "postgres")), applicationName: "tests",
-      interruptedBy: wake.reader)
-    #expect(try connection.execute("SELECT 41 + 1").integer == 42)
-    do {
-      _ = try PostgresConnection(
-        PostgresAddress(server.tcpURL(database: "postgres", password: "wrong-password")),
-        applicationName: "tests", interruptedBy: wake.reader)
-      Issue.record("a wrong password was let in")
-    } catch let error as PostgresError {
-      #expect(error.kind == .authentication, "\(error)")
+    try withExtendedLifetime(wake) {
+      let connection = try PostgresConnection(
+        PostgresAddress(server.tcpURL(database: "postgres")), applicationName: "tests",
+        interruptedBy: wake.reader)
+      #expect(try connection.execute("SELECT 41 + 1").integer == 42)
+      do {
+        _ = try PostgresConnection(
+          PostgresAddress(server.tcpURL(database: "postgres", password: "wrong-password")),
+          applicationName: "tests", interruptedBy: wake.reader)
+        Issue.record("a wrong password was let in")
+      } catch let error as PostgresError {
+        #expect(error.kind == .authentication, "\(error)")
+      }
     }
   }
 
@@ -244,29 +246,33 @@ import Testing
     let silent = try SilentServer()
     let address = try PostgresAddress(
       "postgresql://nobody@127.0.0.1:\(silent.port)/catalog?sslmode=disable&gssencmode=disable")
-    let wake = try WakePipe()
-    let writer = wake.writer
-    let start = ContinuousClock.now
-    Thread.detachNewThread {
-      usleep(200_000)
-      var byte: UInt8 = 1
-      _ = write(writer, &byte, 1)
-    }
-    do {
-      _ = try PostgresConnection(
-        address, applicationName: "tests", timeout: 60, interruptedBy: wake.reader)
-      Issue.record("connected to a server that never answers")
-    } catch let error as PostgresError {
-      #expect(error.kind == .interrupted, "\(error)")
-    }
-    #expect(ContinuousClock.now - start < .seconds(30))
-    do {
-      _ = try PostgresConnection(
-        address, applicationName: "tests", timeout: 1, interruptedBy: try WakePipe().reader)
-      Issue.record("connected to a server that never answers")
-    } catch let error as PostgresError {
-      #expect(error.kind == .unreachable, "\(error)")
-      #expect(error.message == "timeout expired")
+    // Both pipes and the server outlive every connection: a descriptor closed under a
+    // connection would be another file's soon after.
+    let (wake, idle) = (try WakePipe(), try WakePipe())
+    try withExtendedLifetime((silent, wake, idle)) {
+      let writer = wake.writer
+      let start = ContinuousClock.now
+      Thread.detachNewThread {
+        usleep(200_000)
+        var byte: UInt8 = 1
+        _ = write(writer, &byte, 1)
+      }
+      do {
+        _ = try PostgresConnection(
+          address, applicationName: "tests", timeout: 60, interruptedBy: wake.reader)
+        Issue.record("connected to a server that never answers")
+      } catch let error as PostgresError {
+        #expect(error.kind == .interrupted, "\(error)")
+      }
+      #expect(ContinuousClock.now - start < .seconds(30))
+      do {
+        _ = try PostgresConnection(
+          address, applicationName: "tests", timeout: 1, interruptedBy: idle.reader)
+        Issue.record("connected to a server that never answers")
+      } catch let error as PostgresError {
+        #expect(error.kind == .unreachable, "\(error)")
+        #expect(error.message == "timeout expired")
+      }
     }
   }
 
