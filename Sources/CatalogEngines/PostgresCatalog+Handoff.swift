@@ -165,7 +165,7 @@ final class PostgresHandoffListener: HandoffListener, @unchecked Sendable {
     while !stopped.load(ordering: .relaxed) {
       guard let connection = connection ?? connect(), connection.isConnected else {
         // No server, or it went away: try again every two seconds.
-        connection = nil
+        self.connection = nil
         var waiting = pollfd(fd: wake.reader, events: Int16(POLLIN), revents: 0)
         _ = poll(&waiting, 1, 2000)
         continue

@@ -249,7 +249,18 @@ import Testing
     // Both pipes and the server outlive every connection: a descriptor closed under a
     // connection would be another file's soon after.
     let (wake, idle) = (try WakePipe(), try WakePipe())
-    try withExtendedLifetime((silent, wake, idle)) {
+    /// How connecting ends: with an error, never with a connection.
+    func failure(timeout: Int, interruptedBy pipe: WakePipe) -> PostgresError? {
+      do {
+        _ = try PostgresConnection(
+          address, applicationName: "tests", timeout: timeout, interruptedBy: pipe.reader)
+        Issue.record("connected to a server that never answers")
+      } catch {
+        return error as? PostgresError
+      }
+      return nil
+    }
+    withExtendedLifetime((silent, wake, idle)) {
       let writer = wake.writer
       let start = ContinuousClock.now
       Thread.detachNewThread {
@@ -257,22 +268,12 @@ import Testing
         var byte: UInt8 = 1
         _ = write(writer, &byte, 1)
       }
-      do {
-        _ = try PostgresConnection(
-          address, applicationName: "tests", timeout: 60, interruptedBy: wake.reader)
-        Issue.record("connected to a server that never answers")
-      } catch let error as PostgresError {
-        #expect(error.kind == .interrupted, "\(error)")
-      }
+      let givenUp = failure(timeout: 60, interruptedBy: wake)
+      #expect(givenUp?.kind == .interrupted, "\(String(describing: givenUp))")
       #expect(ContinuousClock.now - start < .seconds(30))
-      do {
-        _ = try PostgresConnection(
-          address, applicationName: "tests", timeout: 1, interruptedBy: idle.reader)
-        Issue.record("connected to a server that never answers")
-      } catch let error as PostgresError {
-        #expect(error.kind == .unreachable, "\(error)")
-        #expect(error.message == "timeout expired")
-      }
+      let timedOut = failure(timeout: 1, interruptedBy: idle)
+      #expect(timedOut?.kind == .unreachable, "\(String(describing: timedOut))")
+      #expect(timedOut?.message == "timeout expired")
     }
   }
 
