@@ -121,6 +121,17 @@ final class IndexStorage: @unchecked Sendable {
     }
   }
 
+  /// Asks the system to read ahead the pages of a range of a section when the block of its
+  /// first element was never checked here (so perhaps never read); nothing otherwise, and
+  /// nothing for an index in memory.
+  func readAhead<T>(_ section: Section<T>, _ range: Range<Int>) {
+    guard let file, !range.isEmpty, range.upperBound <= section.count else { return }
+    let stride = MemoryLayout<T>.stride
+    file.readAhead(
+      bytes: (section.fileOffset + range.lowerBound * stride)..<(section.fileOffset
+        + range.upperBound * stride))
+  }
+
   /// An offset read from an offsets section, checked to lie within the section it points into.
   @inline(__always)
   func offset(

@@ -223,9 +223,13 @@ extension SearchIndex {
     try self.init(contentsOf: path, checkingWholeUpTo: MappedIndexFile.checkedWholeUpTo)
   }
 
-  /// Opens an index file, checking it whole when it is no larger than a size.
-  init(contentsOf path: String, checkingWholeUpTo limit: Int) throws(SearchIndexError) {
-    let file = try MappedIndexFile(path: path)
+  /// Opens an index file, checking it whole when it is no larger than a size, and leaving it
+  /// to the system's read-ahead window when no larger than another.
+  init(
+    contentsOf path: String, checkingWholeUpTo limit: Int,
+    readingAroundUpTo readAroundLimit: Int = MappedIndexFile.readAroundUpTo
+  ) throws(SearchIndexError) {
+    let file = try MappedIndexFile(path: path, readingAroundUpTo: readAroundLimit)
     if file.bytes.count <= limit {
       try file.verify(bytes: file.header.dataStart..<file.header.fileLength)
     }
@@ -503,9 +507,30 @@ final class MappedIndexFile: @unchecked Sendable {
     let first = (range.lowerBound - header.dataStart) / IndexHeader.blockSize
     let last = (range.upperBound - 1 - header.dataStart) / IndexHeader.blockSize
     guard !verified.contains(first) || !verified.contains(last) else { return }
+    willNeed(
+      (header.dataStart + first * IndexHeader.blockSize)..<(header.dataStart + (last + 1)
+        * IndexHeader.blockSize)
+    )
+    // And their checksums, which checking each block reads first.
+    willNeed(
+      (IndexHeader.fixedLength + 4 * first)..<(IndexHeader.fixedLength + 4 * (last + 1)))
+  }
+
+  /// Asks the system to read the blocks holding a range of the file's bytes ahead, as
+  /// ``prefetch(bytes:)`` does, when the first of them was never checked: what was checked was
+  /// read, and is likely still cached.
+  func readAhead(bytes range: Range<Int>) {
+    guard !range.isEmpty, range.lowerBound >= header.dataStart else { return }
+    guard !verified.contains((range.lowerBound - header.dataStart) / IndexHeader.blockSize)
+    else { return }
+    prefetch(bytes: range)
+  }
+
+  /// Asks the system to read the pages of a range of the file ahead, without waiting.
+  private func willNeed(_ range: Range<Int>) {
     let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-    let start = (header.dataStart + first * IndexHeader.blockSize) / page * page
-    let end = min(header.dataStart + (last + 1) * IndexHeader.blockSize, bytes.count)
+    let start = range.lowerBound / page * page
+    let end = min(range.upperBound, bytes.count)
     guard end > start else { return }
     _ = madvise(UnsafeMutableRawPointer(mutating: address + start), end - start, MADV_WILLNEED)
   }

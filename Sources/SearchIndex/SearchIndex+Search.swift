@@ -413,6 +413,10 @@ private struct PostingReader: SortedDocuments {
   private let buffer: UnsafeBufferPointer<UInt32>
   /// Positions known checked.
   private var checkedPositions: Range<Int> = 0..<0
+  /// Positions whose pages were last asked for ahead of their checks.
+  private var askedAhead: Range<Int> = 0..<0
+  /// How many postings, from one in a block not yet checked, are asked for together.
+  static let readAhead = (128 << 10) / MemoryLayout<UInt32>.stride
 
   init(_ storage: IndexStorage) {
     self.storage = storage
@@ -436,6 +440,13 @@ private struct PostingReader: SortedDocuments {
   private mutating func check(_ position: Int) throws(SearchIndexError) {
     guard position >= 0, position < buffer.count else {
       throw storage.damage("a posting lies outside its section")
+    }
+    // A seek touches pages near each other one after another (a gallop doubles its step,
+    // then halves it back), and a walk touches the next: on a disk the system has not cached,
+    // each would wait for its own read, where the pages ahead asked for together arrive in one.
+    if !askedAhead.contains(position) {
+      askedAhead = position..<min(position + Self.readAhead, buffer.count)
+      storage.readAhead(storage.postings, askedAhead)
     }
     try storage.check(storage.postings, position..<(position + 1))
     checkedPositions = position..<(position + 1)

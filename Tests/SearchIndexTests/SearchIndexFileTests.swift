@@ -41,6 +41,45 @@ import Testing
     #expect(try flags(of: large).contains("rr"))
   }
 
+  /// A search that first touches a block of a long posting list, where the system has not
+  /// cached it, asks for the blocks after it together (`MADV_WILLNEED`): in an index mapped for
+  /// random reads, each would otherwise wait for its own read when a seek reached it.
+  @Test(.enabled(if: pagesLeaveTheCache(), "the temporary directory keeps files in memory"))
+  func aSearchAsksForThePostingsAheadTogether() throws {
+    // One word in every title: its postings, four bytes a document, fill 40 blocks.
+    let documents = (0..<40_000).map { SearchDocument(title: "rose \($0)", keywords: []) }
+    let path = directory.path + "/long.index"
+    try SearchIndex(documents).write(to: path, origin: Self.origin)
+    let index = try SearchIndex(contentsOf: path, checkingWholeUpTo: 0, readingAroundUpTo: 0)
+    let file = try #require(index.storage.file)
+    let term = try #require(try index.position(of: Array("rose".utf8)))
+    let postings = try index.postingRange(term: term, field: .title, checkingPostings: false)
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let start = index.storage.postings.fileOffset + postings.lowerBound * 4
+    let end = index.storage.postings.fileOffset + postings.upperBound * 4
+    let pages = (start / page)..<((end + page - 1) / page)
+    func residentPages() -> Int {
+      var resident = [UInt8](repeating: 0, count: pages.count)
+      let address = UnsafeMutableRawPointer(mutating: file.address + pages.lowerBound * page)
+      guard mincore(address, pages.count * page, &resident) == 0 else { return -1 }
+      return resident.filter { $0 & 1 != 0 }.count
+    }
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    try #require(descriptor >= 0)
+    _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_DONTNEED))
+    close(descriptor)
+    // A page already mapped stays: eviction passes it by.
+    let before = residentPages()
+    try #require(pages.count >= 32 && before <= 4)
+
+    #expect(try index.search(SearchQuery("rose"), limit: 10).count == 10)
+    // Touched alone, a page or two would be read; asked for ahead, the pages after them arrive
+    // without the search waiting for them.
+    let deadline = ContinuousClock.now + .seconds(5)
+    while residentPages() < before + 16 && ContinuousClock.now < deadline { usleep(10_000) }
+    #expect(residentPages() >= before + 16)
+  }
+
   static func replace(_ path: String, with bytes: [UInt8]) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
   }
@@ -302,4 +341,25 @@ import Testing
       try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         == ["blocked", "search.index"])
   }
+}
+
+/// Whether the temporary directory's files leave the page cache when asked to (not on a file
+/// system kept in memory): a page written, flushed and let go is no longer there.
+private func pagesLeaveTheCache() -> Bool {
+  let path = NSTemporaryDirectory() + "catalog-tests-cache-" + UUID().uuidString
+  let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+  guard descriptor >= 0 else { return false }
+  defer {
+    close(descriptor)
+    unlink(path)
+  }
+  let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+  let bytes = [UInt8](repeating: 1, count: page)
+  guard write(descriptor, bytes, page) == page, fsync(descriptor) == 0,
+    posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_DONTNEED)) == 0,
+    let address = mmap(nil, page, PROT_READ, MAP_SHARED, descriptor, 0), address != MAP_FAILED
+  else { return false }
+  defer { munmap(address, page) }
+  var resident: UInt8 = 1
+  return mincore(address, page, &resident) == 0 && resident & 1 == 0
 }
