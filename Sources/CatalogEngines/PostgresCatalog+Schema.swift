@@ -9,6 +9,13 @@ extension PostgresCatalog {
   /// The session setting by which this program's own writes are told from other programs'.
   static let writerSetting = (name: "catalog.writer", value: "catalog")
 
+  /// The settings of this program's sessions: its writes are told from others'
+  /// (``writerSetting``), and no statement is compiled to machine code (PostgreSQL's JIT).
+  /// Every statement here reads or writes a few rows, or streams a table in order: at millions
+  /// of products the planner's estimates of the few-row reads pass the compiling threshold, and
+  /// compiling them takes longer than running them.
+  package static let sessionSettings = [writerSetting, (name: "jit", value: "off")]
+
   /// The channel a handoff is announced on (`NOTIFY`), with its number.
   var handoffChannel: String { "catalog_handoffs_" + schema }
 

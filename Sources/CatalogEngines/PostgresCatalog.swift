@@ -89,7 +89,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       // The session says it is this program's: its writes keep the block counts, which the
       // schema's triggers leave to it (see the migration "note other programs' changes").
       opened = try PostgresConnection(
-        address, applicationName: "catalog", settings: [Self.writerSetting])
+        address, applicationName: "catalog", settings: Self.sessionSettings)
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))

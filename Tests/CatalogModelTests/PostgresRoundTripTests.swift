@@ -24,6 +24,20 @@ import Testing
     #expect(catalog.count == 20)
   }
 
+  /// A catalog's session compiles no statement to machine code: the server's estimates of
+  /// its few-row reads at millions of products pass the compiling threshold, and compiling
+  /// them would take longer than running them. Made as the session starts, like its other
+  /// settings.
+  @Test func aCatalogsSessionCompilesNoStatement() throws {
+    let server = try PostgresTestServer.shared
+    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let session = try PostgresConnection(
+      address, applicationName: "tests", settings: PostgresCatalog.sessionSettings)
+    #expect(try session.execute("SHOW jit").text(0, 0) == "off")
+    #expect(try session.execute("SHOW catalog.writer").text(0, 0) == "catalog")
+    #expect(session.roundTrips == 3)
+  }
+
   /// What was read at the generation the last refresh found is not asked again; a change
   /// (here another connection's) is seen at the next refresh.
   @Test func aProductReadAtAGenerationIsReadOnce() throws {
