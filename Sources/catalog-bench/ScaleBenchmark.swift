@@ -402,19 +402,29 @@ private func replSearchTimes(
   ).map(\.ms)
 }
 
-/// `catalog-bench repl-search --data-dir DIR [--history N] [--search-repeats N]`: the REPL's
-/// search of `scale` alone, over a data directory made before (a 10,000,000-product one takes
-/// a quarter of an hour to make), with the slowest searches named.
+/// `catalog-bench repl-search --data-dir DIR [--catalog-url URL --products-from FILE]
+/// [--history N] [--search-repeats N]`: the REPL's search of `scale` alone, over a data
+/// directory made before (a 10,000,000-product one takes a quarter of an hour to make), with the
+/// slowest searches named. With `--catalog-url`, the REPL searches the catalog on the server
+/// (its index in DIR), and the history holds products read from a SQLite catalog of the same
+/// rows.
 func replSearchBenchmark() throws {
   guard let data = stringOption("--data-dir") else {
     throw CatalogBenchError("repl-search needs --data-dir DIR (a data directory with a catalog)")
+  }
+  let url = stringOption("--catalog-url")
+  let source = stringOption("--products-from")
+  guard (url == nil) == (source == nil) else {
+    throw CatalogBenchError(
+      "repl-search --catalog-url needs --products-from FILE (a SQLite catalog of the same rows)")
   }
   let root = temporaryDirectory()
   defer { try? FileManager.default.removeItem(atPath: root) }
   let searches = try replSearches(
     data: data, state: root + "/state", viewed: option("--history", default: 1000),
     repeats: option("--search-repeats", default: 20),
-    database: data + "/" + CatalogStore.databaseName)
+    database: source ?? data + "/" + CatalogStore.databaseName,
+    environment: url.map { ["CATALOG_URL": $0] } ?? [:])
   let times = searches.map(\.ms)
   print(
     String(

@@ -271,7 +271,8 @@ do {
                catalog-bench pictures [--runs N]
                catalog-bench scale --products N | --catalog FILE [--runs N] [--edits N] [--history N]
                                    [--search-repeats N]
-               catalog-bench repl-search --data-dir DIR [--history N] [--search-repeats N]
+               catalog-bench repl-search --data-dir DIR [--catalog-url URL --products-from FILE]
+                                         [--history N] [--search-repeats N]
                catalog-bench engines --catalog-url URL --products N | --catalog FILE [--runs N]
                catalog-bench order-file [--output FILE]
 
