@@ -98,12 +98,14 @@ struct ListNumbering {
     guard number >= 1 else { return nil }
     if dense { return number }
     try sums.read(from: database, grouped: grouped)
-    guard let (index, before) = try sums.block(holdingNumber: number, in: database) else {
+    guard let (index, before, live) = try sums.block(holdingNumber: number, in: database) else {
       return nil
     }
     guard index >= 0, index < Self.largestPosition >> Self.blockShift, before < number else {
       return nil
     }
+    // A full block has every position: no need to count into it.
+    if live == Self.blockSize { return index << Self.blockShift &+ (number &- before) }
     return try database.integer(
       "SELECT position FROM products WHERE position >= ? ORDER BY position LIMIT 1 OFFSET ?",
       .integer(index << Self.blockShift + 1), .integer(number - before - 1))
@@ -293,11 +295,16 @@ final class BlockSums: @unchecked Sendable {
   /// The blocks of the groups looked into at this generation.
   private var blocks: [Int: RunningSums] = [:]
 
-  /// The block holding the product with a list number, and how many products come before it.
-  func block(holdingNumber number: Int, in database: Database) throws -> (Int, Int)? {
+  /// The block holding the product with a list number, how many products come before it,
+  /// and how many it holds.
+  func block(holdingNumber number: Int, in database: Database) throws -> (
+    block: Int, before: Int, live: Int
+  )? {
     guard let group = groups.index(holdingNumber: number) else { return nil }
     let counts = try blocks(ofGroupAt: group, in: database)
-    return counts.index(holdingNumber: number).map { (counts.keys[$0], counts.before[$0]) }
+    return counts.index(holdingNumber: number).map {
+      (counts.keys[$0], counts.before[$0], counts.live[$0])
+    }
   }
 
   /// A block's count of products and how many come before it; nil for a block with none.

@@ -501,7 +501,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   /// The SQL that gives each position of a table `p(position)` its list number: the products
   /// of the groups before its group, of the blocks of its group before its block, and those
-  /// of its block up to it. A position in a block with no count (damage) has none.
+  /// of its block up to it — counted, unless the block is full and has every position (as
+  /// ``ListNumbering`` does). A position in a block with no count (damage) has none.
   ///
   /// - Parameter positions: The SQL of the table, which may have more columns.
   /// - Returns: A query of `p`'s columns and the number.
@@ -514,10 +515,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           WHERE grp < \(block) >> \(groupShift))
         + (SELECT coalesce(sum(live), 0) FROM \(schema).blocks
           WHERE block >= \(block) >> \(groupShift) << \(groupShift) AND block < \(block))
-        + (SELECT count(*) FROM \(schema).products AS q
-          WHERE q.position > \(block) << \(blockShift) AND q.position <= p.position)
+        + CASE WHEN k.live = \(ListNumbering.blockSize) THEN p.position - (\(block) << \(blockShift))
+          ELSE (SELECT count(*) FROM \(schema).products AS q
+            WHERE q.position > \(block) << \(blockShift) AND q.position <= p.position) END
       FROM (\(positions)) AS p
-      WHERE EXISTS (SELECT FROM \(schema).blocks WHERE block = \(block) AND live > 0)
+      CROSS JOIN LATERAL (SELECT live FROM \(schema).blocks WHERE block = \(block) AND live > 0) AS k
       """
   }
 
@@ -619,25 +621,30 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   /// The SQL of the products from a list number on, in order: the group, then the block,
-  /// whose products reach the number, and the product of the block at it.
+  /// whose products reach the number, and the product of the block at it — found by counting
+  /// into the block, unless the block is full and has every position (as ``ListNumbering``
+  /// does).
   ///
   /// - Parameters:
   ///   - first: The SQL of the first list number.
   ///   - limit: The SQL of the most products.
   /// - Returns: A query of ``columns`` and `position`.
   private func page(from first: String, limit: String) -> String {
-    """
-    WITH g AS (SELECT grp, sum(live) OVER (ORDER BY grp) AS upto, live FROM \(schema).block_groups),
-    h AS (SELECT grp, upto - live AS before FROM g WHERE upto >= \(first) ORDER BY grp LIMIT 1),
-    b AS (SELECT block, (SELECT before FROM h) + sum(live) OVER (ORDER BY block) AS upto, live
-      FROM \(schema).blocks WHERE block >= (SELECT grp FROM h) << \(ListNumbering.groupShift)
-        AND block < ((SELECT grp FROM h) + 1) << \(ListNumbering.groupShift)),
-    f AS (SELECT block, upto - live AS before FROM b WHERE upto >= \(first) ORDER BY block LIMIT 1),
-    s AS (SELECT position FROM \(schema).products WHERE position > (SELECT block << \(ListNumbering.blockShift) FROM f)
-      ORDER BY position OFFSET (SELECT \(first) - before - 1 FROM f) LIMIT 1)
-    SELECT \(Self.columns), position FROM \(schema).products
-    WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT \(limit)
-    """
+    let (blockShift, groupShift) = (ListNumbering.blockShift, ListNumbering.groupShift)
+    return """
+      WITH g AS (SELECT grp, sum(live) OVER (ORDER BY grp) AS upto, live FROM \(schema).block_groups),
+      h AS (SELECT grp, upto - live AS before FROM g WHERE upto >= \(first) ORDER BY grp LIMIT 1),
+      b AS (SELECT block, (SELECT before FROM h) + sum(live) OVER (ORDER BY block) AS upto, live
+        FROM \(schema).blocks WHERE block >= (SELECT grp FROM h) << \(groupShift)
+          AND block < ((SELECT grp FROM h) + 1) << \(groupShift)),
+      f AS (SELECT block, upto - live AS before, live FROM b WHERE upto >= \(first) ORDER BY block LIMIT 1),
+      s AS (SELECT CASE WHEN (SELECT live FROM f) = \(ListNumbering.blockSize)
+        THEN (SELECT ((block << \(blockShift)) + \(first) - before)::bigint FROM f)
+        ELSE (SELECT position FROM \(schema).products WHERE position > (SELECT block << \(blockShift) FROM f)
+          ORDER BY position OFFSET (SELECT \(first) - before - 1 FROM f) LIMIT 1) END AS position)
+      SELECT \(Self.columns), position FROM \(schema).products
+      WHERE position >= (SELECT position FROM s) ORDER BY position LIMIT \(limit)
+      """
   }
 
   package func products(atNumbers numbers: [Int]) -> [Int: Product] {

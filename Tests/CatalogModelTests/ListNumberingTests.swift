@@ -192,6 +192,39 @@ import Testing
     expectNumbers()
   }
 
+  /// On PostgreSQL, a product in a full block is numbered, and found by its number, from the
+  /// counts alone, one in a block a deletion emptied in part by counting into its block: both
+  /// agree with the array, with full blocks before and after a partial one.
+  @Test func numbersAgreeInFullAndPartBlocksOnPostgreSQL() throws {
+    let server = try PostgresTestServer.shared
+    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    // Blocks 0 to 2 full, block 3 in part.
+    var model = (1...3_500).map(product)
+    _ = try PostgresCatalog(address: address).importProducts(model)
+    let catalog = try PostgresCatalog(address: address)
+    func expectNumbers(sourceLocation: SourceLocation = #_sourceLocation) {
+      let numbers = catalog.numbers(of: model.map(\.identifier))
+      #expect(
+        model.enumerated().allSatisfy { numbers[$0.element.identifier] == $0.offset + 1 },
+        sourceLocation: sourceLocation)
+      let asked = [1, 1_024, 1_025, 1_030, 1_500, 2_048, 2_049, 3_072, 3_073, model.count]
+      let found = catalog.products(atNumbers: asked)
+      #expect(
+        asked.allSatisfy { found[$0] == model[$0 - 1] }, sourceLocation: sourceLocation)
+      for first in [1_020, 2_046, 3_070] {
+        #expect(
+          catalog.products(numbers: first...(first + 5)).map(\.product)
+            == Array(model[(first - 1)..<(first + 5)]), sourceLocation: sourceLocation)
+      }
+    }
+    expectNumbers()
+    // Block 1 loses two products: blocks 0 and 2 stay full around it.
+    let doomed = [model[1_030], model[1_500]]
+    try catalog.apply(doomed.map { .delete($0.identifier, name: $0.name) })
+    model.removeAll { [doomed[0].identifier, doomed[1].identifier].contains($0.identifier) }
+    expectNumbers()
+  }
+
   /// Numbers are found through block counts kept in memory: another process's deletions and
   /// additions are seen at once, before this one refreshes its count.
   @Test func numbersFollowAnotherProcessesChangesAtOnce() throws {
