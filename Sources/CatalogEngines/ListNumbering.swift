@@ -10,8 +10,9 @@ import SQLite
 /// has; and from the `block_groups` table, the same for each run of 64 blocks (65,536
 /// positions). A deletion changes one block's count and one group's, so it costs the same at a
 /// million products as at ten; finding a number reads the group counts (about 150 rows at ten
-/// million products), the counts of one group's blocks and at most one block of the position
-/// index: nearly the same at ten million products as at a hundred thousand.
+/// million products), the counts of one group's blocks and, unless the block is full (it then
+/// has every position), one block of the position index: nearly the same at ten million
+/// products as at a hundred thousand.
 ///
 /// A database written before schema version 4 has no blocks, and dense positions: there, a
 /// position is the list number (``dense``). One written before version 7 has no group counts
