@@ -412,7 +412,7 @@ final class MappedIndexFile: @unchecked Sendable {
   /// Files up to this size are checked whole when opened.
   static let checkedWholeUpTo = 1 << 20
   /// Files up to this size (an index of about two million products) are read a read-ahead
-  /// window at a time; larger ones a page at a time.
+  /// window at a time; larger ones a page at a time, and what a search asks for ahead.
   static let readAroundUpTo = 128 << 20
 
   let path: String
@@ -458,8 +458,9 @@ final class MappedIndexFile: @unchecked Sendable {
     else { throw .cannotRead(path: path, reason: String(cString: strerror(errno))) }
     // In a large file, a page touched reads that page, not the system's read-ahead window
     // around it (megabytes on some disks): a search reads a few pages here and there, and asks
-    // ahead for the long runs it needs (`prefetch(bytes:)`). A smaller file is left to the
-    // window, whose few reads bring in most of it for the searches that follow.
+    // ahead for the long runs it needs and for the postings after a block it first touches
+    // (`prefetch(bytes:)`, `readAhead(bytes:)`). A smaller file is left to the window, whose
+    // few reads bring in most of it for the searches that follow.
     if size > readAroundLimit { _ = madvise(address, size, MADV_RANDOM) }
     let bytes = UnsafeRawBufferPointer(start: address, count: size)
     do {
