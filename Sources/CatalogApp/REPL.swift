@@ -21,8 +21,11 @@ final class REPL {
   private let editor: TerminalLineEditor?
   /// Links and handoffs from other processes; nil for one command, or without a socket.
   private let channel: DeliveryChannel?
-  /// Activities the user's other machines hand off, with a catalog on a server.
-  private let handoffs: (any HandoffListener)?
+  /// Activities the user's other machines hand off, with a catalog on a server: listened for
+  /// from the first time the loop would wait for a line.
+  private var handoffs: (any HandoffListener)?
+  /// Whether the loop is yet to start listening for handoffs; never for one command.
+  private var listensForHandoffsWhenWaiting: Bool
   private var failed = false
   private var exitSignal: Int32?
   /// The product whose picture the last command drew, the last thing on the screen: drawn
@@ -105,11 +108,9 @@ final class REPL {
       oneCommand == nil
       ? try? DeliveryChannel(in: store.environment.directory) { Signals.wake() } : nil
     // One line each above the prompt (LISTEN/NOTIFY), to continue with 'continue --elsewhere
-    // N'. Not for one command from the shell, which would only pay for the connection.
-    handoffs =
-      oneCommand == nil
-      ? store.environment.database?.handoff?.listenForHandoffs(
-        for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() }) : nil
+    // N' (``nextCommand()``). Not for one command from the shell, which would only pay for the
+    // connection.
+    listensForHandoffsWhenWaiting = oneCommand == nil
   }
 
   /// Runs the loop until the input ends, `quit`, or a signal; then lets the scenes go.
@@ -166,6 +167,14 @@ final class REPL {
         output.line(
           "Handed off from machine '\(handoff.machine.escapingControlCharacters)': '\(title.escapingControlCharacters)'; type 'activities --elsewhere' to continue it here."
         )
+      }
+      // Handoffs are listened for once the loop would wait for its next line: a script whose
+      // lines are all here ends before a handoff could be announced, and would only pay for a
+      // second connection to the server. What is published before is listed, not announced.
+      if listensForHandoffsWhenWaiting && (editor != nil || reader.wouldWait) {
+        listensForHandoffsWhenWaiting = false
+        handoffs = store.environment.database?.handoff?.listenForHandoffs(
+          for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() })
       }
       let result = readLine()
       if let signal = Signals.take() {

@@ -54,6 +54,15 @@ package final class LineReader {
     buffer[start...].contains(UInt8(ascii: "\n")) || (isAtEnd && start < buffer.count)
   }
 
+  /// Whether ``next()`` would wait for the input now: no whole line has been read already,
+  /// the input has not ended, and nothing more is there to read. A script whose lines are all
+  /// there never waits; a person at a terminal, or a program that writes lines as it goes, does.
+  package var wouldWait: Bool {
+    guard descriptor >= 0, !isAtEnd, !hasBufferedLine else { return false }
+    var input = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&input, 1, 0) == 0
+  }
+
   /// Reads the next line.
   ///
   /// - Returns: The line, an invalid line's error, the end of the input, or an interruption.

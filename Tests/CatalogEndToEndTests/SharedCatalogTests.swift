@@ -186,19 +186,66 @@ import Testing
     #expect(receiver.terminationStatus == 0)
   }
 
-  /// A script ends while the handoff listener's thread is still connecting (a password over
+  /// Input ends while the handoff listener's thread is still connecting (a password over
   /// TCP: libpq hashes it with the TLS library, whose exit handler frees what that needs):
-  /// the process waits for the thread to give up, and exits cleanly, every time.
-  @Test func aScriptEndingWhileTheHandoffListenerConnectsExitsCleanly() throws {
+  /// the process waits for the thread to give up, and exits cleanly, every time. The thread
+  /// starts as the loop waits for its next line, after the list.
+  @Test func inputEndingWhileTheHandoffListenerConnectsExitsCleanly() throws {
     let server = try PostgresTestServer.shared
     let sandbox = try CatalogSandbox(.postgres)
     let database = try #require(sandbox.catalogDatabase)
     sandbox.environment["CATALOG_URL"] = server.tcpURL(database: database)
     for _ in 0..<20 {
-      let result = try sandbox.run(input: "list\n")
-      #expect(result.status == 0, "\(result.errors)")
-      #expect(result.output.contains("Cherries"))
+      let process = sandbox.start([])
+      process.send("list")
+      process.readOutput(until: "10 products.")
+      let (_, errors) = process.finishReading()
+      #expect(process.terminationStatus == 0, "\(errors)")
+      #expect(errors.isEmpty, "\(errors)")
     }
+  }
+
+  /// A script whose lines are all there when it starts makes one connection to the server:
+  /// it ends before a handoff could be announced, so it does not listen for one. (The server
+  /// counts the sessions of each database.)
+  @Test func aScriptWhoseLinesAreAllThereConnectsOnce() throws {
+    let sandbox = try CatalogSandbox(.postgres)
+    let database = try #require(sandbox.catalogDatabase)
+    let administrator = try PostgresConnection(
+      PostgresAddress(try #require(sandbox.catalogURL)), applicationName: "administrator")
+    _ = try sandbox.run(input: "list\n")
+    func sessions() throws -> Int {
+      _ = try administrator.execute("SELECT pg_stat_force_next_flush()")
+      return try administrator.execute(
+        "SELECT sessions FROM pg_stat_database WHERE datname = $1", [database]
+      ).integer ?? 0
+    }
+    // Settled: the sessions before this one have ended and been counted.
+    func settled() throws -> Int {
+      var last = try sessions()
+      for _ in 0..<50 {
+        usleep(200_000)
+        let now = try sessions()
+        if now == last { return now }
+        last = now
+      }
+      return last
+    }
+    let before = try settled()
+    let script = try sandbox.writeFile(
+      "script.txt", "select mango\ntab photo\ntab detail\nselect cherries\nlist\n")
+    let process = Process()
+    process.executableURL = CatalogSandbox.executable
+    process.arguments = [
+      "--state-dir", sandbox.stateDirectory, "--data-dir", sandbox.dataDirectory,
+    ]
+    process.environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
+    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: script))
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(try settled() == before + 1)
   }
 
   /// libpq is loaded when a server is named, not at every start: what it links (TLS, Kerberos,

@@ -105,6 +105,28 @@ import Testing
     #expect(reader.next() == .invalid(.invalidUTF8))
     #expect(reader.next() == .line("list"))
   }
+
+  /// A reader would wait only while nothing is there to read: not with a whole line read
+  /// already or bytes in the pipe, nor at the end of the input.
+  @Test func saysWhetherItWouldWait() throws {
+    let input = try Pipe()
+    let reader = LineReader(descriptor: input.read, wakeDescriptor: -1)
+    #expect(reader.wouldWait)
+    input.send(Array("list\nsel".utf8))
+    #expect(!reader.wouldWait)
+    #expect(reader.next() == .line("list"))
+    // Part of a line is here; the rest is not.
+    #expect(reader.wouldWait)
+    input.send(Array("ect 2\n".utf8))
+    #expect(!reader.wouldWait)
+    #expect(reader.next() == .line("select 2"))
+    #expect(reader.wouldWait)
+    input.closeWriter()
+    #expect(!reader.wouldWait)
+    #expect(reader.next() == .end)
+    #expect(!reader.wouldWait)
+    #expect(!LineReader(text: "list").wouldWait)
+  }
 }
 
 @Suite struct TerminalQueryTests {
