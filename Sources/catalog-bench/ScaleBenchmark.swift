@@ -200,8 +200,8 @@ func scaleBenchmark() throws {
 }
 
 /// The PostgreSQL lines of `scale`: each command beside `psql` running the same statements,
-/// on the same rows imported into a schema of the reference's own; the export's reads the
-/// catalog's own table.
+/// on the same rows imported into a schema of the reference's own; the export's reference reads
+/// the catalog's own table.
 private func postgresRows(
   url: String, rows: String, source: String, position: Int, products: Int, runs: Int,
   edits: Int, viewed: Int, root: String, into table: ScaleTable
