@@ -125,6 +125,10 @@ package final class PostgresConnection {
     guard let handle = started else {
       throw PostgresError(.unreachable, "out of memory for a connection")
     }
+    // Notices (a table that already exists, a server shutting down as the connection is
+    // made) are not printed on standard error: set before the steps of a connection under
+    // way, and kept by `PQreset`.
+    PQsetNoticeProcessor(handle, { _, _ in }, nil)
     guard let interruption, PQstatus(handle) != CONNECTION_BAD else { return handle }
     do {
       try Self.finishConnecting(handle, interruptedBy: interruption, timeout: timeout)
@@ -171,13 +175,11 @@ package final class PostgresConnection {
     }
   }
 
-  /// Sets the session up: notices (a table that already exists, say) are not printed on
-  /// standard error, and the settings not made as it started are made, in one request.
+  /// Sets the session up: the settings not made as it started are made, in one request.
   ///
   /// - Returns: Whether that took a request.
   @discardableResult
   private static func setUp(_ handle: OpaquePointer, _ setup: String) -> Bool {
-    PQsetNoticeProcessor(handle, { _, _ in }, nil)
     guard !setup.isEmpty else { return false }
     if let result = PQexec(handle, setup) { PQclear(result) }
     return true
