@@ -65,15 +65,17 @@ package struct CatalogStore: Sendable {
 
     /// The address, parsed.
     ///
-    /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when it cannot be parsed.
+    /// - Throws: ``CatalogError/badCatalogURL(reason:)`` when it cannot be parsed, and
+    ///   ``CatalogError/cannotConnect(location:reason:)`` when libpq, which parses it, is
+    ///   missing.
     package func address() throws -> PostgresAddress {
       do {
         return try PostgresAddress(url, environment: environment)
       } catch let error as PostgresError {
-        throw CatalogError.cannotConnect(
-          location: "the catalog URL",
-          reason: error.kind == .noClientLibrary
-            ? error.message : "\(error.message); check --catalog-url or CATALOG_URL")
+        guard error.kind == .noClientLibrary else {
+          throw CatalogError.badCatalogURL(reason: error.message)
+        }
+        throw CatalogError.cannotConnect(location: "the catalog URL", reason: error.message)
       }
     }
   }

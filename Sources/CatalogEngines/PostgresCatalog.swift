@@ -133,6 +133,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       "\(error.message); check the user, and the password in ~/.pgpass or PGPASSWORD"
     case .tls:
       "\(error.message) (sslmode=\(address.tlsMode ?? "prefer"))"
+    case .refused where error.sqlState == "3D000":
+      "\(error.message); create it (createdb), or name another database in --catalog-url or CATALOG_URL"
     case .badAddress, .refused, .noClientLibrary, .interrupted:
       error.message
     }

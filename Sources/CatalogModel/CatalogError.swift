@@ -100,6 +100,8 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
   /// The catalog's server cannot be reached, or refused the user, at launch; the reason says
   /// what to do.
   case cannotConnect(location: String, reason: String)
+  /// The catalog's URL (`--catalog-url`, `CATALOG_URL`) cannot be read; the reason says why.
+  case badCatalogURL(reason: String)
   /// The connection to the catalog's server was lost during a command, which changed nothing;
   /// the next command connects again.
   case unreachable(location: String, reason: String)
@@ -122,6 +124,8 @@ package enum CatalogError: Error, Sendable, Equatable, LocalizedError {
       "cannot save the catalog '\(path)': \(reason); nothing was changed"
     case .cannotConnect(let location, let reason):
       "cannot connect to the catalog '\(location)': \(reason)"
+    case .badCatalogURL(let reason):
+      "the catalog URL cannot be read (\(reason)); give --catalog-url or CATALOG_URL a postgresql:// URI or a libpq keyword string (host=… dbname=…)"
     case .handoffNeedsServer:
       "handing off to another machine needs a catalog the machines share on a server; start with --catalog-url (see 'Sharing a catalog' in the README), or hand off to a scene: 'handoff SCENE'"
     case .noSuchHandoff(let number, let count):

@@ -13,7 +13,7 @@ import Testing
     let sandbox = CatalogSandbox()
     let result = try sandbox.run(["--catalog-url", url, "list"])
     #expect(result.status == 1)
-    #expect(result.errors.contains("error: cannot connect to the catalog"), "\(result.errors)")
+    #expect(result.errors.contains("error: the catalog URL cannot be read"), "\(result.errors)")
     #expect(!result.errors.contains("hunter2"), "\(result.errors)")
     #expect(!result.output.contains("hunter2"), "\(result.output)")
   }

@@ -294,6 +294,29 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: sandbox.dataDirectory))
   }
 
+  /// A catalog URL that cannot be read, and a database the server does not have: one line
+  /// each, saying what to do, and nothing made here.
+  @Test func aWrongURLOrDatabaseIsOneLineSayingWhatToDo() throws {
+    let server = try PostgresTestServer.shared
+    let sandbox = CatalogSandbox()
+    let unreadable = try sandbox.run(["--catalog-url", "mysql://shop/products", "list"])
+    #expect(unreadable.status == 1)
+    #expect(
+      unreadable.errors
+        == "error: the catalog URL cannot be read (missing \"=\" after \"mysql://shop/products\" in connection info string); give --catalog-url or CATALOG_URL a postgresql:// URI or a libpq keyword string (host=… dbname=…)\n"
+    )
+    let missing = try sandbox.run(
+      ["--catalog-url", server.socketURL(database: "no_such_catalog"), "list"])
+    #expect(missing.status == 1)
+    #expect(missing.errorLines.count == 1, "\(missing.errors)")
+    #expect(
+      missing.errors.hasSuffix(
+        "': database \"no_such_catalog\" does not exist; create it (createdb), or name another database in --catalog-url or CATALOG_URL\n"
+      ), "\(missing.errors)")
+    #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory))
+    #expect(!FileManager.default.fileExists(atPath: sandbox.dataDirectory))
+  }
+
   /// A wrong password in the environment is one line; one on the command line is the same line
   /// after the warning that the command line is readable by others.
   @Test func aWrongPasswordIsOneLineNamingNoPassword() throws {
