@@ -375,7 +375,8 @@ final class REPL {
       }
       output.write("\n")
     } else {
-      show(result.output + "\n")
+      // A command that says nothing (`quit`) prints no empty line.
+      show(result.output.isEmpty ? "" : result.output + "\n")
     }
     for note in result.warnings { warn(note) }
     pictureShown = Self.picture(shownBy: state, environment: store.environment)

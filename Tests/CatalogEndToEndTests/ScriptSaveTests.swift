@@ -53,6 +53,18 @@ import Testing
     #expect(storage["EditView.editPrice"] as? String == "2.50")
   }
 
+  /// `quit` says nothing: a script that ends with it prints no empty line after the output
+  /// of the command before, and saves that command.
+  @Test func quitPrintsNothing() throws {
+    let sandbox = CatalogSandbox()
+    #expect(try sandbox.run(input: "quit\n").output == "")
+    let result = try sandbox.run(input: "select mango\nquit\n")
+    #expect(
+      result.output.hasSuffix("[detail] photo\n") && !result.output.hasSuffix("\n\n"),
+      "\(result.output)")
+    #expect(try sandbox.run(["state"]).output.contains("): Mango"))
+  }
+
   /// What a script printed is on disk: killed as soon as the last command's output shows,
   /// the scene comes back where that command left it.
   @Test func outputShownIsSavedWhenTheProcessIsKilled() throws {
