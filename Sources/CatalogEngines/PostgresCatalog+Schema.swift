@@ -61,7 +61,28 @@ extension PostgresCatalog {
           FOR EACH STATEMENT EXECUTE FUNCTION \(schema).note_foreign_change();
         """)
     }
+    // The writer is told in each trigger's `WHEN`, which the executor evaluates itself: a
+    // session of this program never calls the function, so it never loads PL/pgSQL and
+    // compiles the function — which every new process's first write waited for.
+    migrator.registerMigration("tell this program's writes before the trigger function") {
+      try $0.run(foreignChangeTriggers(schema))
+    }
     return migrator
+  }
+
+  /// The triggers that count another program's changes to the products and the block counts
+  /// (``versionThree(_:)``), called only for a session without ``writerSetting``.
+  private static func foreignChangeTriggers(_ schema: String) -> String {
+    ["products", "blocks", "block_groups"].map { table in
+      """
+      DROP TRIGGER IF EXISTS \(table)_changed_elsewhere ON \(schema).\(table);
+      CREATE TRIGGER \(table)_changed_elsewhere
+        AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).\(table)
+        FOR EACH STATEMENT
+        WHEN (current_setting('\(writerSetting.name)', true) IS DISTINCT FROM '\(writerSetting.value)')
+        EXECUTE FUNCTION \(schema).note_foreign_change();
+      """
+    }.joined(separator: "\n")
   }
 
   /// The schema's tables. `folded_name` sorts by code point (`COLLATE "C"`), as SQLite's, so
@@ -107,8 +128,9 @@ extension PostgresCatalog {
   /// which a write whose `COMMIT` reply was lost is found to have committed or not
   /// (``writing(retrying:_:)``); and a change to the products or the block counts made by another
   /// program (any session without ``writerSetting``) is counted in `foreign_changes`, by
-  /// statement-level triggers that cost this program's writes one setting lookup a statement;
-  /// the next read of the state counts the blocks again (``repairedIfChangedElsewhere(_:)``).
+  /// statement-level triggers (since told from this program's writes before the function is
+  /// called: ``foreignChangeTriggers(_:)``); the next read of the state counts the blocks again
+  /// (``repairedIfChangedElsewhere(_:)``).
   /// Counted once on upgrade, for what other programs did before.
   private static func versionThree(_ schema: String) -> String {
     """

@@ -347,7 +347,7 @@ import Testing
     #expect(result.status == 1)
     #expect(
       result.errors.hasSuffix(
-        "its catalog schema version 99 is newer than this program's 6; use a newer catalog\n"),
+        "its catalog schema version 99 is newer than this program's 7; use a newer catalog\n"),
       "\(result.errors)")
     #expect(result.errorLines.count == 1)
   }
@@ -380,6 +380,53 @@ import Testing
     let after = try sandbox.run(["list"])
     #expect(after.output.contains("9 products."), "\(after.output)")
     #expect(try sandbox.run(["select", "9"]).output.contains("Quince"))
+  }
+
+  /// The app's own writes are told from another program's before the trigger function is
+  /// called: no session of the app runs it (which would load PL/pgSQL and compile the function
+  /// in every new process's first write); another program's write does.
+  @Test func theAppsOwnWritesNeverCallTheTriggerFunction() throws {
+    let sandbox = try CatalogSandbox(.postgres)
+    #expect(try sandbox.run(["list"]).output.contains("10 products."))
+    let database = try #require(sandbox.catalogDatabase)
+    let address = try PostgresAddress(try #require(sandbox.catalogURL))
+    let watcher = try PostgresConnection(address, applicationName: "watcher")
+    try watcher.run("ALTER DATABASE \"\(database)\" SET track_functions = 'pl'")
+    /// The calls of the function the server's statistics hold, once no session of the app is
+    /// left (each one's are counted as it ends).
+    func calls() throws -> Int {
+      for _ in 0..<200 {
+        let open = try watcher.execute(
+          "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'catalog'",
+          [database])
+        if open.integer == 0 { break }
+        usleep(50_000)
+      }
+      _ = try watcher.execute("SELECT pg_stat_clear_snapshot()")
+      return try watcher.execute(
+        "SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions WHERE funcname = 'note_foreign_change'"
+      ).integer ?? 0
+    }
+    // An edit, an addition and a deletion: the products, the blocks and their groups.
+    let edits = try sandbox.run(
+      input:
+        "select mango\nedit\nprice 7.00\ndone\nadd Quince\nprice 5.00\ndone\ndelete quince\n"
+    )
+    #expect(edits.status == 0, "\(edits.errors)")
+    #expect(try sandbox.run(["list"]).output.contains("10 products."))
+    #expect(try calls() == 0)
+    // Another program's write, in a session of its own, which counts its call as it ends.
+    do {
+      let other = try PostgresConnection(address, applicationName: "another program")
+      try other.run("SET track_functions = 'pl'")
+      try other.run("UPDATE catalog.products SET year = year WHERE name = 'Mango'")
+    }
+    var counted = 0
+    for _ in 0..<200 where counted == 0 {
+      counted = try calls()
+      if counted == 0 { usleep(50_000) }
+    }
+    #expect(counted == 1)
   }
 
   /// The server ends an idle REPL's connection (a restart, an administrator's command): the
