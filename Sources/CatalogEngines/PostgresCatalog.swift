@@ -59,6 +59,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     var foreignChanges = 0
     /// The schema's version, as the state was read.
     var schemaVersion = 0
+    /// The position of list number 1 when the positions run without a gap (no product was
+    /// deleted but from the ends): number `n` is then at `firstPosition + n - 1`. Nil when
+    /// they do not, or when another program changed the rows since the blocks were counted.
+    var firstPosition: Int?
   }
 
   /// Connects to a catalog, creating its schema or migrating it when this program's is newer.
@@ -370,6 +374,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         "its list numbers are damaged: its block counts do not add up to its products")
     }
     state.count = count
+    // Positions from 1 and below the largest (checked above): no arithmetic here overflows.
+    if let smallest = result.integer(0, 6), count > 0, largest - smallest + 1 == count {
+      state.firstPosition = smallest
+    }
     state.identity = result.integer(0, 2).map { UInt64(bitPattern: Int64($0)) }
     state.isSeeded = result.integer(0, 3) == 1
     return state
@@ -600,11 +608,26 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   package func products(numbers: ClosedRange<Int>) -> [(number: Int, product: Product)] {
     guard numbers.lowerBound >= 1 else { return [] }
+    let cached = shared.withLock { $0.cached }
     return readingKept(
       { connection in
-        let result = try connection.execute(
-          page(from: "$1::bigint", limit: "$2"),
-          [String(numbers.lowerBound), String(numbers.count)])
+        var contiguous: PostgresResult?
+        if let first = cached.firstPosition, numbers.lowerBound <= cached.count {
+          // Positions without a gap at the generation the state was read: the rows from the
+          // number's position, read only if the catalog is still at that generation.
+          let rows = try connection.execute(
+            contiguousPage,
+            [
+              String(first + numbers.lowerBound - 1), String(numbers.count),
+              String(cached.generation),
+            ])
+          if rows.count > 0 { contiguous = rows }
+        }
+        let result =
+          try contiguous
+          ?? connection.execute(
+            page(from: "$1::bigint", limit: "$2"),
+            [String(numbers.lowerBound), String(numbers.count)])
         var page: [(number: Int, product: Product)] = []
         for row in 0..<result.count {
           if let product = shown(result, row) { page.append((numbers.lowerBound + row, product)) }
@@ -620,6 +643,21 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       keep: { read, page in
         for (number, product) in page { read.keep(product, number: number) }
       })
+  }
+
+  /// The SQL of the products from a position on, in order (`$1`, at most `$2`), when the
+  /// catalog is still at a generation (`$3`) and no other program changed its rows: none
+  /// otherwise. The page of a list number when the positions run without a gap
+  /// (``State/firstPosition``): one table and its key, where ``page(from:limit:)`` plans a
+  /// query of the block counts.
+  private var contiguousPage: String {
+    """
+    SELECT \(Self.columns), position FROM \(schema).products
+    WHERE position >= $1::bigint
+      AND (SELECT value FROM \(schema).info WHERE key = 'generation') = $3::bigint
+      AND (SELECT value FROM \(schema).info WHERE key = 'foreign_changes') = 0
+    ORDER BY position LIMIT $2
+    """
   }
 
   /// The SQL of the products from a list number on, in order: the group, then the block,

@@ -225,6 +225,28 @@ import Testing
     expectNumbers()
   }
 
+  /// On PostgreSQL, a page of a catalog whose positions run without a gap is read from the
+  /// position its number has, only while the catalog is at the generation its state was read
+  /// at: another process's deletion is seen at once, before this one refreshes.
+  @Test func aGaplessCatalogsPagesFollowAnotherProcessesDeletionOnPostgreSQL() throws {
+    let server = try PostgresTestServer.shared
+    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    var model = (1...1_500).map(product)
+    _ = try PostgresCatalog(address: address).importProducts(model)
+    let catalog = try PostgresCatalog(address: address)
+    #expect(catalog.products(numbers: 5...7).map(\.product) == Array(model[4..<7]))
+    #expect(catalog.products(numbers: 1_499...1_501).map(\.product) == Array(model[1_498...]))
+    let other = try PostgresCatalog(address: address)
+    try other.apply([.delete(model[0].identifier, name: model[0].name)])
+    model.removeFirst()
+    // Numbers not read before: from the rows as they are now, not from the first position.
+    #expect(catalog.products(numbers: 10...12).map(\.product) == Array(model[9..<12]))
+    #expect(catalog.product(number: 1_400) == model[1_399])
+    try catalog.refresh()
+    #expect(catalog.products(numbers: 1...3).map(\.product) == Array(model[0..<3]))
+    #expect(catalog.product(number: 1_500) == nil)
+  }
+
   /// Numbers are found through block counts kept in memory: another process's deletions and
   /// additions are seen at once, before this one refreshes its count.
   @Test func numbersFollowAnotherProcessesChangesAtOnce() throws {
