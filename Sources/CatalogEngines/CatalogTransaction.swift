@@ -73,15 +73,19 @@ extension CatalogTransaction {
   /// last; a deletion logged and counted, renumbering nothing.
   ///
   /// - Parameter changes: The changes, in order.
+  /// - Returns: The generation the changes are recorded at, and the products edited or added
+  ///   as the changes left them (not those they deleted).
   /// - Throws: ``CatalogError`` (a conflict, a product another process removed or added), or
   ///   what a step throws; the engine then rolls the transaction back.
-  func apply(_ changes: [CatalogChange]) throws {
+  @discardableResult
+  func apply(_ changes: [CatalogChange]) throws -> (generation: Int, written: [UUID: Product]) {
     let edited = changes.compactMap { change -> UUID? in
       guard case .edit(let edit) = change else { return nil }
       return edit.identifier
     }
     let (generation, read) = try nextGeneration(locking: edited)
     var locked = read
+    var written: [UUID: Product] = [:]
     for change in changes {
       switch change {
       case .edit(let edit):
@@ -94,6 +98,7 @@ extension CatalogTransaction {
           product.identifier, setting: product.changedColumns(from: current, generation: generation)
         )
         locked[product.identifier] = product
+        written[product.identifier] = product
       case .insert(let product):
         guard try !contains(product.identifier) else {
           throw CatalogError.alreadyInCatalog(name: product.name)
@@ -101,16 +106,19 @@ extension CatalogTransaction {
         let position = try nextPosition()
         try insert(product, position: position, generation: generation)
         try countAdded(at: position)
+        written[product.identifier] = product
       case .delete(let identifier, let name):
         guard let position = try lockedPosition(of: identifier),
           let number = try number(ofPosition: position)
         else { throw CatalogError.productRemoved(name: name) }
         try deleteRow(identifier)
         locked[identifier] = nil
+        written[identifier] = nil
         try logDeletion(number: number, identifier: identifier, generation: generation)
         try countRemoved(at: position)
       }
     }
+    return (generation, written)
   }
 
   /// The position one past the largest, for a new product.

@@ -998,7 +998,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   package func apply(_ changes: [CatalogChange]) throws {
     // The state as the write left it, read in the round trip of its `COMMIT`.
-    let (_, read) = try writing(retrying: true, thenReading: stateQuery) { connection, change in
+    let (saved, read) = try writing(retrying: true, thenReading: stateQuery) {
+      connection, change in
       try Transaction(catalog: self, connection: connection, change: change).apply(changes)
     }
     guard let read else {
@@ -1006,6 +1007,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       return
     }
     try refresh { try using { try repairedIfChangedElsewhere(try state(from: read), $0) } }
+    // When no other write came after it, the catalog is as this one left it: the products it
+    // edited or added are read without asking (the view after `done` shows one).
+    shared.withLock { shared in
+      guard shared.cached.generation == saved.generation,
+        shared.read.generation == saved.generation
+      else { return }
+      for product in saved.written.values { shared.read.keep(product) }
+    }
   }
 
   /// A write transaction's steps in PostgreSQL's SQL: rows an edit or a deletion reads are

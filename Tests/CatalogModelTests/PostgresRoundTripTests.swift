@@ -59,8 +59,9 @@ import Testing
   }
 
   /// A saved edit takes two round trips: `BEGIN` with the generation and the product as
-  /// saved, then the update with `COMMIT` and the state after it; an edit another connection
-  /// made meanwhile to another field is kept, and one to the same field refused.
+  /// saved, then the update with `COMMIT` and the state after it; the product as saved is then
+  /// known without asking. An edit another connection made meanwhile to another field is kept,
+  /// and one to the same field refused.
   @Test func aSavedEditTakesTwoRoundTrips() throws {
     let products = (1...20).map { numberedProduct($0) }
     let address = try catalogOnNewDatabase(products: products)
@@ -80,8 +81,12 @@ import Testing
     #expect(other.product(number: 4)?.price == Price(cents: 4_242))
     try other.apply([edit(products[3]) { $0.year = 1999 }])
     try catalog.apply([edit(products[3]) { $0.name = "Renamed" }])
+    let trips = catalog.roundTrips
     let saved = try #require(catalog.product(identifier: products[3].identifier))
+    #expect(catalog.roundTrips == trips)
     #expect(saved.name == "Renamed" && saved.year == 1999 && saved.price == Price(cents: 4_242))
+    #expect(try other.refresh())
+    #expect(other.product(identifier: products[3].identifier) == saved)
     #expect(throws: CatalogError.self) {
       try other.apply([edit(products[3]) { $0.name = "Other" }])
     }
