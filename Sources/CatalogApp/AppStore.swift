@@ -58,7 +58,8 @@ package final class AppStore {
     // The catalog first: a server that cannot be reached ends the launch before anything in
     // the state directory is touched.
     let catalogStore = CatalogStore.bundled(options.paths)
-    let loaded = try catalogStore.load()
+    let loaded = try catalogStore.load(
+      readingAhead: options.paths.catalogServer == nil ? [] : productsToRestore(options))
     // The app's own directories, every file in them the app's: made private whole.
     var warnings: [String] = []
     let stateDirectory = options.paths.stateDirectory
@@ -96,6 +97,22 @@ package final class AppStore {
       sessions.endLaunch(reachedPrompt: false)
       throw error
     }
+  }
+
+  /// The products the scenes a launch restores show, as their files say now (read without a
+  /// lock, nothing moved or written): for a catalog on a server to read with its state, in
+  /// one request, rather than one request each as the scenes are checked against it.
+  private static func productsToRestore(_ options: LaunchOptions) -> [UUID] {
+    guard !options.isFresh else { return [] }
+    let directory = StateDirectory(existing: options.paths.stateDirectory)
+    let names =
+      options.scene.map { [$0] } ?? (try? SessionFile.read(in: directory))?.scenes ?? [.main]
+    let products = names.flatMap { name in
+      ((try? SceneFile.read(name, in: directory)) ?? nil).map {
+        Scene(name: name, storage: $0.storage).savedProducts
+      } ?? []
+    }
+    return Array(Set(products).prefix(64))
   }
 
   private static func restore(

@@ -138,11 +138,13 @@ package struct CatalogStore: Sendable {
   /// Opens the user's catalog, creating and seeding the database when there is none: from a
   /// `products.json` of an earlier version if there is one, else from the bundled catalog.
   ///
+  /// - Parameter identifiers: Products to read as the catalog opens, for reads soon after:
+  ///   with a catalog on a server, in the request that reads its state.
   /// - Returns: The catalog to run on.
   /// - Throws: A `SystemError` only when the bundled catalog itself cannot be read.
-  package func load() throws -> Loaded {
+  package func load(readingAhead identifiers: [UUID] = []) throws -> Loaded {
     if server != nil {
-      let catalog = try openServer()
+      let catalog = try openServer(readingAhead: identifiers)
       if !catalog.isSeeded {
         // The first process of any machine seeds it; another doing so at once finds every
         // product there and changes nothing.
@@ -327,12 +329,13 @@ package struct CatalogStore: Sendable {
   }
 
   /// Connects to the catalog on the server, creating or upgrading its schema.
-  private func openServer() throws -> PostgresCatalog {
+  private func openServer(readingAhead identifiers: [UUID] = []) throws -> PostgresCatalog {
     guard let server else { throw CatalogError.damaged("no server") }
     let address = try server.address()
     do {
       let catalog = try PostgresCatalog(
-        address: address, schema: server.schema, machine: server.machine)
+        address: address, schema: server.schema, machine: server.machine,
+        readingAhead: identifiers)
       // The data directory keeps this machine's search index of it.
       _ = try StateDirectory(creating: directoryPath)
       return catalog

@@ -72,12 +72,15 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   - schema: The schema's name: letters, digits and underscores.
   ///   - machine: The name this machine's edits are noted under, which a conflict on another
   ///     machine names.
+  ///   - identifiers: Products to read with the catalog's state, in its request, for reads
+  ///     soon after: those a launch restores, say.
   /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when the server cannot be
   ///   reached, refuses the user or is too old; ``CatalogError/newerSchema(found:supported:)``
   ///   when a newer program made the catalog.
-  package init(address: PostgresAddress, schema: String = "catalog", machine: String? = nil)
-    throws
-  {
+  package init(
+    address: PostgresAddress, schema: String = "catalog", machine: String? = nil,
+    readingAhead identifiers: [UUID] = []
+  ) throws {
     guard Self.isPlainName(schema) else {
       throw CatalogError.cannotConnect(
         location: address.description,
@@ -108,19 +111,26 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     connection = opened
     do {
-      let repaired = try using { connection in
-        // The state and the schema's version in one request; a schema missing, older or newer
-        // than this program's (or a state that cannot be read) goes through the migration,
-        // which says what is wrong.
-        if let state = try? readState(connection), state.schemaVersion == Self.schemaVersion {
-          return try repairedIfChangedElsewhere(state, connection)
+      let (repaired, ahead) = try using { connection in
+        // The state and the schema's version in one request, with the products asked for; a
+        // schema missing, older or newer than this program's (or a state that cannot be read)
+        // goes through the migration, which says what is wrong.
+        if let (state, ahead) = try? readState(connection, readingAhead: identifiers),
+          state.schemaVersion == Self.schemaVersion
+        {
+          // Products read before the blocks are counted again are read again after.
+          return (
+            try repairedIfChangedElsewhere(state, connection),
+            state.foreignChanges == 0 ? ahead : []
+          )
         }
         try migrate(on: connection)
-        return try repairedIfChangedElsewhere(try readState(connection), connection)
+        return (try repairedIfChangedElsewhere(try readState(connection), connection), [])
       }
       shared.withLock { shared in
         shared.cached = repaired
         shared.read.forgetUnless(generation: repaired.generation)
+        for product in ahead { shared.read.keep(product) }
       }
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
@@ -332,6 +342,34 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   ``PostgresError``.
   private func readState(_ connection: PostgresConnection) throws -> State {
     try state(from: try connection.execute(stateQuery))
+  }
+
+  /// Reads the state as ``readState(_:)`` does, and in the same round trip the products of
+  /// some identifiers: those found at the generation the state was read at (a write between
+  /// the two statements leaves none; a row that breaks the editor's rules is left out, as
+  /// every read leaves it).
+  private func readState(_ connection: PostgresConnection, readingAhead identifiers: [UUID])
+    throws -> (State, [Product])
+  {
+    guard !identifiers.isEmpty else { return (try readState(connection), []) }
+    let results = try connection.execute(together: [
+      (stateQuery, []),
+      (
+        """
+        SELECT \(Self.columns), (SELECT value FROM \(schema).info WHERE key = 'generation')
+        FROM \(schema).products WHERE identifier = ANY($1::text[])
+        """,
+        [Self.arrayLiteral(identifiers.map(\.canonicalText))]
+      ),
+    ])
+    let state = try state(from: results[0])
+    let products = results[1]
+    return (
+      state,
+      (0..<products.count).compactMap { row in
+        products.integer(row, 7) == state.generation ? shown(products, row) : nil
+      }
+    )
   }
 
   /// The query ``readState(_:)`` runs: one row.

@@ -24,6 +24,23 @@ import Testing
     #expect(catalog.count == 20)
   }
 
+  /// Products asked for as the catalog opens come in its request, read at the generation of
+  /// its state: reading them then asks nothing; one not in the catalog is asked.
+  @Test func productsReadAheadComeWithTheState() throws {
+    let products = (1...20).map { numberedProduct($0) }
+    let address = try catalogOnNewDatabase(products: products)
+    let absent = numberedProduct(21)
+    let catalog = try PostgresCatalog(
+      address: address,
+      readingAhead: [products[2].identifier, products[17].identifier, absent.identifier])
+    #expect(catalog.roundTrips == 2)
+    #expect(catalog.product(identifier: products[17].identifier) == products[17])
+    #expect(catalog.product(identifier: products[2].identifier) == products[2])
+    #expect(catalog.roundTrips == 2)
+    #expect(catalog.product(identifier: absent.identifier) == nil)
+    #expect(catalog.roundTrips == 3)
+  }
+
   /// A catalog's session compiles no statement to machine code: the server's estimates of
   /// its few-row reads at millions of products pass the compiling threshold, and compiling
   /// them would take longer than running them. Made as the session starts, like its other

@@ -10,18 +10,10 @@ extension Scene {
   /// - Returns: A note on what was dropped, or nil when the scene was intact.
   package mutating func validate(against catalog: Catalog) -> String? {
     var notes: [String] = []
-    var routes: [Route] = []
-    var decodedWhole = false
-    if let data = storage[SceneKeys.navigationState] {
-      let decoded = ScenePath.decoding(data)
-      routes = decoded.path.routes
-      if let problem = decoded.problem { notes.append(problem + "; kept the part before it") }
-      decodedWhole = decoded.problem == nil
-    } else if let selected = storage[SceneKeys.selectedProduct],
-      let identifier = UUID(uuidString: selected)
-    {
-      routes = [.product(identifier)]
-    }
+    let (decoded, problem) = savedRoutes
+    var routes = decoded
+    if let problem { notes.append(problem + "; kept the part before it") }
+    let decodedWhole = storage[SceneKeys.navigationState] != nil && problem == nil
     if let missing = routes.firstIndex(where: { route in
       switch route {
       case .product(let identifier): product(identifier, in: catalog) == nil
@@ -50,5 +42,28 @@ extension Scene {
       agree(withSaved: saved)
     }
     return notes.isEmpty ? nil : notes.joined(separator: "; ")
+  }
+
+  /// The products of the saved path, as ``validate(against:)`` checks them: what a launch
+  /// may read from the catalog ahead of restoring the scene.
+  package var savedProducts: [UUID] {
+    savedRoutes.routes.compactMap { route in
+      guard case .product(let identifier) = route else { return nil }
+      return identifier
+    }
+  }
+
+  /// The saved path's routes, as far as they can be decoded, and why not further.
+  private var savedRoutes: (routes: [Route], problem: String?) {
+    if let data = storage[SceneKeys.navigationState] {
+      let decoded = ScenePath.decoding(data)
+      return (decoded.path.routes, decoded.problem)
+    }
+    if let selected = storage[SceneKeys.selectedProduct],
+      let identifier = UUID(uuidString: selected)
+    {
+      return ([.product(identifier)], nil)
+    }
+    return ([], nil)
   }
 }
