@@ -66,6 +66,13 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
   X(int, PQenterPipelineMode, (PGconn * conn), (conn), 0)                                     \
   X(int, PQexitPipelineMode, (PGconn * conn), (conn), 0)                                      \
   X(int, PQpipelineSync, (PGconn * conn), (conn), 0)                                          \
+  X(int, PQsendPrepare,                                                                       \
+    (PGconn * conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes), \
+    (conn, stmtName, query, nParams, paramTypes), 0)                                           \
+  X(int, PQsendQueryPrepared,                                                                 \
+    (PGconn * conn, const char *stmtName, int nParams, const char *const *paramValues,        \
+     const int *paramLengths, const int *paramFormats, int resultFormat),                     \
+    (conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat), 0)       \
   X(int, PQsendQueryParams,                                                                   \
     (PGconn * conn, const char *command, int nParams, const Oid *paramTypes,                  \
      const char *const *paramValues, const int *paramLengths, const int *paramFormats,        \
@@ -101,7 +108,7 @@ static void load(void) {
 
 int cpq_has_pipeline_mode(void) {
   return loaded_PQenterPipelineMode && loaded_PQexitPipelineMode && loaded_PQpipelineSync
-    && loaded_PQsendQueryParams;
+    && loaded_PQsendQueryParams && loaded_PQsendPrepare && loaded_PQsendQueryPrepared;
 }
 
 int cpq_load(char *error, size_t size) {

@@ -281,16 +281,16 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   private func writing<Result>(
     retrying: Bool = false, _ body: (PostgresConnection, _ change: UUID) throws -> Result
   ) throws -> Result {
-    try writing(retrying: retrying, thenReading: nil, body).result
+    try writing(retrying: retrying, thenReadingState: false, body).result
   }
 
-  /// Runs a write transaction (``writing(retrying:_:)``), then a query in the round trip of its
-  /// `COMMIT`.
+  /// Runs a write transaction (``writing(retrying:_:)``), then, when asked, the state query
+  /// (``readState(_:)``) in the round trip of its `COMMIT`.
   ///
-  /// - Returns: What the body returned, and the query's rows: nil when the commit was found
-  ///   out by asking again, or no query was given.
+  /// - Returns: What the body returned, and the state's row: nil when the commit was found
+  ///   out by asking again, or the state was not asked for.
   private func writing<Result>(
-    retrying: Bool = false, thenReading query: String?,
+    retrying: Bool = false, thenReadingState readsState: Bool,
     _ body: (PostgresConnection, _ change: UUID) throws -> Result
   ) throws -> (result: Result, read: PostgresResult?) {
     var attemptsLeft = retrying ? 2 : 1
@@ -301,7 +301,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       do {
         return try using { connection in
           let (result, read) = try connection.transaction(
-            thenRunning: query.map { [($0, [])] } ?? []
+            thenRunning: readsState ? [(stateQuery, [])] : [], preparingFirstAs: Self.stateName
           ) {
             let result = try body(connection, change)
             computed = result
@@ -341,8 +341,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// - Throws: ``CatalogError/damaged(_:)`` for a number the app never writes, or a
   ///   ``PostgresError``.
   private func readState(_ connection: PostgresConnection) throws -> State {
-    try state(from: try connection.execute(stateQuery))
+    try state(
+      from: try connection.execute(together: [(stateQuery, [])], preparingFirstAs: Self.stateName)[
+        0])
   }
+
+  /// The name the state query is prepared under in a session: a REPL reads the state before
+  /// every command, which the server then neither parses nor plans again.
+  private static let stateName = "catalog_state"
 
   /// Reads the state as ``readState(_:)`` does, and in the same round trip the products of
   /// some identifiers: those found at the generation the state was read at (a write between
@@ -352,16 +358,17 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     throws -> (State, [Product])
   {
     guard !identifiers.isEmpty else { return (try readState(connection), []) }
-    let results = try connection.execute(together: [
-      (stateQuery, []),
-      (
-        """
-        SELECT \(Self.columns), (SELECT value FROM \(schema).info WHERE key = 'generation')
-        FROM \(schema).products WHERE identifier = ANY($1::text[])
-        """,
-        [Self.arrayLiteral(identifiers.map(\.canonicalText))]
-      ),
-    ])
+    let results = try connection.execute(
+      together: [
+        (stateQuery, []),
+        (
+          """
+          SELECT \(Self.columns), (SELECT value FROM \(schema).info WHERE key = 'generation')
+          FROM \(schema).products WHERE identifier = ANY($1::text[])
+          """,
+          [Self.arrayLiteral(identifiers.map(\.canonicalText))]
+        ),
+      ], preparingFirstAs: Self.stateName)
     let state = try state(from: results[0])
     let products = results[1]
     return (
@@ -1036,7 +1043,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   package func apply(_ changes: [CatalogChange]) throws {
     // The state as the write left it, read in the round trip of its `COMMIT`.
-    let (saved, read) = try writing(retrying: true, thenReading: stateQuery) {
+    let (saved, read) = try writing(retrying: true, thenReadingState: true) {
       connection, change in
       try Transaction(catalog: self, connection: connection, change: change).apply(changes)
     }

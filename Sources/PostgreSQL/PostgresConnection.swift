@@ -48,6 +48,9 @@ package final class PostgresConnection {
   private var setAside: Swift.Result<PostgresResult, PostgresError>?
   /// Statements to send ahead of the next request, in the same round trip (``send(_:_:)``).
   private var queued: [(sql: String, parameters: [String?])] = []
+  /// The statements this session prepared (``execute(together:preparingFirstAs:)``), by name;
+  /// a new session, after ``reconnect()``, has none.
+  private var prepared: Set<String> = []
   /// Whether libpq can send several requests before reading their results (libpq 14).
   private static let hasPipelineMode = cpq_has_pipeline_mode() == 1
   /// The connection's socket, to wait on for notifications; -1 when it is down.
@@ -214,6 +217,7 @@ package final class PostgresConnection {
   /// - Throws: ``PostgresError`` when the server still cannot be reached.
   package func reconnect() throws {
     queued.removeAll()
+    prepared.removeAll()
     (repeating, inFlight, isRepeatingInPipeline, setAside) = (nil, 0, false, nil)
     PQreset(handle)
     roundTrips += 1
@@ -254,12 +258,30 @@ package final class PostgresConnection {
   package func execute(together statements: [(sql: String, parameters: [String?])]) throws
     -> [PostgresResult]
   {
+    try execute(together: statements, preparingFirstAs: nil)
+  }
+
+  /// Runs statements in one round trip (as ``execute(together:)`` does), the first prepared
+  /// in the session under a name: parsed and planned by the server the first time, in the same
+  /// round trip, then run by name, its plan kept for the session. Without pipeline mode, every
+  /// statement runs as ``execute(_:_:)`` runs it.
+  ///
+  /// - Parameters:
+  ///   - statements: Each statement and its parameters.
+  ///   - name: The name the first statement is prepared under; always the same statement's.
+  /// - Returns: Each statement's rows.
+  /// - Throws: ``PostgresError``: the first failure; the server skipped what came after it.
+  package func execute(
+    together statements: [(sql: String, parameters: [String?])], preparingFirstAs name: String?
+  ) throws -> [PostgresResult] {
     guard Self.hasPipelineMode else {
       return try statements.map { try execute($0.sql, $0.parameters) }
     }
     let sent = queued + statements
+    let preparing = statements.isEmpty ? nil : name.map { (index: queued.count, name: $0) }
     queued.removeAll()
-    return Array(try pipelined(sent).suffix(statements.count))
+    let results = try pipelinedEach(sent, preparing: preparing).map { try $0.get() }
+    return Array(results.suffix(statements.count))
   }
 
   /// Starts running a statement without parameters again and again — `FETCH` from a cursor —
@@ -412,20 +434,72 @@ package final class PostgresConnection {
   private func pipelined(_ statements: [(sql: String, parameters: [String?])]) throws
     -> [PostgresResult]
   {
-    try pipelinedEach(statements).map { try $0.get() }
+    try pipelinedEach(statements, preparing: nil).map { try $0.get() }
   }
 
-  /// Sends statements as ``pipelined(_:)`` does, and gives each one's outcome: a statement the
+  /// Sends statements as ``pipelined(_:)`` does, one of them run as prepared in the session
+  /// under a name (prepared first, in the same round trip, unless it was before), and gives
+  /// each statement's outcome as ``pipelinedEach(_:)`` does.
+  ///
+  /// - Parameters:
+  ///   - statements: The statements.
+  ///   - preparing: The statement to run prepared, by its index, and its name; nil for none.
+  /// - Returns: Each statement's outcome.
+  /// - Throws: ``PostgresError`` when the connection is lost before everything is sent.
+  private func pipelinedEach(
+    _ statements: [(sql: String, parameters: [String?])], preparing: (index: Int, name: String)?
+  ) throws -> [Swift.Result<PostgresResult, PostgresError>] {
+    var requests: [Request] = []
+    // Where each statement's own result is among the requests'.
+    var results: [Int] = []
+    for (index, statement) in statements.enumerated() {
+      if let preparing, preparing.index == index {
+        if !prepared.contains(preparing.name) {
+          requests.append(.prepare(preparing.name, statement.sql))
+        }
+        requests.append(.prepared(preparing.name, statement.parameters))
+      } else {
+        requests.append(.statement(statement.sql, statement.parameters))
+      }
+      results.append(requests.count - 1)
+    }
+    let outcomes = try pipelinedEach(requests)
+    for (request, outcome) in zip(requests, outcomes) {
+      if case .prepare(let name, _) = request, case .success = outcome { prepared.insert(name) }
+    }
+    return results.map { outcomes[$0] }
+  }
+
+  /// A request of a pipeline.
+  private enum Request {
+    /// A statement and its parameters.
+    case statement(String, [String?])
+    /// Preparing a statement under a name, for the session.
+    case prepare(String, String)
+    /// Running the statement prepared under a name, with parameters.
+    case prepared(String, [String?])
+  }
+
+  /// Sends requests as ``pipelined(_:)`` does, and gives each one's outcome: a request the
   /// server skipped after a failure, or whose result never came, has that failure.
-  private func pipelinedEach(_ statements: [(sql: String, parameters: [String?])]) throws
+  private func pipelinedEach(_ requests: [Request]) throws
     -> [Swift.Result<PostgresResult, PostgresError>]
   {
     setRepeatingAside()
     guard PQenterPipelineMode(handle) == 1 else { throw lostOrFailed(nil) }
-    for statement in statements {
-      let sent = withParameters(statement.parameters) { values in
-        PQsendQueryParams(
-          handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+    for request in requests {
+      let sent: Int32
+      switch request {
+      case .statement(let sql, let parameters):
+        sent = withParameters(parameters) { values in
+          PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+      case .prepare(let name, let sql):
+        sent = PQsendPrepare(handle, name, sql, 0, nil)
+      case .prepared(let name, let parameters):
+        sent = withParameters(parameters) { values in
+          PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+        }
       }
       guard sent == 1 else {
         // Nothing more can be sent, nor read in order: the connection is unusable.
@@ -440,7 +514,7 @@ package final class PostgresConnection {
     roundTrips += 1
     var failure: PostgresError?
     var outcomes: [Swift.Result<PostgresResult, PostgresError>] = []
-    for _ in statements {
+    for _ in requests {
       if let failure, failure.kind == .connectionLost {
         outcomes.append(.failure(failure))
         continue
@@ -491,12 +565,14 @@ package final class PostgresConnection {
   /// - Parameters:
   ///   - mode: What follows `BEGIN`.
   ///   - statements: The statements to run after `COMMIT`; skipped when it fails.
+  ///   - name: The name the first of them is prepared under in the session, as
+  ///     ``execute(together:preparingFirstAs:)`` prepares it; nil to prepare none.
   ///   - body: The work.
   /// - Returns: What the body returns, and each statement's rows.
   /// - Throws: ``PostgresError``, or what the body throws.
   package func transaction<Result>(
     _ mode: String = "", thenRunning statements: [(sql: String, parameters: [String?])],
-    _ body: () throws -> Result
+    preparingFirstAs name: String? = nil, _ body: () throws -> Result
   ) throws -> (result: Result, read: [PostgresResult]) {
     // Sent with the body's first request, and its last with `COMMIT`.
     let start = queued.count
@@ -521,7 +597,10 @@ package final class PostgresConnection {
     do {
       outcomes =
         Self.hasPipelineMode
-        ? try pipelinedEach(sent)
+        ? try pipelinedEach(
+          sent,
+          preparing: statements.isEmpty
+            ? nil : name.map { (index: sent.count - statements.count, name: $0) })
         : [.success(try execute("COMMIT"))]
           + statements.map { statement in
             Swift.Result { try execute(statement.sql, statement.parameters) }

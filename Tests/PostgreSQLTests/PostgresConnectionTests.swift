@@ -130,6 +130,47 @@ import Testing
     #expect(try connection.execute("SELECT sum(n) FROM t").integer == 8)
   }
 
+  /// A statement prepared under a name is prepared once a session, in the round trip that
+  /// first runs it, with what was sent ahead and after a transaction's `COMMIT` alike; one that
+  /// fails to prepare is prepared again next time; a new session prepares it again.
+  @Test func aStatementPreparedUnderANameIsPreparedOnceASession() throws {
+    let connection = try connectionToNewDatabase()
+    try connection.run("CREATE TABLE t(n bigint)")
+    func named() throws -> [String] {
+      let rows = try connection.execute("SELECT name FROM pg_prepared_statements ORDER BY name")
+      return (0..<rows.count).compactMap { rows.text($0, 0) }
+    }
+    let sum = "SELECT coalesce(sum(n), 0) + $1::bigint FROM t"
+    let before = connection.roundTrips
+    try connection.send("INSERT INTO t VALUES (1)")
+    let first = try connection.execute(together: [(sum, ["10"])], preparingFirstAs: "sum")
+    #expect(first.map(\.integer) == [11])
+    #expect(connection.roundTrips == before + 1)
+    let (_, read) = try connection.transaction(
+      thenRunning: [(sum, ["20"]), ("SELECT count(*) FROM t", [])], preparingFirstAs: "sum"
+    ) {
+      try connection.send("INSERT INTO t VALUES (2)")
+    }
+    #expect(read.map(\.integer) == [23, 2])
+    #expect(try named() == ["sum"])
+    let later = "SELECT count(*) FROM later"
+    #expect(throws: PostgresError.self) {
+      try connection.execute(together: [(later, [])], preparingFirstAs: "later")
+    }
+    #expect(try named() == ["sum"])
+    try connection.run("CREATE TABLE later(n bigint)")
+    #expect(
+      try connection.execute(together: [(later, [])], preparingFirstAs: "later").map(\.integer)
+        == [0])
+    #expect(try named() == ["later", "sum"])
+    try connection.reconnect()
+    #expect(try named().isEmpty)
+    #expect(
+      try connection.execute(together: [(sum, ["0"])], preparingFirstAs: "sum").map(\.integer)
+        == [3])
+    #expect(try named() == ["sum"])
+  }
+
   /// A cursor read a page at a time, the next page asked for while this one is read: every
   /// row once, in order, another request between pages or not; ended early, the page under way
   /// is dropped and the connection goes on.
