@@ -301,7 +301,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       do {
         return try using { connection in
           let (result, read) = try connection.transaction(
-            thenRunning: readsState ? [(stateQuery, [])] : [], preparingFirstAs: Self.stateName
+            thenRunning: readsState ? [(stateQuery, [])] : [],
+            preparingFirstAs: readsState ? Self.stateName : nil
           ) {
             let result = try body(connection, change)
             computed = result
@@ -341,9 +342,9 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// - Throws: ``CatalogError/damaged(_:)`` for a number the app never writes, or a
   ///   ``PostgresError``.
   private func readState(_ connection: PostgresConnection) throws -> State {
-    try state(
-      from: try connection.execute(together: [(stateQuery, [])], preparingFirstAs: Self.stateName)[
-        0])
+    let read = try connection.execute(
+      together: [(stateQuery, [])], preparingFirstAs: Self.stateName)
+    return try state(from: read[0])
   }
 
   /// The name the state query is prepared under in a session: a REPL reads the state before
