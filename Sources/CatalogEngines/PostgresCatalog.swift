@@ -623,15 +623,25 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   package func numbers(of identifiers: [UUID]) -> [UUID: Int] {
     guard !identifiers.isEmpty else { return [:] }
+    let cached = shared.withLock { $0.cached }
     return readingKept(
       { connection in
         // One statement: one snapshot, one round trip.
         let keys = Self.arrayLiteral(identifiers.map(\.canonicalText))
-        let found = try connection.execute(
-          numbering(
-            of:
-              "SELECT position, identifier FROM \(schema).products WHERE identifier = ANY($1::text[])"
-          ), [keys])
+        let positions =
+          "SELECT position, identifier FROM \(schema).products WHERE identifier = ANY($1::text[])"
+        var gapless: PostgresResult?
+        if let first = cached.firstPosition {
+          // Positions without a gap: a number is the distance from the first position, while
+          // the catalog is at the generation that said so.
+          let rows = try connection.execute(
+            """
+            SELECT p.*, p.position - $2::bigint + 1 FROM (\(positions)) AS p
+            WHERE \(unchanged(since: "$3"))
+            """, [keys, String(first), String(cached.generation)])
+          if rows.count > 0 { gapless = rows }
+        }
+        let found = try gapless ?? connection.execute(numbering(of: positions), [keys])
         var numbers: [UUID: Int] = [:]
         for row in 0..<found.count {
           if let identifier = found.text(row, 1).flatMap(UUID.init(canonical:)),
@@ -699,10 +709,20 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   private var contiguousPage: String {
     """
     SELECT \(Self.columns), position FROM \(schema).products
-    WHERE position >= $1::bigint
-      AND (SELECT value FROM \(schema).info WHERE key = 'generation') = $3::bigint
-      AND (SELECT value FROM \(schema).info WHERE key = 'foreign_changes') = 0
+    WHERE position >= $1::bigint AND \(unchanged(since: "$3"))
     ORDER BY position LIMIT $2
+    """
+  }
+
+  /// The SQL condition that the catalog is still at a generation and no other program changed
+  /// its rows since its blocks were counted: what a read from a state read before relies on.
+  ///
+  /// - Parameter generation: The SQL of the generation, a parameter.
+  /// - Returns: The condition.
+  private func unchanged(since generation: String) -> String {
+    """
+    (SELECT value FROM \(schema).info WHERE key = 'generation') = \(generation)::bigint
+      AND (SELECT value FROM \(schema).info WHERE key = 'foreign_changes') = 0
     """
   }
 
@@ -736,14 +756,32 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   package func products(atNumbers numbers: [Int]) -> [Int: Product] {
     let wanted = Array(Set(numbers.filter { $0 >= 1 }))
     guard !wanted.isEmpty else { return [:] }
+    let cached = shared.withLock { $0.cached }
     return readingKept(
       { connection in
         // One statement: one snapshot, one round trip.
-        let result = try connection.execute(
-          """
-          SELECT p.*, n.number FROM unnest($1::bigint[]) AS n(number)
-          CROSS JOIN LATERAL (\(page(from: "n.number", limit: "1"))) AS p
-          """, [Self.arrayLiteral(wanted.map(String.init))])
+        var gapless: PostgresResult?
+        if let first = cached.firstPosition, wanted.allSatisfy({ $0 <= cached.count }) {
+          // Positions without a gap: each number's position, while the catalog is at the
+          // generation that said so (then every one of them has a product).
+          let rows = try connection.execute(
+            """
+            SELECT \(Self.columns), position, position - $2::bigint + 1 FROM \(schema).products
+            WHERE position = ANY($1::bigint[]) AND \(unchanged(since: "$3"))
+            """,
+            [
+              Self.arrayLiteral(wanted.map { String(first + $0 - 1) }), String(first),
+              String(cached.generation),
+            ])
+          if rows.count == wanted.count { gapless = rows }
+        }
+        let result =
+          try gapless
+          ?? connection.execute(
+            """
+            SELECT p.*, n.number FROM unnest($1::bigint[]) AS n(number)
+            CROSS JOIN LATERAL (\(page(from: "n.number", limit: "1"))) AS p
+            """, [Self.arrayLiteral(wanted.map(String.init))])
         var found: [Int: Product] = [:]
         for row in 0..<result.count {
           if let number = result.integer(row, 8), let product = shown(result, row) {

@@ -225,9 +225,10 @@ import Testing
     expectNumbers()
   }
 
-  /// On PostgreSQL, a page of a catalog whose positions run without a gap is read from the
-  /// position its number has, only while the catalog is at the generation its state was read
-  /// at: another process's deletion is seen at once, before this one refreshes.
+  /// On PostgreSQL, a page, products at numbers and products' numbers of a catalog whose
+  /// positions run without a gap are read from positions, only while the catalog is at the
+  /// generation its state was read at: another process's deletion is seen at once, before this
+  /// one refreshes.
   @Test func aGaplessCatalogsPagesFollowAnotherProcessesDeletionOnPostgreSQL() throws {
     let server = try PostgresTestServer.shared
     let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
@@ -242,9 +243,16 @@ import Testing
     // Numbers not read before: from the rows as they are now, not from the first position.
     #expect(catalog.products(numbers: 10...12).map(\.product) == Array(model[9..<12]))
     #expect(catalog.product(number: 1_400) == model[1_399])
+    #expect(catalog.products(atNumbers: [20, 700]) == [20: model[19], 700: model[699]])
+    #expect(catalog.number(of: model[800].identifier) == 801)
     try catalog.refresh()
     #expect(catalog.products(numbers: 1...3).map(\.product) == Array(model[0..<3]))
     #expect(catalog.product(number: 1_500) == nil)
+    #expect(catalog.products(atNumbers: [1, 1_499, 1_500]) == [1: model[0], 1_499: model[1_498]])
+    #expect(
+      catalog.numbers(of: [model[0].identifier, model[1_498].identifier]) == [
+        model[0].identifier: 1, model[1_498].identifier: 1_499,
+      ])
   }
 
   /// Numbers are found through block counts kept in memory: another process's deletions and
