@@ -25,8 +25,7 @@ package struct StateSnapshot: Sendable {
   /// - Throws: A `StateRestorationError` only when the bundled catalog cannot be read.
   package init(paths: AppPaths) throws {
     let directory = StateDirectory(existing: paths.stateDirectory)
-    let loaded = try CatalogStore.bundled(paths).loadForReading()
-    var warnings = loaded.warnings
+    var warnings: [String] = []
     var session = SessionState()
     do {
       session = try SessionFile.read(in: directory)
@@ -39,9 +38,18 @@ package struct StateSnapshot: Sendable {
     let listed = session.scenes.isEmpty ? [SceneName.main] : session.scenes
     let names =
       listed + SessionFile.sceneNamesOnDisk(in: directory).filter { !listed.contains($0) }
+    let files = names.map { name in Result { try SceneFile.read(name, in: directory) } }
+    // A catalog on a server reads the products the scenes show with its state, in one request.
+    let shown = files.flatMap { file in
+      ((try? file.get()) ?? nil).map { Scene(name: $0.name, storage: $0.storage).savedProducts }
+        ?? []
+    }
+    let loaded = try CatalogStore.bundled(paths).loadForReading(
+      readingAhead: Array(Set(shown).prefix(64)))
+    warnings = loaded.warnings + warnings
     var owners: [SceneName: SceneOwner] = [:]
     var savedAt: [SceneName: Date] = [:]
-    let scenes = names.map { name -> Scene in
+    let scenes = zip(names, files).map { name, read -> Scene in
       // The true phase: in front in the process that has it open, behind another scene there,
       // or in the background when no running process has it (its process quit or died).
       let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(name)))
@@ -52,9 +60,7 @@ package struct StateSnapshot: Sendable {
         savedAt[name] = Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec))
       }
       do {
-        guard let file = try SceneFile.read(name, in: directory) else {
-          return Scene(name: name, phase: phase)
-        }
+        guard let file = try read.get() else { return Scene(name: name, phase: phase) }
         var scene = Scene(name: name, storage: file.storage, phase: phase)
         if let note = scene.validate(against: loaded.catalog) {
           warnings.append("scene '\(name)': \(note)")

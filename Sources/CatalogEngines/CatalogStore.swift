@@ -178,12 +178,14 @@ package struct CatalogStore: Sendable {
   /// catalog on a server is created or upgraded by any process that connects to it, as at
   /// every launch.
   ///
+  /// - Parameter identifiers: Products to read as the catalog opens, as ``load(readingAhead:)``
+  ///   reads them.
   /// - Returns: The user's catalog; an earlier version's `products.json` not yet migrated; or
   ///   the bundled one.
   /// - Throws: A `SystemError` only when the bundled catalog cannot be read.
-  package func loadForReading() throws -> Loaded {
+  package func loadForReading(readingAhead identifiers: [UUID] = []) throws -> Loaded {
     if server != nil {
-      let catalog = try openServer()
+      let catalog = try openServer(readingAhead: identifiers)
       return catalog.isSeeded
         ? Loaded(catalog: Catalog(source: catalog), database: nil)
         : Loaded(catalog: try seedCatalog())

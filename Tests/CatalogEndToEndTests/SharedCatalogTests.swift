@@ -510,6 +510,19 @@ import Testing
     #expect(proxy.requests - before == 2)
   }
 
+  /// `catalog state` reads the products its scenes show with the catalog's state: one request,
+  /// however many scenes and products.
+  @Test func theStateFromTheShellAsksTheServerOnce() throws {
+    let (sandbox, proxy) = try sandboxThroughProxy()
+    let made = try sandbox.run(input: "select cherries\npush mango\nscene new side ginger\n")
+    #expect(made.status == 0, "\(made.errors)")
+    let before = proxy.requests
+    let state = try sandbox.run(["state"])
+    #expect(state.status == 0, "\(state.errors)")
+    #expect(state.errors.isEmpty, "\(state.errors)")
+    #expect(proxy.requests - before == 1)
+  }
+
   @Test func tlsAskedOfAServerWithoutItIsOneLine() throws {
     let server = try PostgresTestServer.shared
     let sandbox = CatalogSandbox()
