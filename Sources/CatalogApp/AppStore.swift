@@ -107,12 +107,8 @@ package final class AppStore {
     let directory = StateDirectory(existing: options.paths.stateDirectory)
     let names =
       options.scene.map { [$0] } ?? (try? SessionFile.read(in: directory))?.scenes ?? [.main]
-    let products = names.flatMap { name in
-      ((try? SceneFile.read(name, in: directory)) ?? nil).map {
-        Scene(name: name, storage: $0.storage).savedProducts
-      } ?? []
-    }
-    return Array(Set(products).prefix(64))
+    return SceneFile.productsToReadAhead(
+      in: names.compactMap { (try? SceneFile.read($0, in: directory)) ?? nil })
   }
 
   private static func restore(
@@ -693,5 +689,26 @@ package final class AppStore {
         problem: reason, reason: moveError.localizedDescription
       ).localizedDescription
     }
+  }
+}
+
+extension SceneFile {
+  /// The products scene files show, each once and at most 64, for a catalog on a server to
+  /// read with its state as it opens (``CatalogStore/load(readingAhead:)``) rather than one
+  /// request each as the scenes are checked against it.
+  ///
+  /// - Parameter files: The scene files, as read.
+  /// - Returns: The products' identifiers, in the files' order.
+  static func productsToReadAhead(in files: [SceneFile]) -> [UUID] {
+    var seen: Set<UUID> = []
+    var products: [UUID] = []
+    for file in files {
+      for product in Scene(name: file.name, storage: file.storage).savedProducts
+      where seen.insert(product).inserted {
+        products.append(product)
+        if products.count == 64 { return products }
+      }
+    }
+    return products
   }
 }

@@ -40,12 +40,10 @@ package struct StateSnapshot: Sendable {
       listed + SessionFile.sceneNamesOnDisk(in: directory).filter { !listed.contains($0) }
     let files = names.map { name in Result { try SceneFile.read(name, in: directory) } }
     // A catalog on a server reads the products the scenes show with its state, in one request.
-    let shown = files.flatMap { file in
-      ((try? file.get()) ?? nil).map { Scene(name: $0.name, storage: $0.storage).savedProducts }
-        ?? []
-    }
-    let loaded = try CatalogStore.bundled(paths).loadForReading(
-      readingAhead: Array(Set(shown).prefix(64)))
+    let shown =
+      paths.catalogServer == nil
+      ? [] : SceneFile.productsToReadAhead(in: files.compactMap { (try? $0.get()) ?? nil })
+    let loaded = try CatalogStore.bundled(paths).loadForReading(readingAhead: shown)
     warnings = loaded.warnings + warnings
     var owners: [SceneName: SceneOwner] = [:]
     var savedAt: [SceneName: Date] = [:]
