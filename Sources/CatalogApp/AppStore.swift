@@ -59,7 +59,10 @@ package final class AppStore {
     // the state directory is touched.
     let catalogStore = CatalogStore.bundled(options.paths)
     let loaded = try catalogStore.load(
-      readingAhead: options.paths.catalogServer == nil ? [] : productsToRestore(options))
+      readingAhead: options.paths.catalogServer == nil
+        ? CatalogReadAhead()
+        : CatalogReadAhead(
+          products: productsToRestore(options), numbers: options.numbersToReadAhead))
     // The app's own directories, every file in them the app's: made private whole.
     var warnings: [String] = []
     let stateDirectory = options.paths.stateDirectory

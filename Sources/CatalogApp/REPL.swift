@@ -57,6 +57,10 @@ final class REPL {
     _ options: LaunchOptions, command oneCommand: String?, presentation: Presentation,
     environment: [String: String], report: Reporter
   ) throws {
+    var options = options
+    // The product the command names by number comes with the catalog's state.
+    options.numbersToReadAhead =
+      oneCommand.flatMap { try? CommandParser.parse($0) }?.namedListNumbers ?? []
     let (store, state, warnings) = try AppStore.launch(options)
     self.store = store
     self.state = state

@@ -43,7 +43,8 @@ package struct StateSnapshot: Sendable {
     let shown =
       paths.catalogServer == nil
       ? [] : SceneFile.productsToReadAhead(in: files.compactMap { (try? $0.get()) ?? nil })
-    let loaded = try CatalogStore.bundled(paths).loadForReading(readingAhead: shown)
+    let loaded = try CatalogStore.bundled(paths).loadForReading(
+      readingAhead: CatalogReadAhead(products: shown))
     warnings = loaded.warnings + warnings
     var owners: [SceneName: SceneOwner] = [:]
     var savedAt: [SceneName: Date] = [:]

@@ -72,14 +72,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   - schema: The schema's name: letters, digits and underscores.
   ///   - machine: The name this machine's edits are noted under, which a conflict on another
   ///     machine names.
-  ///   - identifiers: Products to read with the catalog's state, in its request, for reads
-  ///     soon after: those a launch restores, say.
+  ///   - ahead: Products to read with the catalog's state, in its request, for reads soon
+  ///     after: those a launch restores, and those a command from the shell names by number.
   /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when the server cannot be
   ///   reached, refuses the user or is too old; ``CatalogError/newerSchema(found:supported:)``
   ///   when a newer program made the catalog.
   package init(
     address: PostgresAddress, schema: String = "catalog", machine: String? = nil,
-    readingAhead identifiers: [UUID] = []
+    readingAhead ahead: CatalogReadAhead = CatalogReadAhead()
   ) throws {
     guard Self.isPlainName(schema) else {
       throw CatalogError.cannotConnect(
@@ -115,13 +115,13 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         // The state and the schema's version in one request, with the products asked for; a
         // schema missing, older or newer than this program's (or a state that cannot be read)
         // goes through the migration, which says what is wrong.
-        if let (state, ahead) = try? readState(connection, readingAhead: identifiers),
+        if let (state, read) = try? readState(connection, readingAhead: ahead),
           state.schemaVersion == Self.schemaVersion
         {
           // Products read before the blocks are counted again are read again after.
           return (
             try repairedIfChangedElsewhere(state, connection),
-            state.foreignChanges == 0 ? ahead : []
+            state.foreignChanges == 0 ? read : []
           )
         }
         try migrate(on: connection)
@@ -130,7 +130,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       shared.withLock { shared in
         shared.cached = repaired
         shared.read.forgetUnless(generation: repaired.generation)
-        for product in ahead { shared.read.keep(product) }
+        for (product, number) in ahead { shared.read.keep(product, number: number) }
       }
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
@@ -351,33 +351,72 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// every command, which the server then neither parses nor plans again.
   private static let stateName = "catalog_state"
 
-  /// Reads the state as ``readState(_:)`` does, and in the same round trip the products of
-  /// some identifiers: those found at the generation the state was read at (a write between
-  /// the two statements leaves none; a row that breaks the editor's rules is left out, as
-  /// every read leaves it).
-  private func readState(_ connection: PostgresConnection, readingAhead identifiers: [UUID])
-    throws -> (State, [Product])
+  /// Reads the state as ``readState(_:)`` does, and in the same round trip the products asked
+  /// for: by identifier, those found at the generation the state was read at (a write between
+  /// the statements leaves none); by list number, those at their numbers' positions when the
+  /// state says the positions run without a gap and nothing changed between. A row that breaks
+  /// the editor's rules is left out, as every read leaves it.
+  ///
+  /// - Returns: The state, and the products read with their list numbers where asked by number.
+  private func readState(_ connection: PostgresConnection, readingAhead ahead: CatalogReadAhead)
+    throws -> (State, [(product: Product, number: Int?)])
   {
-    guard !identifiers.isEmpty else { return (try readState(connection), []) }
-    let results = try connection.execute(
-      together: [
-        (stateQuery, []),
+    // A number is below the largest position: the sum that finds its position cannot overflow.
+    let numbers = ahead.numbers.filter { (1..<ListNumbering.largestPosition).contains($0) }
+    guard !ahead.products.isEmpty || !numbers.isEmpty else {
+      return (try readState(connection), [])
+    }
+    // Each row says the generation and the count of other programs' changes it was read at.
+    let stamp = """
+      (SELECT value FROM \(schema).info WHERE key = 'generation'),
+        (SELECT value FROM \(schema).info WHERE key = 'foreign_changes')
+      """
+    var statements = [(stateQuery, [String]())]
+    if !ahead.products.isEmpty {
+      statements.append(
         (
           """
-          SELECT \(Self.columns), (SELECT value FROM \(schema).info WHERE key = 'generation')
+          SELECT \(Self.columns), NULL, \(stamp)
           FROM \(schema).products WHERE identifier = ANY($1::text[])
           """,
-          [Self.arrayLiteral(identifiers.map(\.canonicalText))]
-        ),
-      ], preparingFirstAs: Self.stateName)
+          [Self.arrayLiteral(ahead.products.map(\.canonicalText))]
+        ))
+    }
+    if !numbers.isEmpty {
+      // The numbers' positions from the first position of the same snapshot.
+      statements.append(
+        (
+          """
+          SELECT \(Self.columns), position, \(stamp)
+          FROM \(schema).products WHERE position = ANY(
+            SELECT (SELECT min(position) FROM \(schema).products) + n - 1
+            FROM unnest($1::bigint[]) AS n)
+          """,
+          [Self.arrayLiteral(numbers.map(String.init))]
+        ))
+    }
+    let results = try connection.execute(together: statements, preparingFirstAs: Self.stateName)
     let state = try state(from: results[0])
-    let products = results[1]
-    return (
-      state,
-      (0..<products.count).compactMap { row in
-        products.integer(row, 7) == state.generation ? shown(products, row) : nil
+    var read: [(product: Product, number: Int?)] = []
+    for result in results.dropFirst() {
+      for row in 0..<result.count {
+        guard result.integer(row, 8) == state.generation, result.integer(row, 9) == 0,
+          let product = shown(result, row)
+        else { continue }
+        guard let position = result.integer(row, 7) else {
+          read.append((product, nil))
+          continue
+        }
+        // At the state's generation the first position is the state's, and number `n` is at
+        // `first + n - 1`, when the positions run without a gap.
+        guard let first = state.firstPosition,
+          case (let number, false) = position.subtractingReportingOverflow(first - 1),
+          numbers.contains(number)
+        else { continue }
+        read.append((product, number))
       }
-    )
+    }
+    return (state, read)
   }
 
   /// The query ``readState(_:)`` runs: one row.

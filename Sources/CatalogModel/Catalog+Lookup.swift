@@ -12,7 +12,7 @@ extension Catalog {
   ///   ``CatalogError/ambiguous(_:candidates:)`` or ``CatalogError/numberOutOfRange(_:count:)``.
   package func product(matching reference: String) throws -> Product {
     let text = reference.trimmingSpaces
-    if let number = Int(text), text.allSatisfy(\.isASCII) {
+    if let number = Self.listNumber(in: text) {
       guard let product = product(number: number) else {
         throw CatalogError.numberOutOfRange(number, count: count)
       }
@@ -44,6 +44,17 @@ extension Catalog {
     }
     throw CatalogError.noMatch(
       reference, suggestion: closestName(to: key, among: source.names(near: key, limit: 64)))
+  }
+
+  /// The list number a reference names, when it names one: ASCII digits, spaces around them
+  /// allowed (`9`); ``product(matching:)`` finds the product at it.
+  ///
+  /// - Parameter reference: What the person typed.
+  /// - Returns: The number; nil for a reference of another kind.
+  package static func listNumber(in reference: String) -> Int? {
+    let text = reference.trimmingSpaces
+    guard text.allSatisfy(\.isASCII) else { return nil }
+    return Int(text)
   }
 
   /// The list numbers of products, in their order; empty when one has none.

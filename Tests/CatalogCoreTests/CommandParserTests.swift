@@ -28,6 +28,17 @@ import Testing
     #expect(try CommandParser.parse(line) == command)
   }
 
+  /// The list numbers a command names its product by, which a command from the shell reads
+  /// with the catalog's state: ASCII digits only, as the lookup takes them.
+  @Test(arguments: [
+    ("select 42", [42]), ("push  7 ", [7]), ("delete 3", [3]), ("select red rose", []),
+    ("select ４２", []), ("select 9999999999999999999999", []), ("list 3", []),
+    ("forget 2", []), ("continue 2", []),
+  ])
+  func namesListNumbers(_ line: String, _ numbers: [Int]) throws {
+    #expect(try CommandParser.parse(line)?.namedListNumbers == numbers)
+  }
+
   @Test(arguments: ["", "   ", "# a comment", "  # indented comment"])
   func blankLinesAndCommentsAreSkipped(_ line: String) throws {
     #expect(try CommandParser.parse(line) == nil)

@@ -506,8 +506,8 @@ import Testing
     let before = proxy.requests
     let shown = try sandbox.run(["select", "2"])
     #expect(shown.status == 0, "\(shown.errors)")
-    // The catalog's state with the product the scene showed, then product 2.
-    #expect(proxy.requests - before == 2)
+    // The catalog's state with the product the scene showed and product 2, in one request.
+    #expect(proxy.requests - before == 1)
   }
 
   /// `catalog state` reads the products its scenes show with the catalog's state: one request,

@@ -32,13 +32,48 @@ import Testing
     let absent = numberedProduct(21)
     let catalog = try PostgresCatalog(
       address: address,
-      readingAhead: [products[2].identifier, products[17].identifier, absent.identifier])
+      readingAhead: CatalogReadAhead(
+        products: [products[2].identifier, products[17].identifier, absent.identifier]))
     #expect(catalog.roundTrips == 2)
     #expect(catalog.product(identifier: products[17].identifier) == products[17])
     #expect(catalog.product(identifier: products[2].identifier) == products[2])
     #expect(catalog.roundTrips == 2)
     #expect(catalog.product(identifier: absent.identifier) == nil)
     #expect(catalog.roundTrips == 3)
+  }
+
+  /// Products asked for by list number as the catalog opens (`catalog select 7`) come in its
+  /// request too, where the positions run without a gap: reading them then asks nothing, and
+  /// they are the products another connection finds at those numbers. A number past the end
+  /// is asked nothing either (the count says it has no product). Where a deletion left a gap,
+  /// none is kept from the request: each is asked, and found where the count puts it.
+  @Test func productsReadAheadByNumberComeWithTheState() throws {
+    let products = (1...20).map { numberedProduct($0) }
+    let address = try catalogOnNewDatabase(products: products)
+    // Positions that do not start at 1: a deletion at the front keeps them gapless.
+    try PostgresCatalog(address: address).apply([
+      .delete(products[0].identifier, name: products[0].name)
+    ])
+    let catalog = try PostgresCatalog(
+      address: address,
+      readingAhead: CatalogReadAhead(products: [products[9].identifier], numbers: [1, 7, 25]))
+    #expect(catalog.roundTrips == 2)
+    #expect(catalog.product(number: 7) == products[7])
+    #expect(catalog.product(number: 1) == products[1])
+    #expect(Catalog(source: catalog).product(number: 25) == nil)
+    #expect(catalog.product(identifier: products[9].identifier) == products[9])
+    #expect(catalog.roundTrips == 2)
+    let other = try PostgresCatalog(address: address)
+    #expect(other.product(number: 7) == catalog.product(number: 7))
+
+    // A gap in the middle: number 7 is the product after the one deleted.
+    try other.apply([.delete(products[4].identifier, name: products[4].name)])
+    let gapped = try PostgresCatalog(
+      address: address, readingAhead: CatalogReadAhead(numbers: [3, 7]))
+    #expect(gapped.roundTrips == 2)
+    #expect(gapped.product(number: 7) == products[8])
+    #expect(gapped.product(number: 3) == products[3])
+    #expect(gapped.roundTrips == 4)
   }
 
   /// A catalog's session compiles no statement to machine code: the server's estimates of

@@ -1,3 +1,4 @@
+import CatalogModel
 import StateRestoration
 
 /// One REPL command, parsed and validated in form; applying it checks it against the state.
@@ -115,6 +116,18 @@ extension Command {
   { .activity(.continueDelivered(activity, in: scene)) }
   package static func activities(page: Int) -> Command { .activity(.activities(page: page)) }
   package static func forget(_ target: ForgetTarget) -> Command { .activity(.forget(target)) }
+}
+
+extension Command {
+  /// The list numbers this command names its product by (`select 42`, `push 7`, `delete 3`):
+  /// what a command from the shell reads with the catalog's state as it launches.
+  package var namedListNumbers: [Int] {
+    switch self {
+    case .navigation(.select(let product)), .navigation(.push(let product)), .delete(let product):
+      Catalog.listNumber(in: product).map { [$0] } ?? []
+    default: []
+    }
+  }
 }
 
 /// Which part of a list to show.
