@@ -59,10 +59,7 @@ package final class AppStore {
     // the state directory is touched.
     let catalogStore = CatalogStore.bundled(options.paths)
     let loaded = try catalogStore.load(
-      readingAhead: options.paths.catalogServer == nil
-        ? CatalogReadAhead()
-        : CatalogReadAhead(
-          products: productsToRestore(options), numbers: options.numbersToReadAhead))
+      readingAhead: options.paths.catalogServer == nil ? CatalogReadAhead() : readAhead(options))
     // The app's own directories, every file in them the app's: made private whole.
     var warnings: [String] = []
     let stateDirectory = options.paths.stateDirectory
@@ -100,6 +97,21 @@ package final class AppStore {
       sessions.endLaunch(reachedPrompt: false)
       throw error
     }
+  }
+
+  /// What a launch on a server reads with the catalog's state, in one request: the products
+  /// its scenes show, and the one the command or link from the shell names by list number or
+  /// identifier (a name needs a lookup of its own).
+  private static func readAhead(_ options: LaunchOptions) -> CatalogReadAhead {
+    var ahead = CatalogReadAhead(products: productsToRestore(options))
+    if let named = options.namedProduct {
+      if let number = Catalog.listNumber(in: named) {
+        ahead.numbers.append(number)
+      } else if let identifier = Catalog.identifier(in: named) {
+        ahead.products.append(identifier)
+      }
+    }
+    return ahead
   }
 
   /// The products the scenes a launch restores show, as their files say now (read without a

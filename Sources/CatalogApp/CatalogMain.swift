@@ -192,7 +192,11 @@ package enum CatalogMain {
         "the catalog process \(owner.place) has the scene open but does not answer on its socket; opening the link here instead"
       )
     }
+    var options = options
+    options.namedProduct = parsed.namedProduct
     let (store, state, warnings) = try AppStore.launch(options)
+    // The link is opened as soon as the launch has read the catalog, as one command is.
+    store.environment.catalog.servesNextRefreshFromLaunch()
     // Where the link goes (a new scene, when every one is open elsewhere) is said, not silent.
     for warning in warnings + store.notices + store.markReady() { report.warning(warning) }
     var next = state

@@ -20,9 +20,10 @@ package struct LaunchOptions: Sendable, Hashable {
   /// its own beside a running terminal: `catalog open` from a shell, which must not change
   /// where the next launch puts the user.
   package var leavesFrontAlone = false
-  /// The list numbers the one command from the shell names its product by (`catalog select
-  /// 42`): with a catalog on a server, read with the catalog's state as it opens.
-  package var numbersToReadAhead: [Int] = []
+  /// What the one command or link from the shell names its product by (`catalog select 42`,
+  /// `catalog open catalog://product/ID`): with a catalog on a server, the product is read
+  /// with the catalog's state as it opens when that is a list number or an identifier.
+  package var namedProduct: String?
   /// The `catalog` executable that builds the search index in the background (`catalog
   /// reindex`) when the changes laid over it pile up; nil for a program that embeds the app
   /// and is not `catalog` (the benchmark), which then builds none in the background.

@@ -58,9 +58,7 @@ final class REPL {
     environment: [String: String], report: Reporter
   ) throws {
     var options = options
-    // The product the command names by number comes with the catalog's state.
-    options.numbersToReadAhead =
-      oneCommand.flatMap { try? CommandParser.parse($0) }?.namedListNumbers ?? []
+    options.namedProduct = oneCommand.flatMap { try? CommandParser.parse($0) }?.namedProduct
     let (store, state, warnings) = try AppStore.launch(options)
     self.store = store
     self.state = state

@@ -18,7 +18,7 @@ extension Catalog {
       }
       return product
     }
-    if let identifier = UUID(uuidString: text), let product = self[identifier] {
+    if let identifier = Self.identifier(in: text), let product = self[identifier] {
       return product
     }
     let key = text.folded
@@ -55,6 +55,15 @@ extension Catalog {
     let text = reference.trimmingSpaces
     guard text.allSatisfy(\.isASCII) else { return nil }
     return Int(text)
+  }
+
+  /// The identifier a reference names, when it is a UUID (spaces around it allowed);
+  /// ``product(matching:)`` looks it up first, then takes it as a name.
+  ///
+  /// - Parameter reference: What the person typed.
+  /// - Returns: The identifier; nil for a reference of another kind.
+  package static func identifier(in reference: String) -> UUID? {
+    UUID(uuidString: reference.trimmingSpaces)
   }
 
   /// The list numbers of products, in their order; empty when one has none.

@@ -28,15 +28,15 @@ import Testing
     #expect(try CommandParser.parse(line) == command)
   }
 
-  /// The list numbers a command names its product by, which a command from the shell reads
-  /// with the catalog's state: ASCII digits only, as the lookup takes them.
+  /// What a command names its product by, which a command from the shell reads with the
+  /// catalog's state when it is a number or an identifier; commands that name no product, or
+  /// name an entry of a listing by number, give none.
   @Test(arguments: [
-    ("select 42", [42]), ("push  7 ", [7]), ("delete 3", [3]), ("select red rose", []),
-    ("select ４２", []), ("select 9999999999999999999999", []), ("list 3", []),
-    ("forget 2", []), ("continue 2", []),
+    ("select 42", "42"), ("push  7 ", "7"), ("delete red rose", "red rose"), ("list 3", nil),
+    ("forget 2", nil), ("continue 2", nil), ("back 2", nil),
   ])
-  func namesListNumbers(_ line: String, _ numbers: [Int]) throws {
-    #expect(try CommandParser.parse(line)?.namedListNumbers == numbers)
+  func namesItsProduct(_ line: String, _ product: String?) throws {
+    #expect(try CommandParser.parse(line)?.namedProduct == product)
   }
 
   @Test(arguments: ["", "   ", "# a comment", "  # indented comment"])

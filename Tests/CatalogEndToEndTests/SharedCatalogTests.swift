@@ -510,6 +510,26 @@ import Testing
     #expect(proxy.requests - before == 1)
   }
 
+  /// A link or a command from the shell that names its product by identifier reads it with
+  /// the catalog's state too; a name needs a lookup of its own.
+  @Test func aProductNamedByIdentifierFromTheShellComesWithTheState() throws {
+    let (sandbox, proxy) = try sandboxThroughProxy()
+    _ = try sandbox.run(["select", "cherries"])
+    // The bundled catalog's Mango and Ginger.
+    let mango = "3F6624CC-5105-492C-A307-235E78AAC4BC"
+    let ginger = "d0a816c6-0c80-496d-a665-15e84fd7b5c7"
+    var before = proxy.requests
+    let linked = try sandbox.run(["open", "catalog://product/\(mango)"])
+    #expect(linked.status == 0, "\(linked.errors)")
+    #expect(linked.output.contains("Mango"), "\(linked.output)")
+    #expect(proxy.requests - before == 1)
+    before = proxy.requests
+    let selected = try sandbox.run(["select", ginger])
+    #expect(selected.status == 0, "\(selected.errors)")
+    #expect(selected.output.contains("Ginger"), "\(selected.output)")
+    #expect(proxy.requests - before == 1)
+  }
+
   /// `catalog state` reads the products its scenes show with the catalog's state: one request,
   /// however many scenes and products.
   @Test func theStateFromTheShellAsksTheServerOnce() throws {

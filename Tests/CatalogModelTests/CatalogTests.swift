@@ -29,6 +29,19 @@ import Testing
     #expect(try catalog.product(matching: reference).name == name)
   }
 
+  /// What kind of reference text is, as the lookup decides it: a list number (ASCII digits),
+  /// else an identifier (a UUID), else a name; a launch on a server reads the first two ahead.
+  @Test func tellsNumbersAndIdentifiersFromNames() {
+    let cherries = UUID(uuidString: "FA542E3D-4895-44B6-942F-E112101D5160")
+    #expect(Catalog.listNumber(in: "  9 ") == 9)
+    #expect(Catalog.listNumber(in: "９") == nil)
+    #expect(Catalog.listNumber(in: "99999999999999999999") == nil)
+    #expect(Catalog.listNumber(in: "cherries") == nil)
+    #expect(Catalog.identifier(in: " fa542e3d-4895-44b6-942f-e112101d5160 ") == cherries)
+    #expect(Catalog.identifier(in: "9") == nil)
+    #expect(Catalog.identifier(in: "cherries") == nil)
+  }
+
   @Test func findsNamesWithoutTheirDiacritics() throws {
     var products = bundledProducts
     products[0].name = "Crème Brûlée"

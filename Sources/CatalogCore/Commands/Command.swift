@@ -119,13 +119,14 @@ extension Command {
 }
 
 extension Command {
-  /// The list numbers this command names its product by (`select 42`, `push 7`, `delete 3`):
-  /// what a command from the shell reads with the catalog's state as it launches.
-  package var namedListNumbers: [Int] {
+  /// What this command names its product by, as typed (`select 42`, `push Cherries`,
+  /// `delete` and a UUID): what a command from the shell reads with the catalog's state as it
+  /// launches, when it is a list number or an identifier.
+  package var namedProduct: String? {
     switch self {
     case .navigation(.select(let product)), .navigation(.push(let product)), .delete(let product):
-      Catalog.listNumber(in: product).map { [$0] } ?? []
-    default: []
+      product
+    default: nil
     }
   }
 }

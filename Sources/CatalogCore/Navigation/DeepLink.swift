@@ -23,6 +23,13 @@ package struct DeepLink: Sendable, Hashable {
   /// What it shows there.
   package var destination: Destination
 
+  /// What the link names its product by, as written (`catalog://product/ID`); nil for a link
+  /// to no product.
+  package var namedProduct: String? {
+    guard case .product(let product, _, _) = destination else { return nil }
+    return product
+  }
+
   /// The longest URL accepted, in bytes.
   package static let maximumLength = 4096
 
