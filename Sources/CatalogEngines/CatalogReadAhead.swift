@@ -4,7 +4,8 @@ import Foundation
 /// the catalog's state as it opens rather than in requests of its own (a catalog in a file
 /// reads nothing ahead: a read there costs no round trip).
 package struct CatalogReadAhead: Sendable, Hashable {
-  /// Products by identifier: those the scenes a launch restores show.
+  /// Products by identifier: those the scenes a launch restores show, and one a command or
+  /// link from the shell names by its identifier.
   package var products: [UUID]
   /// Products by list number: those a command from the shell names (`select 42`).
   package var numbers: [Int]

@@ -73,7 +73,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   - machine: The name this machine's edits are noted under, which a conflict on another
   ///     machine names.
   ///   - ahead: Products to read with the catalog's state, in its request, for reads soon
-  ///     after: those a launch restores, and those a command from the shell names by number.
+  ///     after: those a launch restores, and the one a command from the shell names.
   /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when the server cannot be
   ///   reached, refuses the user or is too old; ``CatalogError/newerSchema(found:supported:)``
   ///   when a newer program made the catalog.

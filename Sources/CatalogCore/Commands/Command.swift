@@ -1,4 +1,3 @@
-import CatalogModel
 import StateRestoration
 
 /// One REPL command, parsed and validated in form; applying it checks it against the state.
