@@ -58,7 +58,10 @@ final class REPL {
     environment: [String: String], report: Reporter
   ) throws {
     var options = options
-    options.namedProduct = oneCommand.flatMap { try? CommandParser.parse($0) }?.namedProduct
+    if options.paths.catalogServer != nil {
+      // Parsed again as it runs: here only for what a server reads ahead.
+      options.namedProduct = oneCommand.flatMap { try? CommandParser.parse($0) }?.namedProduct
+    }
     let (store, state, warnings) = try AppStore.launch(options)
     self.store = store
     self.state = state
