@@ -18,9 +18,6 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 #define CPQ_FUNCTIONS(X)                                                                        \
   X(void, PQclear, (PGresult * res), (res))                                                     \
   X(char *, PQcmdTuples, (PGresult * res), (res))                                               \
-  X(PGconn *, PQconnectdbParams,                                                                \
-    (const char *const *keywords, const char *const *values, int expand_dbname),               \
-    (keywords, values, expand_dbname))                                                          \
   X(PostgresPollingStatusType, PQconnectPoll, (PGconn * conn), (conn))                          \
   X(PGconn *, PQconnectStartParams,                                                             \
     (const char *const *keywords, const char *const *values, int expand_dbname),               \

@@ -58,8 +58,7 @@ package final class AppStore {
     // The catalog first: a server that cannot be reached ends the launch before anything in
     // the state directory is touched.
     let catalogStore = CatalogStore.bundled(options.paths)
-    let loaded = try catalogStore.load(
-      readingAhead: options.paths.catalogServer == nil ? CatalogReadAhead() : readAhead(options))
+    let loaded = try catalogStore.load(readingAhead: readAhead(options))
     // The app's own directories, every file in them the app's: made private whole.
     var warnings: [String] = []
     let stateDirectory = options.paths.stateDirectory

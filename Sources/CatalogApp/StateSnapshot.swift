@@ -40,11 +40,9 @@ package struct StateSnapshot: Sendable {
       listed + SessionFile.sceneNamesOnDisk(in: directory).filter { !listed.contains($0) }
     let files = names.map { name in Result { try SceneFile.read(name, in: directory) } }
     // A catalog on a server reads the products the scenes show with its state, in one request.
-    let shown =
-      paths.catalogServer == nil
-      ? [] : SceneFile.productsToReadAhead(in: files.compactMap { (try? $0.get()) ?? nil })
     let loaded = try CatalogStore.bundled(paths).loadForReading(
-      readingAhead: CatalogReadAhead(products: shown))
+      readingAhead: CatalogReadAhead(
+        products: SceneFile.productsToReadAhead(in: files.compactMap { (try? $0.get()) ?? nil })))
     warnings = loaded.warnings + warnings
     var owners: [SceneName: SceneOwner] = [:]
     var savedAt: [SceneName: Date] = [:]

@@ -139,12 +139,15 @@ package struct CatalogStore: Sendable {
   /// `products.json` of an earlier version if there is one, else from the bundled catalog.
   ///
   /// - Parameter ahead: Products to read as the catalog opens, for reads soon after: with a
-  ///   catalog on a server, in the request that reads its state.
+  ///   catalog on a server, in the request that reads its state, found while the server
+  ///   starts the session; never found for a file, which reads nothing ahead.
   /// - Returns: The catalog to run on.
   /// - Throws: A `SystemError` only when the bundled catalog itself cannot be read.
-  package func load(readingAhead ahead: CatalogReadAhead = CatalogReadAhead()) throws -> Loaded {
+  package func load(
+    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead()
+  ) throws -> Loaded {
     if server != nil {
-      let catalog = try openServer(readingAhead: ahead)
+      let catalog = try openServer(readingAhead: ahead())
       if !catalog.isSeeded {
         // The first process of any machine seeds it; another doing so at once finds every
         // product there and changes nothing.
@@ -183,11 +186,11 @@ package struct CatalogStore: Sendable {
   /// - Returns: The user's catalog; an earlier version's `products.json` not yet migrated; or
   ///   the bundled one.
   /// - Throws: A `SystemError` only when the bundled catalog cannot be read.
-  package func loadForReading(readingAhead ahead: CatalogReadAhead = CatalogReadAhead()) throws
-    -> Loaded
-  {
+  package func loadForReading(
+    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead()
+  ) throws -> Loaded {
     if server != nil {
-      let catalog = try openServer(readingAhead: ahead)
+      let catalog = try openServer(readingAhead: ahead())
       return catalog.isSeeded
         ? Loaded(catalog: Catalog(source: catalog), database: nil)
         : Loaded(catalog: try seedCatalog())
@@ -333,15 +336,15 @@ package struct CatalogStore: Sendable {
   }
 
   /// Connects to the catalog on the server, creating or upgrading its schema.
-  private func openServer(readingAhead ahead: CatalogReadAhead = CatalogReadAhead()) throws
-    -> PostgresCatalog
-  {
+  private func openServer(
+    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead()
+  ) throws -> PostgresCatalog {
     guard let server else { throw CatalogError.damaged("no server") }
     let address = try server.address()
     do {
       let catalog = try PostgresCatalog(
         address: address, schema: server.schema, machine: server.machine,
-        readingAhead: ahead)
+        readingAhead: ahead())
       // The data directory keeps this machine's search index of it.
       _ = try StateDirectory(creating: directoryPath)
       return catalog

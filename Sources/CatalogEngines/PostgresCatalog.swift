@@ -73,13 +73,14 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   - machine: The name this machine's edits are noted under, which a conflict on another
   ///     machine names.
   ///   - ahead: Products to read with the catalog's state, in its request, for reads soon
-  ///     after: those a launch restores, and the one a command from the shell names.
+  ///     after: those a launch restores, and the one a command from the shell names. Found
+  ///     while the server starts the session.
   /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when the server cannot be
   ///   reached, refuses the user or is too old; ``CatalogError/newerSchema(found:supported:)``
   ///   when a newer program made the catalog.
   package init(
     address: PostgresAddress, schema: String = "catalog", machine: String? = nil,
-    readingAhead ahead: CatalogReadAhead = CatalogReadAhead()
+    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead()
   ) throws {
     guard Self.isPlainName(schema) else {
       throw CatalogError.cannotConnect(
@@ -92,11 +93,13 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     self.schema = schema
     self.machine = machine
     let opened: PostgresConnection
+    var readAhead = CatalogReadAhead()
     do {
       // The session says it is this program's: its writes keep the block counts, which the
       // schema's triggers leave to it (see the migration "note other programs' changes").
       opened = try PostgresConnection(
-        address, applicationName: "catalog", settings: Self.sessionSettings)
+        address, applicationName: "catalog", settings: Self.sessionSettings,
+        whileConnecting: { readAhead = ahead() })
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))
@@ -115,7 +118,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         // The state and the schema's version in one request, with the products asked for; a
         // schema missing, older or newer than this program's (or a state that cannot be read)
         // goes through the migration, which says what is wrong.
-        if let (state, read) = try? readState(connection, readingAhead: ahead),
+        if let (state, read) = try? readState(connection, readingAhead: readAhead),
           state.schemaVersion == Self.schemaVersion
         {
           // Products read before the blocks are counted again are read again after.

@@ -26,6 +26,10 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
   package let tlsMode: String?
   /// The session's options the address or `PGOPTIONS` gives (`-c name=value …`), when they do.
   package let options: String?
+  /// The seconds to wait for the server that the address or `PGCONNECT_TIMEOUT` gives
+  /// (`connect_timeout`), when they do: zero or less waits as long as it takes, and libpq
+  /// reads 1 as 2.
+  package let connectTimeout: Int?
 
   /// Parses a connection string.
   ///
@@ -61,6 +65,7 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     port = value("port", "PGPORT") ?? "5432"
     database = value("dbname", "PGDATABASE") ?? user
     tlsMode = value("sslmode", "PGSSLMODE")
+    connectTimeout = value("connect_timeout", "PGCONNECT_TIMEOUT").flatMap { Int($0) }
     // libpq reads PGOPTIONS itself: the process's own, whatever the caller passed.
     self.options =
       values["options"]

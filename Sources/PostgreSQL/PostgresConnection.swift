@@ -67,13 +67,16 @@ package final class PostgresConnection {
   ///     first request and again on each reconnection: names and values of letters, digits,
   ///     `_` and `.`.
   ///   - interruption: A file descriptor that, once readable, gives the attempt up: the
-  ///     connecting thread stops within one step of it, and the whole attempt takes `timeout`
-  ///     seconds at most. Without it, the connection is made in one blocking call.
+  ///     connecting thread stops within one step of it.
+  ///   - meanwhile: Work of the caller's to do while the server starts the session (a new
+  ///     process on the server, authentication): called once, when the connection first
+  ///     waits for the server's answer, and not at all when connecting fails before.
   /// - Throws: ``PostgresError``: `unreachable`, `authentication`, `tls`, `refused` (no
   ///   such database), or `interrupted`.
   package init(
     _ address: PostgresAddress, applicationName: String, timeout: Int = 5,
-    settings: [(name: String, value: String)] = [], interruptedBy interruption: Int32? = nil
+    settings: [(name: String, value: String)] = [], interruptedBy interruption: Int32? = nil,
+    whileConnecting meanwhile: () -> Void = {}
   ) throws {
     self.address = address
     let plain = { (text: String) in
@@ -84,6 +87,7 @@ package final class PostgresConnection {
         }
     }
     let made = [("client_min_messages", "warning")] + settings.filter { plain($0) && plain($1) }
+    // `connect_timeout` for `PQreset`, which reconnects in one blocking call.
     var keywords = ["connect_timeout", "application_name", "client_encoding"]
     var values = [String(timeout), applicationName, "UTF8"]
     if address.options == nil {
@@ -98,7 +102,9 @@ package final class PostgresConnection {
     // The address's own settings come after the defaults, so they win.
     keywords.append("dbname")
     values.append(address.connectionString)
-    handle = try Self.connect(keywords, values, interruptedBy: interruption, timeout: timeout)
+    handle = try Self.connect(
+      keywords, values, interruptedBy: interruption,
+      timeout: address.connectTimeout.map { $0 == 1 ? 2 : $0 } ?? timeout, meanwhile: meanwhile)
     roundTrips = 1
     // A failed connection is freed by deinit, which runs once every property is set.
     guard PQstatus(handle) == CONNECTION_OK else {
@@ -110,7 +116,8 @@ package final class PostgresConnection {
   deinit { PQfinish(handle) }
 
   private static func connect(
-    _ keywords: [String], _ values: [String], interruptedBy interruption: Int32?, timeout: Int
+    _ keywords: [String], _ values: [String], interruptedBy interruption: Int32?, timeout: Int,
+    meanwhile: () -> Void
   ) throws -> OpaquePointer {
     let keywordPointers = keywords.map { strdup($0) } + [nil]
     let valuePointers = values.map { strdup($0) } + [nil]
@@ -120,9 +127,7 @@ package final class PostgresConnection {
     let started = keywordPointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywords in
       valuePointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
         // expand_dbname: the dbname value may be a whole URI or keyword string.
-        interruption == nil
-          ? PQconnectdbParams(keywords.baseAddress, values.baseAddress, 1)
-          : PQconnectStartParams(keywords.baseAddress, values.baseAddress, 1)
+        PQconnectStartParams(keywords.baseAddress, values.baseAddress, 1)
       }
     }
     guard let handle = started else {
@@ -132,9 +137,10 @@ package final class PostgresConnection {
     // made) are not printed on standard error: set before the steps of a connection under
     // way, and kept by `PQreset`.
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
-    guard let interruption, PQstatus(handle) != CONNECTION_BAD else { return handle }
+    guard PQstatus(handle) != CONNECTION_BAD else { return handle }
     do {
-      try Self.finishConnecting(handle, interruptedBy: interruption, timeout: timeout)
+      try Self.finishConnecting(
+        handle, interruptedBy: interruption, timeout: timeout, meanwhile: meanwhile)
       return handle
     } catch {
       PQfinish(handle)
@@ -143,28 +149,41 @@ package final class PostgresConnection {
   }
 
   /// Drives a connection started with `PQconnectStartParams` until it is made or fails,
-  /// waiting on its socket and on `interruption` (libpq's own `connect_timeout` does not apply
-  /// here: the deadline is `timeout` seconds from now).
+  /// waiting on its socket and on `interruption`, and doing `meanwhile` the first time it
+  /// waits for the server to answer. libpq's own `connect_timeout` does not apply to a
+  /// connection made step by step: the deadline is `timeout` seconds from now (none when it
+  /// is zero or less, as libpq's).
   private static func finishConnecting(
-    _ handle: OpaquePointer, interruptedBy interruption: Int32, timeout: Int
+    _ handle: OpaquePointer, interruptedBy interruption: Int32?, timeout: Int,
+    meanwhile: () -> Void
   ) throws {
     var deadline = timespec()
     clock_gettime(CLOCK_MONOTONIC, &deadline)
-    deadline.tv_sec += max(1, timeout)
+    deadline.tv_sec += min(timeout, Int(Int32.max))
     var waitingFor = PGRES_POLLING_WRITING
+    var answerAwaited = false
     while true {
-      var now = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &now)
-      let left =
-        (deadline.tv_sec - now.tv_sec) * 1000 + (deadline.tv_nsec - now.tv_nsec) / 1_000_000
-      guard left > 0 else { throw PostgresError(.unreachable, "timeout expired") }
+      var left: Int32 = -1
+      if timeout > 0 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let milliseconds =
+          (deadline.tv_sec - now.tv_sec) * 1000 + (deadline.tv_nsec - now.tv_nsec) / 1_000_000
+        guard milliseconds > 0 else { throw PostgresError(.unreachable, "timeout expired") }
+        left = Int32(clamping: milliseconds)
+      }
+      if waitingFor == PGRES_POLLING_READING, !answerAwaited {
+        answerAwaited = true
+        meanwhile()
+        continue
+      }
       var waiting = [
         pollfd(
           fd: PQsocket(handle),
           events: Int16(waitingFor == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0),
-        pollfd(fd: interruption, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: interruption ?? -1, events: Int16(POLLIN), revents: 0),
       ]
-      guard poll(&waiting, 2, Int32(clamping: left)) >= 0 || errno == EINTR else {
+      guard poll(&waiting, 2, left) >= 0 || errno == EINTR else {
         throw PostgresError(.unreachable, String(cString: strerror(errno)))
       }
       if waiting[1].revents != 0 {

@@ -260,8 +260,8 @@ import Testing
       PostgresAddress(server.tcpURL(database: "postgres")), applicationName: "tests")
   }
 
-  /// A connection made step by step, so that another thread can give it up, makes the same
-  /// connection (a password over TCP) and fails the same way.
+  /// A connection that another thread can give up makes the same connection (a password over
+  /// TCP) and fails the same way.
   @Test func anInterruptibleConnectionConnectsAndFailsAsAnyOther() throws {
     let server = try PostgresTestServer.shared
     let wake = try WakePipe()
@@ -316,6 +316,43 @@ import Testing
       #expect(timedOut?.kind == .unreachable, "\(String(describing: timedOut))")
       #expect(timedOut?.message == "timeout expired")
     }
+  }
+
+  /// The caller's work is done while the server starts the session: once, with a server that
+  /// answers and with one that never does (which the address's `connect_timeout` then ends,
+  /// not the caller's longer default); never when no server takes the connection.
+  @Test func theCallersWorkIsDoneWhileTheServerStartsTheSession() throws {
+    func connect(_ url: String) -> (
+      connection: PostgresConnection?, error: PostgresError?, calls: Int
+    ) {
+      var calls = 0
+      do {
+        let connection = try PostgresConnection(
+          PostgresAddress(url), applicationName: "tests", whileConnecting: { calls += 1 })
+        return (connection, nil, calls)
+      } catch {
+        return (nil, error as? PostgresError, calls)
+      }
+    }
+    let answered = connect(try PostgresTestServer.shared.tcpURL(database: "postgres"))
+    #expect(answered.calls == 1)
+    #expect(try answered.connection?.execute("SELECT 41 + 1").integer == 42)
+
+    let silent = try SilentServer()
+    withExtendedLifetime(silent) {
+      let start = ContinuousClock.now
+      let unanswered = connect(
+        "postgresql://nobody@127.0.0.1:\(silent.port)/catalog?sslmode=disable&gssencmode=disable&connect_timeout=2"
+      )
+      #expect(unanswered.calls == 1)
+      #expect(unanswered.error?.kind == .unreachable)
+      #expect(unanswered.error?.message == "timeout expired")
+      #expect(ContinuousClock.now - start < .milliseconds(4500))
+    }
+
+    let refused = connect("postgresql://nobody@127.0.0.1:1/catalog?connect_timeout=2")
+    #expect(refused.calls == 0)
+    #expect(refused.error?.kind == .unreachable)
   }
 
   @Test func noServerAtAnAddressIsUnreachable() throws {
