@@ -201,8 +201,19 @@ extension PostgresCatalog {
   }
 
   /// The schema version in the database; 0 when there is no catalog yet.
+  ///
+  /// Whether the catalog exists is read from the system catalogs as of this statement, not
+  /// through the session's cache of names (`to_regclass`): in the migration's transaction,
+  /// after waiting for another process that made the catalog, the cache may still say what it
+  /// found before, as the server reads the invalidations it was sent only as a transaction
+  /// starts or a table is locked.
   private func existingVersion(on connection: PostgresConnection) throws -> Int {
-    let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [schema + ".info"])
+    let exists = try connection.execute(
+      """
+      SELECT EXISTS (SELECT FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relname = 'info')
+      """, [schema])
     guard exists.text(0, 0) == "t" else { return 0 }
     return try connection.execute(
       "SELECT value FROM \(schema).info WHERE key = 'schema_version'"

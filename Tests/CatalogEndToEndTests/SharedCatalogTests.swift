@@ -44,6 +44,20 @@ import Testing
     #expect(reindexed.output.contains(second.dataDirectory + "/" + index))
   }
 
+  /// Machines that start at once on a new database make its catalog once between them: each
+  /// waits for the one making it, then finds it made, and none fails.
+  @Test func machinesStartingAtOnceOnANewDatabaseAllStart() throws {
+    let first = try CatalogSandbox(.postgres)
+    let machines = [first] + (0..<3).map { _ in CatalogSandbox(sharingCatalogOf: first) }
+    let processes = machines.map { $0.start(["list"]) }
+    for process in processes {
+      let (output, errors) = process.finishReading()
+      #expect(process.terminationStatus == 0, "\(errors)")
+      #expect(errors.isEmpty, "\(errors)")
+      #expect(output.contains("10 products."), "\(output)")
+    }
+  }
+
   /// Two machines editing one product over TCP (127.0.0.1, a password): different fields merge,
   /// the same field is refused with both values, as between two processes on one machine.
   @Test func twoMachinesEditingOneProductOverTCPMergeOrRefuse() throws {
