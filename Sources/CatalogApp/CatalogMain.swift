@@ -196,7 +196,7 @@ package enum CatalogMain {
     options.namedProduct = parsed.namedProduct
     let (store, state, warnings) = try AppStore.launch(options)
     // The link is opened as soon as the launch has read the catalog, as one command is.
-    store.environment.catalog.servesNextRefreshFromLaunch()
+    store.environment.catalog.servesNextRefresh = true
     // Where the link goes (a new scene, when every one is open elsewhere) is said, not silent.
     for warning in warnings + store.notices + store.markReady() { report.warning(warning) }
     var next = state

@@ -12,8 +12,19 @@ package final class CatalogSession {
   package let database: (any CatalogStorage)?
   /// Why catalog edits are refused, when the catalog could not be used.
   package private(set) var readOnlyReason: String?
-  /// Whether the next refresh is served by what the launch read (``servesNextRefreshFromLaunch()``).
-  private var nextRefreshIsServed = false
+  /// Whether the next refresh is served by what was read last rather than asking again: for
+  /// a command that was there before the catalog was last read afresh — one command from the
+  /// shell, or a line of a script that arrived before — so that whatever was saved before it
+  /// was sent was saved before that read. Asking again (on PostgreSQL, a round trip) could
+  /// only find what another process saved since, which it may as well have saved a moment
+  /// later. Cleared by the refresh it serves; not heeded after a failed request.
+  package var servesNextRefresh = false
+  /// How many refreshes asked the catalog and succeeded.
+  package private(set) var refreshes = 0
+  /// Whether the next refresh asks, whatever ``servesNextRefresh`` says: a read, a save or a
+  /// refresh failed since the last refresh that succeeded. The server may be gone, and the
+  /// refresh is where a command learns that it cannot run.
+  private var asksNextRefresh = false
 
   /// Creates the session with a catalog opened at launch.
   ///
@@ -25,14 +36,6 @@ package final class CatalogSession {
     self.store = store
     self.database = database
     self.readOnlyReason = readOnlyReason
-  }
-
-  /// Lets what the launch read serve the next refresh: for one command from the shell, which
-  /// runs as soon as the launch has read the catalog, asking again (on PostgreSQL, a round
-  /// trip) could only find what another process saved in between, which it may as well have
-  /// saved a moment later.
-  package func servesNextRefreshFromLaunch() {
-    nextRefreshIsServed = true
   }
 
   /// Saves catalog changes durably in one transaction, each edit merged with what other
@@ -49,8 +52,12 @@ package final class CatalogSession {
     do {
       try database.apply(changes)
     } catch CatalogError.damaged(let reason) {
+      asksNextRefresh = true
       readOnlyReason = reason
       throw CatalogError.catalogReadOnly(path: store.location, reason: reason)
+    } catch {
+      asksNextRefresh = true
+      throw error
     }
     return Catalog(source: database)
   }
@@ -64,7 +71,9 @@ package final class CatalogSession {
   package func takeWarnings() -> [String] {
     guard let database else { return [] }
     var warnings = database.takeSkippedRows()
-    switch database.takeReadFailure() {
+    let failure = database.takeReadFailure()
+    if failure != nil { asksNextRefresh = true }
+    switch failure {
     case .damaged(let reason) where readOnlyReason == nil:
       readOnlyReason = reason
       warnings.append(
@@ -80,8 +89,8 @@ package final class CatalogSession {
     return warnings
   }
 
-  /// The catalog as another process may have changed it since it was last read; once after
-  /// ``servesNextRefreshFromLaunch()``, as the launch read it.
+  /// The catalog as another process may have changed it since it was last read; with
+  /// ``servesNextRefresh``, as it was last read.
   ///
   /// - Parameter catalog: The catalog in memory.
   /// - Returns: The catalog from disk when it changed and can be read; otherwise `catalog`.
@@ -90,10 +99,14 @@ package final class CatalogSession {
   package func refreshed(_ catalog: Catalog) throws -> Catalog {
     guard let database, readOnlyReason == nil else { return catalog }
     do {
-      if nextRefreshIsServed {
-        nextRefreshIsServed = false
-      } else {
+      let served = servesNextRefresh && !asksNextRefresh
+      servesNextRefresh = false
+      if !served {
+        // Asked again until a refresh succeeds.
+        asksNextRefresh = true
         try database.refresh()
+        asksNextRefresh = false
+        refreshes += 1
       }
     } catch let error as CatalogError {
       if case .unreachable = error {

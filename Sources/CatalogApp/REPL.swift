@@ -33,6 +33,10 @@ final class REPL {
   private var pictureShown: Product?
   /// Why the line history could not be saved, said once.
   private let historyFailure = HistoryFailure()
+  /// The reader's ``LineReader/reads`` as the catalog was last read afresh, and how many
+  /// refreshes had asked it then (``CatalogSession/refreshes``): a line read before runs on
+  /// that read (``CatalogSession/servesNextRefresh``). The launch read it before any input.
+  private var lastRead = (reads: 0, refreshes: 0)
   /// What commands whose saves were put off printed (``AppStore/hasDeferredSave``), in order,
   /// each on standard error or not: shown once their changes are on disk.
   private var withheld: [(isWarning: Bool, text: String)] = []
@@ -83,7 +87,6 @@ final class REPL {
           of: state.activeScene, in: state.catalog))
     }
     isInteractive = oneCommand == nil && isatty(0) == 1
-    if isOneCommand { store.environment.catalog.servesNextRefreshFromLaunch() }
     // The whole catalog file is checked while the person reads the first prompt; an edit waits
     // for the verdict, and a damaged file is never written.
     if isInteractive { store.environment.database?.verifyInBackground() }
@@ -137,7 +140,10 @@ final class REPL {
       // Pages, tables and pictures fit the window as it is now, resized or not (SIGWINCH).
       store.environment.presentation.fit(
         columns: TerminalLineEditor.columns(of: 1), rows: TerminalLineEditor.rows(of: 1))
-      if runCommand(command) { break }
+      let reads = reader.reads
+      let quits = runCommand(command)
+      noteRefreshes(atReads: reads)
+      if quits { break }
       for warning in store.environment.takeCatalogWarnings() { warn(warning) }
     }
     saveDeferred()
@@ -164,6 +170,7 @@ final class REPL {
       store.releaseScenes(notIn: state)
       if let channel {
         CatalogMain.applyDeliveries(from: channel, to: &state, store: store, report: report)
+        noteRefreshes(atReads: reader.reads)
       }
       let handedOff = handoffs?.take() ?? []
       if !handedOff.isEmpty { saveDeferred() }
@@ -200,12 +207,27 @@ final class REPL {
         saveDeferred(failing: error)
       case .line(let line):
         do {
-          if let command = try CommandParser.parse(line) { return command }
+          if let command = try CommandParser.parse(line) {
+            // A script's line read before the catalog was last read afresh was sent before,
+            // and so was anything it follows: it runs on that read. A line the REPL waited
+            // for, or a person's, sees what other processes saved.
+            store.environment.catalog.servesNextRefresh =
+              editor == nil && reader.reads == lastRead.reads
+            return command
+          }
         } catch {
           saveDeferred(failing: error)
         }
       }
     }
+  }
+
+  /// Notes whether the catalog was read afresh since the last call: at `reads`, the input the
+  /// reader had then. A refresh not asked for is not served later.
+  private func noteRefreshes(atReads reads: Int) {
+    let catalog = store.environment.catalog
+    catalog.servesNextRefresh = false
+    if catalog.refreshes != lastRead.refreshes { lastRead = (reads, catalog.refreshes) }
   }
 
   /// A line from the editor, with the prompt and completion, or from the input.

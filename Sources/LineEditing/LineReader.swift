@@ -23,6 +23,10 @@ package final class LineReader {
   private var buffer: [UInt8] = []
   private var start = 0
   private var isAtEnd = false
+  /// How many times the reader took input from its descriptor: a line returned while the count
+  /// is what it was at some moment was there at that moment. Text in memory is there from the
+  /// start.
+  package private(set) var reads = 0
   /// Bytes of the current over-long line dropped so far; kept across an interruption, so that
   /// the rest of that line is reported as too long instead of being run as a command.
   private var discarded = 0
@@ -96,6 +100,7 @@ package final class LineReader {
         isAtEnd = true
       } else {
         buffer += chunk[..<count]
+        reads += 1
       }
     }
   }

@@ -77,6 +77,20 @@ import Testing
     #expect(state.output.contains("): Ginger"), "\(state.output)")
   }
 
+  /// Lines that arrived together run on one read of the catalog, but a line sent after another
+  /// process saved a change sees it, however soon after the line before it comes.
+  @Test(arguments: CatalogEngine.allCases)
+  func aLineSentAfterAnotherProcessSavedSeesIt(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
+    let process = sandbox.start()
+    process.send("select ginger\nselect mango")  // one write: both lines arrive together
+    let other = try sandbox.run(input: "select ginger\nedit\nprice 7.77\ndone\n")
+    #expect(other.output.contains("Saved Ginger."), "\(other.output)\(other.errors)")
+    process.send("select ginger")
+    process.readOutput(until: "$7.77")
+    _ = process.finishReading()
+  }
+
   /// The state directory is full: the commands saved together fail in one line, show none of
   /// their output, and the scene stays as it was. Uses a small tmpfs mount (needs root).
   @Test func aFullDiskShowsNothingOfTheCommandsNotSaved() throws {

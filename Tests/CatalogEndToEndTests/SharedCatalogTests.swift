@@ -524,6 +524,31 @@ import Testing
     #expect(proxy.requests - before == 1)
   }
 
+  /// A script's lines that arrived together run on the catalog as read for the first of them:
+  /// the edit as typed asks for the state once after the launch, then only for its product and
+  /// what `done` must (two round trips); a line the REPL waited for asks again.
+  @Test func aScriptsLinesReadTogetherAskTheServerOnce() throws {
+    let (sandbox, proxy) = try sandboxThroughProxy()
+    _ = try sandbox.run(["select", "cherries"])
+    var before = proxy.requests
+    let typed = try sandbox.run(input: "select 2\nedit\nprice 9.99\ndone\n")
+    #expect(typed.status == 0, "\(typed.errors)")
+    #expect(typed.output.contains("Saved"), "\(typed.output)")
+    // The launch, the first line's state, product 2, and `done`'s two.
+    #expect(proxy.requests - before == 5)
+    let repl = sandbox.start([])
+    repl.send("path")
+    repl.readOutput(until: "product")
+    before = proxy.requests
+    for _ in 0..<2 {
+      repl.send("path")
+      repl.readOutput(until: "product")
+    }
+    // Each line's refresh (and the handoff listener's, once the REPL first waited).
+    #expect(proxy.requests - before >= 2)
+    _ = repl.finishReading()
+  }
+
   /// A link or a command from the shell that names its product by identifier reads it with
   /// the catalog's state too; a name needs a lookup of its own.
   @Test func aProductNamedByIdentifierFromTheShellComesWithTheState() throws {
