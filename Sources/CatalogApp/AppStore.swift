@@ -103,13 +103,7 @@ package final class AppStore {
   /// identifier (a name needs a lookup of its own).
   private static func readAhead(_ options: LaunchOptions) -> CatalogReadAhead {
     var ahead = CatalogReadAhead(products: productsToRestore(options))
-    if let named = options.namedProduct {
-      if let number = Catalog.listNumber(in: named) {
-        ahead.numbers.append(number)
-      } else if let identifier = Catalog.identifier(in: named) {
-        ahead.products.append(identifier)
-      }
-    }
+    if let named = options.namedProduct { ahead.add(named: named) }
     return ahead
   }
 
@@ -466,7 +460,9 @@ package final class AppStore {
     var state = state
     let catalog: Catalog
     do {
-      catalog = try environment.refreshed(state.catalog)
+      var ahead = CatalogReadAhead()
+      if let named = command?.namedProduct { ahead.add(named: named) }
+      catalog = try environment.refreshed(state.catalog, readingAhead: ahead)
     } catch let error as CatalogError {
       guard let command, !state.needsCatalogServer(for: command) else { throw error }
       return (state, [])

@@ -92,11 +92,15 @@ package final class CatalogSession {
   /// The catalog as another process may have changed it since it was last read; with
   /// ``servesNextRefresh``, as it was last read.
   ///
-  /// - Parameter catalog: The catalog in memory.
+  /// - Parameters:
+  ///   - catalog: The catalog in memory.
+  ///   - ahead: Products the command about to run names, read with the state on a server.
   /// - Returns: The catalog from disk when it changed and can be read; otherwise `catalog`.
   /// - Throws: ``CatalogError/unreachable(location:reason:)`` when the catalog's server cannot be
   ///   reached.
-  package func refreshed(_ catalog: Catalog) throws -> Catalog {
+  package func refreshed(
+    _ catalog: Catalog, readingAhead ahead: CatalogReadAhead = CatalogReadAhead()
+  ) throws -> Catalog {
     guard let database, readOnlyReason == nil else { return catalog }
     do {
       let served = servesNextRefresh && !asksNextRefresh
@@ -104,7 +108,7 @@ package final class CatalogSession {
       if !served {
         // Asked again until a refresh succeeds.
         asksNextRefresh = true
-        try database.refresh()
+        try database.refresh(readingAhead: ahead)
         asksNextRefresh = false
         refreshes += 1
       }

@@ -309,7 +309,9 @@ package final class LiveEnvironment: AppEnvironment {
     catalog.takeWarnings()
   }
 
-  package func refreshed(_ catalog: Catalog) throws -> Catalog {
-    try self.catalog.refreshed(catalog)
+  package func refreshed(_ catalog: Catalog, readingAhead ahead: CatalogReadAhead) throws
+    -> Catalog
+  {
+    try self.catalog.refreshed(catalog, readingAhead: ahead)
   }
 }

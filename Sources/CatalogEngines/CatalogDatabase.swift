@@ -314,12 +314,13 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     connection.ifOpen { $0.leaveOpenForExit() }
   }
 
-  /// Reads the generation and count again, to see what other processes saved.
+  /// Reads the generation and count again, to see what other processes saved; nothing is
+  /// read ahead, as a read here costs no round trip.
   ///
   /// - Returns: true when the products changed since the last refresh.
   /// - Throws: ``CatalogError/damaged(_:)`` when they cannot be read.
   @discardableResult
-  package func refresh() throws -> Bool {
+  package func refresh(readingAhead _: CatalogReadAhead) throws -> Bool {
     // Nothing committed since the last read (the usual case between two commands): the
     // counts are not read again, which at ten million products is most of a refresh.
     if let known = state.withLock({ cached in cached.dataVersion }),

@@ -21,10 +21,12 @@ package protocol CatalogStorage: CatalogSource {
 
   /// Reads the generation and count again, to see what other processes saved.
   ///
+  /// - Parameter ahead: Products the command about to run names, read with the state on a
+  ///   server (``CatalogReadAhead``).
   /// - Returns: true when the products changed since the last refresh.
   /// - Throws: ``CatalogError`` when they cannot be read.
   @discardableResult
-  func refresh() throws -> Bool
+  func refresh(readingAhead ahead: CatalogReadAhead) throws -> Bool
 
   /// The reason a read failed since the last call, which it clears.
   func takeReadFailure() -> CatalogReadFailure?
@@ -85,6 +87,13 @@ package protocol CatalogStorage: CatalogSource {
 extension CatalogStorage {
   /// None: a catalog on one machine.
   package var handoff: (any HandoffStorage)? { nil }
+
+  /// Reads the generation and count again, reading nothing ahead
+  /// (``refresh(readingAhead:)``).
+  @discardableResult
+  package func refresh() throws -> Bool {
+    try refresh(readingAhead: CatalogReadAhead())
+  }
 }
 
 /// A catalog shared by the user's machines, which hands activities off between them

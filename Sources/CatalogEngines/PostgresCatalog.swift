@@ -133,8 +133,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       shared.withLock { shared in
         shared.cached = repaired
         shared.read.forgetUnless(generation: repaired.generation)
-        for (product, number) in ahead { shared.read.keep(product, number: number) }
       }
+      keep(ahead, readAt: repaired.generation)
     } catch let error as PostgresError {
       throw CatalogError.cannotConnect(
         location: address.description, reason: Self.advice(for: error, address: address))
@@ -504,8 +504,29 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   }
 
   @discardableResult
-  package func refresh() throws -> Bool {
-    try refresh { try usingRetryingOnce { try repairedIfChangedElsewhere(try readState($0), $0) } }
+  package func refresh(readingAhead ahead: CatalogReadAhead) throws -> Bool {
+    var read: (products: [(product: Product, number: Int?)], generation: Int) = ([], 0)
+    let changed = try refresh {
+      try usingRetryingOnce { connection in
+        let (state, products) = try readState(connection, readingAhead: ahead)
+        // Products read before the blocks are counted again are read again after.
+        read = (state.foreignChanges == 0 ? products : [], state.generation)
+        return try repairedIfChangedElsewhere(state, connection)
+      }
+    }
+    keep(read.products, readAt: read.generation)
+    return changed
+  }
+
+  /// Keeps products read with the state, for reads soon after, while the catalog is still at
+  /// the generation they were read at.
+  private func keep(_ read: [(product: Product, number: Int?)], readAt generation: Int) {
+    shared.withLock { shared in
+      guard shared.cached.generation == generation, shared.read.generation == generation else {
+        return
+      }
+      for (product, number) in read { shared.read.keep(product, number: number) }
+    }
   }
 
   /// Makes a state read the one answers come from; the server's errors become

@@ -525,8 +525,8 @@ import Testing
   }
 
   /// A script's lines that arrived together run on the catalog as read for the first of them:
-  /// the edit as typed asks for the state once after the launch, then only for its product and
-  /// what `done` must (two round trips); a line the REPL waited for asks again.
+  /// the edit as typed asks for the state once after the launch, with the product it selects,
+  /// then only what `done` must (two round trips); a line the REPL waited for asks again.
   @Test func aScriptsLinesReadTogetherAskTheServerOnce() throws {
     let (sandbox, proxy) = try sandboxThroughProxy()
     _ = try sandbox.run(["select", "cherries"])
@@ -534,8 +534,8 @@ import Testing
     let typed = try sandbox.run(input: "select 2\nedit\nprice 9.99\ndone\n")
     #expect(typed.status == 0, "\(typed.errors)")
     #expect(typed.output.contains("Saved"), "\(typed.output)")
-    // The launch, the first line's state, product 2, and `done`'s two.
-    #expect(proxy.requests - before == 5)
+    // The launch, the first line's state with product 2, and `done`'s two.
+    #expect(proxy.requests - before == 4)
     let repl = sandbox.start([])
     repl.send("path")
     repl.readOutput(until: "product")

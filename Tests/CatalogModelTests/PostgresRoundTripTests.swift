@@ -76,6 +76,25 @@ import Testing
     #expect(gapped.roundTrips == 4)
   }
 
+  /// A refresh reads the products the command about to run names with the state, in its
+  /// round trip, as the launch does: after another connection's change, by number and by
+  /// identifier, as that connection reads them.
+  @Test func productsNamedAtARefreshComeWithTheState() throws {
+    let products = (1...20).map { numberedProduct($0) }
+    let address = try catalogOnNewDatabase(products: products)
+    let catalog = try PostgresCatalog(address: address)
+    let other = try PostgresCatalog(address: address)
+    try other.apply([.delete(products[0].identifier, name: products[0].name)])
+    let before = catalog.roundTrips
+    #expect(
+      try catalog.refresh(
+        readingAhead: CatalogReadAhead(products: [products[12].identifier], numbers: [6])))
+    #expect(catalog.product(number: 6) == products[6])
+    #expect(catalog.product(identifier: products[12].identifier) == products[12])
+    #expect(catalog.roundTrips == before + 1)
+    #expect(other.product(number: 6) == catalog.product(number: 6))
+  }
+
   /// A catalog's session compiles no statement to machine code: the server's estimates of
   /// its few-row reads at millions of products pass the compiling threshold, and compiling
   /// them would take longer than running them. Made as the session starts, like its other
