@@ -1341,16 +1341,27 @@ extension ColumnValue {
 extension PostgresCatalog.Transaction: ImportTransaction {
   private var products: String { "\(schema).products" }
 
+  /// Into a catalog with no products the records need no index: a repeated identifier fails
+  /// the products' primary key as they are appended (``appendNew(after:rebuildingIndexes:matched:)``),
+  /// and only then is looked up to be named.
   func prepareStaged() throws {
     try connection.run(
-      "CREATE INDEX ON import_staging(identifier); CREATE INDEX ON import_staging(folded_name); ANALYZE import_staging"
-    )
+      try hasProducts()
+        ? "CREATE INDEX ON import_staging(identifier); ANALYZE import_staging"
+        : "ANALYZE import_staging")
+  }
+
+  /// Whether the catalog has a product.
+  private func hasProducts() throws -> Bool {
+    try connection.execute("SELECT EXISTS (SELECT FROM \(products))").text(0, 0) == "t"
   }
 
   func matchByName(_ made: [UUID], _ policy: ImportOptions.DuplicateNames) throws {
     guard !made.isEmpty, policy != .allow else { return }
+    // Names are looked up only for records without an identifier: the index is built for them.
     try connection.run(
-      "CREATE TEMP TABLE import_unidentified(identifier text PRIMARY KEY) ON COMMIT DROP")
+      "CREATE INDEX ON import_staging(folded_name); CREATE TEMP TABLE import_unidentified(identifier text PRIMARY KEY) ON COMMIT DROP"
+    )
     try connection.copy("COPY import_unidentified FROM STDIN") { rows in
       for identifier in Set(made) { try rows.append([identifier.canonicalText]) }
     }
@@ -1369,6 +1380,14 @@ extension PostgresCatalog.Transaction: ImportTransaction {
   }
 
   func failIfRepeated() throws {
+    // Into an empty catalog, the products' primary key finds it (``prepareStaged()``).
+    guard try hasProducts() else { return }
+    try nameRepeated()
+  }
+
+  /// Throws ``CatalogError/repeatedIdentifier(_:record:name:)`` naming the later record of the
+  /// first identifier the staged records repeat, if they repeat one.
+  private func nameRepeated() throws {
     let repeated = try connection.execute(
       "SELECT s.identifier, s.record, s.name FROM import_staging AS s WHERE EXISTS (SELECT 1 FROM import_staging AS t WHERE t.identifier = s.identifier AND t.record < s.record) ORDER BY s.record LIMIT 1"
     )
@@ -1431,9 +1450,18 @@ extension PostgresCatalog.Transaction: ImportTransaction {
         "DROP INDEX \(schema).products_folded_name, \(schema).products_year, \(schema).products_changed"
       )
     }
-    try connection.execute(
-      "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
-      [String(position)])
+    try connection.run("SAVEPOINT append")
+    do {
+      try connection.execute(
+        "INSERT INTO \(products) SELECT identifier, $1::bigint + row_number() OVER (ORDER BY record), name, folded_name, image_name, year, price_cents, keywords, changed, image_directory FROM import_staging AS s WHERE NOT EXISTS (SELECT 1 FROM \(products) AS p WHERE p.identifier = s.identifier) ORDER BY record",
+        [String(position)])
+    } catch let error as PostgresError where error.sqlState == "23505" {
+      // A repeated identifier, in records appended to an empty catalog: named, as a bad
+      // record is.
+      try connection.run("ROLLBACK TO SAVEPOINT append")
+      try nameRepeated()
+      throw error
+    }
     if rebuildingIndexes {
       try connection.run(PostgresCatalog.secondaryIndexes(schema))
       // The planner's statistics, at once rather than when autovacuum comes: without them
