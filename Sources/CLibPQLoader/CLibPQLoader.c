@@ -19,6 +19,9 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
   X(void, PQclear, (PGresult * res), (res))                                                     \
   X(char *, PQcmdTuples, (PGresult * res), (res))                                               \
   X(PostgresPollingStatusType, PQconnectPoll, (PGconn * conn), (conn))                          \
+  X(PGconn *, PQconnectdbParams,                                                                \
+    (const char *const *keywords, const char *const *values, int expand_dbname),               \
+    (keywords, values, expand_dbname))                                                          \
   X(PGconn *, PQconnectStartParams,                                                             \
     (const char *const *keywords, const char *const *values, int expand_dbname),               \
     (keywords, values, expand_dbname))                                                          \

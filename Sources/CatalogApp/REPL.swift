@@ -171,6 +171,8 @@ final class REPL {
       if let channel {
         CatalogMain.applyDeliveries(from: channel, to: &state, store: store, report: report)
         noteRefreshes(atReads: reader.reads)
+        // A read of a delivered command that failed is said, and the next command asks again.
+        for warning in store.environment.takeCatalogWarnings() { warn(warning) }
       }
       let handedOff = handoffs?.take() ?? []
       if !handedOff.isEmpty { saveDeferred() }

@@ -923,19 +923,20 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   }
 
   /// Completes an import into an empty catalog, in the import's transaction: the records are
-  /// in the table from position `first` on; what remains is to leave out deleted products,
-  /// build the indexes (a repeated identifier fails the unique one), and count the blocks.
+  /// in the table from position `first` on; what remains is to build the indexes (a repeated
+  /// identifier fails the unique one), leave out deleted products, and count the blocks.
   private func filled(
     from first: Int, read: Int, seeding: CatalogSeeding?, options: ImportOptions,
     in database: Database
   ) throws -> CatalogImportSummary {
     var summary = CatalogImportSummary()
-    // Every product is a new one: none is kept because the catalog has it.
-    summary.skippedDeleted = try Self.leavingOutDeleted(
-      from: "products", unless: "0", restoring: options.restoringDeleted, in: database)
+    // Repeats first: a repeated identifier of a deleted product is refused too, not left out.
     try Self.failingOnRepeats("products", numberedFrom: first, in: database) {
       try database.execute(Self.createIndexes)
     }
+    // Every product is a new one: none is kept because the catalog has it.
+    summary.skippedDeleted = try Self.leavingOutDeleted(
+      from: "products", unless: "0", restoring: options.restoringDeleted, in: database)
     summary.inserted = read - summary.skippedDeleted
     if summary.inserted > 0 { try ListNumbering.recount(from: first, in: database) }
     try Self.markSeeded(seeding, in: database)

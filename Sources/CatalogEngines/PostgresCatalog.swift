@@ -1400,6 +1400,9 @@ extension PostgresCatalog.Transaction: ImportTransaction {
   func leaveOutDeleted(restoring: Bool) throws -> Int {
     let deleted = "SELECT identifier FROM \(schema).deletions WHERE identifier IS NOT NULL"
     guard try connection.execute("SELECT EXISTS (\(deleted))").text(0, 0) == "t" else { return 0 }
+    // Into an empty catalog the repeats are not looked for yet (``failIfRepeated()``): a
+    // repeated identifier of a deleted product must not leave with the records left out.
+    if !(try hasProducts()) { try nameRepeated() }
     if restoring {
       try connection.run(
         "UPDATE \(schema).deletions SET identifier = NULL WHERE identifier IN (SELECT identifier FROM import_staging)"

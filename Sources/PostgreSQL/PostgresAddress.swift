@@ -65,7 +65,17 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     port = value("port", "PGPORT") ?? "5432"
     database = value("dbname", "PGDATABASE") ?? user
     tlsMode = value("sslmode", "PGSSLMODE")
-    connectTimeout = value("connect_timeout", "PGCONNECT_TIMEOUT").flatMap { Int($0) }
+    if let text = value("connect_timeout", "PGCONNECT_TIMEOUT") {
+      // As libpq reads it: a whole number, spaces around it allowed.
+      let trimmed = text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()
+      guard let seconds = Int(String(trimmed)) else {
+        throw PostgresError(
+          .badAddress, "connect_timeout '\(text)' is not a whole number of seconds")
+      }
+      connectTimeout = seconds
+    } else {
+      connectTimeout = nil
+    }
     // libpq reads PGOPTIONS itself: the process's own, whatever the caller passed.
     self.options =
       values["options"]

@@ -70,7 +70,8 @@ package final class PostgresConnection {
   ///     connecting thread stops within one step of it.
   ///   - meanwhile: Work of the caller's to do while the server starts the session (a new
   ///     process on the server, authentication): called once, when the connection first
-  ///     waits for the server's answer, and not at all when connecting fails before.
+  ///     waits for the server's answer, and not at all when connecting fails before; to an
+  ///     address of several hosts that nothing can give up, before connecting.
   /// - Throws: ``PostgresError``: `unreachable`, `authentication`, `tls`, `refused` (no
   ///   such database), or `interrupted`.
   package init(
@@ -87,6 +88,8 @@ package final class PostgresConnection {
         }
     }
     let made = [("client_min_messages", "warning")] + settings.filter { plain($0) && plain($1) }
+    // libpq reads 1 as 2.
+    let timeout = address.connectTimeout.map { $0 == 1 ? 2 : $0 } ?? timeout
     // `connect_timeout` for `PQreset`, which reconnects in one blocking call.
     var keywords = ["connect_timeout", "application_name", "client_encoding"]
     var values = [String(timeout), applicationName, "UTF8"]
@@ -103,8 +106,8 @@ package final class PostgresConnection {
     keywords.append("dbname")
     values.append(address.connectionString)
     handle = try Self.connect(
-      keywords, values, interruptedBy: interruption,
-      timeout: address.connectTimeout.map { $0 == 1 ? 2 : $0 } ?? timeout, meanwhile: meanwhile)
+      keywords, values, interruptedBy: interruption, timeout: timeout,
+      oneHost: !address.host.contains(","), meanwhile: meanwhile)
     roundTrips = 1
     // A failed connection is freed by deinit, which runs once every property is set.
     guard PQstatus(handle) == CONNECTION_OK else {
@@ -115,10 +118,16 @@ package final class PostgresConnection {
 
   deinit { PQfinish(handle) }
 
+  /// Connects step by step (``finishConnecting(_:interruptedBy:timeout:meanwhile:)``); to an
+  /// address of several hosts that no other thread can give up, in libpq's one blocking call,
+  /// whose `connect_timeout` applies to each host in turn and moves on to the next, with
+  /// `meanwhile` done first.
   private static func connect(
     _ keywords: [String], _ values: [String], interruptedBy interruption: Int32?, timeout: Int,
-    meanwhile: () -> Void
+    oneHost: Bool, meanwhile: () -> Void
   ) throws -> OpaquePointer {
+    let stepByStep = oneHost || interruption != nil
+    if !stepByStep { meanwhile() }
     let keywordPointers = keywords.map { strdup($0) } + [nil]
     let valuePointers = values.map { strdup($0) } + [nil]
     defer {
@@ -127,7 +136,9 @@ package final class PostgresConnection {
     let started = keywordPointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { keywords in
       valuePointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
         // expand_dbname: the dbname value may be a whole URI or keyword string.
-        PQconnectStartParams(keywords.baseAddress, values.baseAddress, 1)
+        stepByStep
+          ? PQconnectStartParams(keywords.baseAddress, values.baseAddress, 1)
+          : PQconnectdbParams(keywords.baseAddress, values.baseAddress, 1)
       }
     }
     guard let handle = started else {
@@ -137,7 +148,7 @@ package final class PostgresConnection {
     // made) are not printed on standard error: set before the steps of a connection under
     // way, and kept by `PQreset`.
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
-    guard PQstatus(handle) != CONNECTION_BAD else { return handle }
+    guard stepByStep, PQstatus(handle) != CONNECTION_BAD else { return handle }
     do {
       try Self.finishConnecting(
         handle, interruptedBy: interruption, timeout: timeout, meanwhile: meanwhile)

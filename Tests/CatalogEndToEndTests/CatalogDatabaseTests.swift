@@ -206,6 +206,28 @@ import Testing
     #expect(try sandbox.run(input: "list\n").output.contains("10 products."))
   }
 
+  /// A repeated identifier of a product deleted from an empty catalog is refused too, not left
+  /// out with the deleted product's records.
+  @Test(arguments: CatalogEngine.allCases)
+  func aRepeatedIdentifierOfADeletedProductIsRefused(engine: CatalogEngine) throws {
+    let sandbox = try CatalogSandbox(engine)
+    let one = try sandbox.writeFile(
+      "one.csv",
+      "identifier,name,imageName,year,price\n00000000-0000-4000-8000-000000000001,A,,2020,1\n")
+    #expect(try sandbox.run(["import", one]).status == 0)
+    #expect(try sandbox.run(["delete", "1"]).status == 0)
+    let twice = try sandbox.writeFile(
+      "twice.csv",
+      "identifier,name,imageName,year,price\n00000000-0000-4000-8000-000000000001,A,,2020,1\n00000000-0000-4000-8000-000000000001,B,,2020,1\n"
+    )
+    let result = try sandbox.run(["import", twice])
+    #expect(result.status == 1, "\(result.output)")
+    #expect(
+      result.errorLines == [
+        "error: '\(twice)' record 2: 'B' repeats the identifier 00000000-0000-4000-8000-000000000001 of an earlier record; nothing was imported"
+      ])
+  }
+
   @Test func csvAddsNewProductsAndUpdatesExistingOnes() throws {
     let sandbox = CatalogSandbox()
     // The sample catalog first: a first import into a new data directory adds no sample.

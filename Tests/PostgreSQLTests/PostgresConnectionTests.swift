@@ -355,6 +355,30 @@ import Testing
     #expect(refused.error?.kind == .unreachable)
   }
 
+  /// `connect_timeout` is read as libpq reads it, and one it would refuse is refused at once;
+  /// with several hosts, a host that never answers is given up after it, for the next.
+  @Test func theConnectTimeoutIsLibpqsAndEachHostHasIt() throws {
+    let spaced = try PostgresAddress("postgresql://h/db?connect_timeout=%207%20")
+    #expect(spaced.connectTimeout == 7)
+    do {
+      _ = try PostgresAddress("postgresql://h/db?connect_timeout=10s")
+      Issue.record("a timeout libpq refuses was taken")
+    } catch let error as PostgresError {
+      #expect(error.kind == .badAddress, "\(error)")
+    }
+    let server = try PostgresTestServer.shared
+    let silent = try SilentServer()
+    try withExtendedLifetime(silent) {
+      let url =
+        "host=127.0.0.1,127.0.0.1 port=\(silent.port),\(server.port) dbname=postgres user=\(server.user) password=\(server.password) sslmode=disable gssencmode=disable connect_timeout=2"
+      var calls = 0
+      let connection = try PostgresConnection(
+        PostgresAddress(url), applicationName: "tests", whileConnecting: { calls += 1 })
+      #expect(try connection.execute("SELECT 41 + 1").integer == 42)
+      #expect(calls == 1)
+    }
+  }
+
   @Test func noServerAtAnAddressIsUnreachable() throws {
     let url = "postgresql://nobody@127.0.0.1:1/catalog?connect_timeout=2"
     do {
