@@ -19,6 +19,10 @@ let staticFoundation: [LinkerSetting] = [
   ])
 ]
 
+/// An executable linked at a fixed address (not position-independent), as `catalog` and its
+/// start-up baseline are.
+let fixedAddress: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-no-pie"])]
+
 let package = Package(
   name: "catalog",
   platforms: [.macOS(.v15)],
@@ -123,14 +127,13 @@ let package = Package(
     // A name the file lists and the binary lacks is passed over.
     .executableTarget(
       name: "catalog", dependencies: ["CatalogApp"], exclude: ["startup.order", "StaticLink"],
-      linkerSettings: staticFoundation + [
-        .unsafeFlags(["-Xlinker", "-no-pie"]),
+      linkerSettings: staticFoundation + fixedAddress + [
         .unsafeFlags(
           [
             "-Xlinker",
             "--symbol-ordering-file=\(Context.packageDirectory)/Sources/catalog/startup.order",
             "-Xlinker", "--no-warn-symbol-ordering",
-          ], .when(configuration: .release)),
+          ], .when(configuration: .release))
       ]),
     // Measures start-up and durability in a release build: `swift run -c release catalog-bench`.
     .executableTarget(
@@ -152,7 +155,7 @@ let package = Package(
     // SwiftUI's route manager pattern (deep links, NSUserActivity, @SceneStorage) on Linux.
     .executableTarget(name: "route-example", dependencies: ["StateRestoration"]),
     // The start-up baseline that catalog-bench compares against, linked as `catalog` is.
-    .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation),
+    .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation + fixedAddress),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(
       name: "generate-images",
