@@ -210,4 +210,25 @@ import Testing
     #expect(try catalog.refresh() == false)
     #expect(catalog.product(number: 1) == products[1])
   }
+
+  /// A large import leaves the planner the statistics of the columns whose ranges the app
+  /// reads (the products changed since a search index was built, through their index, not
+  /// every row), and the text columns, most of an analysis's time, to autovacuum.
+  @Test func aLargeImportLeavesThePlannerWhatItsRangesRead() throws {
+    let address = try catalogOnNewDatabase(products: (1...20_000).map { numberedProduct($0) })
+    let catalog = try PostgresCatalog(address: address)
+    let generation = catalog.generation
+    try catalog.apply([.insert(numberedProduct(20_001))])
+    let session = try PostgresConnection(address, applicationName: "tests")
+    let plan = try session.execute(
+      "EXPLAIN SELECT identifier FROM \(catalog.schema).products WHERE changed > $1",
+      [String(generation)])
+    let lines = (0..<plan.count).compactMap { plan.text($0, 0) }
+    #expect(lines.first?.contains("Index") == true, "\(lines)")
+    let analyzed = try session.execute(
+      "SELECT attname FROM pg_stats WHERE schemaname = $1 AND tablename = 'products' ORDER BY attname",
+      [catalog.schema])
+    #expect(
+      (0..<analyzed.count).compactMap { analyzed.text($0, 0) } == ["changed", "position", "year"])
+  }
 }
