@@ -12,7 +12,8 @@ import SQLite
 /// million products as at ten; finding a number reads the group counts (about 150 rows at ten
 /// million products), the counts of one group's blocks and, unless the block is full (it then
 /// has every position), one block of the position index: nearly the same at ten million
-/// products as at a hundred thousand.
+/// products as at a hundred thousand. Where the positions run without a gap, as after an
+/// import, it reads none of these: number `n` is at the first position plus `n - 1`.
 ///
 /// A database written before schema version 4 has no blocks, and dense positions: there, a
 /// position is the list number (``dense``). One written before version 7 has no group counts
@@ -99,6 +100,7 @@ struct ListNumbering {
     guard number >= 1 else { return nil }
     if dense { return number }
     try sums.read(from: database, grouped: grouped)
+    if let (first, count) = sums.gapless { return number <= count ? first + (number - 1) : nil }
     guard let (index, before, live) = try sums.block(holdingNumber: number, in: database) else {
       return nil
     }
@@ -124,6 +126,16 @@ struct ListNumbering {
     }
     try sums.read(from: database, grouped: grouped)
     var numbers: [Int: Int] = [:]
+    if let (first, count) = sums.gapless {
+      for position in positions {
+        // Positions from the file: none out of range is numbered, and none overflows.
+        guard case (let offset, false) = position.subtractingReportingOverflow(first),
+          (0..<count).contains(offset)
+        else { continue }
+        numbers[position] = offset + 1
+      }
+      return numbers
+    }
     for position in Set(positions) {
       let index = (position &- 1) >> Self.blockShift
       // Positions in blocks with no count (damage) get no number.
@@ -237,7 +249,9 @@ struct ListNumbering {
 /// The group counts of a catalog as running sums, read once per generation of the catalog, and
 /// the block counts of the groups looked into: finding a list number's block is then two
 /// binary searches rather than a pass over the table, which a search does for every result it
-/// shows.
+/// shows. Where the positions run without a gap (no product deleted but from the ends, as
+/// after an import), the counts are not read at all: number `n` is at the first position plus
+/// `n - 1` (``gapless``).
 ///
 /// Each read (``read(from:grouped:)``, once a lookup) compares the catalog's generation, which
 /// every change of the products raises in the same transaction, with the one the sums were read
@@ -292,6 +306,9 @@ final class BlockSums: @unchecked Sendable {
 
   private var generation: Int?
   private var grouped = true
+  /// The first position and the count, when the positions run without a gap at this
+  /// generation: the groups and blocks are then not read.
+  private(set) var gapless: (first: Int, count: Int)?
   private var groups = RunningSums()
   /// The blocks of the groups looked into at this generation.
   private var blocks: [Int: RunningSums] = [:]
@@ -346,6 +363,23 @@ final class BlockSums: @unchecked Sendable {
     generation = nil
     blocks.removeAll()
     groups = RunningSums()
+    gapless = nil
+    // The count the file keeps beside the ends of the positions, from the same snapshot.
+    let span = try database.statement(
+      "SELECT (SELECT value FROM catalog_info WHERE key = 'count'), (SELECT min(position) FROM products), (SELECT max(position) FROM products)"
+    )
+    defer { span.reset() }
+    if try span.step(), !span.isNull(0), !span.isNull(1), !span.isNull(2) {
+      let (count, first, last) = (span.integer(0), span.integer(1), span.integer(2))
+      if count >= 1, first >= 1, case (let width, false) = last.subtractingReportingOverflow(first),
+        width == count - 1
+      {
+        gapless = (first, count)
+        generation = current
+        self.grouped = grouped
+        return
+      }
+    }
     let statement = try database.statement(
       grouped
         ? "SELECT grp, live FROM block_groups WHERE live > 0 ORDER BY grp"
