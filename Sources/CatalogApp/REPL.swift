@@ -35,8 +35,9 @@ final class REPL {
   private let historyFailure = HistoryFailure()
   /// The reader's ``LineReader/reads`` as the catalog was last read afresh, and how many
   /// refreshes had asked it then (``CatalogSession/refreshes``): a line read before runs on
-  /// that read (``CatalogSession/servesNextRefresh``). The launch read it before any input.
-  private var lastRead = (reads: 0, refreshes: 0)
+  /// that read (``CatalogSession/servesNextRefresh``). The launch read it after the input a
+  /// script had sent by then.
+  private var lastRead: (reads: Int, refreshes: Int)
   /// What commands whose saves were put off printed (``AppStore/hasDeferredSave``), in order,
   /// each on standard error or not: shown once their changes are on disk.
   private var withheld: [(isWarning: Bool, text: String)] = []
@@ -61,12 +62,21 @@ final class REPL {
     _ options: LaunchOptions, command oneCommand: String?, presentation: Presentation,
     environment: [String: String], report: Reporter
   ) throws {
+    // A script's lines sent already are taken before the launch reads the catalog: they were
+    // sent before that read, and run on it (``lastRead``).
+    let reader = oneCommand.map { LineReader(text: $0 + "\n") } ?? LineReader()
+    if oneCommand == nil && isatty(0) == 0 { reader.readAvailable() }
     var options = options
     if options.paths.catalogServer != nil {
-      // Parsed again as it runs: here only for what a server reads ahead.
-      options.namedProduct = oneCommand.flatMap { try? CommandParser.parse($0) }?.namedProduct
+      // Parsed again as it runs: here only for what a server reads ahead, for the one command
+      // or a script's first.
+      let first = oneCommand.map { [$0] } ?? reader.bufferedLines(limit: 16)
+      options.namedProduct =
+        first.lazy.compactMap { try? CommandParser.parse($0) }.first?.namedProduct
     }
     let (store, state, warnings) = try AppStore.launch(options)
+    self.reader = reader
+    lastRead = (reader.reads, store.environment.catalog.refreshes)
     self.store = store
     self.state = state
     self.report = report
@@ -90,7 +100,6 @@ final class REPL {
     // The whole catalog file is checked while the person reads the first prompt; an edit waits
     // for the verdict, and a damaged file is never written.
     if isInteractive { store.environment.database?.verifyInBackground() }
-    reader = oneCommand.map { LineReader(text: $0 + "\n") } ?? LineReader()
     let historyDirectory = store.environment.directory
     let historyFailure = self.historyFailure
     editor =

@@ -67,6 +67,40 @@ package final class LineReader {
     return poll(&input, 1, 0) == 0
   }
 
+  /// Takes what the input holds now, once, without waiting: the lines it holds were sent
+  /// before whatever the caller does next (a script's lines, before the catalog is read).
+  /// Nothing happens when nothing is there, and a failed read is left for ``next()`` to meet.
+  package func readAvailable() {
+    guard descriptor >= 0, !isAtEnd else { return }
+    var input = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    guard poll(&input, 1, 0) == 1, input.revents & Int16(POLLIN) != 0 else { return }
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    if count == 0 {
+      isAtEnd = true
+    } else if count > 0 {
+      buffer += chunk[..<count]
+      reads += 1
+    }
+  }
+
+  /// The whole lines read already and not yet returned, up to a number, as text: what
+  /// ``next()`` will return without reading. A line that is not UTF-8 or too long is left out.
+  ///
+  /// - Parameter limit: The most lines to give.
+  /// - Returns: The lines, in order, without their newlines.
+  package func bufferedLines(limit: Int) -> [String] {
+    var lines: [String] = []
+    var from = start
+    while lines.count < limit, let newline = buffer[from...].firstIndex(of: UInt8(ascii: "\n")) {
+      if newline - from <= Self.lineLimit, case .line(let text) = validate(buffer[from..<newline]) {
+        lines.append(text)
+      }
+      from = newline + 1
+    }
+    return lines
+  }
+
   /// Reads the next line.
   ///
   /// - Returns: The line, an invalid line's error, the end of the input, or an interruption.

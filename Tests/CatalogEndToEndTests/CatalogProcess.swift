@@ -101,12 +101,14 @@ final class CatalogSandbox {
   /// Runs `catalog` to completion with a script on standard input.
   ///
   /// A run that takes longer than `timeout` seconds is killed and recorded as an issue, so a
-  /// hang fails its test instead of the whole suite.
+  /// hang fails its test instead of the whole suite. With `sentFirst`, the whole script is in
+  /// the pipe before the process starts, rather than written as it runs.
   func run(
-    _ arguments: [String] = [], input: String = "", inputData: Data? = nil, timeout: Double = 120,
-    sourceLocation: SourceLocation = #_sourceLocation
+    _ arguments: [String] = [], input: String = "", inputData: Data? = nil, sentFirst: Bool = false,
+    timeout: Double = 120, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> Result {
-    let process = start(arguments)
+    let data = inputData ?? Data(input.utf8)
+    let process = start(arguments, input: sentFirst ? data : nil)
     let finished = DispatchSemaphore(value: 0)
     let watchdog = Thread { [process] in
       if finished.wait(timeout: .now() + timeout) == .timedOut {
@@ -117,8 +119,8 @@ final class CatalogSandbox {
     }
     watchdog.start()
     defer { finished.signal() }
-    let data = inputData ?? Data(input.utf8)
     let writer = Thread { [process] in
+      guard !sentFirst else { return }
       // A child that quit early is a broken pipe, not a crash of the test process.
       try? (process.standardInput as? Pipe)?.fileHandleForWriting.write(contentsOf: data)
       try? (process.standardInput as? Pipe)?.fileHandleForWriting.close()
@@ -134,19 +136,21 @@ final class CatalogSandbox {
       errors: String(decoding: errors, as: UTF8.self))
   }
 
-  /// Starts `catalog` with pipes for its standard streams; the caller writes and reads.
-  func start(_ arguments: [String] = []) -> Process {
+  /// Starts `catalog` with pipes for its standard streams; the caller writes and reads, unless
+  /// `input` is given: it is then in the pipe, which is closed, before the process starts.
+  func start(_ arguments: [String] = [], input: Data? = nil) -> Process {
     var directoryArguments = ["--state-dir", stateDirectory, "--data-dir", dataDirectory]
     if arguments.first == "state" { directoryArguments = ["state"] + directoryArguments }
     return Self.start(
       Self.executable,
       directoryArguments + (arguments.first == "state" ? Array(arguments.dropFirst()) : arguments),
-      environment: environment)
+      environment: environment, input: input)
   }
 
   /// Starts a built program with pipes for its standard streams, `NO_COLOR` set.
   static func start(
-    _ executable: URL, _ arguments: [String], environment extra: [String: String] = [:]
+    _ executable: URL, _ arguments: [String], environment extra: [String: String] = [:],
+    input: Data? = nil
   ) -> Process {
     let process = Process()
     process.executableURL = executable
@@ -155,7 +159,13 @@ final class CatalogSandbox {
     environment["NO_COLOR"] = "1"
     environment.merge(extra) { $1 }
     process.environment = environment
-    process.standardInput = Pipe()
+    let standardInput = Pipe()
+    if let input {
+      // Within the pipe's buffer: a script of a few lines.
+      try? standardInput.fileHandleForWriting.write(contentsOf: input)
+      try? standardInput.fileHandleForWriting.close()
+    }
+    process.standardInput = standardInput
     process.standardOutput = Pipe()
     process.standardError = Pipe()
     do {

@@ -524,18 +524,19 @@ import Testing
     #expect(proxy.requests - before == 1)
   }
 
-  /// A script's lines that arrived together run on the catalog as read for the first of them:
-  /// the edit as typed asks for the state once after the launch, with the product it selects,
-  /// then only what `done` must (two round trips); a line the REPL waited for asks again.
+  /// A script's lines sent before the launch read the catalog run on that read, the product the
+  /// first selects read with it: the edit as typed asks for nothing more than what `done` must
+  /// (two round trips); a line the REPL waited for asks again.
   @Test func aScriptsLinesReadTogetherAskTheServerOnce() throws {
     let (sandbox, proxy) = try sandboxThroughProxy()
     _ = try sandbox.run(["select", "cherries"])
     var before = proxy.requests
-    let typed = try sandbox.run(input: "select 2\nedit\nprice 9.99\ndone\n")
+    let typed = try sandbox.run(input: "select 2\nedit\nprice 9.99\ndone\n", sentFirst: true)
     #expect(typed.status == 0, "\(typed.errors)")
     #expect(typed.output.contains("Saved"), "\(typed.output)")
-    // The launch, the first line's state with product 2, and `done`'s two.
-    #expect(proxy.requests - before == 4)
+    // The launch, with product 2 the first line names (the lines were sent before it), and
+    // `done`'s two.
+    #expect(proxy.requests - before == 3)
     let repl = sandbox.start([])
     repl.send("path")
     repl.readOutput(until: "product")

@@ -127,6 +127,30 @@ import Testing
     #expect(!reader.wouldWait)
     #expect(!LineReader(text: "list").wouldWait)
   }
+
+  /// What a script has sent is taken without waiting, counted as one read, and its whole lines
+  /// can be looked at before they are returned; an empty pipe is left alone.
+  @Test func takesWhatIsThereWithoutWaiting() throws {
+    let input = try Pipe()
+    let reader = LineReader(descriptor: input.read, wakeDescriptor: -1)
+    reader.readAvailable()
+    #expect(reader.reads == 0)
+    #expect(reader.bufferedLines(limit: 4).isEmpty)
+    input.send(Array("# a comment\nselect 2\nedit\npri".utf8) + [0xFF, 0x0A])
+    input.send(Array("ce 9".utf8))
+    reader.readAvailable()
+    #expect(reader.reads == 1)
+    // The line that is not UTF-8 is left out, and so is the part of a line.
+    #expect(reader.bufferedLines(limit: 2) == ["# a comment", "select 2"])
+    #expect(reader.bufferedLines(limit: 9) == ["# a comment", "select 2", "edit"])
+    #expect(reader.next() == .line("# a comment"))
+    #expect(reader.next() == .line("select 2"))
+    #expect(reader.reads == 1)
+    input.closeWriter()
+    let drained = LineReader(descriptor: input.read, wakeDescriptor: -1)
+    drained.readAvailable()
+    #expect(drained.reads == 0)
+  }
 }
 
 @Suite struct TerminalQueryTests {
