@@ -63,25 +63,21 @@ package final class LineReader {
   /// there never waits; a person at a terminal, or a program that writes lines as it goes, does.
   package var wouldWait: Bool {
     guard descriptor >= 0, !isAtEnd, !hasBufferedLine else { return false }
+    return !canRead
+  }
+
+  /// Whether a read of the descriptor would return at once: input, its end, or an error.
+  private var canRead: Bool {
     var input = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    return poll(&input, 1, 0) == 0
+    return poll(&input, 1, 0) > 0
   }
 
   /// Takes what the input holds now, once, without waiting: the lines it holds were sent
   /// before whatever the caller does next (a script's lines, before the catalog is read).
   /// Nothing happens when nothing is there, and a failed read is left for ``next()`` to meet.
   package func readAvailable() {
-    guard descriptor >= 0, !isAtEnd else { return }
-    var input = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    guard poll(&input, 1, 0) == 1, input.revents & Int16(POLLIN) != 0 else { return }
-    var chunk = [UInt8](repeating: 0, count: 16_384)
-    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-    if count == 0 {
-      isAtEnd = true
-    } else if count > 0 {
-      buffer += chunk[..<count]
-      reads += 1
-    }
+    guard descriptor >= 0, !isAtEnd, canRead else { return }
+    if fill() == 0 { isAtEnd = true }
   }
 
   /// The whole lines read already and not yet returned, up to a number, as text: what
@@ -125,18 +121,27 @@ package final class LineReader {
         return finish(bytes, terminatorLength: 0)
       }
       if !waitForInput() { return .interrupted }
-      var chunk = [UInt8](repeating: 0, count: 16_384)
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      let count = fill()
       if count < 0 {
         if errno == EINTR { return .interrupted }
         isAtEnd = true
       } else if count == 0 {
         isAtEnd = true
-      } else {
-        buffer += chunk[..<count]
-        reads += 1
       }
     }
+  }
+
+  /// Reads once from the descriptor, adding what came to the buffer.
+  ///
+  /// - Returns: How many bytes came; 0 at the end of the input, -1 on an error (`errno`).
+  private func fill() -> Int {
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    if count > 0 {
+      buffer += chunk[..<count]
+      reads += 1
+    }
+    return count
   }
 
   /// Waits until the input is readable; false when a signal arrived first (see ``Signals``).
