@@ -6,9 +6,8 @@ import Synchronization
 import SystemSupport
 
 /// The app's writer of the activity history: the activity a command makes current is saved
-/// after the command's output, one write at a time in the order they became current — on a
-/// thread of its own once the REPL waits for a line (``writeWhileIdle()``), otherwise by the
-/// next command before it saves anything, or as the process leaves.
+/// on a thread of its own, one write at a time in the order they became current, and the next
+/// command waits for it before saving anything.
 package final class ActivityHistoryWriter: Sendable {
   /// The saved activity history, `activities.sqlite`.
   package let history: ActivityHistory
@@ -32,12 +31,12 @@ package final class ActivityHistoryWriter: Sendable {
     set { unavailable.store(newValue, ordering: .relaxed) }
   }
 
-  /// Makes an activity current and saves it in the history, after the call returns: the
-  /// caller has already put it durably in its scene's file (with the same date), which the
-  /// next launch merges into the history if this write never finished. ``writeWhileIdle()``
-  /// starts it; ``settle(closing:)`` and ``waitForWrites()`` do it when nothing started it —
-  /// a command from the shell, a script whose next line is here — where a thread would only
-  /// be waited for.
+  /// Makes an activity current and saves it in the history, in the background: the caller has
+  /// already put it durably in its scene's file (with the same date), which the next launch
+  /// merges into the history if this write never finished. ``settle(closing:)`` waits for it.
+  ///
+  /// The write runs on a thread of its own: Dispatch's worker pool would cost a one-command
+  /// run more to start than the write takes.
   ///
   /// - Parameter activity: The activity a scene now advertises, with its `lastActiveDate`.
   package func makeCurrentInBackground(_ activity: UserActivityRecord) {
@@ -59,20 +58,11 @@ package final class ActivityHistoryWriter: Sendable {
     }
     pending.withLock { pending in
       let previous = pending
-      pending = BackgroundWork.startingLater {
+      pending = BackgroundWork {
         previous?.wait()
         write()
       }
     }
-  }
-
-  /// Starts the writes ``makeCurrentInBackground(_:)`` left, on a thread of their own: for a
-  /// REPL about to wait for its next line, whose history other processes then search.
-  ///
-  /// The thread is started directly: Dispatch's worker pool would cost more to start than the
-  /// write takes.
-  package func writeWhileIdle() {
-    pending.withLock { $0 }?.start()
   }
 
   /// Removes the saved activities of deleted products, as
@@ -85,14 +75,13 @@ package final class ActivityHistoryWriter: Sendable {
     try history.delete(persistentIdentifiers: identifiers)
   }
 
-  /// Waits for the writes ``makeCurrentInBackground(_:)`` left, doing those not started,
-  /// keeping their warning for ``settle(closing:)``: before reading the history.
+  /// Waits for the writes ``makeCurrentInBackground(_:)`` started, keeping their warning for
+  /// ``settle(closing:)``: before reading the history.
   package func waitForWrites() {
     pending.withLock { $0 }?.wait()
   }
 
-  /// Waits for the writes ``makeCurrentInBackground(_:)`` left, doing those not started, and
-  /// takes their warning.
+  /// Waits for the writes ``makeCurrentInBackground(_:)`` started, and takes their warning.
   ///
   /// - Parameter closing: Whether the process is leaving: the history's connection then closes,
   ///   folding a large log into its file; one whose log would be left as it is anyway is left

@@ -191,20 +191,13 @@ final class REPL {
           "Handed off from machine '\(handoff.machine.escapingControlCharacters)': '\(title.escapingControlCharacters)'; type 'activities --elsewhere' to continue it here."
         )
       }
-      if editor != nil || reader.wouldWait {
-        // The last command's history write is done while the REPL waits for its next line.
-        // A script whose next line is here leaves it to that line's command, and a command
-        // from the shell to its exit: a thread would only be waited for.
-        store.environment.historyWriter.writeWhileIdle()
-        // Handoffs are listened for once the loop would wait for its next line: a script whose
-        // lines are all here ends before a handoff could be announced, and would only pay for
-        // a second connection to the server. What is published before is listed, not
-        // announced.
-        if listensForHandoffsWhenWaiting {
-          listensForHandoffsWhenWaiting = false
-          handoffs = store.environment.database?.handoff?.listenForHandoffs(
-            for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() })
-        }
+      // Handoffs are listened for once the loop would wait for its next line: a script whose
+      // lines are all here ends before a handoff could be announced, and would only pay for a
+      // second connection to the server. What is published before is listed, not announced.
+      if listensForHandoffsWhenWaiting && (editor != nil || reader.wouldWait) {
+        listensForHandoffsWhenWaiting = false
+        handoffs = store.environment.database?.handoff?.listenForHandoffs(
+          for: LiveEnvironment.handoffParty, onArrival: { Signals.wake() })
       }
       let result = readLine()
       if let signal = Signals.take() {

@@ -2,8 +2,7 @@ import Dispatch
 import Synchronization
 
 /// Work on a thread of its own that others wait for: a file's flush while its writer does
-/// something else, a history write while the REPL waits for a line, a sampler beside a
-/// process.
+/// something else, a history write between two commands, a sampler beside a process.
 ///
 /// The thread is started with ``detachThread(_:)``; when the system would not start one, the
 /// work is done at once, on the thread that starts it.
@@ -38,17 +37,19 @@ package final class BackgroundWork<Value: Sendable>: Sendable {
 
   /// Starts the work, once; a later call does nothing.
   package func start() {
-    guard claim() else { return }
-    if !detachThread({ [self] in run() }) { run() }
+    guard !isStarted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let run: @Sendable () -> Void = { [self] in
+      let value = body()
+      result.withLock { $0 = value }
+      finished.signal()
+    }
+    if !detachThread(run) { run() }
   }
 
-  /// Waits for the work to end; any number of times, from any thread. Work made to start
-  /// later and not started yet is done by the first waiter, on its own thread: a thread
-  /// started only to be waited for would cost more than it saves.
+  /// Waits for the work to end, once it is started; any number of times, from any thread.
   ///
   /// - Returns: What the work returned.
   package func wait() -> Value {
-    if claim() { run() }
     finished.wait()
     // Let the next waiter through too.
     finished.signal()
@@ -56,16 +57,5 @@ package final class BackgroundWork<Value: Sendable>: Sendable {
       preconditionFailure("the work signalled its end before it kept its result")
     }
     return value
-  }
-
-  /// Whether this caller is the one to run the work: true once.
-  private func claim() -> Bool {
-    !isStarted.exchange(true, ordering: .acquiringAndReleasing)
-  }
-
-  private func run() {
-    let value = body()
-    result.withLock { $0 = value }
-    finished.signal()
   }
 }

@@ -27,38 +27,4 @@ import Testing
     #expect(work.wait() == 1)
     #expect(runs.count.load(ordering: .relaxed) == 1)
   }
-
-  /// Work nobody started is done by its first waiter, on the waiter's thread, once.
-  @Test func workNotStartedIsDoneByItsFirstWaiter() async {
-    final class Runs: Sendable {
-      let count = Atomic(0)
-      let thread = Mutex<pthread_t?>(nil)
-      let waiter = Mutex<pthread_t?>(nil)
-      let waited = DispatchSemaphore(value: 0)
-    }
-    let runs = Runs()
-    let work = BackgroundWork.startingLater {
-      runs.thread.withLock { $0 = pthread_self() }
-      return runs.count.add(1, ordering: .relaxed).newValue
-    }
-    // Waited for on a thread of the test's: a wait that never ends fails the test, not the run.
-    let waiter = Thread {
-      runs.waiter.withLock { $0 = pthread_self() }
-      _ = work.wait()
-      runs.waited.signal()
-    }
-    waiter.start()
-    let ended = runs.waited.wait(timeout: .now() + 10) == .success
-    #expect(ended, "the waiter is still waiting")
-    guard ended else { return }
-    let (ran, waited) = (runs.thread.withLock { $0 }, runs.waiter.withLock { $0 })
-    #expect(ran != nil && waited != nil && pthread_equal(ran!, waited!) != 0)
-    let results = await withTaskGroup(of: Int.self) { group in
-      for _ in 0..<4 { group.addTask { work.wait() } }
-      return await group.reduce(into: []) { $0.append($1) }
-    }
-    #expect(results == [1, 1, 1, 1])
-    work.start()
-    #expect(runs.count.load(ordering: .relaxed) == 1)
-  }
 }
