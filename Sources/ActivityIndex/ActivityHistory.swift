@@ -526,6 +526,19 @@ public struct ActivityHistory: ActivityStore, Hashable {
     }
   }
 
+  /// Opens the connection to an existing history of this version before its first use,
+  /// reading only: for a launch with time to spare, waiting on a server. A file that is
+  /// missing, of an earlier version, damaged or that cannot be opened now is left as it is, for
+  /// the first use to open (and migrate, or report) as it would have.
+  package func openInAdvance() {
+    let file = directory.path(of: path)
+    _ = try? connection.use { cached in
+      guard cached == nil, FileManager.default.fileExists(atPath: file) else { return }
+      try checkFile(file)
+      cached = try openExisting(file, migrating: false)
+    }
+  }
+
   /// Runs a write transaction, creating the database 0600 when missing.
   private func writeDatabase(_ body: (Database) throws -> Void) throws {
     let file = directory.path(of: path)
@@ -555,14 +568,20 @@ public struct ActivityHistory: ActivityStore, Hashable {
   /// writing; a connection that can write is set up for it only once the file is known to be
   /// a history of this version.
   ///
+  /// - Parameters:
+  ///   - file: The database file.
+  ///   - migrating: Whether a history of an earlier version is brought to this one; without,
+  ///     it is not opened.
   /// - Returns: The connection; nil when the file holds no history yet (a writer has created
-  ///   it but not given it its tables).
-  private func openExisting(_ file: String) throws -> Database? {
+  ///   it but not given it its tables), or one of an earlier version not to be migrated.
+  /// - Throws: ``SQLiteError`` when the file cannot be opened or read, or is damaged; a
+  ///   ``StateRestorationError`` for a file that is not a history this program reads.
+  private func openExisting(_ file: String, migrating: Bool = true) throws -> Database? {
     do {
       let database = try Database(path: file, mode: .readWrite)
       database.checkpointOnClose(false)
       let version = try checkVersion(database, file)
-      guard version >= 1 else { return nil }
+      guard version >= 1, migrating || version == Self.schemaVersion else { return nil }
       if !database.isReadOnly {
         if version < Self.schemaVersion { try database.migrate(with: Self.migrator) }
         try configureForWriting(database)

@@ -56,9 +56,11 @@ package final class AppStore {
     store: AppStore, state: AppState, warnings: [String]
   ) {
     // The catalog first: a server that cannot be reached ends the launch before anything in
-    // the state directory is touched.
+    // the state directory is touched. While a server starts the session, the activity history
+    // is opened for reading, which the launch would do next.
     let catalogStore = CatalogStore.bundled(options.paths)
-    let loaded = try catalogStore.load(readingAhead: readAhead(options))
+    let history = ActivityHistory(directory: StateDirectory(existing: options.paths.stateDirectory))
+    let loaded = try catalogStore.load(readingAhead: readAhead(options, opening: history))
     // The app's own directories, every file in them the app's: made private whole.
     var warnings: [String] = []
     let stateDirectory = options.paths.stateDirectory
@@ -88,8 +90,8 @@ package final class AppStore {
     let restarting = launch.startsFresh
     do {
       let (store, state) = try restore(
-        options, catalog: (catalogStore, loaded), sessions: sessions, restarting: restarting,
-        warnings: &warnings)
+        options, catalog: (catalogStore, loaded), history: history, sessions: sessions,
+        restarting: restarting, warnings: &warnings)
       return (store, state, warnings)
     } catch {
       // A launch refused with a message is not a crash: it must not count toward the limit.
@@ -100,8 +102,12 @@ package final class AppStore {
 
   /// What a launch on a server reads with the catalog's state, in one request: the products
   /// its scenes show, and the one the command or link from the shell names by list number or
-  /// identifier (a name needs a lookup of its own).
-  private static func readAhead(_ options: LaunchOptions) -> CatalogReadAhead {
+  /// identifier (a name needs a lookup of its own). Found while the server starts the session,
+  /// when the activity history is opened too, ahead of its first use.
+  private static func readAhead(_ options: LaunchOptions, opening history: ActivityHistory)
+    -> CatalogReadAhead
+  {
+    defer { history.openInAdvance() }
     var ahead = CatalogReadAhead(products: productsToRestore(options))
     if let named = options.namedProduct { ahead.add(named: named) }
     return ahead
@@ -121,12 +127,16 @@ package final class AppStore {
 
   private static func restore(
     _ options: LaunchOptions, catalog: (store: CatalogStore, loaded: CatalogStore.Loaded),
-    sessions: SessionStore, restarting: Bool, warnings: inout [String]
+    history: ActivityHistory, sessions: SessionStore, restarting: Bool,
+    warnings: inout [String]
   ) throws -> (AppStore, AppState) {
     let (catalogStore, loaded) = catalog
     warnings += loaded.warnings
+    // The history opened ahead is of the session's directory (the same path, as given).
+    let sessionsHistory = ActivityHistory(directory: sessions.directory)
     let environment = LiveEnvironment(
-      sessions: sessions, catalogStore: catalogStore, database: loaded.database,
+      sessions: sessions, history: history == sessionsHistory ? history : sessionsHistory,
+      catalogStore: catalogStore, database: loaded.database,
       catalogReadOnlyReason: loaded.readOnlyReason, indexBuilder: options.indexBuilder)
     let store = AppStore(environment: environment)
 

@@ -33,13 +33,13 @@ package final class LiveEnvironment: AppEnvironment {
   private let pictures = ProductPictures()
 
   init(
-    sessions: SessionStore, catalogStore: CatalogStore, database: (any CatalogStorage)?,
-    catalogReadOnlyReason: String?, indexBuilder: String?
+    sessions: SessionStore, history: ActivityHistory, catalogStore: CatalogStore,
+    database: (any CatalogStorage)?, catalogReadOnlyReason: String?, indexBuilder: String?
   ) {
     self.sessions = sessions
     catalog = CatalogSession(
       store: catalogStore, database: database, readOnlyReason: catalogReadOnlyReason)
-    historyWriter = ActivityHistoryWriter(history: ActivityHistory(directory: sessions.directory))
+    historyWriter = ActivityHistoryWriter(history: history)
     searchService = SearchService(
       indexPath: catalogStore.searchIndexPath, dataDirectory: catalogStore.directoryPath,
       builder: indexBuilder, note: Self.note)

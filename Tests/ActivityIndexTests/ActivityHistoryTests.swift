@@ -190,6 +190,55 @@ extension ActivityHistoryTests {
     #expect(history.connectionsOpened == 1)
   }
 
+  /// Opened ahead of its first use (a launch waiting on a server), a history of this version
+  /// keeps that connection; nothing is created, migrated or opened for a file that is missing,
+  /// of an earlier version or not a history, which its first use then finds as it was.
+  @Test func aHistoryOpenedInAdvanceIsOpenedOnlyAsItIs() throws {
+    let directory = TemporaryDirectory()
+    let state = try StateDirectory(creating: directory.path)
+    let file = state.path(of: "activities.sqlite")
+    let missing = ActivityHistory(directory: state)
+    missing.openInAdvance()
+    #expect(missing.connectionsOpened == 0)
+    #expect(!FileManager.default.fileExists(atPath: file))
+
+    try ActivityHistory(directory: state).save(Self.record("A", at: 1))
+    let current = ActivityHistory(directory: state)
+    current.openInAdvance()
+    #expect(current.connectionsOpened == 1)
+    #expect(try current.count() == 1)
+    try current.save(Self.record("B", at: 2))
+    #expect(current.connectionsOpened == 1)
+    current.close()
+
+    // A history of the first version.
+    let first = TemporaryDirectory()
+    let firstState = try StateDirectory(creating: first.path)
+    let firstFile = firstState.path(of: "activities.sqlite")
+    try ActivitySearchTests.makeFirstVersion(
+      try Database(path: firstFile, mode: .create), count: 0)
+    let earlier = ActivityHistory(directory: firstState)
+    earlier.openInAdvance()
+    #expect(earlier.connectionsOpened == 0)
+    #expect(try Database(path: firstFile, mode: .readOnly).integer("PRAGMA user_version") == 1)
+    // Its first use brings it to this version, as without the connection ahead.
+    #expect(try earlier.count() == 0)
+    #expect(
+      try Database(path: firstFile, mode: .readOnly).integer("PRAGMA user_version")
+        == ActivityHistory.schemaVersion)
+    earlier.close()
+
+    let other = state.path(of: "other.sqlite")
+    try Data("not a database, but long enough to have a header".utf8).write(
+      to: URL(fileURLWithPath: other))
+    let before = try Data(contentsOf: URL(fileURLWithPath: other))
+    let notAHistory = ActivityHistory(directory: state, path: "other.sqlite")
+    notAHistory.openInAdvance()
+    #expect(notAHistory.connectionsOpened == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
+    #expect(throws: (any Error).self) { try notAHistory.count() }
+  }
+
   /// Another program's database where the history belongs, with commits in its log: opened
   /// for writing, it is still never written — neither the file nor its log — and set aside
   /// with its log. A log that opening it created, empty, is not set aside as if it were data.

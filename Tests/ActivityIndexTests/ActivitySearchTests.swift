@@ -220,16 +220,7 @@ extension ActivitySearchTests {
       record.isEligibleForSearch = true
       record.lastActiveDate = Date(timeIntervalSinceReferenceDate: 1)
       let text = String(decoding: record.json.serialized(sortingKeys: true), as: UTF8.self)
-      try database.execute(
-        """
-        CREATE TABLE activities(history_key TEXT PRIMARY KEY NOT NULL,
-          persistent_identifier TEXT, last_active REAL NOT NULL, record TEXT NOT NULL);
-        CREATE TABLE history_info(key TEXT PRIMARY KEY NOT NULL, value NOT NULL) WITHOUT ROWID;
-        CREATE TABLE forgotten(history_key TEXT PRIMARY KEY NOT NULL, deleted REAL NOT NULL)
-          WITHOUT ROWID;
-        INSERT INTO history_info VALUES ('count', 1);
-        PRAGMA user_version = 1;
-        """)
+      try Self.makeFirstVersion(database, count: 1)
       try database.run(
         "INSERT INTO activities VALUES (?, 'old', 1, ?)", .text(record.historyKey), .text(text))
     }
@@ -240,5 +231,21 @@ extension ActivitySearchTests {
       try history.search("cherries").map(\.activity.title) == ["New cherries", "Old cherries"])
     let database = try Database(path: file, mode: .readOnly)
     #expect(try database.integer("PRAGMA user_version") == ActivityHistory.schemaVersion)
+  }
+}
+
+extension ActivitySearchTests {
+  /// Gives a new database the tables of the history's first version, holding `count` entries.
+  static func makeFirstVersion(_ database: Database, count: Int) throws {
+    try database.execute(
+      """
+      CREATE TABLE activities(history_key TEXT PRIMARY KEY NOT NULL,
+        persistent_identifier TEXT, last_active REAL NOT NULL, record TEXT NOT NULL);
+      CREATE TABLE history_info(key TEXT PRIMARY KEY NOT NULL, value NOT NULL) WITHOUT ROWID;
+      CREATE TABLE forgotten(history_key TEXT PRIMARY KEY NOT NULL, deleted REAL NOT NULL)
+        WITHOUT ROWID;
+      INSERT INTO history_info VALUES ('count', \(count));
+      PRAGMA user_version = 1;
+      """)
   }
 }

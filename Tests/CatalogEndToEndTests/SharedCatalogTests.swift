@@ -570,6 +570,43 @@ import Testing
     #expect(proxy.requests - before == 1)
   }
 
+  /// While a server starts the session, a launch opens the activity history it is about to
+  /// use, reading only; one that never answers leaves the history's file as it was.
+  @Test func aLaunchOpensTheHistoryWhileTheServerStartsTheSession() throws {
+    let sandbox = CatalogSandbox()
+    // A history, made on SQLite.
+    let made = try sandbox.run(["select", "1"])
+    #expect(made.status == 0, "\(made.errors)")
+    let history = sandbox.stateDirectory + "/activities.sqlite"
+    let before = try Data(contentsOf: URL(fileURLWithPath: history))
+    let silent = try SilentServer()
+    sandbox.environment["CATALOG_URL"] =
+      "postgresql://nobody@127.0.0.1:\(silent.port)/catalog?sslmode=disable&gssencmode=disable&connect_timeout=3"
+    let process = sandbox.start(["select", "1"])
+    func historyIsOpen() -> Bool {
+      let folder = "/proc/\(process.processIdentifier)/fd"
+      return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0))?
+          .hasSuffix("/activities.sqlite") == true
+      }
+    }
+    // Until the process gives up on the server (`connect_timeout`), however slow it starts.
+    let deadline = Date().addingTimeInterval(20)
+    var opened = false
+    while !opened && Date() < deadline && process.isRunning {
+      opened = historyIsOpen()
+      if !opened { Thread.sleep(forTimeInterval: 0.005) }
+    }
+    #expect(opened, "the history was not opened while the server was silent")
+    let errors =
+      (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(String(decoding: errors, as: UTF8.self).hasPrefix("error: "))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: history)) == before)
+    withExtendedLifetime(silent) {}
+  }
+
   /// `catalog state` reads the products its scenes show with the catalog's state: one request,
   /// however many scenes and products.
   @Test func theStateFromTheShellAsksTheServerOnce() throws {

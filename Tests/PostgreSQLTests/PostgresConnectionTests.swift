@@ -457,15 +457,3 @@ private final class WakePipe {
     close(writer)
   }
 }
-
-/// A socket on 127.0.0.1 that takes connections (the kernel does) and never answers.
-private final class SilentServer {
-  let port: Int
-  private let descriptor: Int32
-
-  init() throws {
-    (descriptor, port) = try PostgresProxy.listen(backlog: 4)
-  }
-
-  deinit { close(descriptor) }
-}

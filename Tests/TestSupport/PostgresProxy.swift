@@ -238,3 +238,17 @@ package final class PostgresProxy: @unchecked Sendable {
     pair.close()
   }
 }
+
+/// A socket on 127.0.0.1 that takes connections (the kernel does) and never answers.
+package final class SilentServer {
+  /// The port it listens on.
+  package let port: Int
+  private let descriptor: Int32
+
+  /// Listens on a free port.
+  package init() throws {
+    (descriptor, port) = try PostgresProxy.listen(backlog: 4)
+  }
+
+  deinit { close(descriptor) }
+}
