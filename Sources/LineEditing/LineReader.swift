@@ -77,7 +77,7 @@ package final class LineReader {
   /// Nothing happens when nothing is there, and a failed read is left for ``next()`` to meet.
   package func readAvailable() {
     guard descriptor >= 0, !isAtEnd, canRead else { return }
-    if fill() == 0 { isAtEnd = true }
+    if fill().count == 0 { isAtEnd = true }
   }
 
   /// The whole lines read already and not yet returned, up to a number, as text: what
@@ -121,9 +121,9 @@ package final class LineReader {
         return finish(bytes, terminatorLength: 0)
       }
       if !waitForInput() { return .interrupted }
-      let count = fill()
+      let (count, error) = fill()
       if count < 0 {
-        if errno == EINTR { return .interrupted }
+        if error == EINTR { return .interrupted }
         isAtEnd = true
       } else if count == 0 {
         isAtEnd = true
@@ -133,15 +133,17 @@ package final class LineReader {
 
   /// Reads once from the descriptor, adding what came to the buffer.
   ///
-  /// - Returns: How many bytes came; 0 at the end of the input, -1 on an error (`errno`).
-  private func fill() -> Int {
+  /// - Returns: How many bytes came, 0 at the end of the input, -1 on an error; and the
+  ///   error (`errno`, taken as the read returned, before freeing its buffer could change it).
+  private func fill() -> (count: Int, error: Int32) {
     var chunk = [UInt8](repeating: 0, count: 16_384)
     let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    let error = count < 0 ? errno : 0
     if count > 0 {
       buffer += chunk[..<count]
       reads += 1
     }
-    return count
+    return (count, error)
   }
 
   /// Waits until the input is readable; false when a signal arrived first (see ``Signals``).

@@ -161,8 +161,12 @@ final class CatalogSandbox {
     process.environment = environment
     let standardInput = Pipe()
     if let input {
-      // Within the pipe's buffer: a script of a few lines.
-      try? standardInput.fileHandleForWriting.write(contentsOf: input)
+      // Within the pipe's buffer (64 KiB): more would wait here for a reader not yet started.
+      if input.count <= 65_536 {
+        try? standardInput.fileHandleForWriting.write(contentsOf: input)
+      } else {
+        Issue.record("an input sent before the process starts must fit in a pipe (64 KiB)")
+      }
       try? standardInput.fileHandleForWriting.close()
     }
     process.standardInput = standardInput

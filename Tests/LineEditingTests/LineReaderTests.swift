@@ -146,10 +146,17 @@ import Testing
     #expect(reader.next() == .line("# a comment"))
     #expect(reader.next() == .line("select 2"))
     #expect(reader.reads == 1)
+    // Lines and the input's end: one read takes the lines, and the end follows without waiting.
+    input.send(Array("list\nquit\n".utf8))
     input.closeWriter()
-    let drained = LineReader(descriptor: input.read, wakeDescriptor: -1)
-    drained.readAvailable()
-    #expect(drained.reads == 0)
+    let ending = LineReader(descriptor: input.read, wakeDescriptor: -1)
+    ending.readAvailable()
+    #expect(ending.reads == 1)
+    #expect(ending.bufferedLines(limit: 4) == ["list", "quit"])
+    #expect(ending.next() == .line("list"))
+    #expect(ending.next() == .line("quit"))
+    #expect(ending.next() == .end)
+    #expect(ending.reads == 1)
   }
 }
 
