@@ -132,11 +132,10 @@ package final class AppStore {
   ) throws -> (AppStore, AppState) {
     let (catalogStore, loaded) = catalog
     warnings += loaded.warnings
-    // The history opened ahead is of the session's directory (the same path, as given).
-    let sessionsHistory = ActivityHistory(directory: sessions.directory)
+    // `history` is of the session's directory (both are `options.paths.stateDirectory`),
+    // perhaps opened while a server started the session.
     let environment = LiveEnvironment(
-      sessions: sessions, history: history == sessionsHistory ? history : sessionsHistory,
-      catalogStore: catalogStore, database: loaded.database,
+      sessions: sessions, history: history, catalogStore: catalogStore, database: loaded.database,
       catalogReadOnlyReason: loaded.readOnlyReason, indexBuilder: options.indexBuilder)
     let store = AppStore(environment: environment)
 
