@@ -172,6 +172,28 @@ final class Screen: Codable, Hashable, Sendable {
     #expect(decoded == path)
   }
 
+  /// `jsonData` and a string element are written by hand, as `JSONEncoder` writes them (which
+  /// SwiftUI uses): every control character, quotes, backslashes, `/`, text beyond ASCII.
+  @Test func writesTheBytesJSONEncoderWrites() throws {
+    let strings =
+      (0..<0xA0).map { String(UnicodeScalar(UInt8($0))) } + [
+        #"a/b\c"d"#, "樱桃 café 😀", "\u{2028}\u{2029}\u{202E}", "", "tab\tend\n",
+      ]
+    for text in strings {
+      let scalars = text.unicodeScalars.map(\.value)
+      var path = NavigationPath([text])
+      path.append(7)
+      path.append(Self.identifier)
+      let representation = try path.codableRepresentation()
+      let data = representation.jsonData
+      #expect(data == (try JSONEncoder().encode(representation)), "\(scalars)")
+      let written = try JSONDecoder().decode([String].self, from: data)
+      #expect(
+        written.last == String(decoding: try JSONEncoder().encode(text), as: UTF8.self),
+        "\(scalars)")
+    }
+  }
+
   @Test func writesTheBuiltInNames() throws {
     let json = String(
       decoding: try #require(NavigationPath([Self.identifier]).codable).jsonData, as: UTF8.self)

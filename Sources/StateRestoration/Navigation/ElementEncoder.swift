@@ -22,6 +22,50 @@ enum ElementEncoder {
   }
 }
 
+/// Strings as a plain `JSONEncoder()` writes them, without its generic machinery: quotes,
+/// backslashes and `/` escaped with a backslash, the controls below U+0020 as `\b`, `\t`,
+/// `\n`, `\f`, `\r` or `\u00xx`, everything else as its UTF-8.
+enum JSONEncoderText {
+  /// A string as a JSON string literal, quotes included.
+  ///
+  /// - Parameter text: The string.
+  /// - Returns: The literal.
+  static func quoted(_ text: String) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count + 2)
+    append(text, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends a string as a JSON string literal, quotes included.
+  ///
+  /// - Parameters:
+  ///   - text: The string.
+  ///   - bytes: The UTF-8 written so far.
+  static func append(_ text: String, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(byte)
+      case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
+      case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
+      case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
+      case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
+      case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
+      case 0x00..<0x20:
+        bytes.append(contentsOf: #"\u00"#.utf8)
+        bytes.append(byte < 0x10 ? UInt8(ascii: "0") : UInt8(ascii: "1"))
+        let low = byte & 0xF
+        bytes.append(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+}
+
 /// A JSON value under construction; containers are filled after they are handed out, so they are
 /// references.
 private final class Node {
@@ -59,12 +103,7 @@ private final class Node {
     switch value {
     case let value as Int: return String(value)
     case let value as Bool: return value ? "true" : "false"
-    case let value as String
-    where value.utf8.allSatisfy {
-      (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-        && $0 != UInt8(ascii: "/")
-    }:
-      return "\"" + value + "\""
+    case let value as String: return JSONEncoderText.quoted(value)
     default: return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
   }

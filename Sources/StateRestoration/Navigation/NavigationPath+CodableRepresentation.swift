@@ -108,9 +108,16 @@ extension NavigationPath {
     /// `JSONEncoder()` for the outer array too, which escapes every `/` of each string (those
     /// of an element's own JSON included: `"\"https:\\\/\\\/example.com\""` for a URL).
     public var jsonData: Data {
-      let encoder = JSONEncoder()
-      // An array of strings always encodes.
-      return (try? encoder.encode(self)) ?? Data("[]".utf8)
+      // Written as `encode(to:)` writes it through `JSONEncoder`, without its machinery.
+      var bytes: [UInt8] = [UInt8(ascii: "[")]
+      for item in items.reversed() {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        JSONEncoderText.append(item.typeName, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        JSONEncoderText.append(item.json, to: &bytes)
+      }
+      bytes.append(UInt8(ascii: "]"))
+      return Data(bytes)
     }
 
     /// Returns whether two representations write the same type names and values.
