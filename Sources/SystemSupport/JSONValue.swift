@@ -119,17 +119,23 @@ extension JSONValue {
   /// - Throws: ``JSONSyntaxError`` when it is not one valid JSON value, possibly surrounded by
   ///   white space.
   package init<Bytes: Collection<UInt8>>(parsing bytes: Bytes) throws(JSONSyntaxError) {
-    let parsed: Result<JSONValue, JSONSyntaxError>? = bytes.withContiguousStorageIfAvailable {
-      buffer in
-      var parser = JSONParser(buffer)
-      do throws(JSONSyntaxError) {
-        return .success(try parser.document())
-      } catch {
-        return .failure(error)
-      }
-    }
-    if let parsed {
-      self = try parsed.get()
+    // Not a `Result`: its type would be made at run time, after a search of every protocol
+    // conformance in the program for `JSONSyntaxError: Error`, in each process that reads a
+    // file.
+    var parsed: JSONValue?
+    var failure: JSONSyntaxError?
+    let isContiguous =
+      bytes.withContiguousStorageIfAvailable { (buffer: UnsafeBufferPointer<UInt8>) -> Void in
+        var parser = JSONParser(buffer)
+        do throws(JSONSyntaxError) {
+          parsed = try parser.document()
+        } catch {
+          failure = error
+        }
+      } != nil
+    if let failure { throw failure }
+    if isContiguous, let parsed {
+      self = parsed
     } else {
       self = try JSONValue(parsing: Array(bytes))
     }

@@ -45,6 +45,20 @@ import Testing
     }
   }
 
+  /// Bytes in contiguous storage are read in place; any other collection, copied first, reads
+  /// alike: the same value, or the same error at the same place.
+  @Test func readsBytesThatAreNotContiguousAlike() throws {
+    let document = #"{"a":[1,"b"]}"#
+    let scattered = document.utf8.lazy.map { $0 }
+    #expect(scattered.withContiguousStorageIfAvailable { _ in true } == nil)
+    #expect(try JSONValue(parsing: scattered) == JSONValue(parsing: Data(document.utf8)))
+    #expect {
+      try JSONValue(parsing: "[1,]".utf8.lazy.map { $0 })
+    } throws: { error in
+      (error as? JSONSyntaxError).map { $0.line == 1 && $0.column == 4 } ?? false
+    }
+  }
+
   @Test func refusesTextThatIsNotUTF8() {
     #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: [0x22, 0xFF, 0x22]) }
     #expect(throws: JSONSyntaxError.self) {
