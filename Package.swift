@@ -20,8 +20,12 @@ let staticFoundation: [LinkerSetting] = [
 ]
 
 /// An executable linked at a fixed address (not position-independent), as `catalog` and its
-/// start-up baseline are.
-let fixedAddress: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-no-pie"])]
+/// start-up baseline are; and without its own symbols in its dynamic symbol table, where
+/// `-static-stdlib` puts them (`-export-dynamic`) for no library to look up: the runtime's
+/// start-up, which asks `dladdr` where it was loaded from, would read them all in each process.
+let fixedAddress: [LinkerSetting] = [
+  .unsafeFlags(["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"])
+]
 
 let package = Package(
   name: "catalog",
