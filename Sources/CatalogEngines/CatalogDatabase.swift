@@ -181,21 +181,24 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   private static func readStateInSnapshot(_ database: Database, _ numbering: ListNumbering)
     throws -> State
   {
-    let state = try readCounters(database, numbering)
+    let (state, kept) = try readCounters(database, numbering)
     // Generations only grow from 0: a negative one was written by another program.
     guard state.generation >= 0 else {
       throw CatalogError.damaged("its generation, \(state.generation), is negative")
     }
     // A count no file of this size could hold (each row takes more than 40 bytes) is damage,
-    // not a count to page through.
-    let bytes =
-      try database.integer(
-        "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
-    guard state.count >= 0, state.count <= bytes / 40 else {
+    // not a count to page through. (Two pragmas: their table-valued forms cost more to prepare
+    // than the rest of the launch's reads of the file.)
+    let pages = try database.integer("PRAGMA page_count") ?? 0
+    let pageSize = try database.integer("PRAGMA page_size") ?? 0
+    let (bytes, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+    guard state.count >= 0, overflow || state.count <= bytes / 40 else {
       throw CatalogError.damaged(
         "its largest list number, \(state.count), is more than the file could hold")
     }
-    if let problem = try numbering.problem(in: database) {
+    if let problem = try numbering.problem(
+      in: database, generation: state.generation, count: kept)
+    {
       throw CatalogError.damaged(problem)
     }
     return state
@@ -203,8 +206,11 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
 
   /// Reads the data version, the generation, the count and the identity in the transaction
   /// under way, without checking them.
+  ///
+  /// - Returns: The state, and the count the file keeps (nil for a file that keeps none, whose
+  ///   count is then summed).
   private static func readCounters(_ database: Database, _ numbering: ListNumbering) throws
-    -> State
+    -> (state: State, kept: Int?)
   {
     var state = State()
     state.dataVersion = try database.integer("PRAGMA data_version")
@@ -223,7 +229,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     }
     // The count version 5 keeps; an older file's is counted.
     state.count = try kept ?? numbering.count(in: database)
-    return state
+    return (state, kept)
   }
 
   /// Creates a new, empty catalog database at a path where no file exists, atomically: it is
@@ -822,7 +828,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       // The state as the commit leaves it, read in its transaction: this connection's own
       // commit leaves `data_version` as it is, so it holds until another connection commits.
       // The file's checks at launch are not made again for a change this process made.
-      return try Self.readCounters(database, numbering)
+      return try Self.readCounters(database, numbering).state
     }
     adopt(state)
   }

@@ -68,12 +68,30 @@ struct ListNumbering {
   }
 
   /// Checks what can be checked of the numbering without reading every row: that the last
-  /// product's block is the last counted one, and that its position is in range.
+  /// product's block is the last counted one, and that its position is in range. When nothing
+  /// is wrong, the ends of the positions read here are kept with the count (``BlockSums``): a
+  /// list number looked up at this generation then reads nothing more.
   ///
+  /// - Parameters:
+  ///   - database: The database, in a read transaction.
+  ///   - generation: The catalog's generation in that transaction.
+  ///   - count: The count the file keeps, read in that transaction; nil for a file that keeps
+  ///     none.
   /// - Returns: What is wrong, or nil.
-  func problem(in database: Database) throws -> String? {
-    let largest = try database.integer("SELECT max(position) FROM products") ?? 0
-    let smallest = try database.integer("SELECT min(position) FROM products") ?? 1
+  /// - Throws: An `SQLiteError` when the positions cannot be read.
+  func problem(in database: Database, generation: Int, count: Int?) throws -> String? {
+    let last = try database.integer("SELECT max(position) FROM products")
+    let first = try database.integer("SELECT min(position) FROM products")
+    if let problem = try problem(in: database, first: first ?? 1, last: last ?? 0) {
+      return problem
+    }
+    sums.keep(generation: generation, grouped: grouped, count: count, first: first, last: last)
+    return nil
+  }
+
+  private func problem(in database: Database, first smallest: Int, last largest: Int) throws
+    -> String?
+  {
     guard smallest >= 1, largest < Self.largestPosition else {
       let position = smallest < 1 ? smallest : largest
       return Self.damage + "a product's position, \(position), is out of range"
@@ -349,6 +367,26 @@ final class BlockSums: @unchecked Sendable {
     return counts
   }
 
+  /// Keeps the count and the ends of the positions read at a generation, when the positions
+  /// run without a gap: the groups and blocks are then not read at that generation.
+  ///
+  /// - Parameters:
+  ///   - generation: The generation they were read at.
+  ///   - grouped: Whether the file keeps the group counts, as reads will say.
+  ///   - count: The count the file keeps; nil for none.
+  ///   - first: The smallest position; nil for none.
+  ///   - last: The largest position; nil for none.
+  func keep(generation: Int, grouped: Bool, count: Int?, first: Int?, last: Int?) {
+    guard let count, let first, let last, count >= 1, first >= 1,
+      case (let width, false) = last.subtractingReportingOverflow(first), width == count - 1
+    else { return }
+    blocks.removeAll()
+    groups = RunningSums()
+    gapless = (first, count)
+    self.generation = generation
+    self.grouped = grouped
+  }
+
   /// Makes the sums those of the database's snapshot: read again unless its generation is the
   /// one they were read at. A read that fails leaves none, to be read again next time.
   ///
@@ -369,16 +407,10 @@ final class BlockSums: @unchecked Sendable {
       "SELECT (SELECT value FROM catalog_info WHERE key = 'count'), (SELECT min(position) FROM products), (SELECT max(position) FROM products)"
     )
     defer { span.reset() }
-    if try span.step(), !span.isNull(0), !span.isNull(1), !span.isNull(2) {
-      let (count, first, last) = (span.integer(0), span.integer(1), span.integer(2))
-      if count >= 1, first >= 1, case (let width, false) = last.subtractingReportingOverflow(first),
-        width == count - 1
-      {
-        gapless = (first, count)
-        generation = current
-        self.grouped = grouped
-        return
-      }
+    if try span.step() {
+      func value(_ column: Int32) -> Int? { span.isNull(column) ? nil : span.integer(column) }
+      keep(generation: current, grouped: grouped, count: value(0), first: value(1), last: value(2))
+      if gapless != nil { return }
     }
     let statement = try database.statement(
       grouped

@@ -97,6 +97,27 @@ import Testing
     try expectAgrees(database, with: model)
   }
 
+  /// A database opened on positions without a gap keeps the ends it read as it opened (and
+  /// as it refreshes), and numbers from them; another connection's change, which raises the
+  /// generation, is numbered anew, refreshed or not: at the front, and in the middle (a gap).
+  @Test func numbersFromTheOpeningReadGiveWayToAnotherConnectionsChange() throws {
+    let temporary = TemporaryDirectory()
+    var model = (1...3_000).map(product)
+    _ = try newDatabase(temporary).importProducts(model)
+    let path = temporary.path + "/catalog.sqlite"
+    let reader = try CatalogDatabase(path: path)
+    #expect(reader.product(number: 2_000) == model[1_999])
+    let writer = try CatalogDatabase(path: path)
+    for doomed in [model[0], model[1_500]] {
+      try writer.apply([.delete(doomed.identifier, name: doomed.name)])
+      model.removeAll { $0.identifier == doomed.identifier }
+      #expect(reader.product(number: 1) == model[0])
+      #expect(reader.product(number: 2_000) == model[1_999])
+      #expect(try reader.refresh(readingAhead: CatalogReadAhead()))
+      try expectAgrees(reader, with: model)
+    }
+  }
+
   /// Moves the products' positions apart, as years of additions and deletions leave them:
   /// the product at position `p` to `(p - 1) · spacing + 1`, with every block and group
   /// counted again and the generation raised, as the program itself counts them.
