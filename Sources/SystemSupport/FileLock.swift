@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -15,20 +17,26 @@ package final class FileLock: Sendable {
   /// The lock file's path.
   package let path: String
   private let descriptor: Int32
+  /// What this holder last wrote in the file (nil before its first record, or after a write
+  /// that failed), and how long the file is.
+  private let recorded: Mutex<(text: [UInt8]?, length: Int)>
 
-  private init(path: String, descriptor: Int32) {
+  private init(path: String, descriptor: Int32, length: Int) {
     self.path = path
     self.descriptor = descriptor
+    recorded = Mutex((nil, length))
   }
 
   /// Takes the lock, or fails at once when another process holds it.
   ///
-  /// - Parameter path: The lock file, created 0600 if missing.
+  /// - Parameters:
+  ///   - path: The lock file, created 0600 if missing.
+  ///   - note: What the holder writes after its identity (``record(note:)``); nil for none.
   /// - Returns: The held lock.
   /// - Throws: ``SystemError/locked(path:owner:)`` when another process holds it,
   ///   ``SystemError/cannotWrite(path:reason:)`` when the file cannot be opened.
-  package static func acquire(_ path: String) throws -> FileLock {
-    try acquire(path, waiting: false)
+  package static func acquire(_ path: String, note: String? = nil) throws -> FileLock {
+    try acquire(path, waiting: false, note: note)
   }
 
   /// Takes the lock, waiting for another holder to release it.
@@ -38,10 +46,10 @@ package final class FileLock: Sendable {
   /// - Throws: ``SystemError/cannotWrite(path:reason:)`` when the file cannot be
   ///   opened or locked.
   package static func acquireWaiting(_ path: String) throws -> FileLock {
-    try acquire(path, waiting: true)
+    try acquire(path, waiting: true, note: nil)
   }
 
-  private static func acquire(_ path: String, waiting: Bool) throws -> FileLock {
+  private static func acquire(_ path: String, waiting: Bool, note: String?) throws -> FileLock {
     // The holder writes its pid in the file: never through a link, never into a FIFO.
     let descriptor = retryingOnInterrupt {
       open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
@@ -69,8 +77,9 @@ package final class FileLock: Sendable {
       }
       throw SystemError.cannotWrite(path: path, reason: systemErrorDescription(code))
     }
-    let lock = FileLock(path: path, descriptor: descriptor)
-    lock.record(note: nil)
+    let lock = FileLock(
+      path: path, descriptor: descriptor, length: Int(clamping: status.st_size))
+    lock.record(note: note)
     return lock
   }
 
@@ -83,9 +92,21 @@ package final class FileLock: Sendable {
     var text = "\(identity.pid) \(identity.startTime.map(String.init) ?? "-")\n"
     if let note { text += note.filter { $0 != "\n" } + "\n" }
     let bytes = Array(text.utf8)
-    // Written over the old text, then cut: a reader sees the identity at every instant.
-    _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-    _ = ftruncate(descriptor, off_t(bytes.count))
+    recorded.withLock { recorded in
+      // The same record again (a scene brought to the front where it was) writes nothing.
+      guard recorded.text != bytes else { return }
+      // Written over the old text, then cut where it was longer: a reader sees the identity
+      // at every instant.
+      let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+      guard written == bytes.count,
+        bytes.count >= recorded.length || ftruncate(descriptor, off_t(bytes.count)) == 0
+      else {
+        recorded.text = nil
+        recorded.length = max(recorded.length, written)
+        return
+      }
+      recorded = (bytes, bytes.count)
+    }
   }
 
   /// Who holds a lock file, by what its holder wrote in it: the process, if it is still

@@ -335,12 +335,15 @@ package struct StateDirectory: Sendable, Hashable {
 
   /// Takes the exclusive lock on a lock file in the directory, failing at once if it is held.
   ///
-  /// - Parameter relativePath: The lock file's path inside the directory.
+  /// - Parameters:
+  ///   - relativePath: The lock file's path inside the directory.
+  ///   - note: What the holder writes after its identity (``FileLock/record(note:)``); nil for
+  ///     none.
   /// - Returns: The held lock; it is released when the value is destroyed or the process ends.
   /// - Throws: ``SystemError/locked(path:owner:)`` when another process holds it.
-  package func lock(_ relativePath: String) throws -> FileLock {
+  package func lock(_ relativePath: String, note: String? = nil) throws -> FileLock {
     try ensureParent(of: relativePath)
-    return try FileLock.acquire(path(of: relativePath))
+    return try FileLock.acquire(path(of: relativePath), note: note)
   }
 
   /// Takes the exclusive lock on a lock file in the directory, waiting while another holds it.

@@ -130,6 +130,34 @@ import Testing
     first = nil
     _ = try directory.lock("locks/main.lock")
   }
+
+  /// A holder's record is its identity and note, whatever the file held before; a record
+  /// shorter than the last is cut to its length, and the same record again is not written.
+  @Test func aLockRecordsItsHolderOnceAndOnlyWhatItIs() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let path = directory.path(of: "locks/main.lock")
+    try FileManager.default.createDirectory(
+      atPath: directory.path(of: "locks"), withIntermediateDirectories: true)
+    try Data(repeating: UInt8(ascii: "x"), count: 200).write(to: URL(fileURLWithPath: path))
+    let identity = ProcessIdentity.current
+    let line = "\(identity.pid) \(identity.startTime.map(String.init) ?? "-")\n"
+    func contents() throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+    func modified() throws -> Date? {
+      try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+    }
+    let lock = try directory.lock("locks/main.lock", note: "terminal one")
+    #expect(try contents() == line + "terminal one\n")
+    lock.record(note: nil)
+    #expect(try contents() == line)
+    lock.record(note: "a longer note than before")
+    #expect(try contents() == line + "a longer note than before\n")
+    let written = try modified()
+    usleep(20_000)
+    lock.record(note: "a longer note than before")
+    #expect(try modified() == written)
+    #expect(FileLock.holder(of: path)?.note == "a longer note than before")
+  }
 }
 
 @Suite struct SessionStateTests {

@@ -227,8 +227,8 @@ public final class SessionStore: @unchecked Sendable {
   package func claim(_ name: SceneName) throws {
     guard locks[name.rawValue] == nil else { return }
     do {
-      let lock = try directory.lock(LockFiles.scene(name))
-      lock.record(
+      let lock = try directory.lock(
+        LockFiles.scene(name),
         note: SceneOwner(process: .current, terminal: terminal, isFront: name == frontScene).note)
       locks[name.rawValue] = lock
     } catch SystemError.locked(_, let pid) {
