@@ -633,13 +633,14 @@ public struct ActivityHistory: ActivityStore, Hashable {
   private func checkVersion(_ database: Database, _ file: String) throws -> Int {
     // One snapshot: another process may be giving a new file its tables meanwhile.
     let (version, tables, others) = try database.readTransaction {
-      (
-        try database.integer("PRAGMA user_version") ?? 0,
-        try database.integer(
-          "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('activities', 'history_info')"
-        ) ?? 0,
-        try database.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+      let version = try database.integer("PRAGMA user_version") ?? 0
+      // The history's tables and everything in the file, in one statement.
+      let schema = try database.statement(
+        "SELECT count(*) FILTER (WHERE type = 'table' AND name IN ('activities', 'history_info')), count(*) FROM sqlite_schema"
       )
+      defer { schema.reset() }
+      guard try schema.step() else { return (version, 0, 0) }
+      return (version, schema.integer(0), schema.integer(1))
     }
     guard tables == 2 || (version == 0 && others == 0) else {
       throw StateRestorationError.malformed(path: file, detail: "it is not an activity history")
