@@ -288,11 +288,18 @@ private struct JSONParser {
   private mutating func string() throws(JSONSyntaxError) -> String {
     index += 1  // "
     let start = index
+    // Every byte of the string or'ed together: below 0x80, it is ASCII, which is UTF-8 as it
+    // is (most keys and values), and is made a string without the generic UTF-8 check.
+    var bits: UInt8 = 0
     // Most strings have no escapes: they are their bytes, once checked to be UTF-8.
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
-        guard let text = String(validating: bytes[start..<index], as: UTF8.self) else {
+        let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        guard
+          let text = bits < 0x80
+            ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+        else {
           throw failure("a string is not valid UTF-8")
         }
         index += 1
@@ -300,6 +307,7 @@ private struct JSONParser {
       }
       if byte == UInt8(ascii: "\\") { break }
       guard byte >= 0x20 else { throw failure("a control character in a string") }
+      bits |= byte
       index += 1
     }
     var text = Array(bytes[start..<index])
@@ -308,7 +316,10 @@ private struct JSONParser {
       switch byte {
       case UInt8(ascii: "\""):
         index += 1
-        guard let string = String(validating: text, as: UTF8.self) else {
+        guard
+          let string = text.allSatisfy({ $0 < 0x80 })
+            ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+        else {
           throw failure("a string is not valid UTF-8")
         }
         return string
