@@ -1,6 +1,7 @@
 import CatalogCore
 import CatalogModel
 import StateRestoration
+import SystemSupport
 
 /// Where a command's scene and session files are written: prepared beside the files they
 /// replace (written and flushed), then put in place.
@@ -132,7 +133,7 @@ package struct CommandSave {
       // `CSSearchableIndex.deleteSearchableItems` removes its items.
       let deleted = catalogChanges.compactMap { change -> String? in
         guard case .delete(let identifier, _) = change else { return nil }
-        return identifier.uuidString
+        return identifier.canonicalText
       }
       if !deleted.isEmpty {
         do {

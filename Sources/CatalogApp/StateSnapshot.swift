@@ -120,7 +120,7 @@ package struct StateSnapshot: Sendable {
                     switch route {
                     case .product(let identifier):
                       .object([
-                        ("type", .string("product")), ("id", .string(identifier.uuidString)),
+                        ("type", .string("product")), ("id", .string(identifier.canonicalText)),
                         ("name", state.catalog[identifier].map { .string($0.name) } ?? .null),
                       ])
                     case .year(let year):

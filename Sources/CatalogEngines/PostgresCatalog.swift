@@ -3,6 +3,7 @@ import Foundation
 import PostgreSQL
 import StateRestoration
 import Synchronization
+import SystemSupport
 
 /// The user's catalog on a PostgreSQL server, shared by every machine that names it: the same
 /// rows, list numbers, change log and identity as ``CatalogDatabase``, in a schema of its own

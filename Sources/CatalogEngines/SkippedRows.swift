@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// The catalog rows a process left out because they break the editor's rules (written by
 /// another program, or by hand): each reported once, the first few by name and the rest

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 extension Catalog {
   /// Finds the product a person means: a list number (`9`), a UUID, or a case- and
@@ -63,7 +64,7 @@ extension Catalog {
   /// - Parameter reference: What the person typed.
   /// - Returns: The identifier; nil for a reference of another kind.
   package static func identifier(in reference: String) -> UUID? {
-    UUID(uuidString: reference.trimmingSpaces)
+    UUID(canonical: reference.trimmingSpaces)
   }
 
   /// The list numbers of products, in their order; empty when one has none.

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import CatalogModel
 import Foundation
 import SearchIndex
 import StateRestoration
+import SystemSupport
 
 /// One result of `search`: the activity that shows a product, and why it matched.
 package struct SearchResult: Sendable, Hashable {
@@ -190,7 +191,7 @@ package struct ActivitySearch: Sendable {
       let (first, second) = ($0.lastActiveDate ?? .distantPast, $1.lastActiveDate ?? .distantPast)
       return first != second ? first > second : $0.historyKey < $1.historyKey
     }
-    let targets = live.map { $0.targetContentIdentifier.flatMap(UUID.init(uuidString:)) }
+    let targets = live.map { $0.targetContentIdentifier.flatMap(UUID.init(canonical:)) }
     let numbers = catalog.numbers(of: targets.compactMap { $0 })
     var ranking: (boosts: [Int: Double], viewed: [Int: ActivityHistory.Entry]) = ([:], [:])
     var order: [Int] = []

@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import SystemSupport
 
 /// The sample's one activity type and its payload (SPEC section 7).
 package enum ProductActivity {
@@ -35,7 +36,7 @@ package enum ProductActivity {
     var record = activity(for: product, title: "Show \(product.name) product")
     record.isEligibleForSearch = true
     record.isEligibleForHandoff = true
-    record.persistentIdentifier = product.identifier.uuidString
+    record.persistentIdentifier = product.identifier.canonicalText
     return record
   }
 
@@ -59,7 +60,7 @@ package enum ProductActivity {
   package static func userInfo(_ product: Product) -> [String: PropertyListValue] {
     let cents = product.price.cents
     return [
-      "identifier": .string(product.identifier.uuidString), "name": .string(product.name),
+      "identifier": .string(product.identifier.canonicalText), "name": .string(product.name),
       "imageName": .string(product.imageName), "year": .int(product.year),
       // Both the quotient and the parsed decimal are the double nearest to cents / 100.
       "price": cents % 100 == 0 ? .int(cents / 100) : .double(Double(cents) / 100),
@@ -71,7 +72,7 @@ package enum ProductActivity {
     record.title = title
     record.userInfo = userInfo(product)
     record.requiredUserInfoKeys = ["identifier"]
-    record.targetContentIdentifier = product.identifier.uuidString
+    record.targetContentIdentifier = product.identifier.canonicalText
     record.keywords = Set(product.keywords)
     return record
   }

@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import SystemSupport
 
 extension AppState {
   /// Applies `search`, `continue` and `handoff`, and continues a delivered activity.
@@ -62,11 +63,11 @@ extension AppState {
       case .product(let reference):
         let product = try environment.product(matching: reference, in: catalog)
         state.lastActivities.removeAll {
-          $0.persistentIdentifier == product.identifier.uuidString
+          $0.persistentIdentifier == product.identifier.canonicalText
         }
         var result = CommandResult(
           state: state, output: "Forgot the saved activities of \(product.name).")
-        result.effects += [.forgetActivities([product.identifier.uuidString])]
+        result.effects += [.forgetActivities([product.identifier.canonicalText])]
         return result
       }
 

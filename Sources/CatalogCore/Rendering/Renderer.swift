@@ -2,6 +2,7 @@ import CatalogModel
 import Foundation
 import LineEditing
 import StateRestoration
+import SystemSupport
 
 /// Turns state into the text the REPL prints. Pure: the same state gives the same text.
 package struct Renderer<Environment: AppEnvironment> {
@@ -90,7 +91,7 @@ package struct Renderer<Environment: AppEnvironment> {
     let rows = path.routes.enumerated().map { index, route in
       switch route {
       case .product(let identifier):
-        [String(index + 1), "product", catalog[identifier]?.name ?? identifier.uuidString]
+        [String(index + 1), "product", catalog[identifier]?.name ?? identifier.canonicalText]
       case .year(let year):
         [String(index + 1), "year", String(year)]
       }
@@ -181,7 +182,7 @@ package struct Renderer<Environment: AppEnvironment> {
       return "No saved activities; showing a product saves one."
     }
     let rows = records.enumerated().map { offset, record in
-      let product = record.targetContentIdentifier.flatMap(UUID.init(uuidString:)).flatMap {
+      let product = record.targetContentIdentifier.flatMap(UUID.init(canonical:)).flatMap {
         catalog[$0]?.name
       }
       return [

@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import SystemSupport
 
 extension Scene {
   /// The navigation path, read from and written to `navigationState`; writing it also mirrors
@@ -10,7 +11,7 @@ extension Scene {
     set {
       storage[SceneKeys.navigationState] =
         newValue.routes.isEmpty ? nil : newValue.codableRepresentation
-      storage[SceneKeys.selectedProduct] = newValue.topProduct?.uuidString
+      storage[SceneKeys.selectedProduct] = newValue.topProduct?.canonicalText
     }
   }
 

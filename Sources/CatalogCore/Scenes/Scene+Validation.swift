@@ -1,6 +1,7 @@
 import CatalogModel
 import Foundation
 import StateRestoration
+import SystemSupport
 
 extension Scene {
   /// Drops from a restored path the products no longer in the catalog, and what cannot be
@@ -31,7 +32,7 @@ extension Scene {
     // its top: the stored bytes may hold an undecodable tail. (Encoding it again at every
     // launch cost more than reading it.)
     if !(decodedWhole && notes.isEmpty
-      && storage[SceneKeys.selectedProduct] == restored.topProduct?.uuidString)
+      && storage[SceneKeys.selectedProduct] == restored.topProduct?.canonicalText)
     {
       path = restored
     }
@@ -60,7 +61,7 @@ extension Scene {
       return (decoded.path.routes, decoded.problem)
     }
     if let selected = storage[SceneKeys.selectedProduct],
-      let identifier = UUID(uuidString: selected)
+      let identifier = UUID(canonical: selected)
     {
       return ([.product(identifier)], nil)
     }

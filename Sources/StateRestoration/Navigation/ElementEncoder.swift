@@ -1,3 +1,5 @@
+internal import SystemSupport
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -87,7 +89,8 @@ private final class Node {
   static func encoding(_ value: some Encodable, codingPath: [any CodingKey]) throws -> Node {
     switch value {
     case is String, is Bool, is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8,
-      is UInt16, is UInt32, is UInt64, is Double, is Float, is Date, is Data, is URL, is Decimal:
+      is UInt16, is UInt32, is UInt64, is Double, is Float, is Date, is Data, is URL, is Decimal,
+      is UUID:
       return Node(.leaf(try leaf(value)))
     default:
       let encoder = OrderedEncoder(codingPath: codingPath)
@@ -104,6 +107,8 @@ private final class Node {
     case let value as Int: return String(value)
     case let value as Bool: return value ? "true" : "false"
     case let value as String: return JSONEncoderText.quoted(value)
+    // A UUID encodes its `uuidString`, which is what `canonicalText` writes.
+    case let value as UUID: return "\"" + value.canonicalText + "\""
     default: return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
   }

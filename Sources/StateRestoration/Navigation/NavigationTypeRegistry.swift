@@ -47,7 +47,7 @@ public struct NavigationTypeRegistry: Sendable {
     }
     registry.add(UUID.self, as: "Foundation.UUID") { json throws(JSONReadError) in
       let text = try json.stringValue()
-      guard let uuid = UUID(uuidString: text) else {
+      guard let uuid = UUID(canonical: text) else {
         throw JSONReadError("'\(text)' is not a UUID")
       }
       return uuid

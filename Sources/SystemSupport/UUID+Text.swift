@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension UUID {
   /// Parses the canonical text form (`FA542E3D-4895-44B6-942F-E112101D5160`, either case)
