@@ -485,7 +485,6 @@ package final class AppStore {
         notes.append("scene '\(state.scenes[index].name)': \(note)")
       }
     }
-    state.updateActivities()
     return (state, notes)
   }
 
@@ -612,7 +611,6 @@ package final class AppStore {
       }
       warnings.append("scene '\(name)': \(note)\(kept)")
     }
-    scene.userActivity = scene.advertisedActivity(in: catalog)
     var saved = savedActivity
     saved?.lastActiveDate = nil
     if note != nil || scene.userActivity != saved {

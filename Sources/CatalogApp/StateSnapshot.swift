@@ -62,7 +62,6 @@ package struct StateSnapshot: Sendable {
         if let note = scene.validate(against: loaded.catalog) {
           warnings.append("scene '\(name)': \(note)")
         }
-        scene.userActivity = scene.advertisedActivity(in: loaded.catalog)
         // The restoration activity's date is the one its file keeps.
         if var saved = file.activity {
           let date = saved.lastActiveDate

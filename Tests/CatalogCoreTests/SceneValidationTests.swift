@@ -16,12 +16,16 @@ import Testing
     return scene
   }
 
-  @Test func anIntactSceneIsLeftAlone() {
+  /// An intact scene keeps its storage, and advertises its product from the read the check
+  /// made (``Scene/advertisedActivity(in:)`` reads it again).
+  @Test func anIntactSceneIsLeftAloneAndAdvertisesItsProduct() {
     var scene = scene(navigationState: #"["Foundation.UUID","\"\#(cherries)\""]"#)
     scene.storage[SceneKeys.selectedProduct] = cherries
     let before = scene
     #expect(scene.validate(against: bundledCatalog) == nil)
-    #expect(scene == before)
+    #expect(scene.storage == before.storage)
+    #expect(scene.userActivity != nil)
+    #expect(scene.userActivity == before.advertisedActivity(in: bundledCatalog))
   }
 
   /// A path read whole is not encoded again at launch: its bytes stay as they were written,

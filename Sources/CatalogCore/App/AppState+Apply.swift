@@ -18,7 +18,7 @@ extension AppState {
   {
     do {
       var result = try applyingCommand(command, environment: environment)
-      result.state.updateActivities()
+      result.state.updateActivities(since: self)
       // Each scene the command opened is claimed by the shell before anything is saved.
       result.effects =
         result.state.scenes.compactMap {
@@ -288,7 +288,6 @@ extension AppState {
     if let dropped = scene.validate(against: catalog) {
       note = [note, "scene '\(name)': \(dropped)"].compactMap { $0 }.joined(separator: "; ")
     }
-    scene.userActivity = scene.advertisedActivity(in: catalog)
     scenes.append(scene)
     activeSceneName = name
     updatePhases()

@@ -66,6 +66,26 @@ package struct AppState: Sendable, Hashable {
     }
   }
 
+  /// Sets every scene's activity to the one it advertises, as ``updateActivities()`` does,
+  /// but keeps a scene's activity from an earlier state where it cannot differ — the same
+  /// catalog, and the same path — rather than read its product again.
+  ///
+  /// - Parameter earlier: A state whose activities are those its scenes advertise (every
+  ///   state a command leaves, and every restored one).
+  package mutating func updateActivities(since earlier: AppState) {
+    guard catalog == earlier.catalog else { return updateActivities() }
+    for index in scenes.indices {
+      let path = scenes[index].storage[SceneKeys.navigationState]
+      if let before = earlier.scene(named: scenes[index].name.rawValue),
+        before.storage[SceneKeys.navigationState] == path
+      {
+        scenes[index].userActivity = before.userActivity
+      } else {
+        scenes[index].userActivity = scenes[index].advertisedActivity(in: catalog)
+      }
+    }
+  }
+
   /// The product on top of the active scene's path, if its detail is shown.
   package var shownProduct: Product? {
     activeScene.path.topProduct.flatMap { activeScene.product($0, in: catalog) }

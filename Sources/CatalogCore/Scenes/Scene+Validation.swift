@@ -5,7 +5,9 @@ import SystemSupport
 
 extension Scene {
   /// Drops from a restored path the products no longer in the catalog, and what cannot be
-  /// decoded, keeping the longest valid prefix; closes an editor left without its product.
+  /// decoded, keeping the longest valid prefix; closes an editor left without its product; and
+  /// sets the activity the scene advertises (``advertisedActivity(in:)``) from the products
+  /// read for the check, rather than reading the top one again.
   ///
   /// - Parameter catalog: The catalog.
   /// - Returns: A note on what was dropped, or nil when the scene was intact.
@@ -15,10 +17,18 @@ extension Scene {
     var routes = decoded
     if let problem { notes.append(problem + "; kept the part before it") }
     let decodedWhole = storage[SceneKeys.navigationState] != nil && problem == nil
+    // Each product of the path as the catalog has it, read once.
+    var read: [Product] = []
     if let missing = routes.firstIndex(where: { route in
       switch route {
-      case .product(let identifier): product(identifier, in: catalog) == nil
-      case .year: false
+      case .product(let identifier):
+        if let saved = catalog[identifier] {
+          read.append(saved)
+          return false
+        }
+        // A new product in the editor is on the path before the catalog has it.
+        return newProduct?.identifier != identifier
+      case .year: return false
       }
     }) {
       let dropped = routes.count - missing
@@ -36,12 +46,19 @@ extension Scene {
     {
       path = restored
     }
+    let top = restored.topProduct.flatMap { identifier in
+      read.last { $0.identifier == identifier }
+    }
     if isEditing && restored.topProduct == nil {
       closeEditor()
       notes.append("closed the editor, which had no product")
-    } else if let top = restored.topProduct, let saved = product(top, in: catalog) {
+    } else if isEditing, let identifier = restored.topProduct,
+      let saved = top ?? product(identifier, in: catalog)
+    {
+      // Only an editor's draft has anything to agree with.
       agree(withSaved: saved)
     }
+    userActivity = top.map(ProductActivity.show)
     return notes.isEmpty ? nil : notes.joined(separator: "; ")
   }
 
