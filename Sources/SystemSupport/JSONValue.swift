@@ -473,6 +473,18 @@ extension JSONValue {
 
   private static func writeString(_ text: String, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
+    // Most strings need no escape: their bytes go out as they are. A byte that may begin one
+    // (a control, a quote, a backslash, DEL, or the first byte of U+0080–U+00BF or of
+    // U+2000–U+2FFF, where the C1 controls and the separators and overrides are) sends the
+    // string through the scalar-by-scalar path.
+    let plain = text.utf8.allSatisfy { byte in
+      byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0x7F
+        && byte != 0xC2 && byte != 0xE2
+    }
+    if plain {
+      output.append(contentsOf: text.utf8)
+      return output.append(UInt8(ascii: "\""))
+    }
     for scalar in text.unicodeScalars {
       switch scalar.value {
       case 0x22: output.append(contentsOf: #"\""#.utf8)

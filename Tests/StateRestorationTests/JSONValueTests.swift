@@ -117,6 +117,20 @@ import Testing
     #expect(try JSONValue(parsing: written)[hostile] == .string(hostile))
   }
 
+  /// Each character a terminal could act on is escaped also alone in plain text, beside text
+  /// written as it is (ASCII, accents, CJK, emoji).
+  @Test(arguments: [
+    ("\u{85}", #"\u0085"#), ("\u{9B}", #"\u009b"#), ("\u{7F}", #"\u007f"#),
+    ("\u{2028}", #"\u2028"#), ("\u{2029}", #"\u2029"#), ("\u{202E}", #"\u202e"#),
+    ("\u{2066}", #"\u2066"#), ("\u{1B}", #"\u001b"#), ("\"", #"\""#), ("\\", #"\\"#),
+    ("é", "é"), ("€", "€"), ("樱", "樱"), ("😀", "😀"), ("\u{2010}", "\u{2010}"),
+  ])
+  func escapesWhatATerminalActsOnAloneInPlainText(_ character: String, _ written: String) {
+    let text = "plain " + character + " text"
+    let serialized = String(decoding: JSONValue.string(text).serialized(), as: UTF8.self)
+    #expect(serialized == "\"plain " + written + " text\"")
+  }
+
   @Test func keepsOrderOrSortsKeys() {
     let object = JSONValue.object([
       ("b", .int(1)), ("a", .array([.null, .bool(true)])), ("c", .object([])),
