@@ -77,8 +77,10 @@ package final class FileLock: Sendable {
       }
       throw SystemError.cannotWrite(path: path, reason: systemErrorDescription(code))
     }
-    let lock = FileLock(
-      path: path, descriptor: descriptor, length: Int(clamping: status.st_size))
+    // The length as the lock is taken: the holder before may have written a longer record
+    // while this process waited. Unknown, the first record cuts the file to its own length.
+    let length = fstat(descriptor, &status) == 0 ? Int(clamping: status.st_size) : Int.max
+    let lock = FileLock(path: path, descriptor: descriptor, length: length)
     lock.record(note: note)
     return lock
   }

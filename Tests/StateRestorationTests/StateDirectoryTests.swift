@@ -158,6 +158,32 @@ import Testing
     #expect(try modified() == written)
     #expect(FileLock.holder(of: path)?.note == "a longer note than before")
   }
+
+  /// A holder that waited for the lock cuts what the holder before it wrote meanwhile, however
+  /// long, to its own record.
+  @Test func aLockTakenAfterAWaitCutsTheRecordWrittenMeanwhile() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let path = directory.path(of: "locks/main.lock")
+    var first: FileLock? = try directory.lock("locks/main.lock")
+    let taken = DispatchSemaphore(value: 0)
+    let second = Mutex<FileLock?>(nil)
+    DispatchQueue.global().async {
+      let lock = try? directory.lockWaiting("locks/main.lock")
+      second.withLock { $0 = lock }
+      taken.signal()
+    }
+    // The waiter has looked at the file and waits for the lock; the holder writes more.
+    usleep(100_000)
+    first?.record(note: "a note much longer than the identity it follows")
+    first = nil
+    taken.wait()
+    #expect(second.withLock { $0 } != nil)
+    let identity = ProcessIdentity.current
+    #expect(
+      try String(contentsOfFile: path, encoding: .utf8)
+        == "\(identity.pid) \(identity.startTime.map(String.init) ?? "-")\n")
+  }
 }
 
 @Suite struct SessionStateTests {
