@@ -20,12 +20,13 @@ let staticFoundation: [LinkerSetting] = [
 ]
 
 /// An executable linked at a fixed address (not position-independent), as `catalog` and its
-/// start-up baseline are; and without its own symbols in its dynamic symbol table, where
-/// `-static-stdlib` puts them (`-export-dynamic`) for no library to look up: the runtime's
-/// start-up, which asks `dladdr` where it was loaded from, would read them all in each process.
-let fixedAddress: [LinkerSetting] = [
-  .unsafeFlags(["-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic"])
-]
+/// start-up baseline are.
+let fixedAddress: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-no-pie"])]
+
+/// An executable without its own symbols in its dynamic symbol table, where `-static-stdlib`
+/// puts them (`-export-dynamic`) for no library to look up: the runtime's start-up, which asks
+/// `dladdr` where it was loaded from, would read them all in each process.
+let ownSymbolsHidden: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
 
 let package = Package(
   name: "catalog",
@@ -131,7 +132,7 @@ let package = Package(
     // A name the file lists and the binary lacks is passed over.
     .executableTarget(
       name: "catalog", dependencies: ["CatalogApp"], exclude: ["startup.order", "StaticLink"],
-      linkerSettings: staticFoundation + fixedAddress + [
+      linkerSettings: staticFoundation + fixedAddress + ownSymbolsHidden + [
         .unsafeFlags(
           [
             "-Xlinker",
@@ -159,7 +160,9 @@ let package = Package(
     // SwiftUI's route manager pattern (deep links, NSUserActivity, @SceneStorage) on Linux.
     .executableTarget(name: "route-example", dependencies: ["StateRestoration"]),
     // The start-up baseline that catalog-bench compares against, linked as `catalog` is.
-    .executableTarget(name: "hello-foundation", linkerSettings: staticFoundation + fixedAddress),
+    .executableTarget(
+      name: "hello-foundation",
+      linkerSettings: staticFoundation + fixedAddress + ownSymbolsHidden),
     // Draws Resources/Images/*.png: `swift run generate-images Resources`.
     .executableTarget(
       name: "generate-images",
