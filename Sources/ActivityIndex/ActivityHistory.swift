@@ -311,27 +311,31 @@ public struct ActivityHistory: ActivityStore, Hashable {
     }
   }
 
-  /// Saves many activities in one transaction, each unless the history has a newer entry of
-  /// its key: what importing another history needs, at the cost of one flush.
+  /// Saves many activities in one transaction, each unless the history last knew its key
+  /// (``lastKnownDate(historyKey:)``: saved, or deliberately forgotten) at its date or later:
+  /// what importing another history, or activities kept elsewhere meanwhile, needs at the cost
+  /// of one flush.
   ///
   /// - Parameter records: The activities, oldest first, so that a newer one of a key wins.
+  /// - Returns: How many were saved.
   /// - Throws: A `StateRestorationError` when the database cannot be read or written; nothing
   ///   was saved then.
-  package func importRecords(_ records: [UserActivityRecord]) throws {
+  @discardableResult
+  package func importRecords(_ records: [UserActivityRecord]) throws -> Int {
+    var saved = 0
     try writeDatabase { database in
+      saved = 0
       for record in records {
-        let statement = try database.statement(
-          "SELECT last_active FROM activities WHERE history_key = ?")
-        defer { statement.reset() }
-        try statement.bind([.text(record.historyKey)])
-        if try statement.step(),
-          statement.double(0) > Self.timestamp(record.lastActiveDate)
+        if let known = try lastKnownDate(historyKey: record.historyKey, in: database),
+          known >= record.lastActiveDate ?? .distantPast
         {
           continue
         }
         try Self.insert(record, into: database, capacity: capacity)
+        saved += 1
       }
     }
+    return saved
   }
 
   /// Closes the connection this history and its copies share, copying the write-ahead log into

@@ -4,57 +4,57 @@ import Foundation
 import StateRestoration
 import SystemSupport
 
-/// The activity history as it really is: `activities.sqlite`, plus activities that became
-/// current but reached only their scene's file (a process killed before its background history
-/// write finished).
+/// The activity history as it really is: `activities.sqlite`, plus the activities scene files
+/// keep until their next batch goes into it (``PendingActivity``, ``CommandSave``) and the
+/// activity each advertises (which a process killed before an earlier version's history write
+/// left there alone).
 package enum ActivityHistoryMerge {
-  /// The dated activities, eligible for search, newer than the history's entry with the same
-  /// key; the newest of each key.
+  /// The activities a scene file keeps that the history may not hold: its pending list, and
+  /// the activity it advertises when that became current eligible for search.
+  ///
+  /// - Parameter file: The scene file.
+  /// - Returns: The activities, the advertised one last.
+  package static func activities(in file: SceneFile) -> [PendingActivity] {
+    guard let activity = file.activity, activity.isEligibleForSearch,
+      let date = activity.lastActiveDate
+    else { return file.pendingActivities }
+    return file.pendingActivities
+      + [PendingActivity(historyKey: activity.historyKey, lastActiveDate: date)]
+  }
+
+  /// What every scene file in a state directory keeps (``activities(in:)``), read without
+  /// writing anything; a file that cannot be read is left out (the launch that restores its
+  /// scene sets it aside).
+  ///
+  /// - Parameter directory: The state directory.
+  /// - Returns: The activities.
+  package static func sceneFileActivities(in directory: StateDirectory) -> [PendingActivity] {
+    SessionFile.sceneNamesOnDisk(in: directory).flatMap { name in
+      ((try? SceneFile.read(name, in: directory)) ?? nil).map(activities(in:)) ?? []
+    }
+  }
+
+  /// The newest activity of each key that is newer than the history knows it.
   ///
   /// - Parameters:
   ///   - activities: Activities from scene files.
-  ///   - records: The history's entries.
-  /// - Returns: The activities to add, oldest first.
-  package static func newer(_ activities: [UserActivityRecord], than records: [UserActivityRecord])
-    -> [UserActivityRecord]
-  {
-    let known = latestDates(records.map { ($0.historyKey, $0.lastActiveDate) })
-    return newer(activities, than: { known[$0] })
-  }
-
-  /// The latest `lastActiveDate` of each history key.
-  private static func latestDates(_ dates: [(key: String, date: Date?)]) -> [String: Date] {
-    Dictionary(
-      dates.map { ($0.key, $0.date ?? .distantPast) },
-      uniquingKeysWith: { first, second in max(first, second) })
-  }
-
-  /// The dated activities, eligible for search, newer than the history's entry with the same
-  /// key, looking each key up: for a history too large to read whole.
-  ///
-  /// - Parameters:
-  ///   - activities: Activities from scene files.
-  ///   - lastActive: When the history's entry of a key was last active; nil when it has none.
-  /// - Returns: The activities to add, oldest first.
+  ///   - lastActive: When the history last knew a key (saved or forgotten); nil when never.
+  /// - Returns: The activities, oldest first.
   package static func newer(
-    _ activities: [UserActivityRecord], than lastActive: (String) -> Date?
-  ) -> [UserActivityRecord] {
-    var newer: [String: UserActivityRecord] = [:]
-    for activity in activities where activity.isEligibleForSearch {
-      guard let date = activity.lastActiveDate,
-        date > lastActive(activity.historyKey) ?? .distantPast,
-        date > newer[activity.historyKey]?.lastActiveDate ?? .distantPast
+    _ activities: [PendingActivity], than lastActive: (String) -> Date?
+  ) -> [PendingActivity] {
+    var newer: [String: PendingActivity] = [:]
+    for activity in activities {
+      guard activity.lastActiveDate > lastActive(activity.historyKey) ?? .distantPast,
+        activity.lastActiveDate > newer[activity.historyKey]?.lastActiveDate ?? .distantPast
       else { continue }
       newer[activity.historyKey] = activity
     }
-    return newer.values.sorted {
-      ($0.lastActiveDate ?? .distantPast) < ($1.lastActiveDate ?? .distantPast)
-    }
+    return newer.values.sorted { $0.lastActiveDate < $1.lastActiveDate }
   }
 
   /// The history's entries with what only the scene files hold, read without writing anything
-  /// (for `catalog search`, which may run while another process's last history write never
-  /// came): what a search ranks by.
+  /// (``sceneFileActivities(in:)``): what a search ranks by.
   ///
   /// - Parameters:
   ///   - directory: The state directory.
@@ -66,29 +66,29 @@ package enum ActivityHistoryMerge {
     in directory: StateDirectory, with entries: [ActivityHistory.Entry],
     history: ActivityHistory? = nil
   ) -> [ActivityHistory.Entry] {
-    let newer = newerSceneActivities(
-      in: directory, than: entries.map { ($0.historyKey, $0.lastActiveDate) }, history: history)
-    let replaced = Set(newer.map(\.historyKey))
-    return newer.map(ActivityHistory.Entry.init)
-      + entries.filter { !replaced.contains($0.historyKey) }
-  }
-
-  /// The scene files' activities newer than what the history holds or last knew of their keys.
-  private static func newerSceneActivities(
-    in directory: StateDirectory, than saved: [(key: String, date: Date?)],
-    history: ActivityHistory?
-  ) -> [UserActivityRecord] {
-    let names =
-      (try? FileManager.default.contentsOfDirectory(atPath: directory.path(of: "scenes"))) ?? []
-    let activities = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap {
-      (try? directory.load(SceneFile.self, from: "scenes/" + $0))??.activity
-    }
+    let activities = sceneFileActivities(in: directory)
+    guard !activities.isEmpty else { return entries }
     // What the database knew of these keys, deletions included: a forgotten activity stays
     // forgotten. One read for all of them.
-    var known = latestDates(saved)
-    let keys = activities.map(\.historyKey)
-    let lastKnown = ((try? history?.lastKnownDates(historyKeys: keys)) ?? nil) ?? [:]
+    var known: [String: Date] = [:]
+    for entry in entries {
+      let date = entry.lastActiveDate ?? .distantPast
+      if date > known[entry.historyKey] ?? .distantPast { known[entry.historyKey] = date }
+    }
+    let lastKnown =
+      ((try? history?.lastKnownDates(historyKeys: activities.map(\.historyKey))) ?? nil) ?? [:]
     known.merge(lastKnown, uniquingKeysWith: max)
-    return newer(activities, than: { known[$0] })
+    let newer = newer(activities, than: { known[$0] })
+    let replaced = Set(newer.map(\.historyKey))
+    return newer.map(entry(of:)) + entries.filter { !replaced.contains($0.historyKey) }
+  }
+
+  /// A pending activity as a history entry: the app's activities that are saved for search
+  /// show a product, whose identifier is their history key and target.
+  private static func entry(of activity: PendingActivity) -> ActivityHistory.Entry {
+    ActivityHistory.Entry(
+      historyKey: activity.historyKey, activityType: ProductActivity.type,
+      targetContentIdentifier: activity.historyKey, lastActiveDate: activity.lastActiveDate,
+      expirationDate: nil)
   }
 }

@@ -103,11 +103,12 @@ package final class AppStore {
   /// What a launch on a server reads with the catalog's state, in one request: the products
   /// its scenes show, and the one the command or link from the shell names by list number or
   /// identifier (a name needs a lookup of its own). Found while the server starts the session,
-  /// when the activity history is opened too, ahead of its first use.
+  /// when a session at a terminal, which checks the activity history as it launches, opens it
+  /// too.
   private static func readAhead(_ options: LaunchOptions, opening history: ActivityHistory)
     -> CatalogReadAhead
   {
-    defer { history.openInAdvance() }
+    defer { if options.isInteractive { history.openInAdvance() } }
     var ahead = CatalogReadAhead(products: productsToRestore(options))
     if let named = options.namedProduct { ahead.add(named: named) }
     return ahead
@@ -139,7 +140,7 @@ package final class AppStore {
       catalogReadOnlyReason: loaded.readOnlyReason, indexBuilder: options.indexBuilder)
     let store = AppStore(environment: environment)
 
-    let history = store.checkHistory(lineHistory: options.readsLineHistory, warnings: &warnings)
+    store.checkHistories(options, warnings: &warnings)
     let session = restarting ? SessionState() : try store.loadSession(warnings: &warnings)
     var released: Set<SceneName> = []
     var names = options.scene.map { [$0] } ?? session.scenes
@@ -160,7 +161,6 @@ package final class AppStore {
     if names.isEmpty { names = [.main] }
 
     var scenes: [Scene] = []
-    var savedActivities: [UserActivityRecord] = []
     var elsewhere: [SceneName] = []
     for name in names {
       do {
@@ -179,18 +179,8 @@ package final class AppStore {
         setAside += try store.setAsideForFresh(name).map { [(name, $0)] } ?? []
         scenes.append(Scene(name: name))
       } else {
-        scenes.append(
-          try store.loadScene(
-            name, catalog: loaded.catalog, activities: &savedActivities, warnings: &warnings))
+        scenes.append(try store.loadScene(name, catalog: loaded.catalog, warnings: &warnings))
       }
-    }
-    if let history {
-      // One read of the history for every restored scene's activity.
-      let known =
-        (try? history.lastKnownDates(historyKeys: savedActivities.map(\.historyKey))) ?? [:]
-      store.recover(
-        ActivityHistoryMerge.newer(savedActivities, than: { known[$0] }),
-        warnings: &warnings)
     }
     if scenes.isEmpty {
       // Every scene is open in another terminal: this one gets a new scene of a free name.
@@ -311,13 +301,25 @@ package final class AppStore {
         return [error.localizedDescription]
       }
     }
+    // Its file goes: the activities it made current go into the history first.
+    var notes: [String] = []
+    let pending = sessions.pendingActivities(of: name)
+    do {
+      _ = try CatalogActivityHistory(writer: environment.historyWriter, catalog: state.catalog)
+        .save(pending)
+    } catch {
+      notes.append(
+        "the activities of scene '\(name)' were not saved in the history: \(error.localizedDescription)"
+      )
+    }
+    notes += environment.historyWriter.takeNotes()
     do {
       try directory.remove(SceneFile.path(for: name))
     } catch {
-      return [error.localizedDescription]
+      return notes + [error.localizedDescription]
     }
     environment.releaseScene(name)
-    return []
+    return notes
   }
 
   /// Records that the app reached its prompt, which forgives the crashes at launch before it.
@@ -358,13 +360,10 @@ package final class AppStore {
     refreshingActivity: Bool = false, reachesOutside: Bool = true,
     performing effects: () throws -> Void = {}
   ) throws -> [String] {
-    // The previous command's history write ends first: it is the last that may still hold
-    // an activity only its scene file has.
-    var notes = environment.settleHistory()
+    var notes: [String] = []
     // The active scene's activity becomes current when it changes or its scene comes to the
-    // front. It goes into the scene's file with its date (durable before the output, like the
-    // rest), and into the history in the background once the catalog has what it shows; the
-    // next launch merges what a crash left only in a scene file.
+    // front. It goes into the scene's file with its date, listed as pending (durable before
+    // the output, like the rest), and into the history with the scene's next batch.
     var current: UserActivityRecord?
     // A product `done` adds is shown before the catalog has it: its activity is the one it
     // advertises once saved.
@@ -407,7 +406,7 @@ package final class AppStore {
     save.session = old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil
     save.closing = closed
     save.catalogChanges = catalogChanges
-    save.activities = current.map { [$0] } ?? []
+    save.activities = current.map { [(new.activeSceneName, $0)] } ?? []
     if let deferred { save = save.including(deferred.save) }
     if mayDeferNextSave && !reachesOutside && save.catalogChanges.isEmpty
       && save.closing.isEmpty
@@ -417,10 +416,11 @@ package final class AppStore {
       return notes
     }
     let (catalog, saveNotes) = try save.perform(
-      scenes: sessions, catalog: environment.catalog, activities: environment.historyWriter,
+      scenes: sessions, catalog: environment.catalog,
+      activities: CatalogActivityHistory(writer: environment.historyWriter, catalog: new.catalog),
       effects: effects)
     deferred = nil
-    notes += saveNotes
+    notes += saveNotes + environment.historyWriter.takeNotes()
     if let catalog {
       new.catalog = catalog
       new.updateActivities()
@@ -436,11 +436,12 @@ package final class AppStore {
   /// - Throws: What saving throws; the saves stay put off (``dropDeferredSave()``).
   package func saveDeferred() throws -> [String] {
     guard let deferred else { return [] }
-    let notes = environment.settleHistory()
     let (_, saveNotes) = try deferred.save.perform(
-      scenes: sessions, catalog: environment.catalog, activities: environment.historyWriter)
+      scenes: sessions, catalog: environment.catalog,
+      activities: CatalogActivityHistory(
+        writer: environment.historyWriter, catalog: deferred.base.catalog))
     self.deferred = nil
-    return notes + saveNotes
+    return saveNotes + environment.historyWriter.takeNotes()
   }
 
   /// Gives up the saves put off, after ``saveDeferred()`` failed.
@@ -509,72 +510,23 @@ package final class AppStore {
       owned: shown.scenes, released: released, activeScene: shown.activeScene)
   }
 
-  /// Sets an unreadable activity history or line history aside, so that they are saved again.
+  /// Sets an unreadable line history aside, so that it is saved again; a session at a terminal
+  /// checks the activity history too (``ActivityHistoryWriter/check()``), which another run
+  /// checks when it first uses it.
   ///
   /// - Parameters:
-  ///   - lineHistory: Whether to check the line history too (a run that may read it).
+  ///   - options: The launch's options.
   ///   - warnings: Where to add what was set aside and why.
-  /// - Returns: The activity history's entries; nil when it could not be read.
-  private func checkHistory(lineHistory: Bool, warnings: inout [String]) -> ActivityHistory? {
-    let history = environment.history
-    // An earlier version's activities.json moves into the database once, and is kept.
-    do {
-      if let count = try EarlierActivityFile.importIfPresent(into: history) {
-        let earlier = directory.path(of: EarlierActivityFile.path(besides: history))
-        warnings.append(
-          "imported \(count.grouped) saved activit\(count == 1 ? "y" : "ies") from '\(earlier)' into '\(directory.path(of: history.path))'; kept the file as '\(earlier).imported'"
-        )
-      }
-    } catch StateRestorationError.cannotWrite(let path, let reason),
-      SystemError.cannotWrite(let path, let reason)
-    {
-      warnings.append("cannot import the saved activities into '\(path)': \(reason)")
-    } catch let error as SystemError where error.isDamage || error.isNewerVersion {
-      warnings.append(
-        quarantine(
-          EarlierActivityFile.path(besides: history), because: error,
-          consequence: "its saved activities are not imported"))
-    } catch {
-      // A file that is fine, a history that cannot be used now: both kept as they are.
-      warnings.append("cannot import the saved activities: \(error.localizedDescription)")
-    }
-    var readable: ActivityHistory? = history
-    do {
-      _ = try history.count()
-    } catch let error as StateRestorationError where !error.isDamage {
-      // A full disk, a read-only directory, a newer version's file: nothing is wrong with the
-      // file, which is kept as it is; this session saves no activities.
-      readable = nil
-      environment.historyWriter.isUnavailable = true
-      warnings.append(
-        "cannot use the activity history: \(error.localizedDescription); activities are not saved in it this session, and the file is kept as it is"
-      )
-    } catch {
-      readable = nil
-      let reason = error.localizedDescription
-      do {
-        let destination = try history.setAside()
-        warnings.append(
-          "\(reason); moved it to '\(destination)' and the activity history starts empty")
-      } catch {
-        warnings.append("\(reason); the activity history starts empty")
-      }
+  private func checkHistories(_ options: LaunchOptions, warnings: inout [String]) {
+    if options.isInteractive {
+      environment.historyWriter.check()
+      warnings += environment.historyWriter.takeNotes()
     }
     do {
-      if lineHistory { _ = try HistoryFile.read(in: directory) }
+      if options.readsLineHistory { _ = try HistoryFile.read(in: directory) }
     } catch {
       warnings.append(
         quarantine(HistoryFile.path, because: error, consequence: "the line history starts empty"))
-    }
-    return readable
-  }
-
-  /// Saves in the history the activities a crash left only in their scene files.
-  private func recover(_ activities: [UserActivityRecord], warnings: inout [String]) {
-    do {
-      for activity in activities { try environment.history.save(activity) }
-    } catch {
-      warnings.append("the activity history could not be updated: \(error.localizedDescription)")
     }
   }
 
@@ -584,11 +536,10 @@ package final class AppStore {
     return session
   }
 
-  /// Loads a scene; the activity its file holds is added to `activities` for the history.
-  private func loadScene(
-    _ name: SceneName, catalog: Catalog, activities: inout [UserActivityRecord],
-    warnings: inout [String]
-  ) throws -> Scene {
+  /// Loads a scene, checked against the catalog.
+  private func loadScene(_ name: SceneName, catalog: Catalog, warnings: inout [String]) throws
+    -> Scene
+  {
     let restored = try sessions.restoreScene(name)
     if let setAside = restored.setAside {
       warnings.append(
@@ -596,7 +547,6 @@ package final class AppStore {
     }
     guard restored.wasSaved else { return Scene(name: name) }
     let savedActivity = restored.scene.userActivity
-    if let activity = savedActivity { activities.append(activity) }
     var scene = Scene(name: name, storage: restored.scene.storage)
     let note = scene.validate(against: catalog)
     if let note {

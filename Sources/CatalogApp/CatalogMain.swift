@@ -125,19 +125,18 @@ package enum CatalogMain {
     // Read only when something matches.
     let now = Date()
     func viewed(_ text: String, limit: Int) -> [ActivityHistory.Entry] {
+      let directory = StateDirectory(existing: paths.stateDirectory)
+      let saved = ActivityHistory(directory: directory)
+      let entries: [ActivityHistory.Entry]
       do {
-        let directory = StateDirectory(existing: paths.stateDirectory)
-        let saved = ActivityHistory(directory: directory)
-        return ActivityHistoryMerge.merged(
-          in: directory,
-          with: try EarlierActivityFile.entries(
-            of: saved, matching: text, limit: limit, at: now,
-            note: report.note),
-          history: saved)
+        entries = try EarlierActivityFile.entries(
+          of: saved, matching: text, limit: limit, at: now, note: report.note)
       } catch {
-        report.warning("\(error.localizedDescription); searching the products alone")
-        return []
+        report.warning("\(error.localizedDescription); searching without the activity history")
+        // What the scene files keep is read all the same.
+        return ActivityHistoryMerge.merged(in: directory, with: [])
       }
+      return ActivityHistoryMerge.merged(in: directory, with: entries, history: saved)
     }
     let service = SearchService(
       indexPath: store.searchIndexPath, dataDirectory: paths.dataDirectory,
@@ -207,7 +206,7 @@ package enum CatalogMain {
       output.removeLast(Describe.continueHint.count + 1)
     }
     TextOutput.standardOutput.line(output)
-    for note in result.warnings + store.environment.settleHistory(closing: true)
+    for note in result.warnings + store.environment.closeForExit()
       + store.finish(next)
     {
       report.warning(note)

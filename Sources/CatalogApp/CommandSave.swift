@@ -1,5 +1,6 @@
 import CatalogCore
 import CatalogModel
+import Foundation
 import StateRestoration
 import SystemSupport
 
@@ -18,19 +19,27 @@ package protocol SceneFileWriting {
   ///   - closing: The scenes the command closed.
   ///   - flushingInBackground: Whether the flush may finish while the catalog commits; the
   ///     commit waits for it.
+  ///   - pendingActivities: The pending activities to list in some of the scenes' files, by
+  ///     scene name; the others keep their lists.
   /// - Returns: The prepared files, and notes for the user (a file in the way set aside).
   /// - Throws: What writing throws; nothing was changed.
   func prepareFiles(
     saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
-    flushingInBackground: Bool
+    flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]]
   ) throws -> (prepared: Prepared, notes: [String])
 
   /// Puts prepared files in place.
   ///
-  /// - Parameter prepared: What ``prepareFiles(saving:session:closing:flushingInBackground:)``
-  ///   wrote.
+  /// - Parameter prepared: What
+  ///   ``prepareFiles(saving:session:closing:flushingInBackground:pendingActivities:)`` wrote.
   /// - Throws: What renaming or flushing the directory throws.
   func putInPlace(_ prepared: Prepared) throws
+
+  /// The activities a scene's file lists as pending, oldest first.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The entries.
+  func pendingActivities(of name: SceneName) -> [PendingActivity]
 }
 
 /// Where a command's changes to the catalog are saved.
@@ -43,7 +52,7 @@ package protocol CatalogWriting {
   func save(_ changes: [CatalogChange]) throws -> Catalog
 }
 
-/// Where the activities a command makes current are recorded.
+/// The activity history, where the activities scene files keep pending go in batches.
 package protocol ActivityRecording {
   /// Removes the saved activities of deleted products.
   ///
@@ -51,29 +60,41 @@ package protocol ActivityRecording {
   /// - Throws: What writing the history throws.
   func forget(persistentIdentifiers identifiers: [String]) throws
 
-  /// Records an activity as the current one; the write may finish after the call returns.
+  /// Saves pending activities in the history, durably, in one transaction.
   ///
-  /// - Parameter activity: The activity, with its `lastActiveDate`.
-  func makeCurrentInBackground(_ activity: UserActivityRecord)
+  /// - Parameter entries: The activities, oldest first.
+  /// - Returns: Whether they were saved; false, with nothing written, when the history cannot
+  ///   be used this session (as said once).
+  /// - Throws: What writing the history throws; nothing was saved then.
+  func save(_ entries: [PendingActivity]) throws -> Bool
 }
 
 /// What a command leaves to save, and the one order it is saved in, which keeps what a failure
 /// or `kill -9` leaves consistent:
 ///
-/// 1. the scene and session files are written and flushed beside the old ones (a full disk
+/// 1. the activities the command made current join their scene's pending list
+///    (``PendingActivity``); a list that grows past ``pendingBatch`` is saved in the activity
+///    history first, as is that of a scene whose file the command removes;
+/// 2. the scene and session files are written and flushed beside the old ones (a full disk
 ///    stops the command here, before anything changed); the scenes they need were claimed
 ///    before (``AppStore``);
-/// 2. the command's effects on other processes and machines run (forgetting activities,
+/// 3. the command's effects on other processes and machines run (forgetting activities,
 ///    handing off, publishing for the user's other machines);
-/// 3. the catalog commits, and the deleted products' activities go with them;
-/// 4. the scene files are put in place: a scene never shows a product the catalog has not saved;
-/// 5. the activity becomes current in the history, once its scene says so: a scene file that
-///    holds it is merged into the history at the next launch if this write never finishes.
+/// 4. the catalog commits, and the deleted products' activities go with them;
+/// 5. the scene files are put in place: a scene never shows a product the catalog has not
+///    saved.
 ///
-/// A step that fails ends the save there: nothing after it happens. Only the deleted products'
-/// activities are kept, with a note, when the history cannot forget them: the catalog has
-/// saved the deletion, and the next search checks every activity against the catalog.
+/// An activity is always in the history or in a scene file's list, or both: a list leaves a
+/// file only once the history has saved it. A step that fails ends the save there: nothing after
+/// it happens. Only the deleted products' activities are kept, with a note, when the history
+/// cannot forget them: the catalog has saved the deletion, and the next search checks every
+/// activity against the catalog.
 package struct CommandSave {
+  /// The most activities a scene's file lists as pending: one more saves them in the history.
+  package static let pendingBatch = 16
+  /// The most a scene's file keeps while the history cannot be written; the oldest go first.
+  package static let pendingLimit = 64
+
   /// The scenes to save.
   package var scenes: [Scene] = []
   /// The session to save; nil when it did not change.
@@ -82,9 +103,9 @@ package struct CommandSave {
   package var closing: Set<SceneName> = []
   /// The changes to the catalog.
   package var catalogChanges: [CatalogChange] = []
-  /// The activities that become current, oldest first: one a command, more when saves put off
-  /// are folded in (``including(_:)``).
-  package var activities: [UserActivityRecord] = []
+  /// The activities that become current, oldest first, each in its scene: one a command, more
+  /// when saves put off are folded in (``including(_:)``).
+  package var activities: [(scene: SceneName, activity: UserActivityRecord)] = []
 
   /// Creates an empty save.
   package init() {}
@@ -102,8 +123,9 @@ package struct CommandSave {
     both.session = session ?? earlier.session
     both.closing = earlier.closing.union(closing)
     both.catalogChanges = earlier.catalogChanges + catalogChanges
-    let keys = Set(activities.map(\.historyKey))
-    both.activities = earlier.activities.filter { !keys.contains($0.historyKey) } + activities
+    let keys = Set(activities.map(\.activity.historyKey))
+    both.activities =
+      earlier.activities.filter { !keys.contains($0.activity.historyKey) } + activities
     return both
   }
 
@@ -112,19 +134,21 @@ package struct CommandSave {
   /// - Parameters:
   ///   - writer: Where scene and session files go.
   ///   - catalog: Where the catalog changes go.
-  ///   - activities: Where the activity goes.
+  ///   - activities: The history, where pending activities go in batches.
   ///   - effects: The command's effects, run once the files are written and before anything is
   ///     put in place.
   /// - Returns: The catalog as saved (nil when it did not change), and notes for the user.
-  /// - Throws: What a step throws; the steps after it did not happen.
+  /// - Throws: A step's error; the steps after it did not happen.
   package func perform<Scenes: SceneFileWriting>(
     scenes writer: Scenes, catalog: some CatalogWriting, activities: some ActivityRecording,
     effects: () throws -> Void = {}
   ) throws -> (catalog: Catalog?, notes: [String]) {
+    var notes: [String] = []
+    let pending = pendingLists(in: writer, history: activities, notes: &notes)
     let (prepared, prepareNotes) = try writer.prepareFiles(
       saving: scenes, session: session, closing: closing,
-      flushingInBackground: !catalogChanges.isEmpty)
-    var notes = prepareNotes
+      flushingInBackground: !catalogChanges.isEmpty, pendingActivities: pending)
+    notes += prepareNotes
     try effects()
     var saved: Catalog?
     if !catalogChanges.isEmpty {
@@ -145,19 +169,62 @@ package struct CommandSave {
       }
     }
     try writer.putInPlace(prepared)
-    for activity in self.activities { activities.makeCurrentInBackground(activity) }
     return (saved, notes)
+  }
+
+  /// The pending lists of the scenes whose activities this save makes current, each with
+  /// them added. A list that would grow past ``pendingBatch`` is saved in the history first
+  /// and starts again, as is the list of a scene whose file goes; while the history cannot be
+  /// written, a list keeps its newest ``pendingLimit`` entries.
+  private func pendingLists(
+    in writer: some SceneFileWriting, history: some ActivityRecording, notes: inout [String]
+  ) -> [String: [PendingActivity]] {
+    func added(in scene: SceneName) -> [PendingActivity] {
+      activities.filter { $0.scene == scene }.compactMap { item in
+        item.activity.lastActiveDate.map {
+          PendingActivity(historyKey: item.activity.historyKey, lastActiveDate: $0)
+        }
+      }
+    }
+    var lists: [String: (kept: [PendingActivity], added: [PendingActivity])] = [:]
+    var due: [PendingActivity] = []
+    for scene in scenes where !closing.contains(scene.name) {
+      let added = added(in: scene.name)
+      guard !added.isEmpty else { continue }
+      let kept = writer.pendingActivities(of: scene.name)
+      lists[scene.name.rawValue] = (kept, added)
+      if kept.count + added.count > Self.pendingBatch { due += kept }
+    }
+    // A closed scene's file goes: its list, and what it made current since, go now.
+    let closed = closing.sorted().flatMap { writer.pendingActivities(of: $0) + added(in: $0) }
+    var saved = false
+    if !due.isEmpty || !closed.isEmpty {
+      do {
+        saved = try history.save(closed + due)
+      } catch {
+        let count = closed.count + due.count
+        notes.append(
+          "\(count.grouped) activit\(count == 1 ? "y was" : "ies were") not saved in the history: \(error.localizedDescription)"
+            + (due.isEmpty ? "" : "; the scene files keep them"))
+      }
+    }
+    return lists.mapValues { list in
+      var entries =
+        saved && list.kept.count + list.added.count > Self.pendingBatch ? [] : list.kept
+      for entry in list.added { entries = PendingActivity.adding(entry, to: entries) }
+      return Array(entries.suffix(Self.pendingLimit))
+    }
   }
 }
 
 extension SessionStore: SceneFileWriting {
   package func prepareFiles(
     saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
-    flushingInBackground: Bool
+    flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]]
   ) throws -> (prepared: PreparedScenes, notes: [String]) {
     let prepared = try prepare(
       saving: scenes, session: session, closing: closing,
-      flushingInBackground: flushingInBackground)
+      flushingInBackground: flushingInBackground, pendingActivities: pendingActivities)
     return (prepared, prepared.notes)
   }
 
@@ -168,4 +235,31 @@ extension SessionStore: SceneFileWriting {
 
 extension CatalogSession: CatalogWriting {}
 
-extension ActivityHistoryWriter: ActivityRecording {}
+/// The activity history of a catalog: a pending activity is saved as its product's activity
+/// is now; one of a product no longer in the catalog is left out.
+package struct CatalogActivityHistory: ActivityRecording {
+  /// The history.
+  package let writer: ActivityHistoryWriter
+  /// The catalog its products are read from.
+  package let catalog: Catalog
+
+  /// Creates the history of a catalog.
+  ///
+  /// - Parameters:
+  ///   - writer: The history's writer.
+  ///   - catalog: The catalog.
+  package init(writer: ActivityHistoryWriter, catalog: Catalog) {
+    self.writer = writer
+    self.catalog = catalog
+  }
+
+  package func forget(persistentIdentifiers identifiers: [String]) throws {
+    try writer.forget(persistentIdentifiers: identifiers)
+  }
+
+  package func save(_ entries: [PendingActivity]) throws -> Bool {
+    try writer.save(entries) { key in
+      UUID(canonical: key).flatMap { catalog[$0] }.map(ProductActivity.show)
+    }
+  }
+}

@@ -57,10 +57,13 @@ package final class LiveEnvironment: AppEnvironment {
     presentation.followsTerminal ? TerminalLineEditor.columns(of: STDOUT_FILENO) : nil
   }
 
-  package func savedActivities(page: Int, size: Int) throws -> (
+  package func savedActivities(page: Int, size: Int, in catalog: Catalog) throws -> (
     records: [UserActivityRecord], total: Int
   ) {
-    historyWriter.waitForWrites()
+    // The activities scene files keep go into the history first, for the list to number them.
+    _ = try? CatalogActivityHistory(writer: historyWriter, catalog: catalog).save(
+      ActivityHistoryMerge.sceneFileActivities(in: directory))
+    historyWriter.check()
     let total = try history.count()
     // A page past the last reads nothing (and its offset might not fit in an integer).
     guard let offset = Paging(total: total, size: size).offset(ofPage: page) else {
@@ -70,7 +73,7 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func forgetActivities(_ identifiers: [String]?) throws {
-    historyWriter.waitForWrites()
+    historyWriter.check()
     if let identifiers {
       try history.delete(persistentIdentifiers: identifiers)
     } else {
@@ -79,17 +82,19 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   package func search(_ text: String, in catalog: Catalog) throws -> SearchResults {
-    // This process's last write is waited for; what a crashed one left in its scene files was
-    // merged at launch. An unreadable history was set aside then; if it went bad since, search
-    // the products alone.
-    historyWriter.waitForWrites()
+    // The history with what scene files keep; a history that cannot be read (set aside when
+    // first used) leaves the products alone.
+    historyWriter.check()
     // The viewed products that match rank higher. Read only when something matches.
     let history = self.history
+    let directory = self.directory
     let now = self.now
     func viewed(_ text: String, limit: Int) -> [ActivityHistory.Entry] {
-      (try? EarlierActivityFile.entries(
-        of: history, matching: text, limit: limit, at: now, note: Self.note))
-        ?? []
+      ActivityHistoryMerge.merged(
+        in: directory,
+        with: (try? EarlierActivityFile.entries(
+          of: history, matching: text, limit: limit, at: now, note: Self.note)) ?? [],
+        history: history)
     }
     return try searchService.search(catalog) { search in
       try search.counted(for: text, viewed: viewed, now: now)
@@ -101,16 +106,23 @@ package final class LiveEnvironment: AppEnvironment {
     if isatty(STDERR_FILENO) == 1 { TextOutput.standardError.line("note: " + message) }
   }
 
-  /// Waits for the history writes of earlier commands, if any.
+  /// Lets go of the activity history and the catalog as the process leaves, folding a large
+  /// log into its file; one whose log would be left as it is anyway is left for the system to
+  /// release as the process ends.
   ///
-  /// - Parameter closing: Whether the process is leaving: the history's connection and the
-  ///   catalog's then close, folding a large log into its file; one whose log would be left
-  ///   as it is anyway is left for the system to release as the process ends.
-  /// - Returns: A warning when one failed.
-  package func settleHistory(closing: Bool = false) -> [String] {
-    let warnings = historyWriter.settle(closing: closing)
-    if closing { database?.leaveOpenForExit() }
-    return warnings
+  /// - Returns: Notes about the history not yet shown.
+  package func closeForExit() -> [String] {
+    let notes = historyWriter.closeForExit()
+    database?.leaveOpenForExit()
+    return notes
+  }
+
+  /// Notes about the activity history that the command's output has not shown yet: a file set
+  /// aside when it was first used, say.
+  ///
+  /// - Returns: One-line warnings.
+  package func takeHistoryNotes() -> [String] {
+    historyWriter.takeNotes()
   }
 
   package func claimScene(_ name: SceneName) throws {

@@ -477,7 +477,7 @@ private func replSearches(
       }
     }
   }
-  _ = store.environment.settleHistory(closing: true)
+  _ = store.environment.closeForExit()
   return times
 }
 

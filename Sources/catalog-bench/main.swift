@@ -173,14 +173,11 @@ func commit() throws {
   var state = initial
   let clock = ContinuousClock()
   // A change of the scene's storage alone (the tab), then changes that also make a new
-  // activity current, which saves it in activities.sqlite too.
+  // activity current, which the scene's file lists for the activity history's next batch.
   func measure(_ commands: [Command]) throws -> [Double] {
     var times: [Double] = []
     for index in 0..<runs {
       let result = try state.applying(commands[index % commands.count], environment: environment)
-      // A person types between commands: the last command's background history write is
-      // done by then, so it is not part of this one's time.
-      _ = environment.settleHistory()
       let start = clock.now
       var next = result.state
       try store.commit(from: state, to: &next, catalogChanges: result.catalogChanges)

@@ -8,26 +8,39 @@ import Testing
 @testable import CatalogApp
 @testable import CatalogCore
 
-/// What a launch merges into the activity history from the scene files a crash left.
+/// What the scene files keep that the activity history may not hold, and what of it is newer.
 @Suite struct ActivityHistoryMergeTests {
-  @Test func onlyNewerDatedSearchableActivitiesAreRecovered() {
-    func show(_ index: Int, at seconds: Double?) -> UserActivityRecord {
-      var record = ProductActivity.show(bundledProducts[index])
-      record.lastActiveDate = seconds.map { Date(timeIntervalSinceReferenceDate: $0) }
-      return record
-    }
-    let history = [show(8, at: 100), show(6, at: 100)]
+  func entry(_ index: Int, at seconds: Double) -> PendingActivity {
+    PendingActivity(
+      historyKey: bundledProducts[index].identifier.canonicalText,
+      lastActiveDate: Date(timeIntervalSinceReferenceDate: seconds))
+  }
+
+  @Test func onlyTheNewestOfAKeyNewerThanTheHistoryIsKept() {
+    let known = [entry(8, at: 100), entry(6, at: 100)]
+    let candidates = [
+      entry(8, at: 50),  // older than the history's: nothing to do
+      entry(6, at: 200), entry(6, at: 300),  // newer: the newest of the two
+      entry(2, at: 150),
+    ]
+    let lastActive = Dictionary(
+      uniqueKeysWithValues: known.map { ($0.historyKey, $0.lastActiveDate) })
+    let newer = ActivityHistoryMerge.newer(candidates, than: { lastActive[$0] })
+    #expect(newer == [entry(2, at: 150), entry(6, at: 300)])
+  }
+
+  /// A file's pending list, and the activity it advertises when that became current eligible
+  /// for search.
+  @Test func aSceneFileKeepsItsListAndItsDatedSearchableActivity() {
+    var file = SceneFile(name: .main, storage: SceneStorageValues())
+    file.pendingActivities = [entry(1, at: 10)]
+    file.activity = ProductActivity.show(bundledProducts[2])
+    #expect(ActivityHistoryMerge.activities(in: file) == [entry(1, at: 10)], "never current")
+    file.activity?.lastActiveDate = Date(timeIntervalSinceReferenceDate: 20)
+    #expect(ActivityHistoryMerge.activities(in: file) == [entry(1, at: 10), entry(2, at: 20)])
     var dropped = ProductActivity.dropped(bundledProducts[0])
     dropped.lastActiveDate = Date(timeIntervalSinceReferenceDate: 500)
-    let candidates = [
-      show(8, at: 50),  // older than the history's: nothing to do
-      show(6, at: 200), show(6, at: 300),  // newer: the newest of the two
-      show(1, at: nil),  // never became current
-      dropped,  // not for search
-      show(2, at: 150),
-    ]
-    let newer = ActivityHistoryMerge.newer(candidates, than: history)
-    #expect(newer.map(\.title) == ["Show Orchid product", "Show Mango product"])
-    #expect(newer.last?.lastActiveDate == Date(timeIntervalSinceReferenceDate: 300))
+    file.activity = dropped
+    #expect(ActivityHistoryMerge.activities(in: file) == [entry(1, at: 10)], "not for search")
   }
 }

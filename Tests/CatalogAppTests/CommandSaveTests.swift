@@ -7,19 +7,24 @@ import StateRestoration
 import Testing
 
 /// The order a command's save takes, with fakes for the scene files, the catalog and the
-/// activity history that write one shared log: scene files prepared → effects → catalog
-/// committed → scene files in place → activity recorded, and nothing after a step that fails.
+/// activity history that write one shared log: a batch of pending activities saved in the
+/// history when due → scene files prepared → effects → catalog committed → scene files in
+/// place, and nothing after a step that fails.
 @Suite struct CommandSaveTests {
   enum Step: String, CaseIterable {
-    case prepare, effects, catalog, forget, rename, activity
+    case history, prepare, effects, catalog, forget, rename
   }
 
   struct Failure: Error {}
 
-  /// The log the fakes write, and the step made to fail.
+  /// The log the fakes write, the step made to fail, the pending lists the scene files have,
+  /// and what the fakes were given.
   final class World {
     var log: [Step] = []
     var failing: Step?
+    var pendingLists: [String: [PendingActivity]] = [:]
+    var written: [String: [PendingActivity]] = [:]
+    var saved: [PendingActivity] = []
 
     func run(_ step: Step) throws {
       if failing == step { throw Failure() }
@@ -32,14 +37,19 @@ import Testing
 
     func prepareFiles(
       saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
-      flushingInBackground: Bool
+      flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]]
     ) throws -> (prepared: [SceneName], notes: [String]) {
       try world.run(.prepare)
+      world.written = pendingActivities
       return (scenes.map(\.name), [])
     }
 
     func putInPlace(_ prepared: [SceneName]) throws {
       try world.run(.rename)
+    }
+
+    func pendingActivities(of name: SceneName) -> [PendingActivity] {
+      world.pendingLists[name.rawValue] ?? []
     }
   }
 
@@ -59,8 +69,26 @@ import Testing
       try world.run(.forget)
     }
 
-    func makeCurrentInBackground(_ activity: UserActivityRecord) {
-      try? world.run(.activity)
+    func save(_ entries: [PendingActivity]) throws -> Bool {
+      try world.run(.history)
+      world.saved += entries
+      return true
+    }
+  }
+
+  /// The activity of a product, current at a time.
+  static func shown(_ index: Int, at seconds: Double) -> UserActivityRecord {
+    var record = ProductActivity.show(bundledProducts[index])
+    record.lastActiveDate = Date(timeIntervalSinceReferenceDate: seconds)
+    return record
+  }
+
+  /// Pending entries of made-up keys, one a second from a time.
+  static func entries(_ count: Int, from seconds: Double = 0) -> [PendingActivity] {
+    (0..<count).map {
+      PendingActivity(
+        historyKey: "key-\($0)",
+        lastActiveDate: Date(timeIntervalSinceReferenceDate: seconds + Double($0)))
     }
   }
 
@@ -69,7 +97,7 @@ import Testing
     var save = CommandSave()
     save.scenes = [Scene(name: .main)]
     save.catalogChanges = [.delete(bundledProducts[3].identifier, name: bundledProducts[3].name)]
-    save.activities = [ProductActivity.show(bundledProducts[1])]
+    save.activities = [(.main, Self.shown(1, at: 1_000))]
     return save
   }
 
@@ -84,9 +112,17 @@ import Testing
   @Test func everyStepRunsOnceInOrder() throws {
     let world = World()
     let saved = try perform(save, in: world)
-    #expect(world.log == [.prepare, .effects, .catalog, .forget, .rename, .activity])
+    #expect(world.log == [.prepare, .effects, .catalog, .forget, .rename])
     #expect(saved.catalog?.count == 2)
     #expect(saved.notes.isEmpty)
+    // The activity waits in its scene's file for the next batch.
+    #expect(
+      world.written["main"]
+        == [
+          PendingActivity(
+            historyKey: bundledProducts[1].identifier.canonicalText,
+            lastActiveDate: Date(timeIntervalSinceReferenceDate: 1_000))
+        ])
   }
 
   @Test func withoutCatalogChangesTheCatalogIsNotWritten() throws {
@@ -94,7 +130,7 @@ import Testing
     var save = self.save
     save.catalogChanges = []
     let saved = try perform(save, in: world)
-    #expect(world.log == [.prepare, .effects, .rename, .activity])
+    #expect(world.log == [.prepare, .effects, .rename])
     #expect(saved.catalog == nil)
   }
 
@@ -103,12 +139,9 @@ import Testing
     let world = World()
     world.failing = failing
     #expect(throws: Failure.self) { try perform(save, in: world) }
-    let order = Step.allCases
-    let expected = order.prefix { $0 != failing }
+    let expected = Step.allCases.prefix { $0 != failing }.filter { $0 != .history }
     #expect(world.log == Array(expected))
-    // No scene is put in place before the catalog has what it shows, and no activity is
-    // recorded that its scene does not show.
-    #expect(!world.log.contains(.activity))
+    // No scene is put in place before the catalog has what it shows.
     if failing != .rename { #expect(!world.log.contains(.rename)) }
   }
 
@@ -116,14 +149,69 @@ import Testing
     let world = World()
     world.failing = .forget
     let saved = try perform(save, in: world)
-    #expect(world.log == [.prepare, .effects, .catalog, .rename, .activity])
+    #expect(world.log == [.prepare, .effects, .catalog, .rename])
     #expect(saved.notes.count == 1)
     let note = saved.notes.first ?? ""
     #expect(note.hasPrefix("the deleted product's saved activities were kept"))
   }
 
+  /// A full list goes into the history before the files are written, and leaves the file
+  /// with the new activity alone; a list with room grows.
+  @Test func aFullListIsSavedInTheHistoryBeforeTheFilesAreWritten() throws {
+    let world = World()
+    let full = Self.entries(CommandSave.pendingBatch)
+    world.pendingLists["main"] = full
+    _ = try perform(save, in: world)
+    #expect(world.log == [.history, .prepare, .effects, .catalog, .forget, .rename])
+    #expect(world.saved == full)
+    #expect(
+      world.written["main"]?.map(\.historyKey) == [bundledProducts[1].identifier.canonicalText])
+
+    let roomy = World()
+    roomy.pendingLists["main"] = Array(full.dropLast())
+    _ = try perform(save, in: roomy)
+    #expect(!roomy.log.contains(.history))
+    #expect(roomy.written["main"]?.count == CommandSave.pendingBatch)
+  }
+
+  /// While the history cannot be written, a file keeps its list, the newest entries to a
+  /// limit, and the command is saved all the same.
+  @Test func aListTheHistoryCannotTakeStaysInTheFile() throws {
+    let world = World()
+    world.failing = .history
+    world.pendingLists["main"] = Self.entries(CommandSave.pendingLimit)
+    let saved = try perform(save, in: world)
+    #expect(world.log == [.prepare, .effects, .catalog, .forget, .rename])
+    #expect(saved.notes.count == 1)
+    #expect(saved.notes.first?.contains("the scene files keep them") == true)
+    let written = try #require(world.written["main"])
+    #expect(written.count == CommandSave.pendingLimit)
+    #expect(written.first?.historyKey == "key-1")
+    #expect(written.last?.historyKey == bundledProducts[1].identifier.canonicalText)
+  }
+
+  /// A scene whose file goes saves its list in the history first; a history that cannot take
+  /// it stops nothing, and says so.
+  @Test func aClosedScenesListIsSavedInTheHistory() throws {
+    let world = World()
+    let side = SceneName("side")
+    world.pendingLists["side"] = Self.entries(2)
+    var save = CommandSave()
+    save.closing = [side]
+    _ = try perform(save, in: world)
+    #expect(world.log == [.history, .prepare, .effects, .rename])
+    #expect(world.saved == Self.entries(2))
+
+    let failing = World()
+    failing.failing = .history
+    failing.pendingLists["side"] = Self.entries(2)
+    let saved = try perform(save, in: failing)
+    #expect(failing.log == [.prepare, .effects, .rename])
+    #expect(saved.notes.first?.hasPrefix("2 activities were not saved in the history") == true)
+  }
+
   /// Saves put off are folded into the next: its scenes and session win, the earlier's stay
-  /// where it says nothing, and one activity of a product is recorded, the newer.
+  /// where it says nothing, and one activity of a product is kept, the newer.
   @Test func aSavePutOffIsFoldedIntoTheNext() throws {
     var earlier = CommandSave()
     let side = Scene(name: SceneName("side"))
@@ -131,27 +219,27 @@ import Testing
     main.userActivity = ProductActivity.show(bundledProducts[1])
     earlier.scenes = [main, side]
     earlier.session = SessionState(scenes: [.main, side.name], activeScene: side.name)
-    var first = ProductActivity.show(bundledProducts[1])
-    first.lastActiveDate = Date(timeIntervalSinceReferenceDate: 1)
-    earlier.activities = [first, ProductActivity.show(bundledProducts[2])]
+    earlier.activities = [(.main, Self.shown(1, at: 1)), (.main, Self.shown(2, at: 1.5))]
     var later = CommandSave()
     main.userActivity = ProductActivity.show(bundledProducts[2])
     later.scenes = [main]
-    var again = ProductActivity.show(bundledProducts[1])
-    again.lastActiveDate = Date(timeIntervalSinceReferenceDate: 2)
-    later.activities = [again]
+    later.activities = [(.main, Self.shown(1, at: 2))]
     let both = later.including(earlier)
     #expect(both.scenes.map(\.name) == [side.name, .main])
     #expect(both.scenes.last?.userActivity == ProductActivity.show(bundledProducts[2]))
     #expect(both.session == earlier.session)
     #expect(
-      both.activities.map(\.title)
+      both.activities.map(\.activity.title)
         == [bundledProducts[2].name, bundledProducts[1].name].map {
           "Show \($0) product"
         })
-    #expect(both.activities.last?.lastActiveDate == again.lastActiveDate)
+    #expect(
+      both.activities.last?.activity.lastActiveDate == Date(timeIntervalSinceReferenceDate: 2))
     let world = World()
     _ = try perform(both, in: world)
-    #expect(world.log == [.prepare, .effects, .rename, .activity, .activity])
+    #expect(world.log == [.prepare, .effects, .rename])
+    #expect(
+      world.written["main"]?.map(\.historyKey)
+        == [bundledProducts[2], bundledProducts[1]].map(\.identifier.canonicalText))
   }
 }

@@ -97,7 +97,9 @@ final class FakeEnvironment: AppEnvironment {
     drawsPictures ? ["<\(product.imageName) picture>"] : nil
   }
 
-  func savedActivities(page: Int, size: Int) throws -> (records: [UserActivityRecord], total: Int) {
+  func savedActivities(page: Int, size: Int, in catalog: Catalog) throws -> (
+    records: [UserActivityRecord], total: Int
+  ) {
     let sorted = history.sorted {
       ($0.lastActiveDate ?? .distantPast) > ($1.lastActiveDate ?? .distantPast)
     }

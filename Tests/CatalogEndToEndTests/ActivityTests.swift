@@ -67,14 +67,14 @@ import Testing
     #expect(userInfo["name"] as? String == "Peanuts" && userInfo["year"] as? Int == 2014)
     // One entry per product, newest kept.
     _ = try sandbox.run(input: "select peanuts\nselect ginger\nselect peanuts\n")
-    let titles = try sandbox.history.records().compactMap(\.title)
+    let titles = try sandbox.savedActivities().compactMap(\.title)
     #expect(titles == ["Show Peanuts product", "Show Ginger product"])
   }
 
   @Test func expiredActivitiesAreNotReturned() throws {
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\n")
-    var record = try #require(try sandbox.history.records().first)
+    var record = try #require(try sandbox.savedActivities().first)
     record.expirationDate = Date(timeIntervalSinceReferenceDate: 0)  // 2001
     try sandbox.history.save(record)
     let results = try searchJSON(sandbox, "cher")
@@ -87,14 +87,20 @@ import Testing
     let sandbox = CatalogSandbox()
     _ = try sandbox.run(input: "select cher\n")
     try sandbox.write(String(repeating: "not a database ", count: 300), to: "activities.sqlite")
-    let search = try sandbox.run(["search", "cher"])
+    let search = try sandbox.run(["search", "cher", "--json"])
     #expect(search.status == 0)
-    #expect(search.errorLines.count == 1 && search.errors.contains("searching the products alone"))
-    let result = try sandbox.run(input: "select mango\n")
+    #expect(
+      search.errorLines.count == 1
+        && search.errors.contains("searching without the activity history"))
+    // What the scene file keeps is found all the same.
+    #expect(search.output.contains("\"kind\": \"activity\""), "\(search.output)")
+    // The first command that uses the history sets it aside, and saves what the file kept.
+    let result = try sandbox.run(input: "select mango\nactivities\n")
     #expect(result.errorLines.count == 1)
     #expect(
       result.errors.contains("moved it to")
         && result.errors.contains("the activity history starts empty"))
+    #expect(result.output.contains("Show Cherries product"))
     #expect(sandbox.quarantined().contains { $0.hasPrefix("activities.") })
     #expect(try searchJSON(sandbox, "mango").first?["kind"] as? String == "activity")
   }
@@ -116,13 +122,13 @@ import Testing
     try sandbox.write(
       "{\"formatVersion\": 1, \"activities\": [\(activity)]}", to: "activities.json")
     #expect(try searchJSON(sandbox, "mango").first?["kind"] as? String == "activity")
-    let result = try sandbox.run(input: "list\n")
+    let result = try sandbox.run(input: "activities\n")
     #expect(result.errors.contains("imported 1 saved activity from"), "\(result.errors)")
     #expect(!sandbox.exists("activities.json"))
     #expect(sandbox.exists("activities.json.imported"))
     #expect(try sandbox.history.record(historyKey: mango)?.title == "Show Mango product")
     #expect(try searchJSON(sandbox, "mango").first?["kind"] as? String == "activity")
-    #expect(try sandbox.run(input: "list\n").errors.isEmpty)
+    #expect(try sandbox.run(input: "activities\n").errors.isEmpty)
   }
 
   /// `activities` lists the history newest first; `forget` deletes by number, by product or
@@ -210,23 +216,69 @@ import Testing
 }
 
 extension ActivityTests {
-  /// The history is written in the background; the scene's file holds the activity with its
-  /// date first, so an activity whose history write never happened is not lost.
-  @Test func anActivityOnlyInItsSceneFileIsRecovered() throws {
+  /// An activity that becomes current is kept in its scene's file, with its date, until the
+  /// scene's next batch goes into the history: search finds it at once, and listing the
+  /// activities saves it there.
+  @Test func anActivityOnlyInItsSceneFileIsFoundAndSaved() throws {
     let sandbox = CatalogSandbox()
-    _ = try sandbox.run(input: "select cher\n")
+    _ = try sandbox.run(["select", "cher"])
     let scene = try #require(
       try JSONSerialization.jsonObject(with: sandbox.contents(of: "scenes/main.json"))
         as? [String: Any])
     let activity = try #require(scene["activity"] as? [String: Any])
     #expect(activity["lastActiveDate"] is Double)
-    // As if the process died before its history write.
-    sandbox.removeHistory()
+    let pending = try #require(scene["pendingActivities"] as? [[String: Any]])
+    #expect(pending.first?["historyKey"] as? String == "FA542E3D-4895-44B6-942F-E112101D5160")
+    #expect(!sandbox.exists("activities.sqlite"), "a command leaves the history for a batch")
     let found = try searchJSON(sandbox, "cher")
     #expect(found.first?["kind"] as? String == "activity")
     #expect(!sandbox.exists("activities.sqlite"), "'catalog search' writes nothing")
-    _ = try sandbox.run(input: "list\n")
-    #expect(try sandbox.history.records().first?.title == "Show Cherries product")
+    #expect(try sandbox.savedActivities().first?.title == "Show Cherries product")
+  }
+
+  /// A scene whose file goes — closed for good, or the passing scene of a command beside a
+  /// terminal that has every scene — saves what it made current in the history first.
+  @Test func aSceneThatGoesSavesItsActivitiesFirst() throws {
+    let sandbox = CatalogSandbox()
+    let closed = try sandbox.run(
+      input: "scene new side\nselect mango\nscene switch main\nscene close side\n")
+    #expect(closed.status == 0, "\(closed.errors)")
+    #expect(!sandbox.exists("scenes/side.json"))
+    #expect(try sandbox.history.records().map(\.title) == ["Show Mango product"])
+
+    let terminal = sandbox.start()
+    terminal.send("list")
+    terminal.readOutput(until: "Cherries")
+    let passing = try sandbox.run(["select", "ginger"])
+    #expect(passing.status == 0, "\(passing.errors)")
+    #expect(try sandbox.history.records().first?.title == "Show Ginger product")
+    terminal.finishInput()
+  }
+
+  /// A scene's file lists at most a batch of activities: the command that would list more
+  /// saves them in the history first, and the file starts its list again.
+  @Test func aSceneSavesItsActivitiesInTheHistoryABatchAtATime() throws {
+    let sandbox = CatalogSandbox()
+    let batch = 16  // CommandSave.pendingBatch
+    // More products than a batch: a product shown again replaces its entry.
+    let rows = (1...batch + 1).map { number in
+      "\(UUID().uuidString),Fruit \(number),Cherries,2020,1.00"
+    }
+    let file = sandbox.root + "/more.csv"
+    try Data(("identifier,name,imageName,year,price\n" + rows.joined(separator: "\n") + "\n").utf8)
+      .write(to: URL(fileURLWithPath: file))
+    #expect(try sandbox.run(["import", file]).status == 0)
+    for number in 1...batch {
+      #expect(try sandbox.run(["select", String(number)]).status == 0)
+    }
+    #expect(!sandbox.exists("activities.sqlite"))
+    #expect(try sandbox.run(["select", String(batch + 1)]).status == 0)
+    #expect(try sandbox.history.count() == batch)
+    let scene = try #require(
+      try JSONSerialization.jsonObject(with: sandbox.contents(of: "scenes/main.json"))
+        as? [String: Any])
+    #expect((scene["pendingActivities"] as? [Any])?.count == 1)
+    #expect(try sandbox.savedActivities().count == batch + 1)
   }
 
   /// "Showing a product saves one activity" holds also for a product `done` adds and for a
@@ -235,14 +287,14 @@ extension ActivityTests {
   func showingAProductAlwaysSavesItsActivity(engine: CatalogEngine) throws {
     let sandbox = try CatalogSandbox(engine)
     _ = try sandbox.run(input: "add Kiwi\nprice 2.50\ndone\n")
-    #expect(try sandbox.history.records().contains { $0.title == "Show Kiwi product" })
+    #expect(try sandbox.savedActivities().contains { $0.title == "Show Kiwi product" })
     _ = try sandbox.run(input: "select cherries\n")
     let first = try #require(
-      try sandbox.history.records().first { $0.title == "Show Cherries product" }?.lastActiveDate)
+      try sandbox.savedActivities().first { $0.title == "Show Cherries product" }?.lastActiveDate)
     Thread.sleep(forTimeInterval: 0.05)
     _ = try sandbox.run(input: "select cherries\n")
     let second = try #require(
-      try sandbox.history.records().first { $0.title == "Show Cherries product" }?.lastActiveDate)
+      try sandbox.savedActivities().first { $0.title == "Show Cherries product" }?.lastActiveDate)
     #expect(second > first)
   }
 }

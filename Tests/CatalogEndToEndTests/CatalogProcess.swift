@@ -249,6 +249,19 @@ final class CatalogSandbox {
     ActivityHistory(directory: StateDirectory(existing: stateDirectory))
   }
 
+  /// The saved activities, newest first, once `catalog activities` has saved what the scene
+  /// files keep pending into the history, as a user who lists them sees them.
+  ///
+  /// - Returns: The history's records.
+  /// - Throws: When the command fails or the history cannot be read.
+  func savedActivities(sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> [UserActivityRecord]
+  {
+    let listed = try run(["activities"])
+    #expect(listed.status == 0, "\(listed.errors)", sourceLocation: sourceLocation)
+    return try history.records()
+  }
+
   /// Removes the activity history's database and its companions, as if never written.
   func removeHistory() {
     for suffix in ["", "-wal", "-shm"] {

@@ -241,11 +241,11 @@ import Testing
   func anActivityHistoryThatCannotBeWrittenNowIsKept(_ condition: String) throws {
     let sandbox = CatalogSandbox()
     guard let disk = SmallDisk(at: sandbox.stateDirectory, kilobytes: 1024) else { return }
-    _ = try sandbox.run(input: "select cherries\nselect mango\n")
+    _ = try sandbox.run(input: "select cherries\nselect mango\nactivities\n")
     let history = sandbox.file("activities.sqlite")
     let before = try #require(bytes(history))
     if condition == "full" { disk.fill() } else { disk.setReadOnly(true) }
-    let result = try sandbox.run(input: "select peanuts\n")
+    let result = try sandbox.run(input: "select peanuts\nactivities\n")
     #expect(!result.errors.contains("not valid"), "\(result.errors)")
     #expect(!result.errors.contains("quarantine"), "\(result.errors)")
     if condition == "full" {
@@ -274,7 +274,7 @@ import Testing
     unlink(history + "-shm")
     try database.write(to: URL(fileURLWithPath: history))
     try log.write(to: URL(fileURLWithPath: history + "-wal"))
-    let result = try sandbox.run(input: "select cherries\n")
+    let result = try sandbox.run(input: "select cherries\nactivities\n")
     #expect(result.errors.contains("it is not an activity history"), "\(result.errors)")
     #expect(!result.errors.contains("newer"), "\(result.errors)")
     let kept = sandbox.quarantined()

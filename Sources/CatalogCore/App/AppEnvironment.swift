@@ -97,9 +97,12 @@ package protocol AppEnvironment {
   /// - Parameters:
   ///   - page: The page, from 1.
   ///   - size: Entries a page.
+  ///   - catalog: The catalog, whose products' activities the history saves.
   /// - Returns: The page's entries and the total.
   /// - Throws: An error naming the history when it cannot be read.
-  func savedActivities(page: Int, size: Int) throws -> (records: [UserActivityRecord], total: Int)
+  func savedActivities(page: Int, size: Int, in catalog: Catalog) throws -> (
+    records: [UserActivityRecord], total: Int
+  )
 
   /// The current time, for activities' expiry.
   var now: Date { get }

@@ -25,7 +25,7 @@ extension AppState {
 
     case .activities(let page):
       let size = environment.pageSize
-      let (records, total) = try environment.savedActivities(page: page, size: size)
+      let (records, total) = try environment.savedActivities(page: page, size: size, in: catalog)
       let paging = Paging(total: total, size: size)
       let pages = max(1, paging.pages)
       guard page <= pages else {
@@ -43,7 +43,7 @@ extension AppState {
     case .forget(let target):
       switch target {
       case .all:
-        let (_, total) = try environment.savedActivities(page: 1, size: 1)
+        let (_, total) = try environment.savedActivities(page: 1, size: 1, in: catalog)
         state.lastActivities = []
         var result = CommandResult(
           state: state,

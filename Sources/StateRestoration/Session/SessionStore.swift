@@ -59,6 +59,9 @@ public final class SessionStore: @unchecked Sendable {
   /// The scenes whose file this process read, found missing or wrote: saving them never sets
   /// a file aside.
   private var knownFiles: Set<String> = []
+  /// The activities each scene's file lists as pending (``PendingActivity``), as this process
+  /// last read or wrote them, by scene name.
+  private var pendingLists: [String: [PendingActivity]] = [:]
   /// The scenes opened with ``open(_:)``, in order, with the change count last saved.
   private var openScenes: [OpenScene] = []
   /// Serializes what the public API does: saves (the program's, those made for it when it
@@ -298,6 +301,7 @@ public final class SessionStore: @unchecked Sendable {
     do {
       let file = try SceneFile.read(name, in: directory)
       knownFiles.insert(name.rawValue)
+      pendingLists[name.rawValue] = file?.pendingActivities
       return RestoredScene(
         scene: Scene(name: name, storage: file?.storage ?? .init(), userActivity: file?.activity),
         wasSaved: file != nil)
@@ -306,6 +310,7 @@ public final class SessionStore: @unchecked Sendable {
       do {
         let destination = try directory.quarantine(path)
         knownFiles.insert(name.rawValue)
+        pendingLists[name.rawValue] = nil
         return RestoredScene(
           scene: Scene(name: name), wasSaved: false,
           setAside: RestoredScene.SetAside(reason: reason, keptAs: destination))
@@ -337,12 +342,14 @@ public final class SessionStore: @unchecked Sendable {
   ///     other work (another file's commit, say), ``commit(_:)`` waiting for them and
   ///     reporting a failed one: a full disk is still found here, when the files are written.
   ///     False by default: the files are on the disk when this returns.
+  ///   - pendingActivities: The pending activities (``PendingActivity``) to list in some of
+  ///     the scenes' files, by scene name; the others keep the list their file has.
   /// - Returns: The prepared files; dropping them leaves every file as it was.
   /// - Throws: A ``StateRestorationError``: a full disk, a scene another process owns, a file
   ///   in the way that cannot be moved.
   package func prepare(
     saving scenes: [Scene], session: SessionState? = nil, closing: Set<SceneName> = [],
-    flushingInBackground: Bool = false
+    flushingInBackground: Bool = false, pendingActivities: [String: [PendingActivity]] = [:]
   ) throws -> PreparedScenes {
     var prepared = PreparedScenes()
     for scene in scenes {
@@ -359,10 +366,13 @@ public final class SessionStore: @unchecked Sendable {
             reason: StateRestorationError.describing(error))
         }
       }
+      var file = SceneFile(scene)
+      file.pendingActivities =
+        pendingActivities[scene.name.rawValue] ?? pendingLists[scene.name.rawValue] ?? []
       prepared.writes.append(
-        try directory.prepareSave(
-          SceneFile(scene), to: path, flushingInBackground: flushingInBackground))
+        try directory.prepareSave(file, to: path, flushingInBackground: flushingInBackground))
       prepared.names.append(scene.name)
+      prepared.pendingLists[scene.name.rawValue] = file.pendingActivities
     }
     prepared.closing = closing
     if session != nil || !closing.isEmpty {
@@ -392,6 +402,7 @@ public final class SessionStore: @unchecked Sendable {
   package func commit(_ prepared: PreparedScenes) throws {
     for write in prepared.writes { try write.commit() }
     knownFiles.formUnion(prepared.names.map(\.rawValue))
+    pendingLists.merge(prepared.pendingLists) { _, new in new }
     if let change = prepared.session {
       // No lock is held between the two halves (the caller's work may wait on another process
       // that saves its session): a session another process changed meanwhile is merged again.
@@ -409,8 +420,18 @@ public final class SessionStore: @unchecked Sendable {
     }
     for name in prepared.closing {
       try directory.remove(SceneFile.path(for: name))
+      pendingLists[name.rawValue] = nil
       release(name)
     }
+  }
+
+  /// The activities a scene's file lists as pending (``PendingActivity``), oldest first, as
+  /// this process last read or wrote the file.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The entries; empty for a scene this process has not read or saved.
+  package func pendingActivities(of name: SceneName) -> [PendingActivity] {
+    pendingLists[name.rawValue] ?? []
   }
 
   // MARK: Scenes for @SceneStorage
@@ -605,6 +626,7 @@ package struct PreparedScenes {
   package internal(set) var notes: [String] = []
   var writes: [PreparedWrite] = []
   var names: [SceneName] = []
+  var pendingLists: [String: [PendingActivity]] = [:]
   var session: SessionChange?
   var closing: Set<SceneName> = []
 

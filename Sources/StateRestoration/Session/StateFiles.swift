@@ -1,10 +1,53 @@
 package import SystemSupport
 
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
+
+/// An activity a scene made current that the activity history may not hold yet: its history
+/// key and when it became current. A program that saves its activities in batches lists them
+/// in the scene's file meanwhile, where a `kill -9` cannot lose them.
+package struct PendingActivity: Sendable, Hashable, Codable {
+  /// The activity's ``UserActivityRecord/historyKey``.
+  package var historyKey: String
+  /// When it became current.
+  package var lastActiveDate: Date
+
+  /// Creates an entry.
+  ///
+  /// - Parameters:
+  ///   - historyKey: The activity's history key.
+  ///   - lastActiveDate: When it became current.
+  package init(historyKey: String, lastActiveDate: Date) {
+    self.historyKey = historyKey
+    self.lastActiveDate = lastActiveDate
+  }
+
+  /// A list with one more entry: the newest of each key kept, oldest first.
+  ///
+  /// - Parameters:
+  ///   - entry: The entry to add.
+  ///   - list: The entries, oldest first.
+  /// - Returns: The list without the entry's key, and the entry after it unless the list held
+  ///   a newer one of that key.
+  package static func adding(_ entry: PendingActivity, to list: [PendingActivity])
+    -> [PendingActivity]
+  {
+    if let newer = list.first(where: { $0.historyKey == entry.historyKey }),
+      newer.lastActiveDate > entry.lastActiveDate
+    {
+      return list
+    }
+    return list.filter { $0.historyKey != entry.historyKey } + [entry]
+  }
+}
 
 /// `scenes/NAME.json`: one scene's storage and its restoration activity.
 package struct SceneFile: VersionedFormat, Hashable {
@@ -18,6 +61,9 @@ package struct SceneFile: VersionedFormat, Hashable {
   package var storage: SceneStorageValues
   /// The activity the scene advertised, if any.
   package var activity: UserActivityRecord?
+  /// The activities the scene made current that the activity history may not hold yet,
+  /// oldest first.
+  package var pendingActivities: [PendingActivity] = []
 
   /// Creates a scene's file.
   ///
@@ -127,6 +173,42 @@ package struct SessionFile: VersionedFormat, Hashable {
   }
 }
 
+extension SceneFile {
+  private enum CodingKeys: String, CodingKey {
+    case formatVersion, name, storage, activity, pendingActivities
+  }
+
+  /// Reads a scene's file as its JSON has it, an empty pending list left out.
+  ///
+  /// - Parameter decoder: The decoder.
+  /// - Throws: What decoding throws.
+  package init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      name: try container.decode(SceneName.self, forKey: .name),
+      storage: try container.decode(SceneStorageValues.self, forKey: .storage),
+      activity: try container.decodeIfPresent(UserActivityRecord.self, forKey: .activity))
+    formatVersion = try container.decode(Int.self, forKey: .formatVersion)
+    pendingActivities =
+      try container.decodeIfPresent([PendingActivity].self, forKey: .pendingActivities) ?? []
+  }
+
+  /// Writes the file's JSON, an empty pending list left out.
+  ///
+  /// - Parameter encoder: The encoder.
+  /// - Throws: What encoding throws.
+  package func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(formatVersion, forKey: .formatVersion)
+    try container.encode(name, forKey: .name)
+    try container.encode(storage, forKey: .storage)
+    try container.encodeIfPresent(activity, forKey: .activity)
+    if !pendingActivities.isEmpty {
+      try container.encode(pendingActivities, forKey: .pendingActivities)
+    }
+  }
+}
+
 extension SceneFile: JSONRepresentable {
   /// Reads a scene's file.
   ///
@@ -141,15 +223,38 @@ extension SceneFile: JSONRepresentable {
       activity: try json.readIfPresent("activity") { value throws(JSONReadError) in
         try UserActivityRecord(json: value)
       })
+    pendingActivities =
+      try json.readIfPresent("pendingActivities") { value throws(JSONReadError) in
+        try value.readElements { element throws(JSONReadError) in
+          PendingActivity(
+            historyKey: try element.readString("historyKey"),
+            lastActiveDate: Date(
+              timeIntervalSinceReferenceDate: try element.readDouble("lastActiveDate")))
+        }
+      } ?? []
     formatVersion = try json.readInt("formatVersion")
   }
 
   /// The file's JSON.
   package var json: JSONValue {
-    let members: [(String, JSONValue)] = [
+    var members: [(String, JSONValue)] = [
       ("formatVersion", .int(formatVersion)), ("name", name.json), ("storage", storage.json),
     ]
-    return .object(members + (activity.map { [("activity", $0.json)] } ?? []))
+    if let activity { members.append(("activity", activity.json)) }
+    if !pendingActivities.isEmpty {
+      members.append(
+        (
+          "pendingActivities",
+          .array(
+            pendingActivities.map { entry in
+              .object([
+                ("historyKey", .string(entry.historyKey)),
+                ("lastActiveDate", .double(entry.lastActiveDate.timeIntervalSinceReferenceDate)),
+              ])
+            })
+        ))
+    }
+    return .object(members)
   }
 }
 
