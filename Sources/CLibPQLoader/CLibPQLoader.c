@@ -1,9 +1,16 @@
 // libpq, loaded when a catalog on a server is first used rather than at every start: with
-// what it links (TLS, Kerberos, LDAP, some twenty libraries) it would add about 3.5 ms to every
-// `catalog` process, most of which never talk to a server.
+// what it links (TLS, Kerberos, LDAP, some twenty libraries) binding its symbols would cost
+// every `catalog` process more than the rest of its start, and most never talk to a server.
+//
+// It is loaded with RTLD_DEEPBIND: each of those libraries' thousands of symbol references is
+// looked up in libpq's own libraries first, rather than first in the program and each library
+// it was linked with. Nothing is bound differently: the program exports no symbol, and libc,
+// the one library both have, is the same copy either way.
 //
 // Each libpq function the package calls is defined here under its own name and forwards to the
 // function found in the loaded library, so that the Swift layer calls libpq's API as declared.
+
+#define _GNU_SOURCE  // RTLD_DEEPBIND
 
 #include "CLibPQLoader.h"
 
@@ -88,7 +95,7 @@ CPQ_FUNCTIONS(CPQ_POINTER)
 CPQ_OPTIONAL_FUNCTIONS(CPQ_OPTIONAL_POINTER)
 
 static void load(void) {
-  library = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+  library = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (!library) {
     snprintf(failure, sizeof failure, "%s", dlerror());
     return;

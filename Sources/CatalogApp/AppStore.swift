@@ -420,7 +420,7 @@ package final class AppStore {
       activities: CatalogActivityHistory(writer: environment.historyWriter, catalog: new.catalog),
       effects: effects)
     deferred = nil
-    notes += saveNotes + environment.historyWriter.takeNotes()
+    notes += saveNotes
     if let catalog {
       new.catalog = catalog
       new.updateActivities()
@@ -636,7 +636,8 @@ package final class AppStore {
       try environment.perform(result.effects.filter(\.reachesOutside), for: &performed)
     }
     result = performed
-    result.warnings += warnings
+    // What the activity history's first use this run found (a file set aside), too.
+    result.warnings += warnings + environment.historyWriter.takeNotes()
     state = next
     result.state = next
     return result

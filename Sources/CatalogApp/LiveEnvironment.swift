@@ -117,14 +117,6 @@ package final class LiveEnvironment: AppEnvironment {
     return notes
   }
 
-  /// Notes about the activity history that the command's output has not shown yet: a file set
-  /// aside when it was first used, say.
-  ///
-  /// - Returns: One-line warnings.
-  package func takeHistoryNotes() -> [String] {
-    historyWriter.takeNotes()
-  }
-
   package func claimScene(_ name: SceneName) throws {
     try Self.sayingCatalogProcess { try sessions.claim(name) }
   }
