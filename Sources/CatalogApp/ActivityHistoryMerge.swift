@@ -9,28 +9,15 @@ import SystemSupport
 /// activity each advertises (which a process killed before an earlier version's history write
 /// left there alone).
 package enum ActivityHistoryMerge {
-  /// The activities a scene file keeps that the history may not hold: its pending list, and
-  /// the activity it advertises when that became current eligible for search.
-  ///
-  /// - Parameter file: The scene file.
-  /// - Returns: The activities, the advertised one last.
-  package static func activities(in file: SceneFile) -> [PendingActivity] {
-    guard let activity = file.activity, activity.isEligibleForSearch,
-      let date = activity.lastActiveDate
-    else { return file.pendingActivities }
-    return file.pendingActivities
-      + [PendingActivity(historyKey: activity.historyKey, lastActiveDate: date)]
-  }
-
-  /// What every scene file in a state directory keeps (``activities(in:)``), read without
-  /// writing anything; a file that cannot be read is left out (the launch that restores its
-  /// scene sets it aside).
+  /// What every scene file in a state directory keeps for the history
+  /// (`SceneFile.unsavedActivities`), read without writing anything; a file that cannot be
+  /// read is left out (the launch that restores its scene sets it aside).
   ///
   /// - Parameter directory: The state directory.
   /// - Returns: The activities.
   package static func sceneFileActivities(in directory: StateDirectory) -> [PendingActivity] {
     SessionFile.sceneNamesOnDisk(in: directory).flatMap { name in
-      ((try? SceneFile.read(name, in: directory)) ?? nil).map(activities(in:)) ?? []
+      ((try? SceneFile.read(name, in: directory)) ?? nil)?.unsavedActivities ?? []
     }
   }
 
@@ -60,24 +47,24 @@ package enum ActivityHistoryMerge {
   ///   - directory: The state directory.
   ///   - entries: The history's entries.
   ///   - history: The history's database, asked when it last knew each scene activity's key,
-  ///     deletions included (a forgotten activity stays forgotten).
+  ///     deletions included (a forgotten activity stays forgotten); when it cannot answer, the
+  ///     entries alone.
   /// - Returns: The entries, newer scene activities replacing older entries.
   package static func merged(
     in directory: StateDirectory, with entries: [ActivityHistory.Entry],
-    history: ActivityHistory? = nil
+    history: ActivityHistory
   ) -> [ActivityHistory.Entry] {
     let activities = sceneFileActivities(in: directory)
-    guard !activities.isEmpty else { return entries }
+    guard !activities.isEmpty,
+      let lastKnown = try? history.lastKnownDates(historyKeys: activities.map(\.historyKey))
+    else { return entries }
     // What the database knew of these keys, deletions included: a forgotten activity stays
     // forgotten. One read for all of them.
-    var known: [String: Date] = [:]
+    var known = lastKnown
     for entry in entries {
       let date = entry.lastActiveDate ?? .distantPast
       if date > known[entry.historyKey] ?? .distantPast { known[entry.historyKey] = date }
     }
-    let lastKnown =
-      ((try? history?.lastKnownDates(historyKeys: activities.map(\.historyKey))) ?? nil) ?? [:]
-    known.merge(lastKnown, uniquingKeysWith: max)
     let newer = newer(activities, than: { known[$0] })
     let replaced = Set(newer.map(\.historyKey))
     return newer.map(entry(of:)) + entries.filter { !replaced.contains($0.historyKey) }

@@ -301,18 +301,26 @@ package final class AppStore {
         return [error.localizedDescription]
       }
     }
-    // Its file goes: the activities it made current go into the history first.
+    // Its file goes once the activities it made current are in the history; while the history
+    // cannot take them, the file stays to keep them (unlisted, as a crash would leave it), and
+    // the next scene of its name inherits them.
     var notes: [String] = []
-    let pending = sessions.pendingActivities(of: name)
+    let saved: Bool
     do {
-      _ = try CatalogActivityHistory(writer: environment.historyWriter, catalog: state.catalog)
-        .save(pending)
+      saved = try CatalogActivityHistory(
+        writer: environment.historyWriter, catalog: state.catalog
+      ).save(sessions.pendingActivities(of: name))
     } catch {
+      saved = false
       notes.append(
         "the activities of scene '\(name)' were not saved in the history: \(error.localizedDescription)"
       )
     }
     notes += environment.historyWriter.takeNotes()
+    guard saved else {
+      environment.releaseScene(name)
+      return notes
+    }
     do {
       try directory.remove(SceneFile.path(for: name))
     } catch {
@@ -397,6 +405,11 @@ package final class AppStore {
     // opened only to close it for good.
     let closed = Set(old.scenes.map(\.name)).union(environment.ownedScenes)
       .subtracting(new.scenes.map(\.name))
+    // The scene in front is saved with a close: it keeps what a closed scene's file kept for
+    // the activity history when the history cannot take it.
+    if !closed.isEmpty, !changed.contains(where: { $0.name == new.activeSceneName }) {
+      changed.append(new.activeScene)
+    }
     // A file this process has not read, in the way of a scene it opens anew, is set aside.
     // Every file is written (a full disk stops the change here, before any is replaced or the
     // catalog changes) and, when the catalog commits too, the scenes' flushed while it does:

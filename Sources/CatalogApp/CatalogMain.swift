@@ -127,16 +127,17 @@ package enum CatalogMain {
     func viewed(_ text: String, limit: Int) -> [ActivityHistory.Entry] {
       let directory = StateDirectory(existing: paths.stateDirectory)
       let saved = ActivityHistory(directory: directory)
-      let entries: [ActivityHistory.Entry]
       do {
-        entries = try EarlierActivityFile.entries(
-          of: saved, matching: text, limit: limit, at: now, note: report.note)
+        return ActivityHistoryMerge.merged(
+          in: directory,
+          with: try EarlierActivityFile.entries(
+            of: saved, matching: text, limit: limit, at: now, note: report.note),
+          history: saved)
       } catch {
-        report.warning("\(error.localizedDescription); searching without the activity history")
-        // What the scene files keep is read all the same.
-        return ActivityHistoryMerge.merged(in: directory, with: [])
+        // Without the history, what it forgot is not known: nothing counts as viewed.
+        report.warning("\(error.localizedDescription); searching the products alone")
+        return []
       }
-      return ActivityHistoryMerge.merged(in: directory, with: entries, history: saved)
     }
     let service = SearchService(
       indexPath: store.searchIndexPath, dataDirectory: paths.dataDirectory,
@@ -206,9 +207,7 @@ package enum CatalogMain {
       output.removeLast(Describe.continueHint.count + 1)
     }
     TextOutput.standardOutput.line(output)
-    for note in result.warnings + store.environment.closeForExit()
-      + store.finish(next)
-    {
+    for note in result.warnings + store.finish(next) + store.environment.closeForExit() {
       report.warning(note)
     }
     return ExitStatus.success

@@ -174,26 +174,30 @@ package struct CommandSave {
 
   /// The pending lists of the scenes whose activities this save makes current, each with
   /// them added. A list that would grow past ``pendingBatch`` is saved in the history first
-  /// and starts again, as is the list of a scene whose file goes; while the history cannot be
+  /// and starts again, as is the list of a scene whose file goes; a closed scene's list the
+  /// history cannot take goes to a scene this save keeps. While the history cannot be
   /// written, a list keeps its newest ``pendingLimit`` entries.
   private func pendingLists(
     in writer: some SceneFileWriting, history: some ActivityRecording, notes: inout [String]
   ) -> [String: [PendingActivity]] {
+    // Only what search finds goes into the history.
     func added(in scene: SceneName) -> [PendingActivity] {
-      activities.filter { $0.scene == scene }.compactMap { item in
+      activities.filter { $0.scene == scene && $0.activity.isEligibleForSearch }.compactMap {
+        item in
         item.activity.lastActiveDate.map {
           PendingActivity(historyKey: item.activity.historyKey, lastActiveDate: $0)
         }
       }
     }
+    let kept = scenes.map(\.name).filter { !closing.contains($0) }
     var lists: [String: (kept: [PendingActivity], added: [PendingActivity])] = [:]
     var due: [PendingActivity] = []
-    for scene in scenes where !closing.contains(scene.name) {
-      let added = added(in: scene.name)
+    for name in kept {
+      let added = added(in: name)
       guard !added.isEmpty else { continue }
-      let kept = writer.pendingActivities(of: scene.name)
-      lists[scene.name.rawValue] = (kept, added)
-      if kept.count + added.count > Self.pendingBatch { due += kept }
+      let list = writer.pendingActivities(of: name)
+      lists[name.rawValue] = (list, added)
+      if list.count + added.count > Self.pendingBatch { due += list }
     }
     // A closed scene's file goes: its list, and what it made current since, go now.
     let closed = closing.sorted().flatMap { writer.pendingActivities(of: $0) + added(in: $0) }
@@ -204,9 +208,13 @@ package struct CommandSave {
       } catch {
         let count = closed.count + due.count
         notes.append(
-          "\(count.grouped) activit\(count == 1 ? "y was" : "ies were") not saved in the history: \(error.localizedDescription)"
-            + (due.isEmpty ? "" : "; the scene files keep them"))
+          "\(count.grouped) activit\(count == 1 ? "y was" : "ies were") not saved in the history: \(error.localizedDescription); the scene files keep the newest \(Self.pendingLimit)"
+        )
       }
+    }
+    if !saved, !closed.isEmpty, let heir = kept.first {
+      let list = lists[heir.rawValue] ?? (writer.pendingActivities(of: heir), [])
+      lists[heir.rawValue] = (list.kept, closed + list.added)
     }
     return lists.mapValues { list in
       var entries =

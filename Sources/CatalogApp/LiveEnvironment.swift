@@ -90,11 +90,12 @@ package final class LiveEnvironment: AppEnvironment {
     let directory = self.directory
     let now = self.now
     func viewed(_ text: String, limit: Int) -> [ActivityHistory.Entry] {
-      ActivityHistoryMerge.merged(
-        in: directory,
-        with: (try? EarlierActivityFile.entries(
-          of: history, matching: text, limit: limit, at: now, note: Self.note)) ?? [],
-        history: history)
+      // Without the history, what it forgot is not known: nothing counts as viewed.
+      guard
+        let entries = try? EarlierActivityFile.entries(
+          of: history, matching: text, limit: limit, at: now, note: Self.note)
+      else { return [] }
+      return ActivityHistoryMerge.merged(in: directory, with: entries, history: history)
     }
     return try searchService.search(catalog) { search in
       try search.counted(for: text, viewed: viewed, now: now)

@@ -157,8 +157,8 @@ final class REPL {
     }
     saveDeferred()
     // Leaving sends every scene to the background phase; each command's changes are already
-    // on disk, so there is nothing left to save but the activity history's last write.
-    for note in store.environment.closeForExit() + store.finish(state) {
+    // on disk, so there is nothing left to save.
+    for note in store.finish(state) + store.environment.closeForExit() {
       report.warning(note)
     }
     if let exitSignal { return 128 + exitSignal }

@@ -30,17 +30,20 @@ import Testing
   }
 
   /// A file's pending list, and the activity it advertises when that became current eligible
-  /// for search.
+  /// for search (an earlier version's file holds that one alone), each key once.
   @Test func aSceneFileKeepsItsListAndItsDatedSearchableActivity() {
     var file = SceneFile(name: .main, storage: SceneStorageValues())
     file.pendingActivities = [entry(1, at: 10)]
     file.activity = ProductActivity.show(bundledProducts[2])
-    #expect(ActivityHistoryMerge.activities(in: file) == [entry(1, at: 10)], "never current")
+    #expect(file.unsavedActivities == [entry(1, at: 10)], "never current")
     file.activity?.lastActiveDate = Date(timeIntervalSinceReferenceDate: 20)
-    #expect(ActivityHistoryMerge.activities(in: file) == [entry(1, at: 10), entry(2, at: 20)])
+    #expect(file.unsavedActivities == [entry(1, at: 10), entry(2, at: 20)])
+    file.pendingActivities.append(entry(2, at: 20))
+    #expect(file.unsavedActivities == [entry(1, at: 10), entry(2, at: 20)], "once")
+    file.pendingActivities = [entry(1, at: 10)]
     var dropped = ProductActivity.dropped(bundledProducts[0])
     dropped.lastActiveDate = Date(timeIntervalSinceReferenceDate: 500)
     file.activity = dropped
-    #expect(ActivityHistoryMerge.activities(in: file) == [entry(1, at: 10)], "not for search")
+    #expect(file.unsavedActivities == [entry(1, at: 10)], "not for search")
   }
 }

@@ -24,7 +24,7 @@ import Testing
         let command = try #require(try CommandParser.parse(line))
         _ = try store.perform(command, on: &state, warn: { _ in })
       }
-      _ = store.environment.closeForExit() + store.finish(state)
+      _ = store.finish(state) + store.environment.closeForExit()
       return (try #require(store.environment.database as? PostgresCatalog), state)
     }
     // The first launch makes and seeds the catalog; its scene then shows two products.

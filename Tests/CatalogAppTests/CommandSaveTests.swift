@@ -183,7 +183,7 @@ import Testing
     let saved = try perform(save, in: world)
     #expect(world.log == [.prepare, .effects, .catalog, .forget, .rename])
     #expect(saved.notes.count == 1)
-    #expect(saved.notes.first?.contains("the scene files keep them") == true)
+    #expect(saved.notes.first?.contains("the scene files keep the newest 64") == true)
     let written = try #require(world.written["main"])
     #expect(written.count == CommandSave.pendingLimit)
     #expect(written.first?.historyKey == "key-1")
@@ -191,23 +191,28 @@ import Testing
   }
 
   /// A scene whose file goes saves its list in the history first; a history that cannot take
-  /// it stops nothing, and says so.
+  /// it stops nothing, says so, and the list goes to the scene in front, which the save keeps.
   @Test func aClosedScenesListIsSavedInTheHistory() throws {
     let world = World()
     let side = SceneName("side")
     world.pendingLists["side"] = Self.entries(2)
     var save = CommandSave()
+    save.scenes = [Scene(name: .main)]
     save.closing = [side]
     _ = try perform(save, in: world)
     #expect(world.log == [.history, .prepare, .effects, .rename])
     #expect(world.saved == Self.entries(2))
+    #expect(world.written["main"] == nil, "the front scene's list is left as it is")
 
     let failing = World()
     failing.failing = .history
     failing.pendingLists["side"] = Self.entries(2)
+    let front = PendingActivity(historyKey: "front", lastActiveDate: Date())
+    failing.pendingLists["main"] = [front]
     let saved = try perform(save, in: failing)
     #expect(failing.log == [.prepare, .effects, .rename])
     #expect(saved.notes.first?.hasPrefix("2 activities were not saved in the history") == true)
+    #expect(failing.written["main"] == [front] + Self.entries(2))
   }
 
   /// Saves put off are folded into the next: its scenes and session win, the earlier's stay

@@ -301,7 +301,7 @@ public final class SessionStore: @unchecked Sendable {
     do {
       let file = try SceneFile.read(name, in: directory)
       knownFiles.insert(name.rawValue)
-      pendingLists[name.rawValue] = file?.pendingActivities
+      pendingLists[name.rawValue] = file?.unsavedActivities
       return RestoredScene(
         scene: Scene(name: name, storage: file?.storage ?? .init(), userActivity: file?.activity),
         wasSaved: file != nil)
@@ -355,7 +355,11 @@ public final class SessionStore: @unchecked Sendable {
     for scene in scenes {
       try claim(scene.name)
       let path = SceneFile.path(for: scene.name)
+      var inherited: [PendingActivity] = []
       if !knownFiles.contains(scene.name.rawValue), directory.contains(path) {
+        // The activities it keeps for the history stay with the scene of its name.
+        inherited =
+          ((try? SceneFile.read(scene.name, in: directory)) ?? nil)?.unsavedActivities ?? []
         do {
           let destination = try directory.quarantine(path)
           prepared.notes.append(
@@ -367,8 +371,9 @@ public final class SessionStore: @unchecked Sendable {
         }
       }
       var file = SceneFile(scene)
-      file.pendingActivities =
+      file.pendingActivities = inherited.reduce(
         pendingActivities[scene.name.rawValue] ?? pendingLists[scene.name.rawValue] ?? []
+      ) { list, entry in PendingActivity.adding(entry, to: list) }
       prepared.writes.append(
         try directory.prepareSave(file, to: path, flushingInBackground: flushingInBackground))
       prepared.names.append(scene.name)

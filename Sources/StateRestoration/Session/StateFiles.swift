@@ -87,6 +87,18 @@ package struct SceneFile: VersionedFormat, Hashable {
   /// The file's path in the state directory.
   package static func path(for name: SceneName) -> String { "scenes/\(name.rawValue).json" }
 
+  /// The activities the file keeps that the activity history may not hold: its pending list,
+  /// and the activity it advertises when that became current eligible for search (a file of an
+  /// earlier version, written before its history's write, holds that one alone).
+  package var unsavedActivities: [PendingActivity] {
+    guard let activity, activity.isEligibleForSearch, let date = activity.lastActiveDate else {
+      return pendingActivities
+    }
+    return PendingActivity.adding(
+      PendingActivity(historyKey: activity.historyKey, lastActiveDate: date),
+      to: pendingActivities)
+  }
+
   /// Reads a scene's file, as a launch and a program's state report both do.
   ///
   /// - Parameters:
