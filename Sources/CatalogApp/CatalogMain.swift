@@ -129,7 +129,7 @@ package enum CatalogMain {
       let saved = ActivityHistory(directory: directory)
       do {
         return ActivityHistoryMerge.merged(
-          in: directory,
+          SceneFileActivities(in: directory).read(),
           with: try EarlierActivityFile.entries(
             of: saved, matching: text, limit: limit, at: now, note: report.note),
           history: saved)

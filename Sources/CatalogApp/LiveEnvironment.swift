@@ -27,6 +27,8 @@ package final class LiveEnvironment: AppEnvironment {
   private var restored: [SceneName: (scene: Scene, note: String?)] = [:]
   /// The catalog's search, kept from search to search.
   private let searchService: SearchService
+  /// What the scene files keep for the activity history, kept from search to search.
+  private let sceneFileActivities: SceneFileActivities
   /// How output looks; pictures are drawn when it says so.
   package var presentation = Presentation.plain
   /// The products' pictures, drawn.
@@ -40,6 +42,7 @@ package final class LiveEnvironment: AppEnvironment {
     catalog = CatalogSession(
       store: catalogStore, database: database, readOnlyReason: catalogReadOnlyReason)
     historyWriter = ActivityHistoryWriter(history: history)
+    sceneFileActivities = SceneFileActivities(in: sessions.directory)
     searchService = SearchService(
       indexPath: catalogStore.searchIndexPath, dataDirectory: catalogStore.directoryPath,
       builder: indexBuilder, note: Self.note)
@@ -62,7 +65,7 @@ package final class LiveEnvironment: AppEnvironment {
   ) {
     // The activities scene files keep go into the history first, for the list to number them.
     _ = try? CatalogActivityHistory(writer: historyWriter, catalog: catalog).save(
-      ActivityHistoryMerge.sceneFileActivities(in: directory))
+      sceneFileActivities.read())
     historyWriter.check()
     let total = try history.count()
     // A page past the last reads nothing (and its offset might not fit in an integer).
@@ -87,7 +90,6 @@ package final class LiveEnvironment: AppEnvironment {
     historyWriter.check()
     // The viewed products that match rank higher. Read only when something matches.
     let history = self.history
-    let directory = self.directory
     let now = self.now
     func viewed(_ text: String, limit: Int) -> [ActivityHistory.Entry] {
       // Without the history, what it forgot is not known: nothing counts as viewed.
@@ -95,7 +97,8 @@ package final class LiveEnvironment: AppEnvironment {
         let entries = try? EarlierActivityFile.entries(
           of: history, matching: text, limit: limit, at: now, note: Self.note)
       else { return [] }
-      return ActivityHistoryMerge.merged(in: directory, with: entries, history: history)
+      return ActivityHistoryMerge.merged(
+        sceneFileActivities.read(), with: entries, history: history)
     }
     return try searchService.search(catalog) { search in
       try search.counted(for: text, viewed: viewed, now: now)

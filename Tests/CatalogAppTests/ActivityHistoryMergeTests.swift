@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogTestSupport
 import Foundation
 import StateRestoration
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -45,5 +46,38 @@ import Testing
     dropped.lastActiveDate = Date(timeIntervalSinceReferenceDate: 500)
     file.activity = dropped
     #expect(file.unsavedActivities == [entry(1, at: 10)], "not for search")
+  }
+
+  /// Every scene file's list, read again only for a file that changed: one changed in place,
+  /// its size and time kept, is read from memory once it has settled.
+  @Test func sceneFilesAreReadAgainOnlyWhenTheyChange() throws {
+    let folder = TemporaryDirectory()
+    let directory = try StateDirectory(creating: folder.path)
+    var file = SceneFile(name: .main, storage: SceneStorageValues())
+    file.pendingActivities = [entry(1, at: 10)]
+    try directory.save(file, to: SceneFile.path(for: .main))
+    let path = directory.path(of: SceneFile.path(for: .main))
+    // Settled: changed a minute ago.
+    var times = [
+      timeval(tv_sec: time(nil) - 60, tv_usec: 0), timeval(tv_sec: time(nil) - 60, tv_usec: 0),
+    ]
+    #expect(utimes(path, &times) == 0)
+    let reader = SceneFileActivities(in: directory)
+    #expect(reader.read() == [entry(1, at: 10)])
+    // The same bytes' length, another product, the old time: taken for the file read before.
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let other = text.replacingOccurrences(
+      of: bundledProducts[1].identifier.canonicalText,
+      with: bundledProducts[2].identifier.canonicalText)
+    #expect(other != text && other.utf8.count == text.utf8.count)
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.write(contentsOf: Data(other.utf8))
+    try handle.close()
+    #expect(utimes(path, &times) == 0)
+    #expect(reader.read() == [entry(1, at: 10)])
+    // Changed now: read again.
+    #expect(utimes(path, nil) == 0)
+    #expect(reader.read() == [entry(2, at: 10)])
+    #expect(SceneFileActivities(in: directory).read() == [entry(2, at: 10)])
   }
 }
