@@ -6,7 +6,32 @@ package enum DisplayWidth {
   /// - Parameter text: The text.
   /// - Returns: The width in columns.
   /// - Complexity: O(*n*) in the length of the text.
-  package static func of(_ text: some StringProtocol) -> Int {
+  package static func of(_ text: String) -> Int {
+    asciiWidth(of: text.utf8) ?? charactersWidth(of: text)
+  }
+
+  /// The columns part of a string takes.
+  ///
+  /// - Parameter text: The text.
+  /// - Returns: The width in columns.
+  /// - Complexity: O(*n*) in the length of the text.
+  package static func of(_ text: Substring) -> Int {
+    asciiWidth(of: text.utf8) ?? charactersWidth(of: text)
+  }
+
+  /// ASCII, most of what a table holds, by its bytes: a printable one takes a column, a control
+  /// character none, and no grapheme joins two of them into one that takes more. Nil for text
+  /// that is not all ASCII.
+  private static func asciiWidth(of bytes: some Sequence<UInt8>) -> Int? {
+    var width = 0
+    for byte in bytes {
+      guard byte < 0x80 else { return nil }
+      if byte >= 0x20 && byte < 0x7F { width += 1 }
+    }
+    return width
+  }
+
+  private static func charactersWidth(of text: some StringProtocol) -> Int {
     var width = 0
     for character in text { width += of(character) }
     return width

@@ -28,4 +28,17 @@ import Testing
     #expect(DisplayWidth.of(text) == columns)
   }
 
+  /// Text of ASCII alone, measured by its bytes, takes what its characters take one by one:
+  /// every byte, alone and around a CR LF pair (one grapheme).
+  @Test func asciiTakesWhatItsCharactersTake() {
+    for byte in UInt8(0)..<0x80 {
+      let scalar = Character(Unicode.Scalar(byte))
+      for text in [String(scalar), "a\(scalar)b", "\r\n\(scalar)", "\(scalar)\r\n"] {
+        #expect(DisplayWidth.of(text) == text.reduce(0) { $0 + DisplayWidth.of($1) }, "\(byte)")
+      }
+    }
+    #expect(DisplayWidth.of("a\u{7F}b") == 2)
+    #expect(DisplayWidth.of("e\u{301}x") == 2, "a combining mark after ASCII")
+  }
+
 }
