@@ -77,15 +77,10 @@ package final class ActivityHistoryWriter: Sendable {
     guard check() else { return false }
     // The newest entry of each key, as its record is now.
     var records: [UserActivityRecord] = []
-    var newest: [String: Date] = [:]
-    for entry in entries where entry.lastActiveDate > newest[entry.historyKey] ?? .distantPast {
-      newest[entry.historyKey] = entry.lastActiveDate
-    }
-    for entry in entries where newest[entry.historyKey] == entry.lastActiveDate {
+    for entry in ActivityHistoryMerge.newer(entries, than: { _ in nil }) {
       guard var saved = record(entry.historyKey) else { continue }
       saved.lastActiveDate = entry.lastActiveDate
       records.append(saved)
-      newest[entry.historyKey] = nil
     }
     do {
       try history.importRecords(records)
