@@ -128,17 +128,10 @@ package final class ActivityHistoryWriter: Sendable {
     {
       notes.append("cannot import the saved activities into '\(path)': \(reason)")
     } catch let error as SystemError where error.isDamage || error.isNewerVersion {
-      let path = EarlierActivityFile.path(besides: history)
-      let reason = error.localizedDescription
-      do {
-        let destination = try directory.quarantine(path)
-        notes.append(
-          "\(reason); moved it to '\(destination)' and its saved activities are not imported")
-      } catch let moveError {
-        notes.append(
-          SystemError.cannotSetAside(problem: reason, reason: moveError.localizedDescription)
-            .localizedDescription)
-      }
+      notes.append(
+        directory.quarantine(
+          EarlierActivityFile.path(besides: history), because: error,
+          consequence: "its saved activities are not imported"))
     } catch {
       // A file that is fine, a history that cannot be used now: both kept as they are.
       notes.append("cannot import the saved activities: \(error.localizedDescription)")

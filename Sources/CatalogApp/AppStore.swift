@@ -539,7 +539,8 @@ package final class AppStore {
       if options.readsLineHistory { _ = try HistoryFile.read(in: directory) }
     } catch {
       warnings.append(
-        quarantine(HistoryFile.path, because: error, consequence: "the line history starts empty"))
+        directory.quarantine(
+          HistoryFile.path, because: error, consequence: "the line history starts empty"))
     }
   }
 
@@ -654,22 +655,6 @@ package final class AppStore {
     state = next
     result.state = next
     return result
-  }
-
-  /// Moves a file that could not be read to quarantine, for a warning that says so.
-  ///
-  /// Used for files that are never written without being read first (the histories): when the
-  /// move fails, the file stays, and the app goes on without it.
-  private func quarantine(_ path: String, because error: any Error, consequence: String) -> String {
-    let reason = error.localizedDescription
-    do {
-      let destination = try directory.quarantine(path)
-      return "\(reason); moved it to '\(destination)' and \(consequence)"
-    } catch let moveError {
-      return SystemError.cannotSetAside(
-        problem: reason, reason: moveError.localizedDescription
-      ).localizedDescription
-    }
   }
 }
 

@@ -128,6 +128,21 @@ import Testing
     #expect(try sandbox.run(input: "activities\n").errors.isEmpty)
   }
 
+  /// An earlier version's activities.json that cannot be read goes to quarantine when the
+  /// history is first used, with one warning; the history works without it.
+  @Test func anUnreadableEarlierHistoryFileIsSetAside() throws {
+    let sandbox = CatalogSandbox()
+    try sandbox.createStateDirectory()
+    try sandbox.write("{\"formatVersion\": 1, \"activities\": [", to: "activities.json")
+    let result = try sandbox.run(input: "select mango\nactivities\n")
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.errorLines.count == 1, "\(result.errors)")
+    #expect(result.errors.contains("its saved activities are not imported"), "\(result.errors)")
+    #expect(!sandbox.exists("activities.json"))
+    #expect(sandbox.quarantined().contains { $0.hasPrefix("activities") })
+    #expect(result.output.contains("Show Mango product"))
+  }
+
   /// `activities` lists the history newest first; `forget` deletes by number, by product or
   /// all, at once for search, and a forgotten activity does not come back from its scene.
   @Test(arguments: CatalogEngine.allCases)
