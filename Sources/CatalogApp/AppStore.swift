@@ -21,6 +21,10 @@ package final class AppStore {
   package private(set) var passingScene: SceneName?
   /// Whether this run leaves the session's scene in front as it is (``LaunchOptions/leavesFrontAlone``).
   private var leavesFrontAlone = false
+  /// The scene this run put in front, until a save writes its file saying so
+  /// (``SceneFile/activatedAt``); ``finish(_:)`` writes it then unless the files say it is in
+  /// front already.
+  private var frontToRecord: SceneName?
   private var directory: StateDirectory { environment.directory }
   private var sessions: SessionStore { environment.sessions }
   /// Whether the next command's save may wait for the commands after it (see
@@ -211,12 +215,21 @@ package final class AppStore {
         "--fresh kept the scene\(setAside.count == 1 ? "" : "s") it did not restore as closed scene\(setAside.count == 1 ? "" : "s") (\(moves)); 'scenes --all' lists them, and 'scene open \(first.as)' brings one back with its path and any draft"
       )
     }
+    // The scene made active last, by the session file or by a scene file read here.
+    let front = session.front(among: scenes.map { ($0.name, sessions.activatedAt(of: $0.name)) })
     let active =
       options.scene
-      ?? session.activeScene.flatMap { name in scenes.contains { $0.name == name } ? name : nil }
+      ?? front.flatMap { name in scenes.contains { $0.name == name } ? name : nil }
       ?? scenes[0].name
     let state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: active)
-    try store.saveSession(state, released: released)
+    // A scene brought in front goes in front through its own file, which a command that saves
+    // it writes anyway, rather than through the session's: the session file is written when
+    // its scenes change.
+    let shown = store.sessionShown(by: state)
+    store.frontToRecord = shown.activeScene
+    let listed = session.merging(owned: shown.scenes, released: released, activeScene: nil)
+    try store.saveSession(
+      state, released: released, keepingFront: listed.scenes == session.scenes)
     environment.bringToFront(active)
     return (store, state)
   }
@@ -287,6 +300,16 @@ package final class AppStore {
   /// - Parameter state: The state at the end.
   /// - Returns: One-line warnings: a passing scene kept, or one that could not be removed.
   package func finish(_ state: AppState) -> [String] {
+    if let front = frontToRecord, front == state.activeSceneName, !sessions.isInFront(front) {
+      // No command saved the scene in front, which the files do not say is: its file says so
+      // now.
+      frontToRecord = nil
+      do {
+        try sessions.commit(sessions.prepare(saving: [state.activeScene], activating: front))
+      } catch {
+        return ["scene '\(front)' was not saved as the one in front: \(error.localizedDescription)"]
+      }
+    }
     guard let name = passingScene else { return [] }
     passingScene = nil
     if let scene = state.scene(named: name.rawValue),
@@ -407,7 +430,13 @@ package final class AppStore {
       .subtracting(new.scenes.map(\.name))
     // The scene in front is saved with a close: it keeps what a closed scene's file kept for
     // the activity history when the history cannot take it.
-    if !closed.isEmpty, !changed.contains(where: { $0.name == new.activeSceneName }) {
+    // The scene in front is saved when it comes to the front, its file saying so: the session
+    // file is written only when its scenes change.
+    let front = sessionShown(by: new).activeScene
+    let frontChanged = front != nil && old.activeSceneName != new.activeSceneName
+    if !closed.isEmpty || frontChanged,
+      !changed.contains(where: { $0.name == new.activeSceneName })
+    {
       changed.append(new.activeScene)
     }
     // A file this process has not read, in the way of a scene it opens anew, is set aside.
@@ -416,7 +445,12 @@ package final class AppStore {
     // the two waits on the disk overlap.
     var save = CommandSave()
     save.scenes = changed
-    save.session = old.session != new.session || !closed.isEmpty ? sessionShown(by: new) : nil
+    save.session =
+      old.session.scenes != new.session.scenes || !closed.isEmpty ? sessionShown(by: new) : nil
+    // Each file of the scene in front says when it was made active: the scene made active last,
+    // in this process or another, is in front at the next launch.
+    save.activating = changed.contains { $0.name == front } ? front : nil
+    if save.activating != nil { frontToRecord = nil }
     save.closing = closed
     save.catalogChanges = catalogChanges
     save.activities = current.map { [(new.activeSceneName, $0)] } ?? []

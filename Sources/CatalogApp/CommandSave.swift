@@ -21,17 +21,21 @@ package protocol SceneFileWriting {
   ///     commit waits for it.
   ///   - pendingActivities: The pending activities to list in some of the scenes' files, by
   ///     scene name; the others keep their lists.
+  ///   - activating: The scene, one of `scenes`, whose file says it is made active now
+  ///     (``SceneFile/activatedAt``).
   /// - Returns: The prepared files, and notes for the user (a file in the way set aside).
   /// - Throws: What writing throws; nothing was changed.
   func prepareFiles(
     saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
-    flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]]
+    flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]],
+    activating: SceneName?
   ) throws -> (prepared: Prepared, notes: [String])
 
   /// Puts prepared files in place.
   ///
   /// - Parameter prepared: What
-  ///   ``prepareFiles(saving:session:closing:flushingInBackground:pendingActivities:)`` wrote.
+  ///   ``prepareFiles(saving:session:closing:flushingInBackground:pendingActivities:activating:)``
+  ///   wrote.
   /// - Throws: What renaming or flushing the directory throws.
   func putInPlace(_ prepared: Prepared) throws
 
@@ -97,8 +101,11 @@ package struct CommandSave {
 
   /// The scenes to save.
   package var scenes: [Scene] = []
-  /// The session to save; nil when it did not change.
+  /// The session to save; nil when its scenes did not change.
   package var session: SessionState?
+  /// The scene in front, one of ``scenes``, whose file says it was made active now: what keeps
+  /// the session's front without the session file being rewritten.
+  package var activating: SceneName?
   /// The scenes the command closed.
   package var closing: Set<SceneName> = []
   /// The changes to the catalog.
@@ -121,6 +128,7 @@ package struct CommandSave {
     let saved = Set(scenes.map(\.name))
     both.scenes = earlier.scenes.filter { !saved.contains($0.name) } + scenes
     both.session = session ?? earlier.session
+    both.activating = activating ?? earlier.activating
     both.closing = earlier.closing.union(closing)
     both.catalogChanges = earlier.catalogChanges + catalogChanges
     let keys = Set(activities.map(\.activity.historyKey))
@@ -147,7 +155,8 @@ package struct CommandSave {
     let pending = pendingLists(in: writer, history: activities, notes: &notes)
     let (prepared, prepareNotes) = try writer.prepareFiles(
       saving: scenes, session: session, closing: closing,
-      flushingInBackground: !catalogChanges.isEmpty, pendingActivities: pending)
+      flushingInBackground: !catalogChanges.isEmpty, pendingActivities: pending,
+      activating: activating)
     notes += prepareNotes
     try effects()
     var saved: Catalog?
@@ -228,11 +237,13 @@ package struct CommandSave {
 extension SessionStore: SceneFileWriting {
   package func prepareFiles(
     saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
-    flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]]
+    flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]],
+    activating: SceneName?
   ) throws -> (prepared: PreparedScenes, notes: [String]) {
     let prepared = try prepare(
       saving: scenes, session: session, closing: closing,
-      flushingInBackground: flushingInBackground, pendingActivities: pendingActivities)
+      flushingInBackground: flushingInBackground, pendingActivities: pendingActivities,
+      activating: activating)
     return (prepared, prepared.notes)
   }
 

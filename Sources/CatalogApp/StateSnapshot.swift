@@ -76,8 +76,11 @@ package struct StateSnapshot: Sendable {
     }
     self.owners = owners
     self.savedAt = savedAt
-    state = AppState(
-      catalog: loaded.catalog, scenes: scenes, activeSceneName: session.activeScene ?? names[0])
+    // In front: the scene made active last, by the session file or by its own file.
+    let front = session.front(
+      among: zip(names, files).map { name, read in (name, ((try? read.get()) ?? nil)?.activatedAt) }
+    )
+    state = AppState(catalog: loaded.catalog, scenes: scenes, activeSceneName: front ?? names[0])
     // AppState gives the active scene its phase; here each scene keeps the phase it has now.
     for index in state.scenes.indices { state.scenes[index].phase = scenes[index].phase }
     self.warnings = warnings

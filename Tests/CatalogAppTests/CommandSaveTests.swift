@@ -37,7 +37,8 @@ import Testing
 
     func prepareFiles(
       saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
-      flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]]
+      flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]],
+      activating: SceneName?
     ) throws -> (prepared: [SceneName], notes: [String]) {
       try world.run(.prepare)
       world.written = pendingActivities

@@ -78,6 +78,50 @@ import Testing
     #expect(next.output.contains("*  side  Cherries"))
   }
 
+  /// A scene a command from the shell brings in front says so in its own file, which the
+  /// command writes anyway: the session file is left as it is, and the scene made active last
+  /// is in front at the next launch, whichever process made it so.
+  @Test func aSceneBroughtInFrontSaysSoInItsOwnFile() throws {
+    let sandbox = CatalogSandbox()
+    func selected(_ scene: String) throws -> String? {
+      let storage = sandbox.scene(scene, in: try sandbox.stateJSON())?["storage"]
+      return (storage as? [String: Any])?["ContentView.selectedProduct"] as? String
+    }
+    func sessionFile() throws -> (Data, Int?) {
+      let attributes = try FileManager.default.attributesOfItem(
+        atPath: sandbox.file("session.json"))
+      return (try sandbox.contents(of: "session.json"), attributes[.systemFileNumber] as? Int)
+    }
+    #expect(try sandbox.run(["--scene", "a", "select", "ginger"]).status == 0)
+    #expect(try sandbox.run(["--scene", "b", "select", "mango"]).status == 0)
+    let session = try sessionFile()
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "b")
+    #expect(try sandbox.run(["--scene", "a", "select", "cherries"]).status == 0)
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "a")
+    #expect(try sessionFile() == session)
+    // A command without a scene goes to the one in front.
+    #expect(try sandbox.run(["select", "peanuts"]).status == 0)
+    let peanuts = try #require(try selected("a"))
+    #expect(peanuts != Self.cherries)
+    // A switch in a script puts its scene in front the same way.
+    #expect(try sandbox.run(input: "scene switch b\n").status == 0)
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "b")
+    // A command that saves nothing brings its scene in front all the same, once.
+    #expect(try sandbox.run(["--scene", "a", "path"]).status == 0)
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "a")
+    let scene = try sandbox.contents(of: "scenes/a.json")
+    #expect(try sandbox.run(["--scene", "a", "path"]).status == 0)
+    #expect(try sandbox.contents(of: "scenes/a.json") == scene)
+    #expect(try sessionFile() == session)
+    #expect(try selected("a") == peanuts)
+    // A new scene changes the session's scenes: the session file says it is in front.
+    #expect(try sandbox.run(["--scene", "c", "select", "1"]).status == 0)
+    #expect(try sessionFile().0 != session.0)
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "c")
+    let next = try sandbox.run(input: "scenes\n")
+    #expect(next.output.contains("*  c  "), "\(next.output)")
+  }
+
   @Test func twoScenesComeBackIndependentlyWithTheActiveOne() throws {
     let sandbox = CatalogSandbox()
     let first = try sandbox.run(

@@ -149,10 +149,14 @@ import Testing
   @Test func stateFilesReadAndWriteTheSameJSONAsCodable() throws {
     var random = SeededGenerator(seed: 24)
     for _ in 0..<200 {
-      let file = SceneFile(
+      var file = SceneFile(
         name: SceneName("s\(Int.random(in: 0..<99, using: &random))")!,
         storage: randomStorage(using: &random),
         activity: Bool.random(using: &random) ? randomActivity(using: &random) : nil)
+      if Bool.random(using: &random) {
+        file.activatedAt = Date(
+          timeIntervalSinceReferenceDate: .random(in: 0..<1e9, using: &random))
+      }
       // Written by hand, read by JSONDecoder.
       let byHand = try file.encoded()
       #expect(try JSONDecoder().decode(SceneFile.self, from: byHand) == file)
@@ -162,9 +166,13 @@ import Testing
       #expect(try SceneFile.decoded(from: encoder.encode(file), path: "f") == file)
       #expect(try SceneFile.decoded(from: byHand, path: "f") == file)
     }
-    let session = SessionFile(SessionState(scenes: [.main, SceneName("two")], activeScene: .main))
-    #expect(try JSONDecoder().decode(SessionFile.self, from: session.encoded()) == session)
-    #expect(try SessionFile.decoded(from: JSONEncoder().encode(session), path: "f") == session)
+    for activatedAt in [nil, Date(timeIntervalSinceReferenceDate: 817_628_265.599_529_5)] {
+      let session = SessionFile(
+        SessionState(
+          scenes: [.main, SceneName("two")], activeScene: .main, activatedAt: activatedAt))
+      #expect(try JSONDecoder().decode(SessionFile.self, from: session.encoded()) == session)
+      #expect(try SessionFile.decoded(from: JSONEncoder().encode(session), path: "f") == session)
+    }
   }
 
   @Test(arguments: [

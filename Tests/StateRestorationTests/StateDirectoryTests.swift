@@ -194,13 +194,43 @@ import Testing
   @Test func mergingKeepsOtherProcessesScenesInPlace() {
     let shared = SessionState(scenes: [a, b], activeScene: a)
     let merged = shared.merging(owned: [c], released: [], activeScene: c)
-    #expect(merged == SessionState(scenes: [a, b, c], activeScene: c))
+    #expect(merged.scenes == [a, b, c] && merged.activeScene == c)
   }
 
   @Test func mergingRemovesReleasedScenes() {
     let shared = SessionState(scenes: [a, b, c], activeScene: b)
     let merged = shared.merging(owned: [a], released: [b], activeScene: a)
-    #expect(merged == SessionState(scenes: [a, c], activeScene: a))
+    #expect(merged.scenes == [a, c] && merged.activeScene == a)
+  }
+
+  @Test func aNewActiveSceneIsDatedAndAnUnchangedOneKeepsItsDate() throws {
+    let then = Date(timeIntervalSinceReferenceDate: 1000)
+    let shared = SessionState(scenes: [a, b], activeScene: a, activatedAt: then)
+    let before = Date()
+    #expect(
+      try #require(shared.merging(owned: [b], released: [], activeScene: b).activatedAt) >= before)
+    #expect(shared.merging(owned: [a], released: [], activeScene: a) == shared)
+    #expect(shared.merging(owned: [c], released: [], activeScene: nil).activatedAt == then)
+    // A front that goes with its scene takes its date along.
+    let released = shared.merging(owned: [b], released: [a], activeScene: nil)
+    #expect(released.activeScene == nil && released.activatedAt == nil)
+  }
+
+  @Test func theSceneMadeActiveLastIsInFront() {
+    let session = SessionState(
+      scenes: [a, b, c], activeScene: a, activatedAt: Date(timeIntervalSinceReferenceDate: 100))
+    let earlier = Date(timeIntervalSinceReferenceDate: 50)
+    let later = Date(timeIntervalSinceReferenceDate: 200)
+    let latest = Date(timeIntervalSinceReferenceDate: 300)
+    #expect(session.front(among: []) == a)
+    #expect(session.front(among: [(b, earlier), (c, nil)]) == a)
+    #expect(session.front(among: [(b, later), (c, latest)]) == c)
+    #expect(session.front(among: [(b, latest), (c, later)]) == b)
+    // A file of a scene the session does not list, or of an earlier version, says nothing.
+    #expect(session.front(among: [(SceneName("d"), latest), (b, nil)]) == a)
+    // A session file of an earlier version is older than any scene file that says.
+    #expect(SessionState(scenes: [a, b], activeScene: a).front(among: [(b, earlier)]) == b)
+    #expect(SessionState(scenes: [a, b]).front(among: [(b, nil)]) == nil)
   }
 
   @Test(arguments: ["main", "a", "Z9", "side-1", "a.b_c", String(repeating: "x", count: 64)])

@@ -62,6 +62,9 @@ public final class SessionStore: @unchecked Sendable {
   /// The activities each scene's file lists as pending (``PendingActivity``), as this process
   /// last read or wrote them, by scene name.
   private var pendingLists: [String: [PendingActivity]] = [:]
+  /// When each scene's file says its scene was made active (``SceneFile/activatedAt``), as this
+  /// process read it, by scene name.
+  private var activations: [String: Date] = [:]
   /// The scenes opened with ``open(_:)``, in order, with the change count last saved.
   private var openScenes: [OpenScene] = []
   /// Serializes what the public API does: saves (the program's, those made for it when it
@@ -302,6 +305,7 @@ public final class SessionStore: @unchecked Sendable {
       let file = try SceneFile.read(name, in: directory)
       knownFiles.insert(name.rawValue)
       pendingLists[name.rawValue] = file?.unsavedActivities
+      activations[name.rawValue] = file?.activatedAt
       return RestoredScene(
         scene: Scene(name: name, storage: file?.storage ?? .init(), userActivity: file?.activity),
         wasSaved: file != nil)
@@ -311,6 +315,7 @@ public final class SessionStore: @unchecked Sendable {
         let destination = try directory.quarantine(path)
         knownFiles.insert(name.rawValue)
         pendingLists[name.rawValue] = nil
+        activations[name.rawValue] = nil
         return RestoredScene(
           scene: Scene(name: name), wasSaved: false,
           setAside: RestoredScene.SetAside(reason: reason, keptAs: destination))
@@ -344,12 +349,16 @@ public final class SessionStore: @unchecked Sendable {
   ///     False by default: the files are on the disk when this returns.
   ///   - pendingActivities: The pending activities (``PendingActivity``) to list in some of
   ///     the scenes' files, by scene name; the others keep the list their file has.
+  ///   - activating: The scene this change makes active through its own file, dated now
+  ///     (``SceneFile/activatedAt``), which must be one of `scenes`: the session's front
+  ///     changes without the session file being written. The other files say nothing of it.
   /// - Returns: The prepared files; dropping them leaves every file as it was.
   /// - Throws: A ``StateRestorationError``: a full disk, a scene another process owns, a file
   ///   in the way that cannot be moved.
   package func prepare(
     saving scenes: [Scene], session: SessionState? = nil, closing: Set<SceneName> = [],
-    flushingInBackground: Bool = false, pendingActivities: [String: [PendingActivity]] = [:]
+    flushingInBackground: Bool = false, pendingActivities: [String: [PendingActivity]] = [:],
+    activating: SceneName? = nil
   ) throws -> PreparedScenes {
     var prepared = PreparedScenes()
     for scene in scenes {
@@ -374,10 +383,12 @@ public final class SessionStore: @unchecked Sendable {
       file.pendingActivities = inherited.reduce(
         pendingActivities[scene.name.rawValue] ?? pendingLists[scene.name.rawValue] ?? []
       ) { list, entry in PendingActivity.adding(entry, to: list) }
+      if scene.name == activating { file.activatedAt = Date() }
       prepared.writes.append(
         try directory.prepareSave(file, to: path, flushingInBackground: flushingInBackground))
       prepared.names.append(scene.name)
       prepared.pendingLists[scene.name.rawValue] = file.pendingActivities
+      prepared.activations.append((scene.name.rawValue, file.activatedAt))
     }
     prepared.closing = closing
     if session != nil || !closing.isEmpty {
@@ -408,6 +419,7 @@ public final class SessionStore: @unchecked Sendable {
     for write in prepared.writes { try write.commit() }
     knownFiles.formUnion(prepared.names.map(\.rawValue))
     pendingLists.merge(prepared.pendingLists) { _, new in new }
+    for (name, date) in prepared.activations { activations[name] = date }
     if let change = prepared.session {
       // No lock is held between the two halves (the caller's work may wait on another process
       // that saves its session): a session another process changed meanwhile is merged again.
@@ -426,8 +438,41 @@ public final class SessionStore: @unchecked Sendable {
     for name in prepared.closing {
       try directory.remove(SceneFile.path(for: name))
       pendingLists[name.rawValue] = nil
+      activations[name.rawValue] = nil
       release(name)
     }
+  }
+
+  /// Whether a scene is the session's front as the files say now (``SessionState/front(among:)``):
+  /// the session file and the scene's file as this process knows it, and any other scene file
+  /// of the session written since that scene was made active, which may say it was made active
+  /// later.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: false when it is not, or when the session file cannot be read.
+  package func isInFront(_ name: SceneName) -> Bool {
+    guard let session = try? readSession(), session.scenes.contains(name) else { return false }
+    let date = activations[name.rawValue]
+    // A file made active later was written later; the file system's clock may lag a tick.
+    let since = (date ?? .distantPast).timeIntervalSince1970 - 0.05
+    var files: [(scene: SceneName, activatedAt: Date?)] = [(name, date)]
+    for other in session.scenes where other != name {
+      var status = stat()
+      guard lstat(directory.path(of: SceneFile.path(for: other)), &status) == 0,
+        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9 >= since
+      else { continue }
+      files.append((other, ((try? SceneFile.read(other, in: directory)) ?? nil)?.activatedAt))
+    }
+    return session.front(among: files) == name
+  }
+
+  /// When a scene's file says its scene was made active (``SceneFile/activatedAt``), as this
+  /// process last read or wrote the file.
+  ///
+  /// - Parameter name: The scene.
+  /// - Returns: The date; nil when the file does not say, or this process has not read it.
+  package func activatedAt(of name: SceneName) -> Date? {
+    activations[name.rawValue]
   }
 
   /// The activities a scene's file lists as pending (``PendingActivity``), oldest first, as
@@ -632,6 +677,7 @@ package struct PreparedScenes {
   var writes: [PreparedWrite] = []
   var names: [SceneName] = []
   var pendingLists: [String: [PendingActivity]] = [:]
+  var activations: [(String, Date?)] = []
   var session: SessionChange?
   var closing: Set<SceneName> = []
 

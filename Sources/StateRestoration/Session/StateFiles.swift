@@ -64,6 +64,10 @@ package struct SceneFile: VersionedFormat, Hashable {
   /// The activities the scene made current that the activity history may not hold yet,
   /// oldest first.
   package var pendingActivities: [PendingActivity] = []
+  /// When the scene was made the active one by the process that wrote the file, which then
+  /// left `session.json` as it was; nil when the file does not say. The session's front is
+  /// the scene made active last (``SessionState/front(among:)``).
+  package var activatedAt: Date?
 
   /// Creates a scene's file.
   ///
@@ -127,6 +131,8 @@ package struct SessionFile: VersionedFormat, Hashable {
   package var scenes: [SceneName]
   /// The active scene.
   package var activeScene: SceneName?
+  /// When the active scene became active; nil in a file of an earlier version.
+  package var activatedAt: Date?
 
   /// The file's path in the state directory.
   package static let path = "session.json"
@@ -137,10 +143,13 @@ package struct SessionFile: VersionedFormat, Hashable {
   package init(_ session: SessionState) {
     scenes = session.scenes
     activeScene = session.activeScene
+    activatedAt = session.activatedAt
   }
 
   /// The session the file saves.
-  package var session: SessionState { SessionState(scenes: scenes, activeScene: activeScene) }
+  package var session: SessionState {
+    SessionState(scenes: scenes, activeScene: activeScene, activatedAt: activatedAt)
+  }
 
   /// Reads the session file.
   ///
@@ -187,7 +196,7 @@ package struct SessionFile: VersionedFormat, Hashable {
 
 extension SceneFile {
   private enum CodingKeys: String, CodingKey {
-    case formatVersion, name, storage, activity, pendingActivities
+    case formatVersion, name, storage, activity, pendingActivities, activatedAt
   }
 
   /// Reads a scene's file as its JSON has it, an empty pending list left out.
@@ -203,6 +212,7 @@ extension SceneFile {
     formatVersion = try container.decode(Int.self, forKey: .formatVersion)
     pendingActivities =
       try container.decodeIfPresent([PendingActivity].self, forKey: .pendingActivities) ?? []
+    activatedAt = try container.decodeIfPresent(Date.self, forKey: .activatedAt)
   }
 
   /// Writes the file's JSON, an empty pending list left out.
@@ -218,6 +228,7 @@ extension SceneFile {
     if !pendingActivities.isEmpty {
       try container.encode(pendingActivities, forKey: .pendingActivities)
     }
+    try container.encodeIfPresent(activatedAt, forKey: .activatedAt)
   }
 }
 
@@ -244,6 +255,9 @@ extension SceneFile: JSONRepresentable {
               timeIntervalSinceReferenceDate: try element.readDouble("lastActiveDate")))
         }
       } ?? []
+    activatedAt = try json.readIfPresent("activatedAt") { value throws(JSONReadError) in
+      Date(timeIntervalSinceReferenceDate: try value.doubleValue())
+    }
     formatVersion = try json.readInt("formatVersion")
   }
 
@@ -266,6 +280,9 @@ extension SceneFile: JSONRepresentable {
             })
         ))
     }
+    if let activatedAt {
+      members.append(("activatedAt", .double(activatedAt.timeIntervalSinceReferenceDate)))
+    }
     return .object(members)
   }
 }
@@ -283,16 +300,23 @@ extension SessionFile: JSONRepresentable {
         },
         activeScene: try json.readIfPresent("activeScene") { value throws(JSONReadError) in
           try SceneName(json: value)
+        },
+        activatedAt: try json.readIfPresent("activatedAt") { value throws(JSONReadError) in
+          Date(timeIntervalSinceReferenceDate: try value.doubleValue())
         }))
     formatVersion = try json.readInt("formatVersion")
   }
 
   /// The file's JSON.
   package var json: JSONValue {
-    let members: [(String, JSONValue)] = [
+    var members: [(String, JSONValue)] = [
       ("formatVersion", .int(formatVersion)), ("scenes", .array(scenes.map(\.json))),
     ]
-    return .object(members + (activeScene.map { [("activeScene", $0.json)] } ?? []))
+    if let activeScene { members.append(("activeScene", activeScene.json)) }
+    if let activatedAt {
+      members.append(("activatedAt", .double(activatedAt.timeIntervalSinceReferenceDate)))
+    }
+    return .object(members)
   }
 }
 
