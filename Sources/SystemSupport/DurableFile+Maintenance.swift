@@ -120,6 +120,8 @@ extension DurableFile {
   /// The process that made a temporary file named `.NAME.PID.RANDOM.tmp`, if the name is one;
   /// also for the `-wal`, `-shm` and `-journal` files SQLite keeps beside a temporary database.
   static func temporaryFileOwner(_ name: String) -> pid_t? {
+    // Every other file of a directory is passed over at its first byte.
+    guard name.utf8.first == UInt8(ascii: ".") else { return nil }
     var name = Substring(name)
     for companion in ["-wal", "-shm", "-journal"] where name.hasSuffix(".tmp" + companion) {
       name = name.dropLast(companion.count)
