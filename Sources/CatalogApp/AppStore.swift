@@ -21,10 +21,10 @@ package final class AppStore {
   package private(set) var passingScene: SceneName?
   /// Whether this run leaves the session's scene in front as it is (``LaunchOptions/leavesFrontAlone``).
   private var leavesFrontAlone = false
-  /// The scene this run put in front, until a save writes its file saying so
-  /// (``SceneFile/activatedAt``); ``finish(_:)`` writes it then unless the files say it is in
-  /// front already.
-  private var frontToRecord: SceneName?
+  /// The scene this run put in front and when, until a save writes its file saying so
+  /// (``SceneFile/activatedAt``); ``finish(_:)`` writes it then if the files do not say it is
+  /// in front and another scene did not come to the front since.
+  private var frontToRecord: (scene: SceneName, date: Date)?
   private var directory: StateDirectory { environment.directory }
   private var sessions: SessionStore { environment.sessions }
   /// Whether the next command's save may wait for the commands after it (see
@@ -226,7 +226,7 @@ package final class AppStore {
     // it writes anyway, rather than through the session's: the session file is written when
     // its scenes change.
     let shown = store.sessionShown(by: state)
-    store.frontToRecord = shown.activeScene
+    store.frontToRecord = shown.activeScene.map { ($0, sessions.activationDate()) }
     let listed = session.merging(owned: shown.scenes, released: released, activeScene: nil)
     try store.saveSession(
       state, released: released, keepingFront: listed.scenes == session.scenes)
@@ -300,14 +300,17 @@ package final class AppStore {
   /// - Parameter state: The state at the end.
   /// - Returns: One-line warnings: a passing scene kept, or one that could not be removed.
   package func finish(_ state: AppState) -> [String] {
-    if let front = frontToRecord, front == state.activeSceneName, !sessions.isInFront(front) {
-      // No command saved the scene in front, which the files do not say is: its file says so
-      // now.
+    if let front = frontToRecord, front.scene == state.activeSceneName,
+      sessions.needsFrontRecorded(front.scene, at: front.date)
+    {
+      // No command saved the scene this run put in front: its file says so now.
       frontToRecord = nil
       do {
-        try sessions.commit(sessions.prepare(saving: [state.activeScene], activating: front))
+        try sessions.recordFront(front.scene, at: front.date)
       } catch {
-        return ["scene '\(front)' was not saved as the one in front: \(error.localizedDescription)"]
+        return [
+          "scene '\(front.scene)' was not saved as the one in front: \(error.localizedDescription)"
+        ]
       }
     }
     guard let name = passingScene else { return [] }
@@ -447,10 +450,15 @@ package final class AppStore {
     save.scenes = changed
     save.session =
       old.session.scenes != new.session.scenes || !closed.isEmpty ? sessionShown(by: new) : nil
-    // Each file of the scene in front says when it was made active: the scene made active last,
-    // in this process or another, is in front at the next launch.
-    save.activating = changed.contains { $0.name == front } ? front : nil
-    if save.activating != nil { frontToRecord = nil }
+    // The file of a scene that came to the front says when: the scene made active last, in
+    // this process or another, is in front at the next launch.
+    if let front, changed.contains(where: { $0.name == front }) {
+      if frontChanged {
+        save.activating = (front, sessions.activationDate())
+      } else if let record = frontToRecord, record.scene == front {
+        save.activating = record
+      }
+    }
     save.closing = closed
     save.catalogChanges = catalogChanges
     save.activities = current.map { [(new.activeSceneName, $0)] } ?? []
@@ -467,6 +475,7 @@ package final class AppStore {
       activities: CatalogActivityHistory(writer: environment.historyWriter, catalog: new.catalog),
       effects: effects)
     deferred = nil
+    if save.activating != nil { frontToRecord = nil }
     notes += saveNotes
     if let catalog {
       new.catalog = catalog
@@ -488,6 +497,7 @@ package final class AppStore {
       activities: CatalogActivityHistory(
         writer: environment.historyWriter, catalog: deferred.base.catalog))
     self.deferred = nil
+    if deferred.save.activating != nil { frontToRecord = nil }
     return saveNotes + environment.historyWriter.takeNotes()
   }
 

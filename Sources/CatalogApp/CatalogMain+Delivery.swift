@@ -21,7 +21,9 @@ extension CatalogMain {
     for link: DeepLink, scene option: SceneName?, paths: AppPaths
   ) -> SceneOwner? {
     let directory = StateDirectory(existing: paths.stateDirectory)
-    let scene = link.scene ?? option ?? (try? SessionFile.read(in: directory))?.activeScene
+    let scene =
+      link.scene ?? option
+      ?? (try? SessionFile.read(in: directory)).flatMap { SessionFile.front(of: $0, in: directory) }
     guard let scene,
       let owner = SceneOwner(lockFile: directory.path(of: LockFiles.scene(scene))),
       !owner.isThisProcess

@@ -21,14 +21,14 @@ package protocol SceneFileWriting {
   ///     commit waits for it.
   ///   - pendingActivities: The pending activities to list in some of the scenes' files, by
   ///     scene name; the others keep their lists.
-  ///   - activating: The scene, one of `scenes`, whose file says it is made active now
-  ///     (``SceneFile/activatedAt``).
+  ///   - activating: The scene, one of `scenes`, whose file says it came to the front, and
+  ///     when (``SceneFile/activatedAt``).
   /// - Returns: The prepared files, and notes for the user (a file in the way set aside).
   /// - Throws: What writing throws; nothing was changed.
   func prepareFiles(
     saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
     flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]],
-    activating: SceneName?
+    activating: (scene: SceneName, date: Date)?
   ) throws -> (prepared: Prepared, notes: [String])
 
   /// Puts prepared files in place.
@@ -103,9 +103,9 @@ package struct CommandSave {
   package var scenes: [Scene] = []
   /// The session to save; nil when its scenes did not change.
   package var session: SessionState?
-  /// The scene in front, one of ``scenes``, whose file says it was made active now: what keeps
-  /// the session's front without the session file being rewritten.
-  package var activating: SceneName?
+  /// The scene that came to the front, one of ``scenes``, and when, which its file says: what
+  /// moves the session's front without the session file being rewritten.
+  package var activating: (scene: SceneName, date: Date)?
   /// The scenes the command closed.
   package var closing: Set<SceneName> = []
   /// The changes to the catalog.
@@ -129,6 +129,8 @@ package struct CommandSave {
     both.scenes = earlier.scenes.filter { !saved.contains($0.name) } + scenes
     both.session = session ?? earlier.session
     both.activating = activating ?? earlier.activating
+    // A scene this save brings to the front is the front of the earlier save's session too.
+    if session == nil, let activating { both.session?.activeScene = activating.scene }
     both.closing = earlier.closing.union(closing)
     both.catalogChanges = earlier.catalogChanges + catalogChanges
     let keys = Set(activities.map(\.activity.historyKey))
@@ -238,7 +240,7 @@ extension SessionStore: SceneFileWriting {
   package func prepareFiles(
     saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
     flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]],
-    activating: SceneName?
+    activating: (scene: SceneName, date: Date)?
   ) throws -> (prepared: PreparedScenes, notes: [String]) {
     let prepared = try prepare(
       saving: scenes, session: session, closing: closing,

@@ -38,7 +38,7 @@ import Testing
     func prepareFiles(
       saving scenes: [Scene], session: SessionState?, closing: Set<SceneName>,
       flushingInBackground: Bool, pendingActivities: [String: [PendingActivity]],
-      activating: SceneName?
+      activating: (scene: SceneName, date: Date)?
     ) throws -> (prepared: [SceneName], notes: [String]) {
       try world.run(.prepare)
       world.written = pendingActivities

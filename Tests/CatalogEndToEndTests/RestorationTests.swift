@@ -120,6 +120,18 @@ import Testing
     #expect(try sandbox.stateJSON()["activeScene"] as? String == "c")
     let next = try sandbox.run(input: "scenes\n")
     #expect(next.output.contains("*  c  "), "\(next.output)")
+    // Lines of a script saved together: the scene switched to last is in front.
+    #expect(try sandbox.run(input: "scene new d\nscene switch a\n").status == 0)
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "a")
+    // A session that saves nothing and ends after another scene came to the front leaves it
+    // there.
+    let idle = sandbox.start(["--scene", "b"])
+    idle.send("path")
+    idle.readOutput(until: "Path of scene 'b'")
+    #expect(try sandbox.run(["--scene", "c", "select", "2"]).status == 0)
+    idle.finishInput()
+    idle.waitUntilExit()
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "c")
   }
 
   @Test func twoScenesComeBackIndependentlyWithTheActiveOne() throws {

@@ -237,6 +237,27 @@ private struct ListView {
       try Data(contentsOf: URL(fileURLWithPath: directory.path(of: "scenes/main.json"))) == before)
   }
 
+  @Test func aSceneFileKeepsWhenItsSceneCameToTheFrontUntilItComesAgain() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let then = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    var file = SceneFile(name: .main, storage: SceneStorageValues(["k": .string("v")]))
+    file.activatedAt = then
+    try directory.save(file, to: SceneFile.path(for: .main))
+    let session = try SessionStore(directory: temporary.path)
+    var scene = try session.restoreScene(.main).scene
+    #expect(session.activatedAt(of: .main) == then)
+    // Saved again, for a change made while it stays in front: the date stays.
+    scene.storage = SceneStorageValues(["k": .string("w")])
+    try session.commit(session.prepare(saving: [scene]))
+    #expect(try SceneFile.read(.main, in: directory)?.activatedAt == then)
+    // Brought to the front again: the new date, which a clock set back cannot make older.
+    #expect(session.activationDate() > then)
+    let now = session.activationDate()
+    try session.commit(session.prepare(saving: [scene], activating: (.main, now)))
+    #expect(try SceneFile.read(.main, in: directory)?.activatedAt == now)
+  }
+
   @Test func aLostSessionIsRebuiltFromTheSceneFiles() throws {
     let temporary = TemporaryDirectory()
     let directory = try StateDirectory(creating: temporary.path)

@@ -65,6 +65,8 @@ public final class SessionStore: @unchecked Sendable {
   /// When each scene's file says its scene was made active (``SceneFile/activatedAt``), as this
   /// process read it, by scene name.
   private var activations: [String: Date] = [:]
+  /// The newest date a session file this process read says its active scene became active.
+  private var sessionActivatedAt: Date?
   /// The scenes opened with ``open(_:)``, in order, with the change count last saved.
   private var openScenes: [OpenScene] = []
   /// Serializes what the public API does: saves (the program's, those made for it when it
@@ -176,7 +178,11 @@ public final class SessionStore: @unchecked Sendable {
   /// - Returns: The session.
   /// - Throws: A ``StateRestorationError`` when the session file cannot be read.
   package func readSession() throws -> SessionState {
-    try SessionFile.read(in: directory)
+    let session = try SessionFile.read(in: directory)
+    if let date = session.activatedAt, sessionActivatedAt.map({ date > $0 }) ?? true {
+      sessionActivatedAt = date
+    }
+    return session
   }
 
   /// Reads the session for a launch: a session file that cannot be read goes to quarantine,
@@ -349,16 +355,16 @@ public final class SessionStore: @unchecked Sendable {
   ///     False by default: the files are on the disk when this returns.
   ///   - pendingActivities: The pending activities (``PendingActivity``) to list in some of
   ///     the scenes' files, by scene name; the others keep the list their file has.
-  ///   - activating: The scene this change makes active through its own file, dated now
-  ///     (``SceneFile/activatedAt``), which must be one of `scenes`: the session's front
-  ///     changes without the session file being written. The other files say nothing of it.
+  ///   - activating: The scene this change makes active through its own file, one of `scenes`,
+  ///     and when it came to the front (``SceneFile/activatedAt``): the session's front changes
+  ///     without the session file being written. The other files say what they said.
   /// - Returns: The prepared files; dropping them leaves every file as it was.
   /// - Throws: A ``StateRestorationError``: a full disk, a scene another process owns, a file
   ///   in the way that cannot be moved.
   package func prepare(
     saving scenes: [Scene], session: SessionState? = nil, closing: Set<SceneName> = [],
     flushingInBackground: Bool = false, pendingActivities: [String: [PendingActivity]] = [:],
-    activating: SceneName? = nil
+    activating: (scene: SceneName, date: Date)? = nil
   ) throws -> PreparedScenes {
     var prepared = PreparedScenes()
     for scene in scenes {
@@ -383,7 +389,8 @@ public final class SessionStore: @unchecked Sendable {
       file.pendingActivities = inherited.reduce(
         pendingActivities[scene.name.rawValue] ?? pendingLists[scene.name.rawValue] ?? []
       ) { list, entry in PendingActivity.adding(entry, to: list) }
-      if scene.name == activating { file.activatedAt = Date() }
+      file.activatedAt =
+        scene.name == activating?.scene ? activating?.date : activations[scene.name.rawValue]
       prepared.writes.append(
         try directory.prepareSave(file, to: path, flushingInBackground: flushingInBackground))
       prepared.names.append(scene.name)
@@ -443,27 +450,48 @@ public final class SessionStore: @unchecked Sendable {
     }
   }
 
-  /// Whether a scene is the session's front as the files say now (``SessionState/front(among:)``):
-  /// the session file and the scene's file as this process knows it, and any other scene file
-  /// of the session written since that scene was made active, which may say it was made active
-  /// later.
+  /// Whether a scene that came to the front at a date must say so in its file
+  /// (``recordFront(_:at:)``): the files do not say it is in front now, and would once its
+  /// file says that date (a scene another process made active since stays in front).
   ///
-  /// - Parameter name: The scene.
-  /// - Returns: false when it is not, or when the session file cannot be read.
-  package func isInFront(_ name: SceneName) -> Bool {
+  /// - Parameters:
+  ///   - name: The scene.
+  ///   - date: When it came to the front.
+  /// - Returns: true when its file should be written; false when the session file cannot be
+  ///   read or does not list the scene.
+  package func needsFrontRecorded(_ name: SceneName, at date: Date) -> Bool {
     guard let session = try? readSession(), session.scenes.contains(name) else { return false }
-    let date = activations[name.rawValue]
-    // A file made active later was written later; the file system's clock may lag a tick.
-    let since = (date ?? .distantPast).timeIntervalSince1970 - 0.05
-    var files: [(scene: SceneName, activatedAt: Date?)] = [(name, date)]
-    for other in session.scenes where other != name {
-      var status = stat()
-      guard lstat(directory.path(of: SceneFile.path(for: other)), &status) == 0,
-        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9 >= since
-      else { continue }
-      files.append((other, ((try? SceneFile.read(other, in: directory)) ?? nil)?.activatedAt))
+    let known = activations[name.rawValue]
+    guard SessionFile.front(of: session, in: directory, knowing: [(name, known)]) != name else {
+      return false
     }
-    return session.front(among: files) == name
+    let dated = max(known ?? date, date)
+    return SessionFile.front(of: session, in: directory, knowing: [(name, dated)]) == name
+  }
+
+  /// Writes a scene's file again as it is on disk, saying the scene was made active at a date.
+  ///
+  /// - Parameters:
+  ///   - name: The scene, which this process owns.
+  ///   - date: When it came to the front.
+  /// - Throws: A ``StateRestorationError`` when the file cannot be read or written.
+  package func recordFront(_ name: SceneName, at date: Date) throws {
+    try StateRestorationError.translating {
+      guard knownFiles.contains(name.rawValue), var file = try SceneFile.read(name, in: directory)
+      else { return }
+      file.activatedAt = date
+      try directory.save(file, to: SceneFile.path(for: name))
+      activations[name.rawValue] = date
+    }
+  }
+
+  /// A date for a scene coming to the front now: now, or just after the newest date this
+  /// process read in the session's files, where the clock went back since.
+  ///
+  /// - Returns: The date.
+  package func activationDate() -> Date {
+    let newest = (Array(activations.values) + [sessionActivatedAt].compactMap { $0 }).max()
+    return max(Date(), newest.map { $0.addingTimeInterval(0.001) } ?? .distantPast)
   }
 
   /// When a scene's file says its scene was made active (``SceneFile/activatedAt``), as this

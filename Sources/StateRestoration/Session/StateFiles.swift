@@ -64,9 +64,10 @@ package struct SceneFile: VersionedFormat, Hashable {
   /// The activities the scene made current that the activity history may not hold yet,
   /// oldest first.
   package var pendingActivities: [PendingActivity] = []
-  /// When the scene was made the active one by the process that wrote the file, which then
-  /// left `session.json` as it was; nil when the file does not say. The session's front is
-  /// the scene made active last (``SessionState/front(among:)``).
+  /// When the scene last came to the front (a launch that put it there, a switch to it), said
+  /// by the process that brought it, which then left `session.json` as it was, and kept by the
+  /// writes after; nil when the file does not say. The session's front is the scene made
+  /// active last (``SessionState/front(among:)``).
   package var activatedAt: Date?
 
   /// Creates a scene's file.
@@ -183,6 +184,31 @@ package struct SessionFile: VersionedFormat, Hashable {
     return files.compactMap { file in
       file.hasSuffix(".json") ? SceneName(String(file.dropLast(5))) : nil
     }.sorted()
+  }
+
+  /// The scene in front of a session as its files say now (``SessionState/front(among:)``):
+  /// the session's active scene, or a scene whose file says it was made active later. Only the
+  /// files written since the newest date known may say so, and only those are read.
+  ///
+  /// - Parameters:
+  ///   - session: The session, as read from its file.
+  ///   - directory: The state directory.
+  ///   - known: Scenes whose files were read already, with what each says.
+  /// - Returns: The scene in front; nil when the session has none and no file says.
+  package static func front(
+    of session: SessionState, in directory: StateDirectory,
+    knowing known: [(scene: SceneName, activatedAt: Date?)] = []
+  ) -> SceneName? {
+    let newest = ([session.activatedAt] + known.map(\.activatedAt)).compactMap { $0 }.max()
+    // A file made active later was written later, by a clock that may lag the file system's
+    // by its granularity.
+    let since = (newest ?? .distantPast).timeIntervalSince1970 - 2
+    var files = known
+    for scene in session.scenes where !known.contains(where: { $0.scene == scene }) {
+      guard modificationTime(of: scene, in: directory) >= since else { continue }
+      files.append((scene, ((try? SceneFile.read(scene, in: directory)) ?? nil)?.activatedAt))
+    }
+    return session.front(among: files)
   }
 
   private static func modificationTime(of name: SceneName, in directory: StateDirectory)
