@@ -306,7 +306,7 @@ package final class AppStore {
       // No command saved the scene this run put in front: its file says so now.
       frontToRecord = nil
       do {
-        try sessions.recordFront(front.scene, at: front.date)
+        try sessions.recordFront(state.activeScene, at: front.date)
       } catch {
         return [
           "scene '\(front.scene)' was not saved as the one in front: \(error.localizedDescription)"
@@ -431,10 +431,9 @@ package final class AppStore {
     // opened only to close it for good.
     let closed = Set(old.scenes.map(\.name)).union(environment.ownedScenes)
       .subtracting(new.scenes.map(\.name))
-    // The scene in front is saved with a close: it keeps what a closed scene's file kept for
-    // the activity history when the history cannot take it.
-    // The scene in front is saved when it comes to the front, its file saying so: the session
-    // file is written only when its scenes change.
+    // The scene in front is saved with a close (it keeps what a closed scene's file kept for
+    // the activity history when the history cannot take it), and when it comes to the front,
+    // its file saying so: the session file is written only when its scenes change.
     let front = sessionShown(by: new).activeScene
     let frontChanged = front != nil && old.activeSceneName != new.activeSceneName
     if !closed.isEmpty || frontChanged,
@@ -452,12 +451,11 @@ package final class AppStore {
       old.session.scenes != new.session.scenes || !closed.isEmpty ? sessionShown(by: new) : nil
     // The file of a scene that came to the front says when: the scene made active last, in
     // this process or another, is in front at the next launch.
-    if let front, changed.contains(where: { $0.name == front }) {
-      if frontChanged {
-        save.activating = (front, sessions.activationDate())
-      } else if let record = frontToRecord, record.scene == front {
-        save.activating = record
-      }
+    if let front, frontChanged { frontToRecord = (front, sessions.activationDate()) }
+    if let record = frontToRecord, record.scene == front,
+      changed.contains(where: { $0.name == record.scene })
+    {
+      save.activating = record
     }
     save.closing = closed
     save.catalogChanges = catalogChanges

@@ -134,6 +134,40 @@ import Testing
     #expect(try sandbox.stateJSON()["activeScene"] as? String == "c")
   }
 
+  /// The date a scene's file gives its front is when it came there: a switch in a script's
+  /// lines saved together, after another process brought a scene forward, wins; a scene whose
+  /// file was set aside and that saves nothing gets a file that says it is in front.
+  @Test func aSceneIsInFrontFromWhenItCameThere() throws {
+    let sandbox = CatalogSandbox()
+    #expect(try sandbox.run(["--scene", "x", "select", "ginger"]).status == 0)
+    #expect(try sandbox.run(["--scene", "y", "select", "mango"]).status == 0)
+    #expect(try sandbox.run(["--scene", "b", "select", "cherries"]).status == 0)
+    // A terminal has b open; a script launched beside it has x and y.
+    let terminal = sandbox.start(["--scene", "b"])
+    terminal.send("path")
+    terminal.readOutput(until: "Path of scene 'b'")
+    let script = sandbox.start()
+    script.send("path")
+    script.readOutput(until: "Path of scene")
+    // The terminal brings b to the front after the script's launch, before its switches.
+    terminal.send("scene new z")
+    terminal.readOutput(until: "Opened scene 'z'")
+    terminal.send("scene switch b")
+    terminal.readOutput(until: "'b'")
+    terminal.send("select peanuts")
+    terminal.readOutput(until: "Keywords")
+    script.send("scene switch y\nscene switch x\nselect 1")
+    script.readOutput(until: "Keywords")
+    script.finishInput()
+    terminal.finishInput()
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "x")
+    // y's file cannot be read: it is set aside, and the run that saves nothing in y leaves y in
+    // front all the same.
+    try sandbox.write("{not json", to: "scenes/y.json")
+    _ = try sandbox.run(["--scene", "y", "path"])
+    #expect(try sandbox.stateJSON()["activeScene"] as? String == "y")
+  }
+
   @Test func twoScenesComeBackIndependentlyWithTheActiveOne() throws {
     let sandbox = CatalogSandbox()
     let first = try sandbox.run(

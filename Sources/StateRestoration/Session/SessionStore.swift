@@ -469,19 +469,25 @@ public final class SessionStore: @unchecked Sendable {
     return SessionFile.front(of: session, in: directory, knowing: [(name, dated)]) == name
   }
 
-  /// Writes a scene's file again as it is on disk, saying the scene was made active at a date.
+  /// Writes a scene's file saying the scene was made active at a date: again as it is on disk,
+  /// or, when this process has not read one there, from the scene.
   ///
   /// - Parameters:
-  ///   - name: The scene, which this process owns.
+  ///   - scene: The scene, which this process owns, as it was last saved.
   ///   - date: When it came to the front.
   /// - Throws: A ``StateRestorationError`` when the file cannot be read or written.
-  package func recordFront(_ name: SceneName, at date: Date) throws {
-    try StateRestorationError.translating {
-      guard knownFiles.contains(name.rawValue), var file = try SceneFile.read(name, in: directory)
-      else { return }
+  package func recordFront(_ scene: Scene, at date: Date) throws {
+    let name = scene.name
+    if knownFiles.contains(name.rawValue),
+      var file = try StateRestorationError.translating({ try SceneFile.read(name, in: directory) })
+    {
       file.activatedAt = date
-      try directory.save(file, to: SceneFile.path(for: name))
+      try StateRestorationError.translating {
+        try directory.save(file, to: SceneFile.path(for: name))
+      }
       activations[name.rawValue] = date
+    } else {
+      try commit(prepare(saving: [scene], activating: (name, date)))
     }
   }
 
