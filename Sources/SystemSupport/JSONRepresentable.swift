@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 /// A value read from and written as a ``JSONValue`` by hand, without `Codable`'s generic
 /// machinery: what a state file read at every launch uses (see ``JSONValue``).
 ///
@@ -92,6 +98,21 @@ extension JSONValue {
     case .string("-inf"): return -.infinity
     default: throw JSONReadError("expected Double")
     }
+  }
+
+  /// A date as `JSONEncoder` writes one by default: its seconds since 2001-01-01 as a number.
+  ///
+  /// - Parameter value: The date.
+  /// - Returns: The number.
+  package static func date(_ value: Date) -> JSONValue {
+    .double(value.timeIntervalSinceReferenceDate)
+  }
+
+  /// The date this value is, written as ``date(_:)`` writes one.
+  ///
+  /// - Throws: ``JSONReadError`` when it is not a number a `Double` holds.
+  package func dateValue() throws(JSONReadError) -> Date {
+    Date(timeIntervalSinceReferenceDate: try doubleValue())
   }
 
   /// The elements of the array this value is.
@@ -225,5 +246,15 @@ extension JSONValue {
   ///   number.
   package func readDouble(_ key: String) throws(JSONReadError) -> Double {
     try read(key) { value throws(JSONReadError) in try value.doubleValue() }
+  }
+
+  /// Reads a date member of this object (``date(_:)``), which must be there.
+  ///
+  /// - Parameter key: The member's name.
+  /// - Returns: The date.
+  /// - Throws: ``JSONReadError`` when this is not an object, or the member is missing or not a
+  ///   number.
+  package func readDate(_ key: String) throws(JSONReadError) -> Date {
+    try read(key) { value throws(JSONReadError) in try value.dateValue() }
   }
 }

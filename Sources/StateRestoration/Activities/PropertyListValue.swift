@@ -60,7 +60,7 @@ extension PropertyListValue: JSONRepresentable {
     case "int": self = .int(try json.readInt("value"))
     case "double": self = .double(try json.readDouble("value"))
     case "bool": self = .bool(try json.readBool("value"))
-    case "date": self = .date(Date(timeIntervalSinceReferenceDate: try json.readDouble("value")))
+    case "date": self = .date(try json.readDate("value"))
     case "data":
       guard let data = Data(base64Encoded: try json.readString("value")) else {
         throw JSONReadError("not Base64", path: ["value"])
@@ -92,7 +92,7 @@ extension PropertyListValue: JSONRepresentable {
       case .int(let value): ("int", .int(value))
       case .double(let value): ("double", .double(value))
       case .bool(let value): ("bool", .bool(value))
-      case .date(let value): ("date", .double(value.timeIntervalSinceReferenceDate))
+      case .date(let value): ("date", .date(value))
       case .data(let value): ("data", .string(value.base64EncodedString()))
       case .array(let values): ("array", .array(values.map(\.json)))
       case .dictionary(let values): ("dictionary", .object(sorting: values.mapValues(\.json)))
@@ -150,7 +150,7 @@ extension PropertyListValue {
     case .int(let value): .int(value)
     case .double(let value): .double(value)
     case .bool(let value): .bool(value)
-    case .date(let value): .double(value.timeIntervalSinceReferenceDate)
+    case .date(let value): .date(value)
     case .data(let value): .string(value.base64EncodedString())
     case .array(let values): .array(values.map(\.plainJSON))
     case .dictionary(let values): .object(sorting: values.mapValues(\.plainJSON))

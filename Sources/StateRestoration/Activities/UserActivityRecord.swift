@@ -125,7 +125,7 @@ extension UserActivityRecord: JSONRepresentable {
     }
     func date(_ key: String) throws(JSONReadError) -> Date? {
       try json.readIfPresent(key) { value throws(JSONReadError) in
-        Date(timeIntervalSinceReferenceDate: try value.doubleValue())
+        try value.dateValue()
       }
     }
     self.init(activityType: try json.readString("activityType"))
@@ -160,9 +160,9 @@ extension UserActivityRecord: JSONRepresentable {
       ("title", title.map(JSONValue.string)),
       ("targetContentIdentifier", targetContentIdentifier.map(JSONValue.string)),
       ("webpageURL", webpageURL.map { .string($0.absoluteString) }),
-      ("expirationDate", expirationDate.map { .double($0.timeIntervalSinceReferenceDate) }),
+      ("expirationDate", expirationDate.map(JSONValue.date)),
       ("persistentIdentifier", persistentIdentifier.map(JSONValue.string)),
-      ("lastActiveDate", lastActiveDate.map { .double($0.timeIntervalSinceReferenceDate) }),
+      ("lastActiveDate", lastActiveDate.map(JSONValue.date)),
     ]
     return .object(
       [

@@ -58,7 +58,7 @@ public struct NavigationTypeRegistry: Sendable {
       return url
     }
     registry.add(Date.self, as: "Foundation.Date") { json throws(JSONReadError) in
-      Date(timeIntervalSinceReferenceDate: try json.doubleValue())
+      try json.dateValue()
     }
     return registry
   }()

@@ -277,12 +277,11 @@ extension SceneFile: JSONRepresentable {
         try value.readElements { element throws(JSONReadError) in
           PendingActivity(
             historyKey: try element.readString("historyKey"),
-            lastActiveDate: Date(
-              timeIntervalSinceReferenceDate: try element.readDouble("lastActiveDate")))
+            lastActiveDate: try element.readDate("lastActiveDate"))
         }
       } ?? []
     activatedAt = try json.readIfPresent("activatedAt") { value throws(JSONReadError) in
-      Date(timeIntervalSinceReferenceDate: try value.doubleValue())
+      try value.dateValue()
     }
     formatVersion = try json.readInt("formatVersion")
   }
@@ -301,13 +300,13 @@ extension SceneFile: JSONRepresentable {
             pendingActivities.map { entry in
               .object([
                 ("historyKey", .string(entry.historyKey)),
-                ("lastActiveDate", .double(entry.lastActiveDate.timeIntervalSinceReferenceDate)),
+                ("lastActiveDate", .date(entry.lastActiveDate)),
               ])
             })
         ))
     }
     if let activatedAt {
-      members.append(("activatedAt", .double(activatedAt.timeIntervalSinceReferenceDate)))
+      members.append(("activatedAt", .date(activatedAt)))
     }
     return .object(members)
   }
@@ -328,7 +327,7 @@ extension SessionFile: JSONRepresentable {
           try SceneName(json: value)
         },
         activatedAt: try json.readIfPresent("activatedAt") { value throws(JSONReadError) in
-          Date(timeIntervalSinceReferenceDate: try value.doubleValue())
+          try value.dateValue()
         }))
     formatVersion = try json.readInt("formatVersion")
   }
@@ -340,7 +339,7 @@ extension SessionFile: JSONRepresentable {
     ]
     if let activeScene { members.append(("activeScene", activeScene.json)) }
     if let activatedAt {
-      members.append(("activatedAt", .double(activatedAt.timeIntervalSinceReferenceDate)))
+      members.append(("activatedAt", .date(activatedAt)))
     }
     return .object(members)
   }

@@ -85,7 +85,7 @@ extension StoredValue: JSONRepresentable {
         throw JSONReadError("not Base64", path: ["value"])
       }
       self = .data(data)
-    case "date": self = .date(Date(timeIntervalSinceReferenceDate: try json.readDouble("value")))
+    case "date": self = .date(try json.readDate("value"))
     case "codable":
       // Copied from the string's bytes: `Data(text.utf8)` would first ask at run time whether
       // the view is contiguous, a search of every protocol conformance in the program, at launch.
@@ -105,7 +105,7 @@ extension StoredValue: JSONRepresentable {
       case .string(let value): .string(value)
       case .url(let value): .string(value.absoluteString)
       case .data(let value): .string(value.base64EncodedString())
-      case .date(let value): .double(value.timeIntervalSinceReferenceDate)
+      case .date(let value): .date(value)
       case .codable(let json): .string(String(decoding: json, as: UTF8.self))
       }
     return .object([("type", .string(typeName)), ("value", value)])
