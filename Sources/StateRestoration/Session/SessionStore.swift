@@ -462,11 +462,12 @@ public final class SessionStore: @unchecked Sendable {
   package func needsFrontRecorded(_ name: SceneName, at date: Date) -> Bool {
     guard let session = try? readSession(), session.scenes.contains(name) else { return false }
     let known = activations[name.rawValue]
-    guard SessionFile.front(of: session, in: directory, knowing: [(name, known)]) != name else {
-      return false
-    }
-    let dated = max(known ?? date, date)
-    return SessionFile.front(of: session, in: directory, knowing: [(name, dated)]) == name
+    // One reading serves both questions: the files that may be newer than the date known
+    // include those that may be newer than a later one.
+    let others = SessionFile.activations(of: session, in: directory, knowing: [(name, known)])
+      .dropFirst()
+    guard session.front(among: [(name, known)] + others) != name else { return false }
+    return session.front(among: [(name, max(known ?? date, date))] + others) == name
   }
 
   /// Writes a scene's file saying the scene was made active at a date: again as it is on disk,

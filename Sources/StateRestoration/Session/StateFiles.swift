@@ -187,8 +187,7 @@ package struct SessionFile: VersionedFormat, Hashable {
   }
 
   /// The scene in front of a session as its files say now (``SessionState/front(among:)``):
-  /// the session's active scene, or a scene whose file says it was made active later. Only the
-  /// files written since the newest date known may say so, and only those are read.
+  /// the session's active scene, or a scene whose file says it was made active later.
   ///
   /// - Parameters:
   ///   - session: The session, as read from its file.
@@ -199,6 +198,22 @@ package struct SessionFile: VersionedFormat, Hashable {
     of session: SessionState, in directory: StateDirectory,
     knowing known: [(scene: SceneName, activatedAt: Date?)] = []
   ) -> SceneName? {
+    session.front(among: activations(of: session, in: directory, knowing: known))
+  }
+
+  /// What the session's scene files say of when their scenes were made active: those known,
+  /// and those of the files written since the newest date known, which are the only ones that
+  /// may say a later date, read now.
+  ///
+  /// - Parameters:
+  ///   - session: The session, as read from its file.
+  ///   - directory: The state directory.
+  ///   - known: Scenes whose files were read already, with what each says.
+  /// - Returns: The known scenes' dates, then those read.
+  package static func activations(
+    of session: SessionState, in directory: StateDirectory,
+    knowing known: [(scene: SceneName, activatedAt: Date?)]
+  ) -> [(scene: SceneName, activatedAt: Date?)] {
     let newest = ([session.activatedAt] + known.map(\.activatedAt)).compactMap { $0 }.max()
     // A file made active later was written later, by a clock that may lag the file system's
     // by its granularity.
@@ -208,7 +223,7 @@ package struct SessionFile: VersionedFormat, Hashable {
       guard modificationTime(of: scene, in: directory) >= since else { continue }
       files.append((scene, ((try? SceneFile.read(scene, in: directory)) ?? nil)?.activatedAt))
     }
-    return session.front(among: files)
+    return files
   }
 
   private static func modificationTime(of name: SceneName, in directory: StateDirectory)
