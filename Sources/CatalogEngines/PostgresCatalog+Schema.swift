@@ -67,7 +67,35 @@ extension PostgresCatalog {
     migrator.registerMigration("tell this program's writes before the trigger function") {
       try $0.run(foreignChangeTriggers(schema))
     }
+    // The number of products and the ends of their positions, kept in `info` as each write
+    // changes them (as the SQLite file keeps its count): the state is then one table's rows,
+    // which a new session's server plans and reads at once, where a sum of the groups and the
+    // ends of the positions' index cost it more than the product the command reads.
+    migrator.registerMigration("keep the count and the ends of the positions") {
+      try $0.run(
+        """
+        INSERT INTO \(schema).info VALUES ('count', 0), ('first_position', 1), ('last_position', 0)
+          ON CONFLICT (key) DO NOTHING;
+        \(countedAgain(schema))
+        """)
+    }
     return migrator
+  }
+
+  /// The SQL that sets the kept count and ends of the positions (`info`'s `count`,
+  /// `first_position` and `last_position`) from the group counts and the positions' index: after
+  /// the blocks were counted again.
+  ///
+  /// - Parameter schema: The schema holding the catalog's tables.
+  /// - Returns: One statement.
+  static func countedAgain(_ schema: String) -> String {
+    """
+    UPDATE \(schema).info SET value = CASE key
+        WHEN 'count' THEN (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups)
+        WHEN 'first_position' THEN (SELECT coalesce(min(position), 1) FROM \(schema).products)
+        ELSE (SELECT coalesce(max(position), 0) FROM \(schema).products) END
+      WHERE key IN ('count', 'first_position', 'last_position');
+    """
   }
 
   /// The triggers that count another program's changes to the products and the block counts

@@ -393,7 +393,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           """
           SELECT \(Self.columns), position, \(stamp)
           FROM \(schema).products WHERE position = ANY(
-            SELECT (SELECT min(position) FROM \(schema).products) + n - 1
+            SELECT (SELECT value FROM \(schema).info WHERE key = 'first_position') + n - 1
             FROM unnest($1::bigint[]) AS n)
           """,
           [Self.arrayLiteral(numbers.map(String.init))]
@@ -423,52 +423,45 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return (state, read)
   }
 
-  /// The query ``readState(_:)`` runs: one row.
-  private var stateQuery: String {
-    """
-    SELECT (SELECT value FROM \(schema).info WHERE key = 'generation'),
-      (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups),
-      (SELECT value FROM \(schema).info WHERE key = 'identity'),
-      (SELECT value FROM \(schema).info WHERE key = 'seeded'),
-      (SELECT count(*) FROM \(schema).block_groups WHERE live NOT BETWEEN 0 AND \(1 << (ListNumbering.blockShift + ListNumbering.groupShift))),
-      (SELECT coalesce(max(position), 0) FROM \(schema).products),
-      (SELECT coalesce(min(position), 1) FROM \(schema).products),
-      (SELECT value FROM \(schema).info WHERE key = 'foreign_changes'),
-      (SELECT value FROM \(schema).info WHERE key = 'schema_version')
-    """
-  }
+  /// The query ``readState(_:)`` runs: `info`'s rows, one table's (see the migration "keep the
+  /// count and the ends of the positions").
+  private var stateQuery: String { "SELECT key, value FROM \(schema).info" }
 
-  /// The state of the row ``stateQuery`` read, checked as ``readState(_:)`` says.
+  /// The state of the rows ``stateQuery`` read, checked as ``readState(_:)`` says.
   private func state(from result: PostgresResult) throws -> State {
     var state = State()
-    state.schemaVersion = result.integer(0, 8) ?? 0
-    state.foreignChanges = result.integer(0, 7) ?? 0
-    guard (result.integer(0, 6) ?? 0) >= 1,
-      (result.integer(0, 5) ?? 0) < ListNumbering.largestPosition
-    else {
-      throw CatalogError.damaged(
-        "its list numbers are damaged: a product's position is out of range")
+    var (count, first, last): (Int?, Int?, Int?)
+    for row in 0..<result.count {
+      let value = result.integer(row, 1)
+      switch result.text(row, 0) {
+      case "generation": state.generation = value ?? 0
+      case "count": count = value
+      case "identity": state.identity = value.map { UInt64(bitPattern: Int64($0)) }
+      case "seeded": state.isSeeded = value == 1
+      case "first_position": first = value
+      case "last_position": last = value
+      case "foreign_changes": state.foreignChanges = value ?? 0
+      case "schema_version": state.schemaVersion = value ?? 0
+      default: break
+      }
     }
     // Counts another program may have left wrong are counted again before they are checked.
     guard state.foreignChanges == 0 else { return state }
-    state.generation = result.integer(0, 0) ?? 0
     guard state.generation >= 0 else {
       throw CatalogError.damaged("its generation, \(state.generation), is negative")
     }
-    // Each product has a position of its own, from 1: no more products than the largest.
-    guard result.integer(0, 4) == 0, let count = result.integer(0, 1),
-      let largest = result.integer(0, 5), count <= largest
-    else {
+    guard let first, let last, first >= 1, last < ListNumbering.largestPosition else {
       throw CatalogError.damaged(
-        "its list numbers are damaged: its block counts do not add up to its products")
+        "its list numbers are damaged: the ends of its positions are missing or out of range")
+    }
+    // Each product has a position of its own, from 1: no more products than the largest.
+    guard let count, count >= 0, count <= last else {
+      throw CatalogError.damaged(
+        "its list numbers are damaged: its count of products does not fit its positions")
     }
     state.count = count
     // Positions from 1 and below the largest (checked above): no arithmetic here overflows.
-    if let smallest = result.integer(0, 6), count > 0, largest - smallest + 1 == count {
-      state.firstPosition = smallest
-    }
-    state.identity = result.integer(0, 2).map { UInt64(bitPattern: Int64($0)) }
-    state.isSeeded = result.integer(0, 3) == 1
+    if count > 0, last - first + 1 == count { state.firstPosition = first }
     return state
   }
 
@@ -495,6 +488,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           FROM \(schema).products GROUP BY 1;
         DELETE FROM \(schema).block_groups;
         INSERT INTO \(schema).block_groups \(ListNumbering.groupCounts(of: "\(schema).blocks", from: "0"));
+        \(Self.countedAgain(schema))
         UPDATE \(schema).info SET value = 0 WHERE key = 'foreign_changes';
         """)
       try connection.execute(
@@ -1259,23 +1253,38 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
 
     func countAdded(at position: Int) throws {
+      // In its block, its group, the kept count and the kept ends (a first product is both).
       try connection.send(
         """
         WITH b AS (INSERT INTO \(schema).blocks VALUES (\(ListNumbering.block(of: "$1::bigint")), 1)
-          ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1 RETURNING block)
-        INSERT INTO \(schema).block_groups SELECT \(ListNumbering.group(ofBlock: "block")), 1 FROM b
-          ON CONFLICT (grp) DO UPDATE SET live = block_groups.live + 1
+          ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1 RETURNING block),
+        g AS (INSERT INTO \(schema).block_groups SELECT \(ListNumbering.group(ofBlock: "block")), 1 FROM b
+          ON CONFLICT (grp) DO UPDATE SET live = block_groups.live + 1)
+        UPDATE \(schema).info AS i SET value = CASE
+            WHEN i.key = 'count' THEN i.value + 1
+            WHEN c.value <= 0 THEN $1::bigint
+            WHEN i.key = 'first_position' THEN least(i.value, $1::bigint)
+            ELSE greatest(i.value, $1::bigint) END
+          FROM (SELECT value FROM \(schema).info WHERE key = 'count') AS c
+          WHERE i.key IN ('count', 'first_position', 'last_position')
         """, [String(position)])
     }
 
     func countRemoved(at position: Int) throws {
-      // A block that has no count (damage) takes nothing off its group.
+      // A block that has no count (damage) takes nothing off its group or the kept count. An
+      // end removed is found again in the positions' index (the row is gone by now).
       try connection.send(
         """
         WITH b AS (UPDATE \(schema).blocks SET live = live - 1
-          WHERE block = \(ListNumbering.block(of: "$1::bigint")) RETURNING block)
-        UPDATE \(schema).block_groups SET live = live - 1
-          WHERE grp = (SELECT \(ListNumbering.group(ofBlock: "block")) FROM b)
+          WHERE block = \(ListNumbering.block(of: "$1::bigint")) RETURNING block),
+        g AS (UPDATE \(schema).block_groups SET live = live - 1
+          WHERE grp = (SELECT \(ListNumbering.group(ofBlock: "block")) FROM b))
+        UPDATE \(schema).info SET value = CASE
+            WHEN key = 'count' THEN value - (SELECT count(*) FROM b)
+            WHEN value <> $1::bigint THEN value
+            WHEN key = 'first_position' THEN (SELECT coalesce(min(position), 1) FROM \(schema).products)
+            ELSE (SELECT coalesce(max(position), 0) FROM \(schema).products) END
+          WHERE key IN ('count', 'first_position', 'last_position')
         """, [String(position)])
     }
   }
@@ -1487,6 +1496,7 @@ extension PostgresCatalog.Transaction: ImportTransaction {
     try connection.execute(
       "INSERT INTO \(schema).block_groups \(ListNumbering.groupCounts(of: "\(schema).blocks", from: "$1::bigint"))",
       [group])
+    try connection.run(PostgresCatalog.countedAgain(schema))
   }
 
   func markSeeded(_ seeding: CatalogSeeding) throws {

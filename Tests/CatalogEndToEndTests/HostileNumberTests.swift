@@ -38,6 +38,12 @@ import Testing
       sqlite: "UPDATE catalog_info SET value = $VALUE WHERE key = 'count'",
       postgres: "UPDATE catalog.info SET value = $VALUE WHERE key = 'seeded'"),
     Change(
+      sqlite: "UPDATE block_groups SET live = $VALUE WHERE grp = 0",
+      postgres: "UPDATE catalog.info SET value = $VALUE WHERE key = 'count'"),
+    Change(
+      sqlite: "UPDATE products SET position = $VALUE WHERE position = 1",
+      postgres: "UPDATE catalog.info SET value = $VALUE WHERE key = 'last_position'"),
+    Change(
       sqlite: "UPDATE catalog_info SET value = $VALUE WHERE key = 'identity'",
       postgres: "UPDATE catalog.info SET value = $VALUE WHERE key = 'schema_version'"),
     Change(

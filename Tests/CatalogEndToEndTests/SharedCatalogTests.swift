@@ -361,7 +361,7 @@ import Testing
     #expect(result.status == 1)
     #expect(
       result.errors.hasSuffix(
-        "its catalog schema version 99 is newer than this program's 7; use a newer catalog\n"),
+        "its catalog schema version 99 is newer than this program's 8; use a newer catalog\n"),
       "\(result.errors)")
     #expect(result.errorLines.count == 1)
   }

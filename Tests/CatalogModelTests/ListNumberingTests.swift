@@ -246,6 +246,70 @@ import Testing
     expectNumbers()
   }
 
+  /// On PostgreSQL, the count and the ends of the positions `info` keeps, which the state is
+  /// read from, follow every write — the first and the last product deleted, one between, one
+  /// added, an import appended, every product deleted and one added again — and a catalog
+  /// made before they were kept gets them when it is opened.
+  @Test func theKeptCountAndEndsFollowEveryWriteOnPostgreSQL() throws {
+    let server = try PostgresTestServer.shared
+    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    var model = (1...300).map(product)
+    let catalog = try PostgresCatalog(address: address)
+    _ = try catalog.importProducts(model)
+    let connection = try PostgresConnection(address, applicationName: "test")
+    func expectKept(sourceLocation: SourceLocation = #_sourceLocation) throws {
+      let kept = try connection.execute(
+        """
+        SELECT (SELECT value FROM catalog.info WHERE key = 'count'),
+          (SELECT value FROM catalog.info WHERE key = 'first_position'),
+          (SELECT value FROM catalog.info WHERE key = 'last_position'),
+          count(*), coalesce(min(position), 1), coalesce(max(position), 0)
+        FROM catalog.products
+        """)
+      #expect(kept.integer(0, 0) == kept.integer(0, 3), "count", sourceLocation: sourceLocation)
+      #expect(kept.integer(0, 1) == kept.integer(0, 4), "first", sourceLocation: sourceLocation)
+      #expect(kept.integer(0, 2) == kept.integer(0, 5), "last", sourceLocation: sourceLocation)
+      try catalog.refresh()
+      #expect(catalog.count == model.count, sourceLocation: sourceLocation)
+      // A new session reads the first and the last product by number from the kept ends.
+      let fresh = try PostgresCatalog(
+        address: address,
+        readingAhead: CatalogReadAhead(numbers: [1, model.count]))
+      #expect(fresh.count == model.count, sourceLocation: sourceLocation)
+      #expect(fresh.product(number: 1) == model.first, sourceLocation: sourceLocation)
+      #expect(fresh.product(number: model.count) == model.last, sourceLocation: sourceLocation)
+    }
+    try expectKept()
+    for end in [0, -1, 150] {
+      let doomed = model.remove(at: end < 0 ? model.count - 1 : end)
+      try catalog.apply([.delete(doomed.identifier, name: doomed.name)])
+      try expectKept()
+    }
+    let added = product(301)
+    try catalog.apply([.insert(added)])
+    model.append(added)
+    try expectKept()
+    let appended = (302...310).map(product)
+    _ = try catalog.importProducts(appended)
+    model += appended
+    try expectKept()
+    try catalog.apply(model.map { .delete($0.identifier, name: $0.name) })
+    model.removeAll()
+    try expectKept()
+    let again = product(311)
+    try catalog.apply([.insert(again)])
+    model.append(again)
+    try expectKept()
+    // As the previous schema version left a catalog: no kept count or ends.
+    try connection.run(
+      """
+      DELETE FROM catalog.info WHERE key IN ('count', 'first_position', 'last_position');
+      UPDATE catalog.info SET value = value - 1 WHERE key = 'schema_version';
+      """)
+    _ = try PostgresCatalog(address: address)
+    try expectKept()
+  }
+
   /// On PostgreSQL, a page, products at numbers and products' numbers of a catalog whose
   /// positions run without a gap are read from positions, only while the catalog is at the
   /// generation its state was read at: another process's deletion is seen at once, before this
