@@ -61,30 +61,36 @@ package final class AppStore {
   ) {
     // The catalog first: a server that cannot be reached ends the launch before anything in
     // the state directory is touched. While a server starts the session, the activity history
-    // is opened for reading, which the launch would do next.
+    // is opened for reading, which the launch would do next; once it has started, the launch
+    // begins in the state directory while the server reads the catalog's state.
     let catalogStore = CatalogStore.bundled(options.paths)
     let history = ActivityHistory(directory: StateDirectory(existing: options.paths.stateDirectory))
-    let loaded = try catalogStore.load(readingAhead: readAhead(options, opening: history))
-    // The app's own directories, every file in them the app's: made private whole.
-    var warnings: [String] = []
-    let stateDirectory = options.paths.stateDirectory
-    if FileManager.default.fileExists(atPath: stateDirectory),
-      let warning = StateDirectory.makePrivate(stateDirectory, subfolders: SessionStore.folders)
-    {
-      warnings.append(warning)
+    var begun: Result<(SessionStore, LaunchCheck, [String]), any Error>?
+    func begin() -> Result<(SessionStore, LaunchCheck, [String]), any Error> {
+      if let begun { return begun }
+      let result = Result { try beginLaunch(in: options.paths.stateDirectory) }
+      begun = result
+      return result
     }
-    let sessions = try SessionStore(directory: stateDirectory)
-    warnings += sessions.warnings.map(\.description)
-    // A process that died left its mailbox behind: a link sent there would wait for nobody.
-    DeliveryChannel.removeStaleSockets(in: sessions.directory)
+    let loaded: CatalogStore.Loaded
+    do {
+      loaded = try catalogStore.load(
+        readingAhead: readAhead(options, opening: history), whileReadingState: { _ = begin() })
+    } catch {
+      // A launch refused with a message is not a crash: it must not count toward the limit.
+      if case .success(let (sessions, _, _))? = begun {
+        _ = sessions.endLaunch(reachedPrompt: false)
+      }
+      throw error
+    }
+    let (sessions, launch, early) = try begin().get()
+    var warnings = early
+    // The data directory's files are the app's too.
     let dataDirectory = options.paths.dataDirectory
     if let warning = StateDirectory.makePrivate(dataDirectory, subfolders: []) {
       warnings.append(warning)
     }
     DurableFile.removeAbandonedTemporaryFiles(in: dataDirectory)
-    warnings += EarlierLaunchFile.importIfPresent(in: sessions.directory)
-    let launch = try sessions.beginLaunch()
-    warnings += launch.warnings.map(\.description)
     if launch.startsFresh {
       warnings.append(
         "catalog did not reach its prompt the last \(launch.crashedLaunches) times it started; "
@@ -102,6 +108,32 @@ package final class AppStore {
       sessions.endLaunch(reachedPrompt: false)
       throw error
     }
+  }
+
+  /// Begins a launch in the state directory, whose folders it makes where they are missing: the
+  /// app's own directory, every file in it the app's, made private whole; a process that died
+  /// leaves no mailbox; the launch counted (``SessionStore/beginLaunch()``).
+  ///
+  /// - Parameter stateDirectory: The state directory.
+  /// - Returns: The session store, the launch's check, and one-line warnings for the user.
+  /// - Throws: A `StateRestorationError` when the state directory cannot be used.
+  private static func beginLaunch(in stateDirectory: String) throws -> (
+    SessionStore, LaunchCheck, [String]
+  ) {
+    var warnings: [String] = []
+    if FileManager.default.fileExists(atPath: stateDirectory),
+      let warning = StateDirectory.makePrivate(stateDirectory, subfolders: SessionStore.folders)
+    {
+      warnings.append(warning)
+    }
+    let sessions = try SessionStore(directory: stateDirectory)
+    warnings += sessions.warnings.map(\.description)
+    // A process that died left its mailbox behind: a link sent there would wait for nobody.
+    DeliveryChannel.removeStaleSockets(in: sessions.directory)
+    warnings += EarlierLaunchFile.importIfPresent(in: sessions.directory)
+    let launch = try sessions.beginLaunch()
+    warnings += launch.warnings.map(\.description)
+    return (sessions, launch, warnings)
   }
 
   /// What a launch on a server reads with the catalog's state, in one request: the products

@@ -138,16 +138,21 @@ package struct CatalogStore: Sendable {
   /// Opens the user's catalog, creating and seeding the database when there is none: from a
   /// `products.json` of an earlier version if there is one, else from the bundled catalog.
   ///
-  /// - Parameter ahead: Products to read as the catalog opens, for reads soon after: with a
-  ///   catalog on a server, in the request that reads its state, found while the server
-  ///   starts the session; never found for a file, which reads nothing ahead.
+  /// - Parameters:
+  ///   - ahead: Products to read as the catalog opens, for reads soon after: with a catalog on
+  ///     a server, in the request that reads its state, found while the server starts the
+  ///     session; never found for a file, which reads nothing ahead.
+  ///   - meanwhile: Work of the caller's to do, with a catalog on a server, while the server
+  ///     reads its state, once the session has started; not done for a file, nor when the
+  ///     state is read otherwise (a schema to create or upgrade).
   /// - Returns: The catalog to run on.
   /// - Throws: A `SystemError` only when the bundled catalog itself cannot be read.
   package func load(
-    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead()
+    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead(),
+    whileReadingState meanwhile: () -> Void = {}
   ) throws -> Loaded {
     if server != nil {
-      let catalog = try openServer(readingAhead: ahead())
+      let catalog = try openServer(readingAhead: ahead(), whileReadingState: meanwhile)
       if !catalog.isSeeded {
         // The first process of any machine seeds it; another doing so at once finds every
         // product there and changes nothing.
@@ -337,14 +342,15 @@ package struct CatalogStore: Sendable {
 
   /// Connects to the catalog on the server, creating or upgrading its schema.
   private func openServer(
-    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead()
+    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead(),
+    whileReadingState meanwhile: () -> Void = {}
   ) throws -> PostgresCatalog {
     guard let server else { throw CatalogError.damaged("no server") }
     let address = try server.address()
     do {
       let catalog = try PostgresCatalog(
         address: address, schema: server.schema, machine: server.machine,
-        readingAhead: ahead())
+        readingAhead: ahead(), whileReadingState: meanwhile)
       // The data directory keeps this machine's search index of it.
       _ = try StateDirectory(creating: directoryPath)
       return catalog

@@ -76,12 +76,15 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   - ahead: Products to read with the catalog's state, in its request, for reads soon
   ///     after: those a launch restores, and the one a command from the shell names. Found
   ///     while the server starts the session.
+  ///   - meanwhile: Work of the caller's to do while the server reads the state, once the
+  ///     session has started (not done when the state is not read that way).
   /// - Throws: ``CatalogError/cannotConnect(location:reason:)`` when the server cannot be
   ///   reached, refuses the user or is too old; ``CatalogError/newerSchema(found:supported:)``
   ///   when a newer program made the catalog.
   package init(
     address: PostgresAddress, schema: String = "catalog", machine: String? = nil,
-    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead()
+    readingAhead ahead: @autoclosure () -> CatalogReadAhead = CatalogReadAhead(),
+    whileReadingState meanwhile: () -> Void = {}
   ) throws {
     guard Self.isPlainName(schema) else {
       throw CatalogError.cannotConnect(
@@ -119,7 +122,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         // The state and the schema's version in one request, with the products asked for; a
         // schema missing, older or newer than this program's (or a state that cannot be read)
         // goes through the migration, which says what is wrong.
-        if let (state, read) = try? readState(connection, readingAhead: readAhead),
+        if let (state, read) = try? readState(
+          connection, readingAhead: readAhead, whileWaiting: meanwhile),
           state.schemaVersion == Self.schemaVersion
         {
           // Products read before the blocks are counted again are read again after.
@@ -345,9 +349,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///
   /// - Throws: ``CatalogError/damaged(_:)`` for a number the app never writes, or a
   ///   ``PostgresError``.
-  private func readState(_ connection: PostgresConnection) throws -> State {
+  private func readState(_ connection: PostgresConnection, whileWaiting meanwhile: () -> Void = {})
+    throws -> State
+  {
     let read = try connection.execute(
-      together: [(stateQuery, [])], preparingFirstAs: Self.stateName)
+      together: [(stateQuery, [])], preparingFirstAs: Self.stateName, whileWaiting: meanwhile)
     return try state(from: read[0])
   }
 
@@ -361,14 +367,21 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// state says the positions run without a gap and nothing changed between. A row that breaks
   /// the editor's rules is left out, as every read leaves it.
   ///
+  /// - Parameters:
+  ///   - connection: The connection.
+  ///   - ahead: The products to read.
+  ///   - meanwhile: Work of the caller's to do while the server runs the request.
   /// - Returns: The state, and the products read with their list numbers where asked by number.
-  private func readState(_ connection: PostgresConnection, readingAhead ahead: CatalogReadAhead)
-    throws -> (State, [(product: Product, number: Int?)])
-  {
+  /// - Throws: ``CatalogError/damaged(_:)`` for a number the app never writes, or a
+  ///   ``PostgresError``.
+  private func readState(
+    _ connection: PostgresConnection, readingAhead ahead: CatalogReadAhead,
+    whileWaiting meanwhile: () -> Void = {}
+  ) throws -> (State, [(product: Product, number: Int?)]) {
     // A number is below the largest position: the sum that finds its position cannot overflow.
     let numbers = ahead.numbers.filter { (1..<ListNumbering.largestPosition).contains($0) }
     guard !ahead.products.isEmpty || !numbers.isEmpty else {
-      return (try readState(connection), [])
+      return (try readState(connection, whileWaiting: meanwhile), [])
     }
     // Each row says the generation and the count of other programs' changes it was read at.
     let stamp = """
@@ -399,7 +412,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           [Self.arrayLiteral(numbers.map(String.init))]
         ))
     }
-    let results = try connection.execute(together: statements, preparingFirstAs: Self.stateName)
+    let results = try connection.execute(
+      together: statements, preparingFirstAs: Self.stateName, whileWaiting: meanwhile)
     let state = try state(from: results[0])
     var read: [(product: Product, number: Int?)] = []
     for result in results.dropFirst() {

@@ -299,18 +299,24 @@ package final class PostgresConnection {
   /// - Parameters:
   ///   - statements: Each statement and its parameters.
   ///   - name: The name the first statement is prepared under; always the same statement's.
+  ///   - meanwhile: Work of the caller's to do once the statements are sent, while the server
+  ///     runs them.
   /// - Returns: Each statement's rows.
   /// - Throws: ``PostgresError``: the first failure; the server skipped what came after it.
   package func execute(
-    together statements: [(sql: String, parameters: [String?])], preparingFirstAs name: String?
+    together statements: [(sql: String, parameters: [String?])], preparingFirstAs name: String?,
+    whileWaiting meanwhile: () -> Void = {}
   ) throws -> [PostgresResult] {
     guard Self.hasPipelineMode else {
+      meanwhile()
       return try statements.map { try execute($0.sql, $0.parameters) }
     }
     let sent = queued + statements
     let preparing = statements.isEmpty ? nil : name.map { (index: queued.count, name: $0) }
     queued.removeAll()
-    let results = try pipelinedEach(sent, preparing: preparing).map { try $0.get() }
+    let results = try pipelinedEach(sent, preparing: preparing, meanwhile: meanwhile).map {
+      try $0.get()
+    }
     return Array(results.suffix(statements.count))
   }
 
@@ -474,10 +480,12 @@ package final class PostgresConnection {
   /// - Parameters:
   ///   - statements: The statements.
   ///   - preparing: The statement to run prepared, by its index, and its name; nil for none.
+  ///   - meanwhile: Work of the caller's to do once they are sent.
   /// - Returns: Each statement's outcome.
   /// - Throws: ``PostgresError`` when the connection is lost before everything is sent.
   private func pipelinedEach(
-    _ statements: [(sql: String, parameters: [String?])], preparing: (index: Int, name: String)?
+    _ statements: [(sql: String, parameters: [String?])], preparing: (index: Int, name: String)?,
+    meanwhile: () -> Void = {}
   ) throws -> [Swift.Result<PostgresResult, PostgresError>] {
     var requests: [Request] = []
     // Where each statement's own result is among the requests'.
@@ -493,7 +501,7 @@ package final class PostgresConnection {
       }
       results.append(requests.count - 1)
     }
-    let outcomes = try pipelinedEach(requests)
+    let outcomes = try pipelinedEach(requests, meanwhile: meanwhile)
     for (request, outcome) in zip(requests, outcomes) {
       if case .prepare(let name, _) = request, case .success = outcome { prepared.insert(name) }
     }
@@ -512,7 +520,7 @@ package final class PostgresConnection {
 
   /// Sends requests as ``pipelined(_:)`` does, and gives each one's outcome: a request the
   /// server skipped after a failure, or whose result never came, has that failure.
-  private func pipelinedEach(_ requests: [Request]) throws
+  private func pipelinedEach(_ requests: [Request], meanwhile: () -> Void = {}) throws
     -> [Swift.Result<PostgresResult, PostgresError>]
   {
     setRepeatingAside()
@@ -542,6 +550,7 @@ package final class PostgresConnection {
       throw lostOrFailed(nil)
     }
     roundTrips += 1
+    meanwhile()
     var failure: PostgresError?
     var outcomes: [Swift.Result<PostgresResult, PostgresError>] = []
     for _ in requests {

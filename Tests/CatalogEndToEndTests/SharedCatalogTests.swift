@@ -364,6 +364,16 @@ import Testing
         "its catalog schema version 99 is newer than this program's 8; use a newer catalog\n"),
       "\(result.errors)")
     #expect(result.errorLines.count == 1)
+    // Refused after the launch began in the state directory, while the server read the
+    // state: not a launch that died, however often.
+    for _ in 0..<4 { #expect(try sandbox.run(["list"]).status == 1) }
+    try connection.run("UPDATE catalog.info SET value = 8 WHERE key = 'schema_version'")
+    let again = try sandbox.run(["list"])
+    #expect(again.status == 0)
+    #expect(again.errors.isEmpty, "\(again.errors)")
+    #expect(
+      (try? FileManager.default.contentsOfDirectory(atPath: sandbox.file("launching"))) ?? []
+        == [])
   }
 
   /// Rows another program adds, removes or renumbers (without the app's block counts) are
