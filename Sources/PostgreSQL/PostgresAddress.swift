@@ -38,6 +38,18 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
   ///   - environment: The process environment, for libpq's defaults.
   /// - Throws: ``PostgresError`` of kind `badAddress`, saying what is wrong with it, or
   ///   `noClientLibrary`.
+  /// The login name of the process's effective user, which libpq connects as when no user is
+  /// named.
+  private static var loginName: String? {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil,
+      let name = entry.pw_name
+    else { return nil }
+    return String(cString: name)
+  }
+
   package init(_ connectionString: String, environment: [String: String] = [:]) throws {
     try ClientLibrary.load()
     var error: UnsafeMutablePointer<CChar>?
@@ -60,7 +72,8 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
       values[keyword] ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
     }
     self.connectionString = connectionString
-    user = value("user", "PGUSER") ?? environment["USER"] ?? "postgres"
+    // As libpq names the user when nothing does: the process's own login name.
+    user = value("user", "PGUSER") ?? Self.loginName ?? environment["USER"] ?? "postgres"
     host = value("host", "PGHOST") ?? value("hostaddr", "PGHOSTADDR") ?? "/var/run/postgresql"
     port = value("port", "PGPORT") ?? "5432"
     database = value("dbname", "PGDATABASE") ?? user
