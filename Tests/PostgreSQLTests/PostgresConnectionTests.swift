@@ -355,6 +355,31 @@ import Testing
     #expect(refused.error?.kind == .unreachable)
   }
 
+  /// The caller's work given with statements is done once they are sent, while the server runs
+  /// them: another session sees them running before it ends.
+  @Test func theCallersWorkIsDoneWhileTheServerRunsTheStatements() throws {
+    let address = try PostgresAddress(try PostgresTestServer.shared.tcpURL(database: "postgres"))
+    let connection = try PostgresConnection(address, applicationName: "tests")
+    let watcher = try PostgresConnection(address, applicationName: "tests")
+    let pid = try #require(try connection.execute("SELECT pg_backend_pid()").integer)
+    var (calls, seenRunning) = (0, false)
+    let results = try connection.execute(
+      together: [("SELECT pg_sleep(0.2), 7", [])], preparingFirstAs: nil,
+      whileWaiting: {
+        calls += 1
+        for _ in 0..<300 where !seenRunning {
+          let running = try? watcher.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep%'",
+            [String(pid)])
+          seenRunning = running?.integer == 1
+          if !seenRunning { usleep(10_000) }
+        }
+      })
+    #expect(calls == 1)
+    #expect(seenRunning)
+    #expect(results.first?.integer(0, 1) == 7)
+  }
+
   /// `connect_timeout` is read as libpq reads it, and one it would refuse is refused at once;
   /// with several hosts, a host that never answers is given up after it, for the next.
   @Test func theConnectTimeoutIsLibpqsAndEachHostHasIt() throws {
@@ -437,6 +462,10 @@ import Testing
     #expect(!address.description.contains("s3cret"))
     let keywords = try PostgresAddress("host=/run/pg dbname=shop user=ann")
     #expect(keywords.description == "postgresql://ann@/shop?host=/run/pg&port=5432")
+    // No user named: libpq's, the login name of the process's user, whatever `USER` says.
+    let login = String(cString: try #require(getpwuid(geteuid())?.pointee.pw_name))
+    let unnamed = try PostgresAddress("host=/run/pg dbname=shop", environment: [:])
+    #expect(unnamed.user == login)
     #expect(throws: PostgresError.self) { try PostgresAddress("postgresql://[bad") }
   }
 }
