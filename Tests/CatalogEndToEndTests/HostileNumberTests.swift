@@ -44,6 +44,9 @@ import Testing
       sqlite: "UPDATE products SET position = $VALUE WHERE position = 1",
       postgres: "UPDATE catalog.info SET value = $VALUE WHERE key = 'last_position'"),
     Change(
+      sqlite: "UPDATE products SET position = $VALUE WHERE position = 12",
+      postgres: "UPDATE catalog.info SET value = $VALUE WHERE key = 'first_position'"),
+    Change(
       sqlite: "UPDATE catalog_info SET value = $VALUE WHERE key = 'identity'",
       postgres: "UPDATE catalog.info SET value = $VALUE WHERE key = 'schema_version'"),
     Change(
