@@ -9,12 +9,19 @@ extension PostgresCatalog {
   /// The session setting by which this program's own writes are told from other programs'.
   static let writerSetting = (name: "catalog.writer", value: "catalog")
 
+  /// The session setting by which a write that keeps the count and the ends of the positions
+  /// in `info` (since schema version 8) is told from an earlier version's, which changes the block
+  /// counts without them.
+  static let keptCountsSetting = (name: "catalog.counts", value: "kept")
+
   /// The settings of this program's sessions: its writes are told from others'
-  /// (``writerSetting``), and no statement is compiled to machine code (PostgreSQL's JIT).
-  /// Every statement here reads or writes a few rows, or streams a table in order: at millions
-  /// of products the planner's estimates of the few-row reads pass the compiling threshold, and
-  /// compiling them takes longer than running them.
-  package static let sessionSettings = [writerSetting, (name: "jit", value: "off")]
+  /// (``writerSetting``, ``keptCountsSetting``), and no statement is compiled to machine code
+  /// (PostgreSQL's JIT). Every statement here reads or writes a few rows, or streams a table in
+  /// order: at millions of products the planner's estimates of the few-row reads pass the
+  /// compiling threshold, and compiling them takes longer than running them.
+  package static let sessionSettings = [
+    writerSetting, keptCountsSetting, (name: "jit", value: "off"),
+  ]
 
   /// The channel a handoff is announced on (`NOTIFY`), with its number.
   var handoffChannel: String { "catalog_handoffs_" + schema }
@@ -72,10 +79,27 @@ extension PostgresCatalog {
     // which a new session's server plans and reads at once, where a sum of the groups and the
     // ends of the positions' index cost it more than the product the command reads.
     migrator.registerMigration("keep the count and the ends of the positions") {
+      try $0.run(countedAgain(schema))
+    }
+    // A process of an earlier version still running changes the group counts without the kept
+    // ones: its change is counted as another program's, and the next read counts everything
+    // again. Counted again here once the trigger is made, which waits for such a write under
+    // way: one that committed meanwhile is counted.
+    migrator.registerMigration("count again after an earlier version's change") {
       try $0.run(
         """
-        INSERT INTO \(schema).info VALUES ('count', 0), ('first_position', 1), ('last_position', 0)
-          ON CONFLICT (key) DO NOTHING;
+        CREATE OR REPLACE FUNCTION \(schema).note_change_without_kept_counts() RETURNS trigger
+          LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE \(schema).info SET value = value + 1 WHERE key = 'foreign_changes';
+          RETURN NULL;
+        END $$;
+        DROP TRIGGER IF EXISTS block_groups_counted_without_kept_counts ON \(schema).block_groups;
+        CREATE TRIGGER block_groups_counted_without_kept_counts
+          AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).block_groups
+          FOR EACH STATEMENT
+          WHEN (current_setting('\(keptCountsSetting.name)', true) IS DISTINCT FROM '\(keptCountsSetting.value)')
+          EXECUTE FUNCTION \(schema).note_change_without_kept_counts();
         \(countedAgain(schema))
         """)
     }
@@ -83,18 +107,18 @@ extension PostgresCatalog {
   }
 
   /// The SQL that sets the kept count and ends of the positions (`info`'s `count`,
-  /// `first_position` and `last_position`) from the group counts and the positions' index: after
-  /// the blocks were counted again.
+  /// `first_position` and `last_position`, added where missing) from the group counts and the
+  /// positions' index: after the blocks were counted again.
   ///
   /// - Parameter schema: The schema holding the catalog's tables.
   /// - Returns: One statement.
   static func countedAgain(_ schema: String) -> String {
     """
-    UPDATE \(schema).info SET value = CASE key
-        WHEN 'count' THEN (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups)
-        WHEN 'first_position' THEN (SELECT coalesce(min(position), 1) FROM \(schema).products)
-        ELSE (SELECT coalesce(max(position), 0) FROM \(schema).products) END
-      WHERE key IN ('count', 'first_position', 'last_position');
+    INSERT INTO \(schema).info VALUES
+        ('count', (SELECT coalesce(sum(live), 0) FROM \(schema).block_groups)),
+        ('first_position', (SELECT coalesce(min(position), 1) FROM \(schema).products)),
+        ('last_position', (SELECT coalesce(max(position), 0) FROM \(schema).products))
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value;
     """
   }
 

@@ -361,13 +361,13 @@ import Testing
     #expect(result.status == 1)
     #expect(
       result.errors.hasSuffix(
-        "its catalog schema version 99 is newer than this program's 8; use a newer catalog\n"),
+        "its catalog schema version 99 is newer than this program's 9; use a newer catalog\n"),
       "\(result.errors)")
     #expect(result.errorLines.count == 1)
     // Refused after the launch began in the state directory, while the server read the
     // state: not a launch that died, however often.
     for _ in 0..<4 { #expect(try sandbox.run(["list"]).status == 1) }
-    try connection.run("UPDATE catalog.info SET value = 8 WHERE key = 'schema_version'")
+    try connection.run("UPDATE catalog.info SET value = 9 WHERE key = 'schema_version'")
     let again = try sandbox.run(["list"])
     #expect(again.status == 0)
     #expect(again.errors.isEmpty, "\(again.errors)")

@@ -300,14 +300,53 @@ import Testing
     try catalog.apply([.insert(again)])
     model.append(again)
     try expectKept()
-    // As the previous schema version left a catalog: no kept count or ends.
+    // As schema version 7 left a catalog: no kept count or ends.
     try connection.run(
       """
       DELETE FROM catalog.info WHERE key IN ('count', 'first_position', 'last_position');
-      UPDATE catalog.info SET value = value - 1 WHERE key = 'schema_version';
+      UPDATE catalog.info SET value = 7 WHERE key = 'schema_version';
       """)
     _ = try PostgresCatalog(address: address)
     try expectKept()
+  }
+
+  /// On PostgreSQL, a product an earlier version adds — counted in its block and group, as
+  /// that version's writes do, but not in the count `info` keeps — is counted again at the next
+  /// read, as another program's change is.
+  @Test func anEarlierVersionsAdditionIsCountedAgainOnPostgreSQL() throws {
+    let server = try PostgresTestServer.shared
+    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let model = (1...300).map(product)
+    let catalog = try PostgresCatalog(address: address)
+    _ = try catalog.importProducts(model)
+    let added = product(301)
+    // An earlier version's session: this program's writer, without the kept counts.
+    let earlier = try PostgresConnection(
+      address, applicationName: "test", settings: [PostgresCatalog.sessionSettings[0]])
+    try earlier.transaction {
+      try earlier.execute(
+        "UPDATE catalog.info SET value = value + 1 WHERE key = 'generation'")
+      try earlier.execute(
+        """
+        INSERT INTO catalog.products(identifier, position, name, folded_name, image_name, year,
+          price_cents, keywords, changed)
+        VALUES ($1, 301, $2, $3, $4, $5, 100, '', 0)
+        """,
+        [
+          added.identifier.canonicalText, added.name, added.name.folded, added.imageName,
+          String(added.year),
+        ])
+      try earlier.execute(
+        "INSERT INTO catalog.blocks VALUES (0, 1) ON CONFLICT (block) DO UPDATE SET live = blocks.live + 1"
+      )
+      try earlier.execute(
+        "UPDATE catalog.block_groups SET live = live + 1 WHERE grp = 0")
+    }
+    try catalog.refresh()
+    #expect(catalog.count == 301)
+    #expect(catalog.product(number: 301)?.identifier == added.identifier)
+    let fresh = try PostgresCatalog(address: address)
+    #expect(fresh.count == 301)
   }
 
   /// On PostgreSQL, a page, products at numbers and products' numbers of a catalog whose
