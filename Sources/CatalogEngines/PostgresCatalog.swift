@@ -378,7 +378,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     _ connection: PostgresConnection, readingAhead ahead: CatalogReadAhead,
     whileWaiting meanwhile: () -> Void = {}
   ) throws -> (State, [(product: Product, number: Int?)]) {
-    // A number is below the largest position: the sum that finds its position cannot overflow.
+    // A number is below the largest position, and so is the first position the sum reads (a
+    // larger one, which no write of this program leaves, gives none): the sum cannot overflow.
     let numbers = ahead.numbers.filter { (1..<ListNumbering.largestPosition).contains($0) }
     guard !ahead.products.isEmpty || !numbers.isEmpty else {
       return (try readState(connection, whileWaiting: meanwhile), [])
@@ -406,7 +407,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           """
           SELECT \(Self.columns), position, \(stamp)
           FROM \(schema).products WHERE position = ANY(
-            SELECT (SELECT value FROM \(schema).info WHERE key = 'first_position') + n - 1
+            SELECT (SELECT value FROM \(schema).info WHERE key = 'first_position'
+                AND value BETWEEN 1 AND \(ListNumbering.largestPosition)) + n - 1
             FROM unnest($1::bigint[]) AS n)
           """,
           [Self.arrayLiteral(numbers.map(String.init))]
