@@ -634,8 +634,11 @@ package final class AppStore {
         "\(setAside.reason); moved it to '\(setAside.keptAs)' and scene '\(name)' starts fresh")
     }
     guard restored.wasSaved else { return Scene(name: name) }
-    let savedActivity = restored.scene.userActivity
+    var saved = restored.scene.userActivity
+    saved?.lastActiveDate = nil
     var scene = Scene(name: name, storage: restored.scene.storage)
+    // What it advertised, until the check reads its product (a failed read leaves it as saved).
+    scene.userActivity = saved
     let note = scene.validate(against: catalog)
     if let note {
       // What was dropped (a path, a draft) may be wanted again, if the catalog was replaced
@@ -649,8 +652,6 @@ package final class AppStore {
       }
       warnings.append("scene '\(name)': \(note)\(kept)")
     }
-    var saved = savedActivity
-    saved?.lastActiveDate = nil
     if note != nil || scene.userActivity != saved {
       do {
         try saveScene(scene)

@@ -77,7 +77,7 @@ package final class CatalogSession {
     case .damaged(let reason) where readOnlyReason == nil:
       readOnlyReason = reason
       warnings.append(
-        "cannot read the catalog '\(database.location)' (\(reason)); what it shows may be incomplete, and edits are refused until the file is fixed and the app restarted"
+        "cannot read the catalog '\(database.location)' (\(reason)); what it shows may be incomplete, and edits are refused until the catalog is fixed and the app restarted"
       )
     case .unreachable(let reason):
       // The scenes are kept; the next command connects again.

@@ -39,7 +39,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     var identity: UInt64?
     var isSeeded = false
     var isMigrated = false
-    var readFailure: String?
+    var failures = ReadFailures()
     /// SQLite's `data_version` in the snapshot the rest was read in: while the connection
     /// answers the same, no other connection has committed since. Nil once this connection
     /// has written, or a read failed: the state is then read again.
@@ -339,7 +339,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       read = try connection.use { try Self.readState($0, numbering) }
     } catch let error as CatalogError {
       state.withLock { cached in
-        cached.readFailure = error.localizedDescription
+        cached.failures.note(.damaged(error.localizedDescription))
         cached.dataVersion = nil
       }
       throw error
@@ -383,11 +383,11 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   ///
   /// - Returns: The message, or nil when every read succeeded.
   package func takeReadFailure() -> CatalogReadFailure? {
-    state.withLock { cached in
-      defer { cached.readFailure = nil }
-      return cached.readFailure.map(CatalogReadFailure.damaged)
-    }
+    state.withLock { cached in cached.failures.take() }
   }
+
+  /// How many reads failed in this process.
+  package var failedReads: Int { state.withLock { cached in cached.failures.count } }
 
   /// The product with a list number.
   package func product(number: Int) -> Product? {
@@ -703,7 +703,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   private func conclude(_ damage: String?) -> String? {
     if let damage {
       connection.ifOpen { $0.checkpointOnClose(false) }
-      state.withLock { cached in cached.readFailure = damage }
+      state.withLock { cached in cached.failures.note(.damaged(damage)) }
     }
     return damage
   }
@@ -1105,12 +1105,12 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
     return products
   }
 
-  /// Runs a read; a failure is kept as ``readFailure`` and rethrown as damage.
+  /// Runs a read; a failure is noted for ``takeReadFailure()`` and rethrown as damage.
   private func reading<Result>(_ body: (Database) throws -> Result) throws -> Result {
     do {
       return try connection.use(body)
     } catch let error as SQLiteError {
-      state.withLock { cached in cached.readFailure = error.description }
+      state.withLock { cached in cached.failures.note(.damaged(error.description)) }
       throw CatalogError.damaged(error.description)
     }
   }
@@ -1149,7 +1149,7 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
       return result
     } catch let error as SQLiteError {
       if error.isDamage {
-        state.withLock { cached in cached.readFailure = error.description }
+        state.withLock { cached in cached.failures.note(.damaged(error.description)) }
         throw CatalogError.damaged(error.description)
       }
       throw CatalogError.cannotWrite(path: path, reason: error.description)

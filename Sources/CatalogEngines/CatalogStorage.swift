@@ -143,6 +143,31 @@ package enum CatalogReadFailure: Sendable, Hashable {
   }
 }
 
+/// The reads of a catalog that failed: why the last one did, until the app takes it
+/// (``CatalogStorage/takeReadFailure()``), and how many did in all
+/// (``CatalogSource/failedReads``), which a reason taken leaves as it was.
+struct ReadFailures {
+  /// How many reads failed.
+  private(set) var count = 0
+  private var pending: CatalogReadFailure?
+
+  /// Notes a read that failed.
+  ///
+  /// - Parameter failure: Why.
+  mutating func note(_ failure: CatalogReadFailure) {
+    pending = failure
+    count &+= 1
+  }
+
+  /// Why a read failed since the last call, which it clears.
+  ///
+  /// - Returns: The last failure, or nil.
+  mutating func take() -> CatalogReadFailure? {
+    defer { pending = nil }
+    return pending
+  }
+}
+
 /// Where the products that seed a new catalog come from.
 package enum CatalogSeeding: Sendable {
   /// The bundled catalog.

@@ -45,6 +45,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   private struct Shared {
     var cached = State()
     var read = ProductsRead()
+    var failures = ReadFailures()
   }
 
   private struct State {
@@ -52,7 +53,6 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     var count = 0
     var identity: UInt64?
     var isSeeded = false
-    var readFailure: CatalogReadFailure?
     /// Why the server could not be reached at the last request; nil once it answers again.
     var unreachable: String?
     /// Statements of other programs that changed the products or the block counts since the
@@ -187,7 +187,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// the server cannot be reached, the read is not tried until the next ``refresh()``.
   private func reading<Result>(_ body: (PostgresConnection) throws -> Result) -> Result? {
     if let reason = unreachableReason {
-      shared.withLock { shared in shared.cached.readFailure = .unreachable(reason) }
+      shared.withLock { shared in shared.failures.note(.unreachable(reason)) }
       return nil
     }
     do {
@@ -224,7 +224,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       failure = .damaged(error.localizedDescription)
     }
     shared.withLock { shared in
-      shared.cached.readFailure = failure
+      shared.failures.note(failure)
       if let unreachable { shared.cached.unreachable = unreachable }
     }
   }
@@ -264,7 +264,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     let kept: Result? = shared.withLock { shared in
       guard let reason = shared.cached.unreachable else { return nil }
       let (answer, complete) = lookup(shared.read)
-      if !complete { shared.cached.readFailure = .unreachable(reason) }
+      if !complete { shared.failures.note(.unreachable(reason)) }
       return answer
     }
     return kept ?? empty
@@ -560,9 +560,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     return shared.withLock { shared in
       defer {
-        let failure = shared.cached.readFailure
         shared.cached = state
-        shared.cached.readFailure = failure
         shared.read.forgetUnless(generation: state.generation)
       }
       return shared.cached.generation != state.generation || shared.cached.count != state.count
@@ -575,11 +573,10 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   package var isSeeded: Bool { shared.withLock { shared in shared.cached.isSeeded } }
 
   package func takeReadFailure() -> CatalogReadFailure? {
-    shared.withLock { shared in
-      defer { shared.cached.readFailure = nil }
-      return shared.cached.readFailure
-    }
+    shared.withLock { shared in shared.failures.take() }
   }
+
+  package var failedReads: Int { shared.withLock { shared in shared.failures.count } }
 
   package func takeSkippedRows() -> [String] { skipped.take() }
 

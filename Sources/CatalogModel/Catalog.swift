@@ -11,6 +11,9 @@ package protocol CatalogSource: AnyObject, Sendable {
   var generation: Int { get }
   /// The number of products.
   var count: Int { get }
+  /// How many reads failed in this process: a read that answered nothing while it grew
+  /// failed, rather than found nothing.
+  var failedReads: Int { get }
   /// The product with a list number.
   func product(number: Int) -> Product?
   /// The product with an identifier.
@@ -76,6 +79,9 @@ extension CatalogSource {
 
   /// None: products in memory were checked as they were made.
   package func takeSkippedRows() -> [String] { [] }
+
+  /// None: products in memory are always read.
+  package var failedReads: Int { 0 }
 
   /// None: products in memory keep no log of their changes.
   package func changes(after generation: Int, limit: Int) throws -> CatalogChanges? { nil }
@@ -157,6 +163,9 @@ package struct Catalog: Sendable, Hashable {
 
   /// The number of products.
   package var count: Int { source.count }
+
+  /// How many reads of the source failed in this process (``CatalogSource/failedReads``).
+  package var failedReads: Int { source.failedReads }
 
   /// Whether the catalog has no products.
   package var isEmpty: Bool { count == 0 }

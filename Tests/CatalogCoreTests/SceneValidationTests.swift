@@ -75,4 +75,31 @@ import Testing
     _ = scene.validate(against: bundledCatalog)
     #expect(scene.path.topProduct == UUID(uuidString: cherries))
   }
+
+  /// A product whose read failed is not known to be gone: the path, the editor and its draft
+  /// stay as saved, with no note, to be checked when the catalog can be read.
+  @Test func aProductThatCouldNotBeReadLeavesTheSceneAsSaved() throws {
+    var scene = scene(navigationState: #"["Foundation.UUID","\"\#(cherries)\""]"#)
+    scene.storage[SceneKeys.selectedProduct] = cherries
+    scene.isEditing = true
+    let before = scene
+    let source = WatchedSource(failing: [try #require(UUID(uuidString: cherries))])
+    #expect(scene.validate(against: Catalog(source: source)) == nil)
+    #expect(source.failedReads == 1)
+    #expect(scene.storage == before.storage)
+    #expect(scene.isEditing)
+    #expect(scene.path.routes == [.product(try #require(UUID(uuidString: cherries)))])
+  }
+
+  /// A read that failed before the check does not save a product the catalog no longer has.
+  @Test func anEarlierFailedReadDoesNotKeepAProductThatIsGone() throws {
+    let gone = UUID()
+    var scene = scene(navigationState: #"["Foundation.UUID","\"\#(gone.uuidString)\""]"#)
+    let source = WatchedSource(failing: [])
+    source.fail()
+    let result = scene.validate(against: Catalog(source: source))
+    let note = try #require(result)
+    #expect(note.contains("a product is no longer in the catalog"))
+    #expect(scene.path.routes.isEmpty)
+  }
 }

@@ -453,6 +453,36 @@ import Testing
     #expect(counted == 1)
   }
 
+  /// A server that refuses to read the products (an administrator took the right away) is not
+  /// a catalog without them: the restored scene keeps its product, its file is not written or
+  /// set aside, and once the products can be read again the scene shows it.
+  @Test func aProductTheServerRefusesToReadKeepsTheSavedScene() throws {
+    let sandbox = try CatalogSandbox(.postgres)
+    #expect(try sandbox.run(["select", "mango"]).status == 0)
+    let scene = sandbox.stateDirectory + "/scenes/main.json"
+    let saved = try Data(contentsOf: URL(fileURLWithPath: scene))
+    let connection = try PostgresConnection(
+      PostgresAddress(try #require(sandbox.catalogURL)), applicationName: "administrator")
+    let role = "reader_" + UUID().uuidString.prefix(8).lowercased()
+    try connection.run(
+      """
+      CREATE ROLE \(role); GRANT USAGE ON SCHEMA catalog TO \(role);
+      GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA catalog TO \(role);
+      REVOKE SELECT ON catalog.products FROM \(role)
+      """)
+    defer { try? connection.run("DROP OWNED BY \(role); DROP ROLE \(role)") }
+    sandbox.environment["PGOPTIONS"] = "-c role=\(role)"
+    let refused = try sandbox.run(["path"])
+    #expect(refused.errors.contains("permission denied for table products"), "\(refused.errors)")
+    #expect(!refused.errors.contains("no longer in the catalog"), "\(refused.errors)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: scene)) == saved)
+    #expect(sandbox.quarantined().isEmpty)
+    sandbox.environment["PGOPTIONS"] = nil
+    let shown = try sandbox.run(["path"])
+    #expect(shown.output.contains("product  Mango"), "\(shown.output)\(shown.errors)")
+    #expect(shown.errors.isEmpty, "\(shown.errors)")
+  }
+
   /// The server ends an idle REPL's connection (a restart, an administrator's command): the
   /// next command's reads connect again and it works, with no error to type it again for.
   @Test func aConnectionTheServerClosedWhileIdleIsOpenedAgainForTheNextRead() throws {

@@ -9,8 +9,12 @@ extension Scene {
   /// sets the activity the scene advertises (``advertisedActivity(in:)``) from the products
   /// read for the check, rather than reading the top one again.
   ///
+  /// A product whose read failed (``Catalog/failedReads``) is not known to be gone: the scene
+  /// is then left as it was, to be checked when the catalog can be read.
+  ///
   /// - Parameter catalog: The catalog.
-  /// - Returns: A note on what was dropped, or nil when the scene was intact.
+  /// - Returns: A note on what was dropped, or nil when the scene was intact or could not be
+  ///   checked.
   package mutating func validate(against catalog: Catalog) -> String? {
     var notes: [String] = []
     let (decoded, problem) = savedRoutes
@@ -19,6 +23,7 @@ extension Scene {
     let decodedWhole = storage[SceneKeys.navigationState] != nil && problem == nil
     // Each product of the path as the catalog has it, read once.
     var read: [Product] = []
+    let failedBefore = catalog.failedReads
     if let missing = routes.firstIndex(where: { route in
       switch route {
       case .product(let identifier):
@@ -31,6 +36,7 @@ extension Scene {
       case .year: return false
       }
     }) {
+      guard catalog.failedReads == failedBefore else { return nil }
       let dropped = routes.count - missing
       notes.append(
         "dropped \(dropped) element\(dropped == 1 ? "" : "s") of the saved path: a product is no longer in the catalog"
