@@ -1135,19 +1135,23 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return try connection.execute(sql, parameters).integer ?? 0
   }
 
-  /// The statement that takes the next generation, noting a transaction's identifier.
+  /// The statement that takes the next generation, noting a transaction's identifier in
+  /// `commits`. A transaction whose generation is likely a multiple of 64 (the one after the
+  /// last read) also forgets the identifiers older than a week: a new session's first
+  /// statement on the table is planned from scratch, which the deletion would cost every
+  /// write, while the table stays about a week's writes long either way.
   private func nextGenerationStatement(change: UUID?) -> (sql: String, parameters: [String?]) {
-    guard let change else {
-      return (
-        "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value", []
-      )
-    }
+    let next =
+      "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value"
+    guard let change else { return (next, []) }
+    let likely = shared.withLock { shared in shared.cached.generation } &+ 1
+    let forgets =
+      likely % 64 == 0
+      ? ",\n  forgotten AS (DELETE FROM \(schema).commits WHERE at < now() - interval '7 days')"
+      : ""
     return (
-      """
-      WITH noted AS (INSERT INTO \(schema).commits(id) VALUES ($1::uuid)),
-        forgotten AS (DELETE FROM \(schema).commits WHERE at < now() - interval '7 days')
-      UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value
-      """, [change.uuidString]
+      "WITH noted AS (INSERT INTO \(schema).commits(id) VALUES ($1::uuid))\(forgets)\n\(next)",
+      [change.uuidString]
     )
   }
 
