@@ -46,6 +46,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     var cached = State()
     var read = ProductsRead()
     var failures = ReadFailures()
+    /// The generation whose group counts were last found to agree with its state.
+    var groupsCheckedAt: Int?
   }
 
   private struct State {
@@ -128,12 +130,16 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         {
           // Products read before the blocks are counted again are read again after.
           return (
-            try repairedIfChangedElsewhere(state, connection),
+            try checkedGroupCounts(repairedIfChangedElsewhere(state, connection), connection),
             state.foreignChanges == 0 ? read : []
           )
         }
         try migrate(on: connection)
-        return (try repairedIfChangedElsewhere(try readState(connection), connection), [])
+        return (
+          try checkedGroupCounts(
+            repairedIfChangedElsewhere(try readState(connection), connection), connection),
+          []
+        )
       }
       shared.withLock { shared in
         shared.cached = repaired
@@ -481,6 +487,33 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     return state
   }
 
+  /// The state, once the group counts agree with it: where the positions have a gap, list
+  /// numbers are found from the counts (``ListNumbering``), so a count out of range, or counts
+  /// that do not add up to the kept number of products, are damage — which only a program that
+  /// writes as this one and keeps no counts can leave (another's writes are counted again).
+  /// Checked once a generation, in the request after the state's.
+  ///
+  /// - Throws: ``CatalogError/damaged(_:)`` when they disagree, or a ``PostgresError``.
+  private func checkedGroupCounts(_ state: State, _ connection: PostgresConnection) throws
+    -> State
+  {
+    guard state.count > 0, state.firstPosition == nil,
+      shared.withLock({ $0.groupsCheckedAt }) != state.generation
+    else { return state }
+    let agree = try connection.execute(
+      """
+      SELECT count(*) FILTER (WHERE live NOT BETWEEN 0 AND \(1 << (ListNumbering.blockShift + ListNumbering.groupShift))) = 0
+        AND coalesce(sum(live), 0) = $1::bigint
+      FROM \(schema).block_groups
+      """, [String(state.count)])
+    guard agree.text(0, 0) == "t" else {
+      throw CatalogError.damaged(
+        "its list numbers are damaged: its block counts do not add up to its products")
+    }
+    shared.withLock { $0.groupsCheckedAt = state.generation }
+    return state
+  }
+
   /// The state, after counting the blocks again when another program changed the products or
   /// the counts (the migration "note other programs' changes"): in one transaction that takes the generation row first,
   /// as every write does, and gives the catalog a new identity, so that every machine's search
@@ -522,7 +555,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         let (state, products) = try readState(connection, readingAhead: ahead)
         // Products read before the blocks are counted again are read again after.
         read = (state.foreignChanges == 0 ? products : [], state.generation)
-        return try repairedIfChangedElsewhere(state, connection)
+        return try checkedGroupCounts(repairedIfChangedElsewhere(state, connection), connection)
       }
     }
     keep(read.products, readAt: read.generation)

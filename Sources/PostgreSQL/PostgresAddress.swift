@@ -31,13 +31,6 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
   /// reads 1 as 2.
   package let connectTimeout: Int?
 
-  /// Parses a connection string.
-  ///
-  /// - Parameters:
-  ///   - connectionString: A URI or keyword string.
-  ///   - environment: The process environment, for libpq's defaults.
-  /// - Throws: ``PostgresError`` of kind `badAddress`, saying what is wrong with it, or
-  ///   `noClientLibrary`.
   /// The login name of the process's effective user, which libpq connects as when no user is
   /// named.
   private static var loginName: String? {
@@ -50,6 +43,13 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     return String(cString: name)
   }
 
+  /// Parses a connection string.
+  ///
+  /// - Parameters:
+  ///   - connectionString: A URI or keyword string.
+  ///   - environment: The process environment, for libpq's defaults.
+  /// - Throws: ``PostgresError`` of kind `badAddress`, saying what is wrong with it, or
+  ///   `noClientLibrary`.
   package init(_ connectionString: String, environment: [String: String] = [:]) throws {
     try ClientLibrary.load()
     var error: UnsafeMutablePointer<CChar>?

@@ -10,6 +10,12 @@ import Testing
 /// List numbers found from block counts, checked against a plain array of the products that
 /// is renumbered the slow way.
 @Suite struct ListNumberingTests {
+  /// A new database on the tests' PostgreSQL server.
+  private func newDatabase() throws -> PostgresAddress {
+    let server = try PostgresTestServer.shared
+    return try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+  }
+
   private func product(_ index: Int) -> Product {
     numberedProduct(index, year: 1990 + index % 7)
   }
@@ -173,8 +179,7 @@ import Testing
   /// groups by another program (which the next refresh counts again), then deletions in
   /// several groups by this one.
   @Test func numbersAgreeAcrossGroupsOfBlocksOnPostgreSQL() throws {
-    let server = try PostgresTestServer.shared
-    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let address = try newDatabase()
     var model = (1...1_000).map(product)
     _ = try PostgresCatalog(address: address).importProducts(model)
     try PostgresConnection(address, applicationName: "test").run(
@@ -217,8 +222,7 @@ import Testing
   /// counts alone, one in a block a deletion emptied in part by counting into its block: both
   /// agree with the array, with full blocks before and after a partial one.
   @Test func numbersAgreeInFullAndPartBlocksOnPostgreSQL() throws {
-    let server = try PostgresTestServer.shared
-    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let address = try newDatabase()
     // Blocks 0 to 2 full, block 3 in part.
     var model = (1...3_500).map(product)
     _ = try PostgresCatalog(address: address).importProducts(model)
@@ -251,8 +255,7 @@ import Testing
   /// added, an import appended, every product deleted and one added again — and a catalog
   /// made before they were kept gets them when it is opened.
   @Test func theKeptCountAndEndsFollowEveryWriteOnPostgreSQL() throws {
-    let server = try PostgresTestServer.shared
-    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let address = try newDatabase()
     var model = (1...300).map(product)
     let catalog = try PostgresCatalog(address: address)
     _ = try catalog.importProducts(model)
@@ -314,8 +317,7 @@ import Testing
   /// that version's writes do, but not in the count `info` keeps — is counted again at the next
   /// read, as another program's change is.
   @Test func anEarlierVersionsAdditionIsCountedAgainOnPostgreSQL() throws {
-    let server = try PostgresTestServer.shared
-    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let address = try newDatabase()
     let model = (1...300).map(product)
     let catalog = try PostgresCatalog(address: address)
     _ = try catalog.importProducts(model)
@@ -349,13 +351,44 @@ import Testing
     #expect(fresh.count == 301)
   }
 
+  /// On PostgreSQL, group counts that do not add up to the kept count of products — left by a
+  /// program that writes as this one and keeps no counts — are damage where the positions have
+  /// a gap and list numbers come from the counts: a launch and a refresh say so, rather than
+  /// show an empty list or number a product as another.
+  @Test func groupCountsThatDoNotAddUpAreDamageOnPostgreSQL() throws {
+    let address = try newDatabase()
+    let model = (1...300).map(product)
+    let catalog = try PostgresCatalog(address: address)
+    _ = try catalog.importProducts(model)
+    try catalog.apply([.delete(model[150].identifier, name: model[150].name)])
+    try catalog.refresh()
+    #expect(catalog.product(number: 151)?.identifier == model[151].identifier)
+    let writer = try PostgresConnection(
+      address, applicationName: "test", settings: PostgresCatalog.sessionSettings)
+    for live in [-1, 1 << 62, 300] {
+      try writer.run(
+        """
+        UPDATE catalog.block_groups SET live = \(live) WHERE grp = 0;
+        UPDATE catalog.info SET value = value + 1 WHERE key = 'generation';
+        """)
+      #expect(throws: CatalogError.self) { try catalog.refresh() }
+      #expect(throws: CatalogError.self) { try PostgresCatalog(address: address) }
+    }
+    try writer.run(
+      """
+      UPDATE catalog.block_groups SET live = 299 WHERE grp = 0;
+      UPDATE catalog.info SET value = value + 1 WHERE key = 'generation';
+      """)
+    try catalog.refresh()
+    #expect(try PostgresCatalog(address: address).product(number: 151)?.name == model[151].name)
+  }
+
   /// On PostgreSQL, a page, products at numbers and products' numbers of a catalog whose
   /// positions run without a gap are read from positions, only while the catalog is at the
   /// generation its state was read at: another process's deletion is seen at once, before this
   /// one refreshes.
   @Test func aGaplessCatalogsPagesFollowAnotherProcessesDeletionOnPostgreSQL() throws {
-    let server = try PostgresTestServer.shared
-    let address = try PostgresAddress(server.socketURL(database: try server.makeDatabase()))
+    let address = try newDatabase()
     var model = (1...1_500).map(product)
     _ = try PostgresCatalog(address: address).importProducts(model)
     let catalog = try PostgresCatalog(address: address)

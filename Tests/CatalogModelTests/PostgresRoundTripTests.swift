@@ -46,7 +46,8 @@ import Testing
   /// request too, where the positions run without a gap: reading them then asks nothing, and
   /// they are the products another connection finds at those numbers. A number past the end
   /// is asked nothing either (the count says it has no product). Where a deletion left a gap,
-  /// none is kept from the request: each is asked, and found where the count puts it.
+  /// none is kept from the request: each is asked, and found where the count puts it, once a
+  /// request after the state's has checked the group counts that number them.
   @Test func productsReadAheadByNumberComeWithTheState() throws {
     let products = (1...20).map { numberedProduct($0) }
     let address = try catalogOnNewDatabase(products: products)
@@ -70,10 +71,10 @@ import Testing
     try other.apply([.delete(products[4].identifier, name: products[4].name)])
     let gapped = try PostgresCatalog(
       address: address, readingAhead: CatalogReadAhead(numbers: [3, 7]))
-    #expect(gapped.roundTrips == 2)
+    #expect(gapped.roundTrips == 3)
     #expect(gapped.product(number: 7) == products[8])
     #expect(gapped.product(number: 3) == products[3])
-    #expect(gapped.roundTrips == 4)
+    #expect(gapped.roundTrips == 5)
   }
 
   /// A refresh reads the products the command about to run names with the state, in its
