@@ -388,27 +388,40 @@ extension Process {
 
 /// Reads a descriptor until what came contains `text`, or records an issue after `timeout`
 /// seconds.
+///
+/// - Returns: All that came.
 func read(
   _ descriptor: Int32, until text: String, timeout: Double,
   sourceLocation: SourceLocation
 ) -> String {
   var collected = Data()
+  let found = read(descriptor, into: &collected, until: text, timeout: timeout)
+  if !found {
+    Issue.record(
+      "no '\(text)' in the output: \(String(decoding: collected, as: UTF8.self).debugDescription)",
+      sourceLocation: sourceLocation)
+  }
+  return String(decoding: collected, as: UTF8.self)
+}
+
+/// Reads a descriptor into `collected` until it holds `text`, for at most `timeout` seconds.
+///
+/// - Returns: Whether `collected` holds `text`.
+func read(_ descriptor: Int32, into collected: inout Data, until text: String, timeout: Double)
+  -> Bool
+{
+  let marker = Data(text.utf8)
   let deadline = Date().addingTimeInterval(timeout)
-  while Date() < deadline {
+  while collected.range(of: marker) == nil {
+    guard Date() < deadline else { return false }
     var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     guard poll(&waiting, 1, 100) > 0 else { continue }
     var buffer = [UInt8](repeating: 0, count: 4096)
     let count = buffer.withUnsafeMutableBytes {
       Foundation.read(descriptor, $0.baseAddress, $0.count)
     }
-    guard count > 0 else { break }
+    guard count > 0 else { return false }
     collected += buffer[..<count]
-    if String(decoding: collected, as: UTF8.self).contains(text) {
-      return String(decoding: collected, as: UTF8.self)
-    }
   }
-  Issue.record(
-    "no '\(text)' in the output: \(String(decoding: collected, as: UTF8.self).debugDescription)",
-    sourceLocation: sourceLocation)
-  return String(decoding: collected, as: UTF8.self)
+  return true
 }

@@ -107,7 +107,10 @@ import Testing
     let third = try thirdTerminal.start(sandbox, environment: ["NO_COLOR": "1"])
     thirdTerminal.read(until: "main-3")
     thirdTerminal.type("scenes\r")
-    let shown = Self.plain(thirdTerminal.read(until: "pid \(second.processIdentifier)"))
+    // The listing up to the end of the second terminal's row.
+    var drawn = thirdTerminal.read(until: "pid \(second.processIdentifier)")
+    drawn += thirdTerminal.read(until: "\n")
+    let shown = Self.plain(drawn)
     // What follows the echo of the command.
     let listing = shown.components(separatedBy: "› scenes\n").last ?? shown
     #expect(Self.row("main-3", in: listing) == "* main-3 here", "\(listing)")
@@ -160,7 +163,7 @@ import Testing
     firstTerminal.read(until: "Keywords")
     let secondTerminal = try PseudoTerminal()
     let second = try secondTerminal.start(sandbox)
-    let opened = secondTerminal.read(until: "main-2")
+    let opened = secondTerminal.read(until: "'main-2'")
     #expect(opened.contains("opened a new scene 'main-2'"), "\(opened)")
     secondTerminal.type("scenes\r")
     let listing = secondTerminal.read(until: "in front")

@@ -5,6 +5,8 @@ import Testing
 final class PseudoTerminal {
   let controller: Int32
   let terminal: Int32
+  /// What the program drew after the text the last read waited for.
+  private var unread = Data()
 
   init() throws {
     // posix_openpt and friends are not visible from Swift's Glibc module; these are what they
@@ -42,13 +44,25 @@ final class PseudoTerminal {
     _ = bytes.withUnsafeBytes { write(controller, $0.baseAddress, $0.count) }
   }
 
-  /// Reads what the program drew until it contains `text`.
+  /// Reads what the program drew, up to and including `text`; what came after it is read by
+  /// the next call (a prompt drawn in the same write as a product's last line is not lost).
   @discardableResult
   func read(
     until text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation
   ) -> String {
-    CatalogEndToEndTests.read(
-      controller, until: text, timeout: timeout, sourceLocation: sourceLocation)
+    guard
+      CatalogEndToEndTests.read(controller, into: &unread, until: text, timeout: timeout),
+      let found = unread.range(of: Data(text.utf8))
+    else {
+      let drawn = String(decoding: unread, as: UTF8.self)
+      unread = Data()
+      Issue.record(
+        "no '\(text)' in the output: \(drawn.debugDescription)", sourceLocation: sourceLocation)
+      return drawn
+    }
+    let drawn = String(decoding: unread[..<found.upperBound], as: UTF8.self)
+    unread = Data(unread[found.upperBound...])
+    return drawn
   }
 
   /// Quits with Ctrl-D, as a person would, and waits for the exit.
