@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// The Swift runtime and Foundation linked into an executable (with lld, which needs no library
@@ -229,21 +229,10 @@ let package = Package(
 
 // Generic types such as `[String: Scene]` are built at run time from a mangled name by default:
 // demangled, and each generic requirement looked up among all the binary's protocol
-// conformances, in every process that meets the type. Built through their metadata accessors
-// instead, only the library targets' are left. SwiftPM refuses unsafe flags in a library
-// another package depends on, so the library products' targets keep the default.
-var reusable = Set(package.products.compactMap { $0 as? Product.Library }.flatMap(\.targets))
-var unvisited = Array(reusable)
-while let name = unvisited.popLast() {
-  for dependency in package.targets.first(where: { $0.name == name })?.dependencies ?? [] {
-    switch dependency {
-    case .targetItem(let name, _), .byNameItem(let name, _):
-      if reusable.insert(name).inserted { unvisited.append(name) }
-    default: break
-    }
-  }
-}
-for target in package.targets where target.type != .system && !reusable.contains(target.name) {
+// conformances, in every process that meets the type. Every target builds them through their
+// metadata accessors instead. (From tools version 6.2, SwiftPM no longer refuses a library with
+// unsafe flags to a package that depends on it by version.)
+for target in package.targets where target.type != .system {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
