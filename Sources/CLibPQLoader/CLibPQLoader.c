@@ -5,7 +5,11 @@
 // It is loaded with RTLD_DEEPBIND: each of those libraries' thousands of symbol references is
 // looked up in libpq's own libraries first, rather than first in the program and each library
 // it was linked with. Nothing is bound differently: the program exports no symbol, and libc,
-// the one library both have, is the same copy either way.
+// the one library both have, is the same copy either way. And with RTLD_LAZY: a library built
+// to bind its functions as they are first called (Kerberos's, which only some logins use)
+// keeps doing so, as when a program that links libpq starts; libpq, OpenSSL and LDAP are built
+// to bind theirs at load, which they still do. Every function called here is found with dlsym
+// before the first call, and its absence said.
 //
 // Each libpq function the package calls is defined here under its own name and forwards to the
 // function found in the loaded library, so that the Swift layer calls libpq's API as declared.
@@ -95,7 +99,7 @@ CPQ_FUNCTIONS(CPQ_POINTER)
 CPQ_OPTIONAL_FUNCTIONS(CPQ_OPTIONAL_POINTER)
 
 static void load(void) {
-  library = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  library = dlopen("libpq.so.5", RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND);
   if (!library) {
     snprintf(failure, sizeof failure, "%s", dlerror());
     return;
