@@ -230,8 +230,8 @@ let package = Package(
 // Generic types such as `[String: Scene]` are built at run time from a mangled name by default:
 // demangled, and each generic requirement looked up among all the binary's protocol
 // conformances, in every process that meets the type. Every target builds them through their
-// metadata accessors instead. (From tools version 6.2, SwiftPM no longer refuses a library with
-// unsafe flags to a package that depends on it by version.)
+// metadata accessors instead: from tools version 6.2, SwiftPM builds a library with unsafe flags
+// for a package that depends on it by version.
 for target in package.targets where target.type != .system {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
