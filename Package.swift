@@ -126,10 +126,11 @@ let package = Package(
     // thousands of relocations Foundation's and the app's metadata need, and no page is copied
     // to hold them. Shared libraries, the stack and the heap stay randomized.
     //
-    // In a release build, the functions a launch and everyday commands run are placed side by
-    // side, in the order startup.order lists them (written by `catalog-bench order-file`): they
-    // then fill a fraction of the pages they were scattered over, each read in by a page fault.
-    // A name the file lists and the binary lacks is passed over.
+    // In a release build, the functions a launch and everyday commands run, and the variables
+    // they touch, are placed side by side, in the order startup.order lists them (written by
+    // `catalog-bench order-file`): they then fill a fraction of the pages they were scattered
+    // over, each read in, zeroed or copied by a page fault. A name the file lists and the binary
+    // lacks is passed over.
     .executableTarget(
       name: "catalog", dependencies: ["CatalogApp"], exclude: ["startup.order", "StaticLink"],
       linkerSettings: staticFoundation + fixedAddress + ownSymbolsHidden + [

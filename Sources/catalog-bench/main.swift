@@ -22,7 +22,8 @@ import ActivityIndex
 //       reference (sqlite3, FTS5, the hello world) with ratios and peak memory.
 //   catalog-bench order-file [--output FILE]
 //       Profiles a launch and everyday commands under Valgrind and writes the functions they
-//       run, which the linker places together (Sources/catalog/startup.order).
+//       run and the variables they touch, which the linker places together
+//       (Sources/catalog/startup.order).
 //   catalog-bench search --catalog FILE [--queries FILE] [--repeat N] [--limit K]
 //       Builds the search index from a catalog and answers the standard query set; prints the
 //       JSON shape of Tests/Fixtures/bench/fts5_baseline.py, plus the index's memory.
