@@ -198,38 +198,3 @@ func profiledFunctions(_ profile: String, object: String) -> [String] {
   }
   return result
 }
-
-/// Runs a program found on the `PATH` to completion, its output discarded; fails with what it
-/// printed on standard error when it fails.
-private func run(_ program: String, _ arguments: [String]) throws {
-  _ = try output(of: program, arguments, keeping: false)
-}
-
-/// Runs a program found on the `PATH` to completion; fails with what it printed on standard
-/// error when it fails.
-///
-/// - Returns: What it printed on standard output (nothing when not `keeping` it).
-private func output(of program: String, _ arguments: [String], keeping: Bool = true) throws
-  -> String
-{
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = [program] + arguments
-  process.standardInput = FileHandle.nullDevice
-  let printed = Pipe()
-  process.standardOutput = keeping ? printed : FileHandle.nullDevice
-  let errors = Pipe()
-  process.standardError = errors
-  try process.run()
-  // Read at once: a listing larger than a pipe holds would otherwise stop the program.
-  let text = keeping ? printed.fileHandleForReading.readDataToEndOfFile() : Data()
-  let message = errors.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else {
-    let reason = String(decoding: message, as: UTF8.self).split(separator: "\n").last ?? ""
-    throw CatalogBenchError(
-      "\(program) failed (status \(process.terminationStatus)): \(reason)"
-        + (process.terminationStatus == 127 ? " — is \(program) installed?" : ""))
-  }
-  return String(decoding: text, as: UTF8.self)
-}

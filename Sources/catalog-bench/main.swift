@@ -81,21 +81,49 @@ enum Programs {
   /// `/usr/bin/psql` is a Perl script that picks a version first, and adds its start to every
   /// run.
   static func psql() throws -> URL {
-    let pipe = Pipe()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pg_config", "--bindir"]
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let folder = String(decoding: output, as: UTF8.self).trimmingCharacters(
+    let folder = try output(of: "pg_config", ["--bindir"]).trimmingCharacters(
       in: .whitespacesAndNewlines)
     let binary = URL(fileURLWithPath: folder).appendingPathComponent("psql")
-    guard process.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: binary.path)
-    else { throw CatalogBenchError("no psql under `pg_config --bindir` ('\(folder)')") }
+    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+      throw CatalogBenchError("no psql under `pg_config --bindir` ('\(folder)')")
+    }
     return binary
   }
+}
+
+/// Runs a program found on the `PATH` to completion, its output discarded; fails with what it
+/// printed on standard error when it fails.
+func run(_ program: String, _ arguments: [String]) throws {
+  _ = try output(of: program, arguments, keeping: false)
+}
+
+/// Runs a program found on the `PATH` to completion; fails with what it printed on standard
+/// error when it fails.
+///
+/// - Returns: What it printed on standard output (nothing when not `keeping` it).
+func output(of program: String, _ arguments: [String], keeping: Bool = true) throws
+  -> String
+{
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = [program] + arguments
+  process.standardInput = FileHandle.nullDevice
+  let printed = Pipe()
+  process.standardOutput = keeping ? printed : FileHandle.nullDevice
+  let errors = Pipe()
+  process.standardError = errors
+  try process.run()
+  // Read at once: a listing larger than a pipe holds would otherwise stop the program.
+  let text = keeping ? printed.fileHandleForReading.readDataToEndOfFile() : Data()
+  let message = errors.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else {
+    let reason = String(decoding: message, as: UTF8.self).split(separator: "\n").last ?? ""
+    throw CatalogBenchError(
+      "\(program) failed (status \(process.terminationStatus)): \(reason)"
+        + (process.terminationStatus == 127 ? " — is \(program) installed?" : ""))
+  }
+  return String(decoding: text, as: UTF8.self)
 }
 
 /// The `sqlite3` script that builds the FTS5 table of a catalog database's products into the
