@@ -9,10 +9,13 @@ import PackageDescription
 /// The C++ library too: `-lstdc++` (the driver's and this one) finds first the linker script of
 /// that name in `Sources/catalog/StaticLink`, which names `libstdc++.a`, so that no process
 /// loads, relocates and initializes `libstdc++.so.6` as it starts, as much as the rest of the
-/// dynamic loading. Only the parts the runtime and ICU use are linked.
+/// dynamic loading. Only the parts the runtime and ICU use are linked. So are SQLite and zlib,
+/// whose modules' `-lsqlite3` and `-lz` find that folder's scripts first, and the unwinder
+/// (`-static-libgcc`): the loader then maps the C library and the math library alone.
 let staticFoundation: [LinkerSetting] = [
   .unsafeFlags([
-    "-static-stdlib", "-use-ld=lld", "-L\(Context.packageDirectory)/Sources/catalog/StaticLink",
+    "-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-static-libgcc",
+    "-L\(Context.packageDirectory)/Sources/catalog/StaticLink",
     "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
     "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-l_FoundationCollections",
     "-Xlinker", "-lswiftSynchronization", "-Xlinker", "-lstdc++",
@@ -39,17 +42,12 @@ let package = Package(
   ],
   targets: [
     // zlib, part of every Swift installation on Linux: PNG images, and the search index's CRC-32.
-    .systemLibrary(
-      name: "CZlib",
-      pkgConfig: "zlib",
-      providers: [.apt(["zlib1g-dev"])]
-    ),
-    // SQLite, part of the base image; the catalog database.
-    .systemLibrary(
-      name: "CSQLite",
-      pkgConfig: "sqlite3",
-      providers: [.apt(["libsqlite3-dev"])]
-    ),
+    // Found in the compiler's and linker's own search paths, as libpq and libpng are: through
+    // pkg-config, the system's library folder would come first in every link, before the
+    // folder `catalog` links SQLite and zlib from (see `staticFoundation`).
+    .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+    // SQLite, part of the base image; the catalog database. Found as zlib is.
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     // libpq, PostgreSQL's client library, part of the base image: a catalog shared on a server.
     // Its headers only (no pkg-config, which would link it): CLibPQLoader loads it with dlopen
     // when a server is first used, as what libpq links (TLS, Kerberos, LDAP) would slow every
