@@ -45,7 +45,7 @@ package struct AppPaths: Sendable, Hashable {
       catalogServer = CatalogStore.Server(
         url: url,
         schema: environment["CATALOG_SCHEMA"].flatMap { $0.isEmpty ? nil : $0 } ?? "catalog",
-        environment: environment, machine: LiveEnvironment.machineName)
+        environment: environment, machine: LiveEnvironment.machineName(in: environment))
     }
   }
 }

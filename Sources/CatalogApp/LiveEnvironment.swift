@@ -186,25 +186,29 @@ package final class LiveEnvironment: AppEnvironment {
   }
 
   /// This user on this machine, for handoffs between machines: the login name, and
-  /// ``machineName``.
+  /// ``machineName(in:)``.
   package static let handoffParty: HandoffParty = {
     let environment = ProcessInfo.processInfo.environment
     let user =
       getpwuid(getuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
       ?? environment["USER"] ?? String(getuid())
-    return HandoffParty(user: user, machine: machineName)
+    return HandoffParty(user: user, machine: machineName(in: environment))
   }()
 
   /// This machine's name among the user's machines: `CATALOG_MACHINE`, or the host name.
-  package static let machineName: String = {
-    if let machine = ProcessInfo.processInfo.environment["CATALOG_MACHINE"], !machine.isEmpty {
+  ///
+  /// - Parameter environment: The process environment, which the launch has already read
+  ///   (`ProcessInfo` would read it again, and first make its own state).
+  /// - Returns: The name.
+  package static func machineName(in environment: [String: String]) -> String {
+    if let machine = environment["CATALOG_MACHINE"], !machine.isEmpty {
       return machine
     }
     var host = [CChar](repeating: 0, count: 256)
     return gethostname(&host, host.count - 1) == 0
       ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       : "unknown"
-  }()
+  }
 
   package func handOff(
     _ activity: UserActivityRecord, from source: SceneName, to scene: SceneName
