@@ -176,9 +176,10 @@ extension PostgresCatalog {
     """
   }
 
-  /// Every write transaction notes an identifier of its own in `commits` (kept a week), by
-  /// which a write whose `COMMIT` reply was lost is found to have committed or not
-  /// (``writing(retrying:_:)``); and a change to the products or the block counts made by another
+  /// `commits`, where earlier versions of this program, which may share the server, note an
+  /// identifier of each write transaction (kept a week), by which a write whose `COMMIT` reply
+  /// was lost is found to have committed or not (this version asks the server, `txid_status`);
+  /// and a change to the products or the block counts made by another
   /// program (any session without ``writerSetting``) is counted in `foreign_changes`, by
   /// statement-level triggers (since told from this program's writes before the function is
   /// called: ``foreignChangeTriggers(_:)``); the next read of the state counts the blocks again

@@ -278,10 +278,11 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
 
   /// Runs a write transaction; the server's errors become ``CatalogError``.
   ///
-  /// The transaction notes an identifier of its own (``nextGeneration(_:change:)``). When the
-  /// connection is lost once its body has run — the server may have committed and its reply
-  /// been lost — a new connection asks whether that identifier was committed: the write then
-  /// succeeds, or is reported as not saved, or, when the server cannot be asked, as not known.
+  /// The statement that takes the next generation also returns the server's identifier of
+  /// the transaction (``nextGeneration(_:noting:)``). When the connection is lost once the body
+  /// has run — the server may have committed and its reply been lost — a new connection asks
+  /// the server what became of that transaction (``outcome(of:)``): the write then succeeds, or
+  /// is reported as not saved, or, when the server cannot say, as not known.
   ///
   /// - Parameters:
   ///   - retrying: Whether a write known not to have committed (its connection lost before
@@ -293,7 +294,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   ``CatalogError/unreachable(location:reason:)`` when it was not committed, and
   ///   ``CatalogError/outcomeUnknown(location:reason:)`` when that cannot be found out.
   private func writing<Result>(
-    retrying: Bool = false, _ body: (PostgresConnection, _ change: UUID) throws -> Result
+    retrying: Bool = false, _ body: (PostgresConnection, WriteIdentity) throws -> Result
   ) throws -> Result {
     try writing(retrying: retrying, thenReadingState: false, body).result
   }
@@ -305,12 +306,12 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   ///   out by asking again, or the state was not asked for.
   private func writing<Result>(
     retrying: Bool = false, thenReadingState readsState: Bool,
-    _ body: (PostgresConnection, _ change: UUID) throws -> Result
+    _ body: (PostgresConnection, WriteIdentity) throws -> Result
   ) throws -> (result: Result, read: PostgresResult?) {
     var attemptsLeft = retrying ? 2 : 1
     while true {
       attemptsLeft -= 1
-      let change = UUID()
+      let identity = WriteIdentity()
       var computed: Result?
       do {
         return try using { connection in
@@ -318,7 +319,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
             thenRunning: readsState ? [(stateQuery, [])] : [],
             preparingFirstAs: readsState ? Self.stateName : nil
           ) {
-            let result = try body(connection, change)
+            let result = try body(connection, identity)
             computed = result
             return result
           }
@@ -329,14 +330,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
           throw CatalogError.cannotWrite(path: location, reason: error.message)
         }
         // A body that did not finish never sent `COMMIT`.
-        let committed =
-          computed == nil
-          ? false
-          : try? using { connection in
-            try connection.execute(
-              "SELECT 1 FROM \(schema).commits WHERE id = $1", [change.uuidString]
-            ).count == 1
-          }
+        let committed = computed == nil ? false : outcome(of: identity)
         switch committed {
         case true?: if let computed { return (computed, nil) }
         case false? where attemptsLeft > 0: continue
@@ -346,6 +340,31 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         throw CatalogError.unreachable(location: location, reason: error.message)
       }
     }
+  }
+
+  /// Whether a write transaction whose connection was lost committed, as the server says on a
+  /// new connection: nil when it cannot be asked, or cannot tell. A transaction the server is
+  /// still ending (its session has yet to see the connection gone) is asked about again, for
+  /// up to about two seconds.
+  ///
+  /// - Parameter identity: The transaction.
+  /// - Returns: true when it committed, false when it was rolled back, nil when not known.
+  private func outcome(of identity: WriteIdentity) -> Bool? {
+    guard let transaction = identity.transaction else { return nil }
+    for attempt in 0..<100 {
+      if attempt > 0 { usleep(20_000) }
+      let status = try? using { connection in
+        try connection.execute("SELECT txid_status($1::bigint)", [String(transaction)])
+      }
+      guard let status, status.count == 1 else { return nil }
+      switch status.text(0, 0) {
+      case "committed": return true
+      case "aborted": return false
+      case "in progress": continue
+      default: return nil
+      }
+    }
+    return nil
   }
 
   // MARK: - State
@@ -1163,40 +1182,29 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   // MARK: - Writing
 
   /// Takes the next generation, the row every writer takes first; in a write transaction,
-  /// notes its identifier in `commits` in the same statement (and forgets those older than a
-  /// week), so that whether it committed can be asked after a lost reply.
-  private func nextGeneration(_ connection: PostgresConnection, change: UUID? = nil) throws
-    -> Int
-  {
-    let (sql, parameters) = nextGenerationStatement(change: change)
-    return try connection.execute(sql, parameters).integer ?? 0
+  /// notes the server's identifier of the transaction, by which whether it committed can be
+  /// asked after a lost reply (``outcome(of:)``).
+  private func nextGeneration(
+    _ connection: PostgresConnection, noting identity: WriteIdentity? = nil
+  ) throws -> Int {
+    let taken = try connection.execute(nextGenerationStatement)
+    identity?.note(taken)
+    return taken.integer ?? 0
   }
 
-  /// The statement that takes the next generation, noting a transaction's identifier in
-  /// `commits`. A transaction whose generation is likely a multiple of 64 (the one after the
-  /// last read) also forgets the identifiers older than a week: a new session's first
-  /// statement on the table is planned from scratch, which the deletion would cost every
-  /// write, while the table stays about a week's writes long either way.
-  private func nextGenerationStatement(change: UUID?) -> (sql: String, parameters: [String?]) {
-    let next =
-      "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value"
-    guard let change else { return (next, []) }
-    let likely = shared.withLock { shared in shared.cached.generation } &+ 1
-    let forgets =
-      likely % 64 == 0
-      ? ",\n  forgotten AS (DELETE FROM \(schema).commits WHERE at < now() - interval '7 days')"
-      : ""
-    return (
-      "WITH noted AS (INSERT INTO \(schema).commits(id) VALUES ($1::uuid))\(forgets)\n\(next)",
-      [change.uuidString]
-    )
+  /// The statement that takes the next generation, and says the transaction's identifier.
+  /// The schema's `commits` table, where earlier versions sharing the server note their writes
+  /// for the same question, is not written: a new session's first statement on a table and
+  /// its indexes costs the server more than the question does.
+  private var nextGenerationStatement: String {
+    "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value, txid_current()"
   }
 
   package func apply(_ changes: [CatalogChange]) throws {
     // The state as the write left it, read in the round trip of its `COMMIT`.
     let (saved, read) = try writing(retrying: true, thenReadingState: true) {
-      connection, change in
-      try Transaction(catalog: self, connection: connection, change: change).apply(changes)
+      connection, identity in
+      try Transaction(catalog: self, connection: connection, identity: identity).apply(changes)
     }
     guard let read else {
       try refresh()
@@ -1221,12 +1229,12 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   fileprivate struct Transaction: CatalogTransaction {
     let catalog: PostgresCatalog
     let connection: PostgresConnection
-    /// The identifier the transaction notes in `commits`.
-    let change: UUID
+    /// The transaction's identifier, noted as it takes the next generation.
+    let identity: WriteIdentity
     var schema: String { catalog.schema }
 
     func nextGeneration() throws -> Int {
-      try catalog.nextGeneration(connection, change: change)
+      try catalog.nextGeneration(connection, noting: identity)
     }
 
     func lockedProduct(_ identifier: UUID) throws -> Product? {
@@ -1243,12 +1251,13 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       // In one round trip (with `BEGIN`), the generation row first, as every writer takes it.
       let keys = PostgresCatalog.arrayLiteral(identifiers.map(\.canonicalText))
       let results = try connection.execute(together: [
-        catalog.nextGenerationStatement(change: change),
+        (catalog.nextGenerationStatement, []),
         (
           "SELECT \(PostgresCatalog.columns) FROM \(schema).products WHERE identifier = ANY($1::text[]) FOR UPDATE",
           [keys]
         ),
       ])
+      identity.note(results[0])
       var products: [UUID: Product] = [:]
       for row in 0..<results[1].count {
         if let product = catalog.shown(results[1], row) { products[product.identifier] = product }
@@ -1358,8 +1367,8 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     _ products: some ProductSequence, seeding: CatalogSeeding?, options: ImportOptions,
     madeIdentifiers: () -> [UUID], progress: (ImportStage) throws -> Void
   ) throws -> CatalogImportSummary {
-    let summary = try writing { connection, change in
-      let generation = try nextGeneration(connection, change: change)
+    let summary = try writing { connection, identity in
+      let generation = try nextGeneration(connection, noting: identity)
       try connection.run(
         "CREATE TEMP TABLE import_staging(record bigint NOT NULL, identifier text NOT NULL, name text NOT NULL, folded_name text COLLATE \"C\" NOT NULL, image_name text NOT NULL, year bigint NOT NULL, price_cents bigint NOT NULL, keywords text NOT NULL, changed bigint NOT NULL, image_directory text) ON COMMIT DROP"
       )
@@ -1374,7 +1383,7 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
         }
       }
       try progress(.saving(records: read))
-      let summary = try Transaction(catalog: self, connection: connection, change: change)
+      let summary = try Transaction(catalog: self, connection: connection, identity: identity)
         .mergeStaged(
           read: read, generation: generation, seeding: seeding, options: options,
           madeIdentifiers: madeIdentifiers)
@@ -1386,6 +1395,20 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     try refresh()
     return summary
+  }
+}
+
+/// The server's identifier of a write transaction, noted as the transaction takes the next
+/// generation: by it, whether the transaction committed is asked after its connection was lost.
+private final class WriteIdentity {
+  /// The transaction's identifier (`txid_current()`); nil until noted.
+  private(set) var transaction: Int?
+
+  /// Notes the identifier that the statement taking the next generation returned.
+  ///
+  /// - Parameter taken: That statement's result.
+  func note(_ taken: PostgresResult) {
+    transaction = taken.integer(0, 1)
   }
 }
 
