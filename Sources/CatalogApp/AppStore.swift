@@ -500,10 +500,13 @@ package final class AppStore {
       environment.bringToFront(new.activeSceneName)
       return notes
     }
-    let (catalog, saveNotes) = try save.perform(
-      scenes: sessions, catalog: environment.catalog,
-      activities: CatalogActivityHistory(writer: environment.historyWriter, catalog: new.catalog),
-      effects: effects)
+    let (catalog, saveNotes) = try withoutActuallyEscaping(effects) { effects in
+      try save.perform(
+        scenes: sessions, catalog: environment.catalog,
+        activities: CatalogActivityHistory(
+          writer: environment.historyWriter, catalog: new.catalog),
+        effects: reachesOutside ? effects : nil)
+    }
     deferred = nil
     if save.activating != nil { frontToRecord = nil }
     notes += saveNotes

@@ -41,22 +41,37 @@ package final class CatalogSession {
   /// Saves catalog changes durably in one transaction, each edit merged with what other
   /// processes saved meanwhile.
   ///
-  /// - Parameter changes: The changes.
+  /// - Parameters:
+  ///   - changes: The changes.
+  ///   - meanwhile: Work that must be done before the transaction commits, done once: while the
+  ///     first request waits on a server, before the transaction on a file.
   /// - Returns: The catalog as saved.
-  /// - Throws: A `CatalogError`; the catalog is then as it was.
-  package func save(_ changes: [CatalogChange]) throws -> Catalog {
+  /// - Throws: A `CatalogError`, or what `meanwhile` throws; the catalog is then as it was.
+  package func save(
+    _ changes: [CatalogChange], whileWriting meanwhile: () throws -> Void = {}
+  ) throws -> Catalog {
     guard let database, readOnlyReason == nil else {
       throw CatalogError.catalogReadOnly(
         path: store.location, reason: readOnlyReason ?? "it cannot be opened")
     }
+    var meanwhileFailed = false
     do {
-      try database.apply(changes)
-    } catch CatalogError.damaged(let reason) {
-      asksNextRefresh = true
-      readOnlyReason = reason
-      throw CatalogError.catalogReadOnly(path: store.location, reason: reason)
+      try database.apply(changes) {
+        do {
+          try meanwhile()
+        } catch {
+          meanwhileFailed = true
+          throw error
+        }
+      }
     } catch {
+      // The caller's work failed, not the catalog.
+      if meanwhileFailed { throw error }
       asksNextRefresh = true
+      if case CatalogError.damaged(let reason) = error {
+        readOnlyReason = reason
+        throw CatalogError.catalogReadOnly(path: store.location, reason: reason)
+      }
       throw error
     }
     return Catalog(source: database)

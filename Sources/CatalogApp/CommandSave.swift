@@ -50,10 +50,14 @@ package protocol SceneFileWriting {
 package protocol CatalogWriting {
   /// Saves changes durably in one transaction.
   ///
-  /// - Parameter changes: The changes.
+  /// - Parameters:
+  ///   - changes: The changes.
+  ///   - meanwhile: Work that must be done before the transaction commits, done once: while
+  ///     the first request waits on a server, before the transaction on a file.
   /// - Returns: The catalog as saved.
-  /// - Throws: What saving throws; the catalog is then as it was.
-  func save(_ changes: [CatalogChange]) throws -> Catalog
+  /// - Throws: What saving throws, or what `meanwhile` throws; the catalog is then as it was.
+  func save(_ changes: [CatalogChange], whileWriting meanwhile: () throws -> Void) throws
+    -> Catalog
 }
 
 /// The activity history, where the activities scene files keep pending go in batches.
@@ -81,7 +85,9 @@ package protocol ActivityRecording {
 ///    history first, as is that of a scene whose file the command removes;
 /// 2. the scene and session files are written and flushed beside the old ones (a full disk
 ///    stops the command here, before anything changed); the scenes they need were claimed
-///    before (``AppStore``);
+///    before (``AppStore``). A command without effects outside the process writes them while
+///    the catalog's first request waits on its server, in the catalog's transaction, which
+///    their failure rolls back;
 /// 3. the command's effects on other processes and machines run (forgetting activities,
 ///    handing off, publishing for the user's other machines);
 /// 4. the catalog commits, and the deleted products' activities go with them;
@@ -145,25 +151,37 @@ package struct CommandSave {
   ///   - writer: Where scene and session files go.
   ///   - catalog: Where the catalog changes go.
   ///   - activities: The history, where pending activities go in batches.
-  ///   - effects: The command's effects, run once the files are written and before anything is
-  ///     put in place.
+  ///   - effects: The command's effects outside the process, run once the files are written
+  ///     and before anything is put in place; nil for none.
   /// - Returns: The catalog as saved (nil when it did not change), and notes for the user.
   /// - Throws: A step's error; the steps after it did not happen.
   package func perform<Scenes: SceneFileWriting>(
     scenes writer: Scenes, catalog: some CatalogWriting, activities: some ActivityRecording,
-    effects: () throws -> Void = {}
+    effects: (() throws -> Void)? = nil
   ) throws -> (catalog: Catalog?, notes: [String]) {
     var notes: [String] = []
     let pending = pendingLists(in: writer, history: activities, notes: &notes)
-    let (prepared, prepareNotes) = try writer.prepareFiles(
-      saving: scenes, session: session, closing: closing,
-      flushingInBackground: !catalogChanges.isEmpty, pendingActivities: pending,
-      activating: activating)
-    notes += prepareNotes
-    try effects()
+    var prepared: Scenes.Prepared?
+    func prepare() throws -> Scenes.Prepared {
+      let (files, prepareNotes) = try writer.prepareFiles(
+        saving: scenes, session: session, closing: closing,
+        flushingInBackground: !catalogChanges.isEmpty, pendingActivities: pending,
+        activating: activating)
+      notes += prepareNotes
+      prepared = files
+      return files
+    }
+    if catalogChanges.isEmpty || effects != nil {
+      _ = try prepare()
+      try effects?()
+    }
     var saved: Catalog?
     if !catalogChanges.isEmpty {
-      saved = try catalog.save(catalogChanges)
+      // Without effects, the files are written while the catalog's first request waits on its
+      // server: the wait and the work overlap.
+      saved = try catalog.save(catalogChanges) {
+        if prepared == nil { _ = try prepare() }
+      }
       // A deleted product's saved activities go with it, as
       // `CSSearchableIndex.deleteSearchableItems` removes its items.
       let deleted = catalogChanges.compactMap { change -> String? in
@@ -179,7 +197,8 @@ package struct CommandSave {
         }
       }
     }
-    try writer.putInPlace(prepared)
+    // A catalog that did not do the work before committing still has it done now.
+    try writer.putInPlace(try prepared ?? prepare())
     return (saved, notes)
   }
 

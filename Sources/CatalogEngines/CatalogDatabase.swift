@@ -819,10 +819,17 @@ package final class CatalogDatabase: CatalogStorage, Sendable {
   /// Applies catalog changes in one transaction: each edit to its product as saved now, so that
   /// what other processes saved meanwhile is kept.
   ///
-  /// - Parameter changes: The changes.
-  /// - Throws: A ``CatalogError`` (a conflict, a product another process removed) or a
-  ///   ``CatalogError``; the database is then as it was.
-  package func apply(_ changes: [CatalogChange]) throws {
+  /// - Parameters:
+  ///   - changes: The changes.
+  ///   - meanwhile: Work to do first, before the transaction begins.
+  /// - Throws: A ``CatalogError`` (a conflict, a product another process removed), or what
+  ///   `meanwhile` throws; the database is then as it was.
+  package func apply(_ changes: [CatalogChange], whileWriting meanwhile: () throws -> Void)
+    throws
+  {
+    // Before the transaction: a file's write waits on nothing another could overlap, and the
+    // work keeps no other process waiting for the write lock.
+    try meanwhile()
     let state = try writing { database in
       try Transaction(database: database, numbering: numbering).apply(changes)
       // The state as the commit leaves it, read in its transaction: this connection's own

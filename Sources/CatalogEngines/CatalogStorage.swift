@@ -34,8 +34,13 @@ package protocol CatalogStorage: CatalogSource {
   /// Applies changes in one transaction: each edit to its product as saved now, so that what
   /// other processes saved meanwhile is kept, and a field both changed is a conflict.
   ///
-  /// - Throws: A ``CatalogError``; the catalog is then as it was.
-  func apply(_ changes: [CatalogChange]) throws
+  /// - Parameters:
+  ///   - changes: The changes.
+  ///   - meanwhile: Work of the caller's that must be done before the transaction commits,
+  ///     done once: while the first request waits on a server, first on a file. What it throws
+  ///     rolls the transaction back and is thrown.
+  /// - Throws: A ``CatalogError``, or what `meanwhile` throws; the catalog is then as it was.
+  func apply(_ changes: [CatalogChange], whileWriting meanwhile: () throws -> Void) throws
 
   /// Imports products in one transaction: new identifiers are appended in order, existing ones
   /// replaced in place; all or nothing.
@@ -93,6 +98,15 @@ extension CatalogStorage {
   @discardableResult
   package func refresh() throws -> Bool {
     try refresh(readingAhead: CatalogReadAhead())
+  }
+
+  /// Applies changes in one transaction, with nothing to do meanwhile
+  /// (``apply(_:whileWriting:)``).
+  ///
+  /// - Parameter changes: The changes.
+  /// - Throws: A ``CatalogError``; the catalog is then as it was.
+  package func apply(_ changes: [CatalogChange]) throws {
+    try apply(changes, whileWriting: {})
   }
 }
 

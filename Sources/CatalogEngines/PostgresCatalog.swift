@@ -1184,10 +1184,21 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
   /// Takes the next generation, the row every writer takes first; in a write transaction,
   /// notes the server's identifier of the transaction, by which whether it committed can be
   /// asked after a lost reply (``outcome(of:)``).
+  ///
+  /// - Parameters:
+  ///   - connection: The connection, in a transaction.
+  ///   - identity: Where a write transaction notes its identifier; nil for none.
+  ///   - waiting: Work to do while the server takes the generation; none by default.
+  /// - Returns: The generation.
+  /// - Throws: ``PostgresError``, or what `waiting` threw.
   private func nextGeneration(
-    _ connection: PostgresConnection, noting identity: WriteIdentity? = nil
+    _ connection: PostgresConnection, noting identity: WriteIdentity? = nil,
+    whileWaiting waiting: WaitingWork? = nil
   ) throws -> Int {
-    let taken = try connection.execute(nextGenerationStatement)
+    let taken = try connection.execute(
+      together: [(nextGenerationStatement, [])], preparingFirstAs: nil,
+      whileWaiting: { waiting?.run() })[0]
+    try waiting?.check()
     identity?.note(taken)
     return taken.integer ?? 0
   }
@@ -1200,11 +1211,23 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     "UPDATE \(schema).info SET value = value + 1 WHERE key = 'generation' RETURNING value, txid_current()"
   }
 
-  package func apply(_ changes: [CatalogChange]) throws {
-    // The state as the write left it, read in the round trip of its `COMMIT`.
-    let (saved, read) = try writing(retrying: true, thenReadingState: true) {
-      connection, identity in
-      try Transaction(catalog: self, connection: connection, identity: identity).apply(changes)
+  package func apply(_ changes: [CatalogChange], whileWriting meanwhile: () throws -> Void)
+    throws
+  {
+    // The state as the write left it, read in the round trip of its `COMMIT`; the caller's
+    // work done while the first request waits on the server, once, whatever is tried again.
+    let (saved, read) = try withoutActuallyEscaping(meanwhile) { meanwhile in
+      let waiting = WaitingWork(meanwhile)
+      let written = try writing(retrying: true, thenReadingState: true) { connection, identity in
+        try Transaction(
+          catalog: self, connection: connection, identity: identity, waiting: waiting
+        ).apply(changes)
+      }
+      // Every write takes the generation first, with the work; were it not done, it is not
+      // skipped.
+      waiting.run()
+      try waiting.check()
+      return written
     }
     guard let read else {
       try refresh()
@@ -1231,10 +1254,12 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     let connection: PostgresConnection
     /// The transaction's identifier, noted as it takes the next generation.
     let identity: WriteIdentity
+    /// The caller's work, done while the first request (the generation's) waits on the server.
+    var waiting: WaitingWork?
     var schema: String { catalog.schema }
 
     func nextGeneration() throws -> Int {
-      try catalog.nextGeneration(connection, noting: identity)
+      try catalog.nextGeneration(connection, noting: identity, whileWaiting: waiting)
     }
 
     func lockedProduct(_ identifier: UUID) throws -> Product? {
@@ -1250,13 +1275,15 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
       guard !identifiers.isEmpty else { return (try nextGeneration(), [:]) }
       // In one round trip (with `BEGIN`), the generation row first, as every writer takes it.
       let keys = PostgresCatalog.arrayLiteral(identifiers.map(\.canonicalText))
-      let results = try connection.execute(together: [
-        (catalog.nextGenerationStatement, []),
-        (
-          "SELECT \(PostgresCatalog.columns) FROM \(schema).products WHERE identifier = ANY($1::text[]) FOR UPDATE",
-          [keys]
-        ),
-      ])
+      let results = try connection.execute(
+        together: [
+          (catalog.nextGenerationStatement, []),
+          (
+            "SELECT \(PostgresCatalog.columns) FROM \(schema).products WHERE identifier = ANY($1::text[]) FOR UPDATE",
+            [keys]
+          ),
+        ], preparingFirstAs: nil, whileWaiting: { waiting?.run() })
+      try waiting?.check()
       identity.note(results[0])
       var products: [UUID: Product] = [:]
       for row in 0..<results[1].count {
@@ -1395,6 +1422,38 @@ package final class PostgresCatalog: CatalogStorage, @unchecked Sendable {
     }
     try refresh()
     return summary
+  }
+}
+
+/// Work a write does once while its first request waits on the server, whatever attempt that
+/// is; what it throws is kept, to be thrown once the request is answered.
+private final class WaitingWork {
+  private var work: (() throws -> Void)?
+  private var failure: (any Error)?
+
+  /// Keeps work to do.
+  ///
+  /// - Parameter work: The work.
+  init(_ work: @escaping () throws -> Void) {
+    self.work = work
+  }
+
+  /// Does the work, the first time only.
+  func run() {
+    guard let work else { return }
+    self.work = nil
+    do {
+      try work()
+    } catch {
+      failure = error
+    }
+  }
+
+  /// Throws what the work threw.
+  ///
+  /// - Throws: The work's error, if it threw one.
+  func check() throws {
+    if let failure { throw failure }
   }
 }
 

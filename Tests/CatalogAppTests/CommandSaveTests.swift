@@ -25,6 +25,9 @@ import Testing
     var pendingLists: [String: [PendingActivity]] = [:]
     var written: [String: [PendingActivity]] = [:]
     var saved: [PendingActivity] = []
+    /// Whether the catalog's save is under way, and whether the files were written during it.
+    var isSaving = false
+    var preparedWhileSaving = false
 
     func run(_ step: Step) throws {
       if failing == step { throw Failure() }
@@ -41,6 +44,7 @@ import Testing
       activating: (scene: SceneName, date: Date)?
     ) throws -> (prepared: [SceneName], notes: [String]) {
       try world.run(.prepare)
+      world.preparedWhileSaving = world.isSaving
       world.written = pendingActivities
       return (scenes.map(\.name), [])
     }
@@ -57,7 +61,12 @@ import Testing
   struct CatalogFake: CatalogWriting {
     let world: World
 
-    func save(_ changes: [CatalogChange]) throws -> Catalog {
+    func save(_ changes: [CatalogChange], whileWriting meanwhile: () throws -> Void) throws
+      -> Catalog
+    {
+      world.isSaving = true
+      defer { world.isSaving = false }
+      try meanwhile()
       try world.run(.catalog)
       return Catalog(Array(bundledProducts.prefix(2)))
     }
@@ -114,6 +123,7 @@ import Testing
     let world = World()
     let saved = try perform(save, in: world)
     #expect(world.log == [.prepare, .effects, .catalog, .forget, .rename])
+    #expect(!world.preparedWhileSaving)
     #expect(saved.catalog?.count == 2)
     #expect(saved.notes.isEmpty)
     // The activity waits in its scene's file for the next batch.
@@ -133,6 +143,31 @@ import Testing
     let saved = try perform(save, in: world)
     #expect(world.log == [.prepare, .effects, .rename])
     #expect(saved.catalog == nil)
+  }
+
+  /// A command without effects outside the process has its files written while the catalog
+  /// writes (its first request waiting on a server), before it commits.
+  @Test func withoutEffectsTheFilesAreWrittenWhileTheCatalogWrites() throws {
+    let world = World()
+    let saved = try save.perform(
+      scenes: Scenes(world: world), catalog: CatalogFake(world: world),
+      activities: Activities(world: world))
+    #expect(world.log == [.prepare, .catalog, .forget, .rename])
+    #expect(world.preparedWhileSaving)
+    #expect(saved.catalog?.count == 2)
+  }
+
+  /// Files that cannot be written while the catalog writes stop the save before it commits:
+  /// nothing changed.
+  @Test func filesThatCannotBeWrittenWhileTheCatalogWritesCommitNothing() throws {
+    let world = World()
+    world.failing = .prepare
+    #expect(throws: Failure.self) {
+      try save.perform(
+        scenes: Scenes(world: world), catalog: CatalogFake(world: world),
+        activities: Activities(world: world))
+    }
+    #expect(world.log.isEmpty)
   }
 
   @Test(arguments: [Step.prepare, .effects, .catalog, .rename])
