@@ -47,7 +47,7 @@ import StateRestoration
 /// the catalog's next command counts again.
 func scaleBenchmark() throws {
   let runs = option("--runs", default: 3)
-  let edits = option("--edits", default: 15)
+  let edits = option("--edits", default: 41)
   let viewed = option("--history", default: 1000)
   let (catalog, hello, sqlite3) = (Programs.catalog, Programs.hello, Programs.sqlite3)
   let root = temporaryDirectory()
