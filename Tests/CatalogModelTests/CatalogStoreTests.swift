@@ -89,6 +89,24 @@ import Testing
     #expect(second.product(number: 1)?.name == "Ginger Root")
   }
 
+  /// The work a save does before it writes (the scene files) runs once, before the
+  /// transaction; what it throws leaves the file as it was.
+  @Test func workBeforeWritingRunsOnceAndItsFailureWritesNothing() throws {
+    let temporary = TemporaryDirectory()
+    let store = CatalogStore(directoryPath: temporary.path, seedPath: seed)
+    let catalog = try #require(try store.load().database)
+    let mango = try #require(catalog.product(number: 7))
+    struct Refused: Error {}
+    #expect(throws: Refused.self) {
+      try catalog.apply([edit(mango) { $0.price = Price(cents: 1) }]) { throw Refused() }
+    }
+    #expect(try #require(try store.load().database).product(number: 7)?.price == mango.price)
+    var runs = 0
+    try catalog.apply([edit(mango) { $0.price = Price(cents: 799) }]) { runs += 1 }
+    #expect(runs == 1)
+    #expect(try #require(try store.load().database).product(number: 7)?.price == Price(cents: 799))
+  }
+
   @Test func anotherProcesssChangeToTheSameFieldIsRefusedWithBothValues() throws {
     let temporary = TemporaryDirectory()
     let database = try #require(

@@ -130,6 +130,40 @@ import Testing
     #expect(catalog.number(of: products[4].identifier) == 4)
   }
 
+  /// The work a save does while its first request waits on the server (the scene files) runs
+  /// once, within that round trip, before the edit commits; what it throws rolls the edit back.
+  @Test func workWhileWritingRunsOnceBeforeTheCommitAndItsFailureCommitsNothing() throws {
+    let products = (1...4).map { numberedProduct($0) }
+    let address = try catalogOnNewDatabase(products: products)
+    let catalog = try PostgresCatalog(address: address)
+    let other = try PostgresCatalog(address: address)
+    func priced(_ cents: Int) -> CatalogChange {
+      var edited = ProductFields(products[1])
+      edited.price = Price(cents: cents)
+      return .edit(
+        ProductChange(
+          identifier: products[1].identifier, base: ProductFields(products[1]), edited: edited))
+    }
+    struct Refused: Error {}
+    #expect(throws: Refused.self) { try catalog.apply([priced(1_234)]) { throw Refused() } }
+    #expect(try !other.refresh())
+    #expect(other.product(number: 2)?.price == products[1].price)
+
+    var runs = 0
+    var seenMeanwhile: Price?
+    let before = catalog.roundTrips
+    try catalog.apply([priced(4_321)]) {
+      runs += 1
+      _ = try? other.refresh()
+      seenMeanwhile = other.product(number: 2)?.price
+    }
+    #expect(runs == 1)
+    #expect(seenMeanwhile == products[1].price)
+    #expect(catalog.roundTrips == before + 2)
+    #expect(try other.refresh())
+    #expect(other.product(number: 2)?.price == Price(cents: 4_321))
+  }
+
   /// A saved edit takes two round trips: `BEGIN` with the generation and the product as
   /// saved, then the update with `COMMIT` and the state after it; the product as saved is then
   /// known without asking. An edit another connection made meanwhile to another field is kept,
