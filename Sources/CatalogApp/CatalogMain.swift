@@ -41,6 +41,21 @@ package enum CatalogMain {
     } catch {
       return ExitStatus.usage
     }
+    // What touches no directory is answered before the directories are resolved: without
+    // HOME or XDG variables, `--version` and `--help` still answer.
+    switch options.action {
+    case .help:
+      output.line(CommandLineOptions.usage)
+      return ExitStatus.success
+    case .completionScript(let shell):
+      output.write(CompletionScripts.script(for: shell) ?? "")
+      return ExitStatus.success
+    case .version:
+      output.line("catalog \(version)")
+      return ExitStatus.success
+    default:
+      break
+    }
     // A script (the REPL reading a file or a pipe) gets no colour unless asked for.
     let isScript = options.action == .repl() && isatty(0) != 1
     let presentation = Presentation.resolve(
@@ -62,17 +77,10 @@ package enum CatalogMain {
         stateDirectory: options.stateDirectory, dataDirectory: options.dataDirectory,
         catalogURL: options.catalogURL, environment: environment)
       switch options.action {
-      case .help:
-        output.line(CommandLineOptions.usage)
-        return ExitStatus.success
-      case .completionScript(let shell):
-        output.write(CompletionScripts.script(for: shell) ?? "")
-        return ExitStatus.success
+      case .help, .completionScript, .version:
+        return ExitStatus.success  // answered above
       case .completions(let word, let line):
         return completions(of: word, in: line, environment: environment)
-      case .version:
-        output.line("catalog \(version)")
-        return ExitStatus.success
       case .state(let json):
         let snapshot = try StateSnapshot(paths: paths)
         for warning in snapshot.warnings { report.warning(warning) }

@@ -263,4 +263,23 @@ import Testing
     let version = try sandbox.run(["--version"])
     #expect(version.status == 0 && version.output.hasPrefix("catalog "))
   }
+
+  /// What needs no directory answers without HOME or XDG variables to find them by.
+  @Test(arguments: [["--version"], ["--help"], ["--generate-completion-script", "bash"]])
+  func answersThatNeedNoDirectoryNeedNoHome(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = CatalogSandbox.executable
+    process.arguments = arguments
+    process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"]
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let printed = output.fileHandleForReading.readDataToEndOfFile()
+    let complaints = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(String(decoding: complaints, as: UTF8.self))")
+    #expect(!printed.isEmpty && complaints.isEmpty)
+  }
 }
