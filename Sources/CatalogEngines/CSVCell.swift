@@ -2,6 +2,10 @@ import CatalogModel
 import StateRestoration
 import SystemSupport
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// How a text cell of a CSV export is written so that an import reads back the very same text,
 /// and so that a spreadsheet opening the file never runs one as a formula.
 package enum CSVCell {
@@ -57,15 +61,21 @@ package enum CSVCell {
   /// each is not empty and holds no `;`, neither of its ends is a space (as the importer's
   /// trimming counts spaces), and the first does not begin with `[`.
   static func isPlainList(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard bytes.first != UInt8(ascii: "[") else { return false }
+    guard let base = bytes.baseAddress, bytes.first != UInt8(ascii: "["),
+      memchr(base, Int32(UInt8(ascii: ";")), bytes.count) == nil
+    else { return false }
     var start = 0
-    for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x1F {
-      guard start < index, !isSpace(startingAt: start, in: bytes),
-        !isSpace(endingAt: index, after: start, in: bytes)
+    while true {
+      let end =
+        memchr(base + start, 0x1F, bytes.count - start).map {
+          UnsafeRawPointer($0) - UnsafeRawPointer(base)
+        } ?? bytes.count
+      guard start < end, !isSpace(startingAt: start, in: bytes),
+        !isSpace(endingAt: end, after: start, in: bytes)
       else { return false }
-      start = index + 1
+      guard end < bytes.count else { return true }
+      start = end + 1
     }
-    return !bytes.contains(UInt8(ascii: ";"))
   }
 
   /// Whether the character starting at an offset of UTF-8 bytes is a space.
@@ -73,8 +83,13 @@ package enum CSVCell {
     -> Bool
   {
     let lead = bytes[offset]
-    guard lead >= 0x80 else { return Unicode.Scalar(lead).isSpace }
-    let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+    // Only these lead bytes begin a space (U+00A0, U+1680, U+2000–U+205F, U+3000).
+    switch lead {
+    case 0..<0x80: return Unicode.Scalar(lead).isSpace
+    case 0xC2, 0xE1, 0xE2, 0xE3: break
+    default: return false
+    }
+    let length = lead >= 0xE0 ? 3 : 2
     guard offset + length <= bytes.count else { return true }
     var value = UInt32(lead) & (0x7F >> length)
     for index in offset + 1..<offset + length { value = value << 6 | UInt32(bytes[index] & 0x3F) }

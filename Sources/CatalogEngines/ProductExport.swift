@@ -84,8 +84,8 @@ package enum ProductExport {
     var output = Output(
       descriptor: descriptor, path: path, directory: directory, format: format,
       forSpreadsheets: byteOrderMark)
-    if byteOrderMark { output.append("\u{FEFF}") }
-    output.append(format == .json ? "[" : csvHeader + "\r\n")
+    if byteOrderMark { output.appendText("\u{FEFF}") }
+    output.appendText(format == .json ? "[" : csvHeader + "\r\n")
     var summary = Summary()
     try catalog.source.forEachRecord { _, record in
       // One access to the output a row: its own methods write the row.
@@ -98,8 +98,9 @@ package enum ProductExport {
     return summary
   }
 
-  /// Products on their way to a file descriptor, as JSON or CSV.
-  private struct Output {
+  /// Products on their way to a file descriptor, as JSON or CSV: written into a buffer of its
+  /// own, each field's room made once, and flushed every 64 KiB.
+  private struct Output: ~Copyable {
     let descriptor: Int32
     let path: String
     /// The directory relative picture names are written relative to.
@@ -107,15 +108,18 @@ package enum ProductExport {
     let format: Format
     /// Whether cells that would read as formulas are marked.
     let forSpreadsheets: Bool
-    var bytes: [UInt8] = []
+    private var buffer: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
 
     init(
       descriptor: Int32, path: String, directory: String, format: Format, forSpreadsheets: Bool
     ) {
       (self.descriptor, self.path, self.directory) = (descriptor, path, directory)
       (self.format, self.forSpreadsheets) = (format, forSpreadsheets)
-      bytes.reserveCapacity(1 << 17)
+      buffer = .allocate(capacity: 1 << 17)
     }
+
+    deinit { buffer.deallocate() }
 
     /// Writes one product, after a separator unless it is the first; flushes every 64 KiB.
     mutating func write(_ record: ProductRecord, first: Bool) throws {
@@ -126,7 +130,7 @@ package enum ProductExport {
         appendCSV(
           identifier: row.identifier, name: row.name, imageName: row.imageName, year: row.year,
           cents: row.cents, keywords: row.keywords)
-      case (.product(let product), .json): append(json(product, directory: directory))
+      case (.product(let product), .json): appendText(json(product, directory: directory))
       case (.product(let product), .csv):
         var identifier = product.identifier.uuidString
         var name = product.name
@@ -144,19 +148,54 @@ package enum ProductExport {
           }
         }
       }
-      if bytes.count > 1 << 16 { try flush() }
+      if count > 1 << 16 { try flush() }
     }
 
-    mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+      guard buffer.count - count < extra else { return }
+      let larger = UnsafeMutableBufferPointer<UInt8>.allocate(
+        capacity: max(buffer.count * 2, count + extra))
+      _ = larger.initialize(fromContentsOf: buffer[..<count])
+      buffer.deallocate()
+      buffer = larger
+    }
+
+    /// One byte, where room was made for it.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+      buffer[count] = byte
+      count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+      reserve(bytes.count)
+      guard let source = bytes.baseAddress, let end = buffer.baseAddress else { return }
+      (end + count).update(from: source, count: bytes.count)
+      count += bytes.count
+    }
+
+    mutating func appendText(_ text: String) {
+      var text = text
+      text.withUTF8 { append($0) }
+    }
 
     mutating func append(_ text: StaticString) {
-      text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+      text.withUTF8Buffer { append($0) }
+    }
+
+    /// One byte.
+    mutating func append(_ byte: UInt8) {
+      reserve(1)
+      put(byte)
     }
 
     /// A number's decimal digits, written in place: from the last back into a buffer on the
     /// stack, then copied at once.
     mutating func append(_ number: Int) {
-      if number < 0 { bytes.append(UInt8(ascii: "-")) }
+      reserve(20)
+      if number < 0 { put(UInt8(ascii: "-")) }
       withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
         var start = 20
         var rest = number.magnitude
@@ -165,48 +204,54 @@ package enum ProductExport {
           digits[start] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
           rest /= 10
         } while rest > 0
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        append(UnsafeBufferPointer(rebasing: digits[start...]))
       }
     }
 
     /// A price in cents as the importer reads it (``Price/plainText``).
     mutating func appendPrice(_ cents: Int) {
-      var text = Price(cents: cents).plainText
-      text.withUTF8 { bytes.append(contentsOf: $0) }
+      reserve(Price.longestText)
+      guard let base = buffer.baseAddress else { return }
+      count += Price(cents: cents).writePlainText(to: base + count)
     }
 
     /// Text without control characters in JSON quotes: quotes and backslashes escaped.
-    mutating func appendJSONString(_ text: some Collection<UInt8>) {
-      bytes.append(0x22)
+    mutating func appendJSONString(_ text: UnsafeBufferPointer<UInt8>) {
+      reserve(text.count * 2 + 2)
+      put(0x22)
       for byte in text {
-        if byte == 0x22 || byte == 0x5C { bytes.append(0x5C) }
-        bytes.append(byte)
+        if byte == 0x22 || byte == 0x5C { put(0x5C) }
+        put(byte)
       }
-      bytes.append(0x22)
+      put(0x22)
     }
 
     /// A CSV field without line breaks: quoted when it holds a comma or a quote; for
     /// spreadsheets, a field that would read as a formula begins with `'`.
     mutating func appendCSVField(_ text: UnsafeBufferPointer<UInt8>) {
-      let quoted = text.contains { $0 == 0x2C || $0 == 0x22 }
-      if quoted { bytes.append(0x22) }
+      let quoted =
+        text.baseAddress.map {
+          memchr($0, 0x2C, text.count) != nil || memchr($0, 0x22, text.count) != nil
+        } ?? false
+      reserve(text.count * 2 + 3)
+      if quoted { put(0x22) }
       if forSpreadsheets, let first = text.first, CSVCell.startsFormula(first) {
-        bytes.append(CSVCell.formulaMark)
+        put(CSVCell.formulaMark)
       }
       if quoted {
         for byte in text {
-          if byte == 0x22 { bytes.append(0x22) }
-          bytes.append(byte)
+          if byte == 0x22 { put(0x22) }
+          put(byte)
         }
-        bytes.append(0x22)
+        put(0x22)
       } else {
-        bytes.append(contentsOf: text)
+        append(text)
       }
     }
 
     mutating func appendJSON(_ row: ProductBytes) {
       append("{\"identifier\": \"")
-      bytes.append(contentsOf: row.identifier)
+      append(row.identifier)
       append("\", \"name\": ")
       appendJSONString(row.name)
       append(", \"imageName\": ")
@@ -221,7 +266,7 @@ package enum ProductExport {
           separator: 0x1F, omittingEmptySubsequences: false
         ).enumerated() {
           if index > 0 { append(", ") }
-          appendJSONString(keyword)
+          appendJSONString(UnsafeBufferPointer(rebasing: keyword))
         }
       }
       append("]}")
@@ -235,10 +280,10 @@ package enum ProductExport {
         CSVCell.keywords(keywords).withUnsafeBufferPointer { appendCSVField($0) }
         return
       }
-      let start = bytes.count
+      let start = count
       appendCSVField(keywords)
-      for index in start..<bytes.count where bytes[index] == 0x1F {
-        bytes[index] = UInt8(ascii: ";")
+      for index in start..<count where buffer[index] == 0x1F {
+        buffer[index] = UInt8(ascii: ";")
       }
     }
 
@@ -249,35 +294,31 @@ package enum ProductExport {
       imageName: UnsafeBufferPointer<UInt8>, year: Int, cents: Int,
       keywords: UnsafeBufferPointer<UInt8>
     ) {
-      bytes.append(contentsOf: identifier)
-      bytes.append(0x2C)
+      append(identifier)
+      append(UInt8(ascii: ","))
       appendCSVField(name)
-      bytes.append(0x2C)
+      append(UInt8(ascii: ","))
       appendCSVField(imageName)
-      bytes.append(0x2C)
+      append(UInt8(ascii: ","))
       append(year)
-      bytes.append(0x2C)
+      append(UInt8(ascii: ","))
       appendPrice(cents)
-      bytes.append(0x2C)
+      append(UInt8(ascii: ","))
       appendCSVKeywords(keywords)
-      bytes.append(0x0D)
-      bytes.append(0x0A)
+      append("\r\n")
     }
 
     mutating func flush() throws {
-      defer { bytes.removeAll(keepingCapacity: true) }
-      try bytes.withUnsafeBytes { chunk in
-        guard let base = chunk.baseAddress else { return }
-        var offset = 0
-        while offset < chunk.count {
-          let written = Glibc.write(descriptor, base + offset, chunk.count - offset)
-          if written < 0 && errno == EINTR { continue }
-          guard written > 0 else {
-            throw SystemError.cannotWrite(
-              path: path, reason: String(cString: strerror(errno)))
-          }
-          offset += written
+      defer { count = 0 }
+      guard let base = buffer.baseAddress else { return }
+      var offset = 0
+      while offset < count {
+        let written = Glibc.write(descriptor, base + offset, count - offset)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else {
+          throw SystemError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
         }
+        offset += written
       }
     }
   }

@@ -135,9 +135,39 @@ package struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// The price as typed in the editor: `10.99`.
   package var plainText: String { text(symbol: false, grouped: false) }
 
-  /// The digits written into the string's own storage: a whole catalog is listed and exported
-  /// a price at a time, and characters appended one by one cost a tenth of a second a million.
+  /// Writes the price as typed in the editor (``plainText``) as UTF-8 at an address, rather
+  /// than into a string: an export writes a million.
+  ///
+  /// - Parameter address: Where to write; room for ``longestText`` bytes.
+  /// - Returns: The number of bytes written.
+  package func writePlainText(to address: UnsafeMutablePointer<UInt8>) -> Int {
+    write(
+      symbol: false, grouped: false,
+      into: UnsafeMutableBufferPointer(start: address, count: Self.longestText))
+  }
+
+  /// The most bytes the price's text takes: a sign, the symbol, the digits of any `Int`,
+  /// their commas and the cents.
+  package static let longestText = 32
+
+  /// The digits written into the string's own storage: a whole catalog is listed a price at a
+  /// time, and characters appended one by one cost a tenth of a second a million.
   private func text(symbol: Bool, grouped: Bool) -> String {
+    String(unsafeUninitializedCapacity: Self.longestText) {
+      write(symbol: symbol, grouped: grouped, into: $0)
+    }
+  }
+
+  /// Writes the price's text at the start of a buffer of at least ``longestText`` bytes.
+  ///
+  /// - Parameters:
+  ///   - symbol: Whether it begins with `$`.
+  ///   - grouped: Whether thousands are separated by commas.
+  ///   - buffer: Where to write.
+  /// - Returns: The number of bytes written.
+  private func write(symbol: Bool, grouped: Bool, into buffer: UnsafeMutableBufferPointer<UInt8>)
+    -> Int
+  {
     var dollars = cents.magnitude / 100
     var digits = 1
     while dollars >= 10 {
@@ -147,27 +177,25 @@ package struct Price: Sendable, Hashable, Comparable, CustomStringConvertible {
     let commas = grouped ? (digits - 1) / 3 : 0
     let sign = cents < 0 ? 1 : 0
     let length = sign + (symbol ? 1 : 0) + digits + commas + 3
-    return String(unsafeUninitializedCapacity: length) { buffer in
-      var value = cents.magnitude
-      var index = length
-      func put(_ byte: UInt8) {
-        index -= 1
-        buffer[index] = byte
-      }
-      put(UInt8(truncatingIfNeeded: value % 10) + 0x30)
-      value /= 10
-      put(UInt8(truncatingIfNeeded: value % 10) + 0x30)
-      value /= 10
-      put(0x2E)
-      for written in 0..<digits {
-        if grouped && written > 0 && written % 3 == 0 { put(0x2C) }
-        put(UInt8(truncatingIfNeeded: value % 10) + 0x30)
-        value /= 10
-      }
-      if symbol { put(0x24) }
-      if sign == 1 { put(0x2D) }
-      return length
+    var value = cents.magnitude
+    var index = length
+    func put(_ byte: UInt8) {
+      index -= 1
+      buffer[index] = byte
     }
+    put(UInt8(truncatingIfNeeded: value % 10) + 0x30)
+    value /= 10
+    put(UInt8(truncatingIfNeeded: value % 10) + 0x30)
+    value /= 10
+    put(0x2E)
+    for written in 0..<digits {
+      if grouped && written > 0 && written % 3 == 0 { put(0x2C) }
+      put(UInt8(truncatingIfNeeded: value % 10) + 0x30)
+      value /= 10
+    }
+    if symbol { put(0x24) }
+    if sign == 1 { put(0x2D) }
+    return length
   }
 
   /// The price as the user sees it: `$10.99`.

@@ -38,8 +38,30 @@ package struct ProductBytes {
   }
 
   private static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    for byte in bytes where byte < 0x20 || byte > 0x7E { return false }
-    return true
+    printableASCIIEnd(bytes, from: 0) == bytes.count
+  }
+
+  /// The offset of the first byte at or after `index` that is not printable ASCII (0x20–0x7E),
+  /// or the end: eight bytes at a time, then one at a time.
+  @inline(__always)
+  private static func printableASCIIEnd(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int)
+    -> Int
+  {
+    guard let base = bytes.baseAddress else { return index }
+    var index = index
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    while index + 8 <= bytes.count {
+      let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+      // A byte's high bit set in `below` if it is under 0x20, in `delete` if it is 0x7F
+      // (exact as a whole, the tests for a byte of zero and a byte below a value).
+      let below = (word &- ones &* 0x20) & ~word
+      let other = word ^ (ones &* 0x7F)
+      let delete = (other &- ones) & ~other
+      guard (word | below | delete) & (ones &* 0x80) == 0 else { break }
+      index += 8
+    }
+    while index < bytes.count, bytes[index] &- 0x20 < 0x5F { index += 1 }
+    return index
   }
 
   /// Whether a name is one the editor leaves, told from its bytes: 1 to 100 scalars (so no
@@ -50,6 +72,13 @@ package struct ProductBytes {
     var index = 0
     var last = 0
     while index < bytes.count {
+      let ascii = printableASCIIEnd(bytes, from: index)
+      if ascii > index {
+        scalars += ascii - index
+        last = ascii - 1
+        index = ascii
+        continue
+      }
       guard let length = plainScalarLength(bytes, at: index) else { return false }
       scalars += 1
       last = index

@@ -184,13 +184,16 @@ import Testing
   }
 
   /// Products whose text a CSV export once lost or a spreadsheet would run: keywords with
-  /// spaces at an end, empty, holding `;` or beginning with `[`; names and pictures beginning
-  /// with `=`, `+`, `-`, `@` or `'`.
+  /// spaces (ASCII or other) at an end, empty, holding `;` or beginning with `[`; names and
+  /// pictures beginning with `=`, `+`, `-`, `@` or `'`.
   static let trickyProducts = #"""
     [{"name": "=HYPERLINK(\"http://x\")", "imageName": "", "year": 2020, "price": 1, "keywords": [" padded ", "", "a;b", "plain"]},
      {"name": "+1 Rose", "imageName": "@picture", "year": 2020, "price": 2, "keywords": ["[x]", "y"]},
      {"name": "'= quoted", "imageName": "", "year": 2020, "price": 3, "keywords": ["-minus"]},
-     {"name": "Plain", "imageName": "", "year": 2020, "price": 4, "keywords": ["fruit", "Grün"]}]
+     {"name": "Plain", "imageName": "", "year": 2020, "price": 4, "keywords": ["fruit", "Grün"]},
+     {"name": "Wide", "imageName": "", "year": 2020, "price": 5, "keywords": ["樱桃", "\u3000wide"]},
+     {"name": "Narrow", "imageName": "", "year": 2020, "price": 6, "keywords": ["nb\u00A0", "x"]},
+     {"name": "Ogham", "imageName": "", "year": 2020, "price": 7, "keywords": ["\u1680o", "ö"]}]
     """#
 
   /// A CSV export imported again gives the same catalog, whatever its text; one for

@@ -8,10 +8,15 @@ import Testing
   static let identifier = "6E9A3F0C-1B2D-4E5F-8A7B-9C0D1E2F3A4B"
 
   /// Whether a row with this name is taken from its bytes.
-  static func takesBytes(name: String, keywords: String = "") -> Bool {
+  static func takesBytes(name: String, imageName: String = "kiwi", keywords: String = "") -> Bool {
+    takesBytes(name: Array(name.utf8), imageName: Array(imageName.utf8), keywords: keywords)
+  }
+
+  /// Whether a row with this name's bytes is taken from its bytes.
+  static func takesBytes(name: [UInt8], imageName: [UInt8], keywords: String = "") -> Bool {
     Array(identifier.utf8).withUnsafeBufferPointer { identifier in
-      Array(name.utf8).withUnsafeBufferPointer { name in
-        Array("kiwi".utf8).withUnsafeBufferPointer { imageName in
+      name.withUnsafeBufferPointer { name in
+        imageName.withUnsafeBufferPointer { imageName in
           Array(keywords.utf8).withUnsafeBufferPointer { keywords in
             ProductBytes(
               identifier: identifier, name: name, imageName: imageName, keywords: keywords,
@@ -63,5 +68,35 @@ import Testing
         }
       }
     }
+  }
+
+  /// A long name or picture name (read eight bytes at a time) is taken only when every byte,
+  /// wherever it falls in a group of eight, is one the rules allow.
+  @Test func everyByteOfALongNameIsChecked() {
+    let plain = Array(repeating: UInt8(ascii: "k"), count: 27)
+    #expect(Self.takesBytes(name: plain, imageName: plain))
+    for position in 1..<(plain.count - 1) {
+      for byte: UInt8 in [0x00, 0x01, 0x0A, 0x1F, 0x7F, 0x80, 0x9B, 0xFF] {
+        var name = plain
+        name[position] = byte
+        #expect(!Self.takesBytes(name: name, imageName: plain), "\(byte) at \(position)")
+        #expect(!Self.takesBytes(name: plain, imageName: name), "\(byte) at \(position)")
+      }
+      for byte: UInt8 in [0x20, 0x21, 0x7E] {
+        var name = plain
+        name[position] = byte
+        #expect(Self.takesBytes(name: name, imageName: name), "\(byte) at \(position)")
+      }
+    }
+  }
+
+  /// A name's characters are counted across the groups of eight bytes: 100 are taken, 101
+  /// are not, in ASCII alone or with other characters among them.
+  @Test(arguments: ["", "é", "玫"])
+  func aLongNamesCharactersAreCounted(_ other: String) {
+    let rest = String(repeating: "k", count: other.isEmpty ? 40 : 39)
+    let hundred = String(repeating: "k", count: 60) + other + rest
+    #expect(Self.takesBytes(name: hundred))
+    #expect(!Self.takesBytes(name: hundred + "k"))
   }
 }
