@@ -11,6 +11,9 @@
 // to bind theirs at load, which they still do. Every function called here is found with dlsym
 // before the first call, and its absence said.
 //
+// A program that knows early that it will connect can start the loading on a thread of its
+// own (cpq_load_in_background); whoever calls cpq_load first waits for it to end, once.
+//
 // Each libpq function the package calls is defined here under its own name and forwards to the
 // function found in the loaded library, so that the Swift layer calls libpq's API as declared.
 
@@ -120,6 +123,26 @@ static void load(void) {
 int cpq_has_pipeline_mode(void) {
   return loaded_PQenterPipelineMode && loaded_PQexitPipelineMode && loaded_PQpipelineSync
     && loaded_PQsendQueryParams && loaded_PQsendPrepare && loaded_PQsendQueryPrepared;
+}
+
+static void *load_on_thread(void *unused) {
+  (void)unused;
+  pthread_once(&once, load);
+  return NULL;
+}
+
+static void start_loading(void) {
+  pthread_attr_t detached;
+  if (pthread_attr_init(&detached) != 0) return;
+  pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  pthread_create(&thread, &detached, load_on_thread, NULL);
+  pthread_attr_destroy(&detached);
+}
+
+void cpq_load_in_background(void) {
+  static pthread_once_t started = PTHREAD_ONCE_INIT;
+  pthread_once(&started, start_loading);
 }
 
 int cpq_load(char *error, size_t size) {

@@ -5,6 +5,7 @@ import CatalogModel
 import CatalogResources
 import Foundation
 import LineEditing
+import PostgreSQL
 import StateRestoration
 import SystemSupport
 
@@ -55,6 +56,12 @@ package enum CatalogMain {
       return ExitStatus.success
     default:
       break
+    }
+    // A command that opens a catalog on a server loads libpq meanwhile, on the other core.
+    if options.action.opensCatalog,
+      !(options.catalogURL ?? environment["CATALOG_URL"] ?? "").isEmpty
+    {
+      PostgresConnection.loadClientLibraryInBackground()
     }
     // A script (the REPL reading a file or a pipe) gets no colour unless asked for.
     let isScript = options.action == .repl() && isatty(0) != 1

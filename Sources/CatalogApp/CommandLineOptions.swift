@@ -32,6 +32,15 @@ package struct CommandLineOptions: Sendable, Hashable {
     case help
     /// `--version`.
     case version
+
+    /// Whether the action opens the catalog before anything else it does with a server
+    /// (`open` may instead hand its link to a running process, which has the catalog open).
+    package var opensCatalog: Bool {
+      switch self {
+      case .repl, .state, .search, .importFile, .export, .reindex: true
+      case .open, .completionScript, .completions, .help, .version: false
+      }
+    }
   }
 
   /// When to use colour.

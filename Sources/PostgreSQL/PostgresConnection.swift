@@ -56,6 +56,13 @@ package final class PostgresConnection {
   /// The connection's socket, to wait on for notifications; -1 when it is down.
   package var socket: Int32 { PQsocket(handle) }
 
+  /// Starts loading PostgreSQL's client library on a thread of its own, for a program that
+  /// will connect soon: the first connection (or address) then waits only for what is left of
+  /// it, some twenty libraries to map and bind, while the program goes on meanwhile.
+  package static func loadClientLibraryInBackground() {
+    ClientLibrary.loadInBackground()
+  }
+
   /// Connects.
   ///
   /// - Parameters:

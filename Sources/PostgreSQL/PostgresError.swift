@@ -86,6 +86,12 @@ extension String {
 /// Loads libpq when it is first needed (`CLibPQ`): a program that never talks to a server never
 /// loads it.
 enum ClientLibrary {
+  /// Starts loading it on a thread of its own, for a program about to connect: ``load()``
+  /// then waits only for what is left of it (some twenty libraries to map and bind).
+  static func loadInBackground() {
+    cpq_load_in_background()
+  }
+
   /// Loads it, once.
   ///
   /// - Throws: ``PostgresError`` of kind `noClientLibrary` when it is not installed.
