@@ -65,7 +65,7 @@ let package = Package(
     // A small Swift layer over SQLite: connections, statements, transactions.
     .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),
     // A small Swift layer over libpq: connections, requests with parameters, COPY, LISTEN.
-    .target(name: "PostgreSQL", dependencies: ["CLibPQ", "CLibPQLoader"]),
+    .target(name: "PostgreSQL", dependencies: ["CLibPQ", "CLibPQLoader", "SystemSupport"]),
     // The file and process layer under the library and the app: durable files, state
     // directories, locks, JSON, process identity. Not a product: its API is `package`.
     .target(name: "SystemSupport"),

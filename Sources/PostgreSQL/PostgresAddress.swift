@@ -32,8 +32,8 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
   package let connectTimeout: Int?
 
   /// The login name of the process's effective user, which libpq connects as when no user is
-  /// named.
-  private static var loginName: String? {
+  /// named: looked up once (the user database is read again at every lookup).
+  private static let loginName: String? = {
     var entry = passwd()
     var found: UnsafeMutablePointer<passwd>?
     var buffer = [CChar](repeating: 0, count: 4096)
@@ -41,7 +41,7 @@ package struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
       let name = entry.pw_name
     else { return nil }
     return String(cString: name)
-  }
+  }()
 
   /// Parses a connection string.
   ///

@@ -1,5 +1,6 @@
 import CLibPQ
 import CLibPQLoader
+import SystemSupport
 
 #if canImport(Glibc)
   import Glibc
