@@ -44,13 +44,18 @@ struct CatalogFileStamp: Equatable, Sendable {
       seconds: Int64(status.st_mtim.tv_sec), nanoseconds: Int64(status.st_mtim.tv_nsec))
   }
 
-  /// The stamp recorded beside a database; nil when there is none, or it cannot be read.
+  /// The stamp recorded beside a database; nil when there is none, or it cannot be read: a
+  /// record whose checksum does not match what it says (cut short, or another's written over
+  /// it in part) is not read.
   static func recorded(for databasePath: String) -> CatalogFileStamp? {
     guard let data = FileManager.default.contents(atPath: recordPath(of: databasePath)),
       data.count < 512
     else { return nil }
-    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-    guard lines.count == 3, lines[0] == header else { return nil }
+    let lines = String(decoding: data, as: UTF8.self).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    guard lines.count == 5, lines[0] == header, lines[4].isEmpty,
+      lines[3] == checksumLine(of: lines[0] + "\n" + lines[1] + "\n" + lines[2])
+    else { return nil }
     func file(_ line: Substring) -> File?? {
       if line == "-" { return .some(nil) }
       let fields = line.split(separator: " ")
@@ -65,23 +70,32 @@ struct CatalogFileStamp: Equatable, Sendable {
     return CatalogFileStamp(database: database, log: log)
   }
 
-  private static let header = "catalog file check 1"
+  private static let header = "catalog file check 2"
 
-  /// Records the stamp beside the database, written over the record in place and not
-  /// flushed: a record cut short (a kill, a full disk) or two processes' records interleaved
-  /// do not read back, so the next write checks the file; no temporary file is ever left.
+  /// The last line of a record: the hash of the lines before it.
+  private static func checksumLine(of text: some StringProtocol) -> String {
+    "sum " + String(stableHash(text), radix: 16)
+  }
+
+  /// Records the stamp beside the database, written over the record in place (the file is not
+  /// emptied first, which costs a commit more than the writing) and not flushed: a record cut
+  /// short or left longer (a kill, a full disk) or written over in part by another process
+  /// does not match its checksum, so the next write checks the file; no temporary file is ever
+  /// left.
   func record(for databasePath: String) {
     func line(_ file: File?) -> String {
       file.map { "\($0.device) \($0.inode) \($0.size) \($0.seconds) \($0.nanoseconds)" } ?? "-"
     }
-    let text = [Self.header, line(database), line(log)].joined(separator: "\n") + "\n"
+    let body = Self.header + "\n" + line(database) + "\n" + line(log)
+    let text = body + "\n" + Self.checksumLine(of: body) + "\n"
     let path = Self.recordPath(of: databasePath)
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else { return }
     let bytes = Array(text.utf8)
-    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    let ended = written == bytes.count && ftruncate(descriptor, off_t(bytes.count)) == 0
     close(descriptor)
-    if written != bytes.count { unlink(path) }
+    if !ended { unlink(path) }
   }
 
   /// Removes the record: the file must be checked again before it is written.

@@ -106,10 +106,7 @@ package struct CatalogStore: Sendable {
   package var searchIndexPath: String {
     guard let server else { return directoryPath + "/search.index" }
     let key = ((try? server.address().description) ?? server.url) + "#" + server.schema
-    // FNV-1a: a stable name, the same in every process and version.
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    let hex = String(hash, radix: 16)
+    let hex = String(stableHash(key), radix: 16)
     return directoryPath + "/search-" + String(repeating: "0", count: 16 - hex.count) + hex
       + ".index"
   }
@@ -485,4 +482,15 @@ package struct CatalogStore: Sendable {
     var status = stat()
     return lstat(path, &status) == 0
   }
+}
+
+/// The FNV-1a hash of a text's UTF-8: the same in every process and version, unlike
+/// `Hasher`'s, for names of files and checksums of records.
+///
+/// - Parameter text: The text.
+/// - Returns: The hash.
+func stableHash(_ text: some StringProtocol) -> UInt64 {
+  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+  return hash
 }

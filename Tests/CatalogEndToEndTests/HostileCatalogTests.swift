@@ -365,6 +365,32 @@ import Testing
     #expect(checked.errors.contains("quick_check"), "\(checked.errors)")
   }
 
+  /// The record of the last check is written over in place: one left longer or cut short (a
+  /// kill between its writing and its end), or whose lines do not match its checksum (another
+  /// process's record written over it in part), is not trusted: the next write checks the
+  /// file, and refuses the damage done behind the app's back.
+  @Test(arguments: ["longer", "shorter", "checksum"])
+  func aTornCheckRecordIsNotTrusted(_ how: String) throws {
+    let sandbox = CatalogSandbox()
+    let first = try sandbox.run(input: "select cherries\nedit\nprice 3.00\ndone\n")
+    #expect(first.output.contains("Saved Cherries."), "\(first.errors)")
+    try zeroNameIndex(sandbox, keepingTime: true)
+    let record = sandbox.databasePath + "-checked"
+    var text = try String(contentsOfFile: record, encoding: .utf8)
+    #expect(text.hasSuffix("\n") && text.contains("\nsum "), "\(text)")
+    switch how {
+    case "longer": text += "0 0 0 0 0\n"
+    case "shorter": text = String(text.dropLast(4))
+    default:
+      let lines = text.split(separator: "\n")
+      text = lines.dropLast().joined(separator: "\n") + "\nsum 0\n"
+    }
+    try text.write(toFile: record, atomically: false, encoding: .utf8)
+    let checked = try sandbox.run(input: "select 8\nedit\nprice 5.00\ndone\n")
+    #expect(!checked.output.contains("Saved"), "\(checked.output)")
+    #expect(checked.errors.contains("quick_check"), "\(checked.errors)")
+  }
+
   /// The catalog's write-ahead log deleted, or replaced by a copy, under a running REPL: the
   /// next `done` would commit into a log nothing reads again. It is refused in one line, the
   /// draft kept, and nothing says "Saved".
