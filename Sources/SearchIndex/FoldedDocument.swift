@@ -115,13 +115,16 @@ extension SearchQuery.Term {
       return token.isCJK && token.text.utf8.contains(text.utf8) ? .exact : nil
     }
     guard !token.isCJK else { return nil }
-    let word = token.text.utf8
-    let term = text.utf8
-    if word.elementsEqual(term) { return .exact }
-    if matchesPrefix && word.starts(with: term) { return .prefix }
-    guard allowsTypo, word.count >= term.count - 1, matchesPrefix || word.count <= term.count + 1
+    let (wordBytes, termBytes) = (token.text.utf8, text.utf8)
+    if wordBytes.elementsEqual(termBytes) { return .exact }
+    if matchesPrefix && wordBytes.starts(with: termBytes) { return .prefix }
+    guard allowsTypo, wordBytes.count >= termBytes.count - 1,
+      matchesPrefix || wordBytes.count <= termBytes.count + 1
     else { return nil }
-    return Typos.matches(Array(term), Array(word), prefixMode: matchesPrefix) ? .typo : nil
+    var (term, word) = (text, token.text)
+    return term.withUTF8 { term in
+      word.withUTF8 { word in Typos.matches(term, word, prefixMode: matchesPrefix) }
+    } ? .typo : nil
   }
 }
 
@@ -150,30 +153,45 @@ enum Typos {
 
   /// Whether a word matches a term with one typo: in prefix mode, whether some start of the
   /// word does. Only words (and starts) made of ASCII letters and digits qualify.
-  static func matches(_ term: [UInt8], _ word: [UInt8], prefixMode: Bool) -> Bool {
-    guard isCandidate(term) else { return false }
-    guard prefixMode else { return isCandidate(word) && withinOneEdit(term, word[...]) }
+  static func matches(
+    _ term: UnsafeBufferPointer<UInt8>, _ word: UnsafeBufferPointer<UInt8>, prefixMode: Bool
+  ) -> Bool {
+    guard !term.isEmpty, isCandidate(term) else { return false }
+    guard prefixMode else { return isCandidate(word) && withinOneEdit(term, word) }
     for length in (term.count - 1)...(term.count + 1) where length <= word.count {
-      let start = word[..<length]
+      let start = UnsafeBufferPointer(rebasing: word[..<length])
       if isCandidate(start) && withinOneEdit(term, start) { return true }
     }
     return false
   }
 
-  /// Whether two words are at most one edit apart.
-  static func withinOneEdit(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
-    let b = Array(b)
+  /// Whether two words are at most one edit apart: a letter changed, left out, added, or two
+  /// neighbours swapped.
+  static func withinOneEdit(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+    -> Bool
+  {
     if a.count == b.count {
-      let differing = a.indices.filter { a[$0] != b[$0] }
-      if differing.count <= 1 { return true }
-      return differing.count == 2 && differing[1] == differing[0] + 1
-        && a[differing[0]] == b[differing[1]] && a[differing[1]] == b[differing[0]]
+      var (first, second, differing) = (0, 0, 0)
+      for index in a.indices where a[index] != b[index] {
+        differing += 1
+        switch differing {
+        case 1: first = index
+        case 2: second = index
+        default: return false
+        }
+      }
+      return differing <= 1
+        || (second == first + 1 && a[first] == b[second] && a[second] == b[first])
     }
     let (short, long) = a.count < b.count ? (a, b) : (b, a)
     guard long.count - short.count == 1 else { return false }
     var index = 0
     while index < short.count && short[index] == long[index] { index += 1 }
-    return short[index...].elementsEqual(long[(index + 1)...])
+    while index < short.count {
+      guard short[index] == long[index + 1] else { return false }
+      index += 1
+    }
+    return true
   }
 
   /// Every word one edit away from a word; in prefix mode, those that a shorter variant's

@@ -261,11 +261,12 @@ extension SearchIndex {
       let variantCount = bytes.count * (2 * Typos.alphabet.count + 2)
       if termCount <= 8 * variantCount {
         // A small dictionary is quicker to scan than to look every variant up in.
-        for position in 0..<termCount
-        where Typos.matches(
-          bytes, Array(try self.term(at: position)), prefixMode: term.matchesPrefix)
-        {
-          typos.insert(position)
+        try bytes.withUnsafeBufferPointer { bytes throws(SearchIndexError) in
+          try forEachTerm { position, word in
+            if Typos.matches(bytes, word, prefixMode: term.matchesPrefix) {
+              typos.insert(position)
+            }
+          }
         }
       } else {
         for variant in Typos.variants(of: bytes, prefixMode: term.matchesPrefix) {

@@ -290,6 +290,26 @@ public struct SearchIndex: Sendable {
     return UnsafeBufferPointer(rebasing: storage.termBytes.buffer[range])
   }
 
+  /// Calls a body with every term in order, its position and its bytes: the dictionary's
+  /// sections checked once, rather than a term at a time as ``term(at:)`` checks them.
+  func forEachTerm(
+    _ body: (_ position: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Void
+  ) throws(SearchIndexError) {
+    let (offsets, bytes) = (storage.termOffsets, storage.termBytes)
+    guard termCount > 0 else { return }
+    try storage.check(offsets, 0..<offsets.count)
+    try storage.check(bytes, 0..<bytes.count)
+    var start = Int(offsets.pointer[0])
+    for position in 0..<termCount {
+      let end = Int(offsets.pointer[position + 1])
+      guard start <= end, end <= bytes.count else {
+        throw storage.damage("its offsets are out of order")
+      }
+      body(position, UnsafeBufferPointer(rebasing: bytes.buffer[start..<end]))
+      start = end
+    }
+  }
+
   /// The position of a term, if indexed.
   func position(of term: [UInt8]) throws(SearchIndexError) -> Int? {
     let position = try lowerBound(term)

@@ -203,3 +203,55 @@ func titles(_ query: String, limit: Int = 10, boosts: [Int: Double] = [:]) throw
     #expect(try index.count(SearchQuery("一品红"), upTo: 100) == (1, true))
   }
 }
+
+/// One typo: a letter changed, left out, added, or two neighbours swapped — and no more.
+@Suite struct TypoTests {
+  static func withinOneEdit(_ a: String, _ b: String) -> Bool {
+    Array(a.utf8).withUnsafeBufferPointer { a in
+      Array(b.utf8).withUnsafeBufferPointer { b in Typos.withinOneEdit(a, b) }
+    }
+  }
+
+  static func matches(_ term: String, _ word: String, prefixMode: Bool) -> Bool {
+    Array(term.utf8).withUnsafeBufferPointer { term in
+      Array(word.utf8).withUnsafeBufferPointer { word in
+        Typos.matches(term, word, prefixMode: prefixMode)
+      }
+    }
+  }
+
+  @Test(arguments: [
+    ("cherry", "cherry", true), ("cherry", "cherri", true), ("cherry", "chery", true),
+    ("chery", "cherry", true), ("cherry", "hcerry", true), ("cherry", "chrery", true),
+    ("cherry", "cherr", true), ("cherry", "xcherry", true), ("cherry", "ehcrry", false),
+    ("cherry", "chxrrx", false), ("cherry", "chry", false), ("cherry", "cxhxerry", false),
+    ("cherry", "yrrehc", false), ("cherry", "cheryr", true), ("a", "", true), ("ab", "ba", true),
+  ])
+  func wordsOneEditApart(_ a: String, _ b: String, _ expected: Bool) {
+    #expect(Self.withinOneEdit(a, b) == expected, "\(a) \(b)")
+    #expect(Self.withinOneEdit(b, a) == expected, "\(b) \(a)")
+  }
+
+  /// In prefix mode a start of the word one edit from the term matches; only ASCII letters
+  /// and digits qualify, and an empty term matches nothing.
+  @Test func prefixesAndCandidates() {
+    #expect(Self.matches("chery", "cherries", prefixMode: true))
+    #expect(!Self.matches("chery", "cherries", prefixMode: false))
+    #expect(Self.matches("mnago", "mango", prefixMode: false))
+    #expect(!Self.matches("mango", "man-go", prefixMode: false))
+    #expect(!Self.matches("", "a", prefixMode: true))
+    #expect(Self.matches("ros", "rose", prefixMode: false))
+  }
+
+  /// Walking the dictionary gives every term, in order, as reading it a term at a time does.
+  @Test func walkingTheDictionaryGivesEveryTerm() throws {
+    var walked: [[UInt8]] = []
+    try index.forEachTerm { position, bytes in
+      #expect(position == walked.count)
+      walked.append(Array(bytes))
+    }
+    #expect(walked.count == index.termCount)
+    #expect(try walked == (0..<index.termCount).map { Array(try index.term(at: $0)) })
+    #expect(walked == walked.sorted { $0.lexicographicallyPrecedes($1) })
+  }
+}
