@@ -237,6 +237,25 @@ private struct ListView {
       try Data(contentsOf: URL(fileURLWithPath: directory.path(of: "scenes/main.json"))) == before)
   }
 
+  /// A scene file read again reads what the file holds now: a file another process wrote, or
+  /// made unreadable, since this one read it (and kept what it decoded) is read afresh.
+  @Test func aSceneFileReadAgainIsWhatTheFileHoldsNow() throws {
+    let temporary = TemporaryDirectory()
+    let directory = try StateDirectory(creating: temporary.path)
+    let path = SceneFile.path(for: .main)
+    try directory.save(
+      SceneFile(name: .main, storage: SceneStorageValues(["k": .string("v")])), to: path)
+    #expect(try SceneFile.read(.main, in: directory)?.storage.entries["k"] == .string("v"))
+    #expect(try SceneFile.read(.main, in: directory)?.storage.entries["k"] == .string("v"))
+    try directory.save(
+      SceneFile(name: .main, storage: SceneStorageValues(["k": .string("w")])), to: path)
+    #expect(try SceneFile.read(.main, in: directory)?.storage.entries["k"] == .string("w"))
+    try Data("{not json".utf8).write(to: URL(fileURLWithPath: directory.path(of: path)))
+    #expect(throws: (any Error).self) { try SceneFile.read(.main, in: directory) }
+    try FileManager.default.removeItem(atPath: directory.path(of: path))
+    #expect(try SceneFile.read(.main, in: directory) == nil)
+  }
+
   @Test func aSceneFileKeepsWhenItsSceneCameToTheFrontUntilItComesAgain() throws {
     let temporary = TemporaryDirectory()
     let directory = try StateDirectory(creating: temporary.path)

@@ -1,3 +1,4 @@
+import Synchronization
 package import SystemSupport
 
 #if canImport(FoundationEssentials)
@@ -113,10 +114,33 @@ package struct SceneFile: VersionedFormat, Hashable {
   /// - Throws: A `StateRestorationError` when the file cannot be read, is malformed, is of a
   ///   newer format, or holds another scene (a file copied or renamed by hand).
   package static func read(_ name: SceneName, in directory: StateDirectory) throws -> SceneFile? {
-    let file = try directory.load(SceneFile.self, from: path(for: name))
-    if let file, file.name != name {
+    let path = directory.path(of: path(for: name))
+    guard let data = try DurableFile.read(path, limit: StateDirectory.defaultSizeLimit) else {
+      return nil
+    }
+    let file = try decoded(data, path: path)
+    if file.name != name {
       throw StateRestorationError.malformed(
-        path: directory.path(of: path(for: name)), detail: "it holds scene '\(file.name)'")
+        path: path, detail: "it holds scene '\(file.name)'")
+    }
+    return file
+  }
+
+  /// The files this process decoded, by path, with the bytes they were decoded from: a launch
+  /// on a server reads its scenes' files while the server starts the session, and again once
+  /// it has claimed them; bytes that did not change are not decoded again. Only small files
+  /// are kept, and only a few (a session has a few scenes).
+  private static let decodedFiles = Mutex<[String: (data: Data, file: SceneFile)]>([:])
+
+  /// A file's contents decoded, or as decoded before from the same bytes.
+  private static func decoded(_ data: Data, path: String) throws -> SceneFile {
+    if let known = decodedFiles.withLock({ $0[path] }), known.data == data { return known.file }
+    let file = try SceneFile.decoded(from: data, path: path)
+    if data.count <= 64 << 10 {
+      decodedFiles.withLock { files in
+        if files.count >= 16 { files.removeAll() }
+        files[path] = (data, file)
+      }
     }
     return file
   }
