@@ -332,8 +332,9 @@ package enum ProductExport {
   ///   - path: The file.
   ///   - format: JSON or CSV; by default what the file's name asks for (``Format/forFile(_:)``).
   ///   - byteOrderMark: Whether to begin with a UTF-8 byte order mark (for spreadsheets).
-  ///   - progress: Called every 10,000 products with how many are written; what it throws
-  ///     stops the writing (Ctrl-C, say).
+  ///   - progress: Called every 10,000 products with how many are written, and once more
+  ///     before the file takes its place; what it throws stops the writing (Ctrl-C, say) and
+  ///     leaves no file.
   /// - Returns: What was written.
   /// - Throws: ``SystemError/cannotWrite(path:reason:)``, or what `progress` throws.
   @discardableResult
@@ -353,6 +354,9 @@ package enum ProductExport {
         catalog, to: descriptor, path: path, directory: ProductFile.absoluteDirectory(of: path),
         format: format ?? .forFile(path), byteOrderMark: byteOrderMark, progress: progress)
     }
+    // Once more before the file takes its place: a stop asked for while the file was flushed
+    // still leaves no file (dropping the prepared write removes it).
+    if let summary { try progress(summary.count) }
     try prepared.commit()
     guard let summary else {
       throw SystemError.cannotWrite(path: path, reason: "nothing was written")

@@ -329,11 +329,19 @@ import Testing
     #expect(after == lines.joined(separator: "\r\n"))
     #expect(try sandbox.run(input: "select \(count)\n").status == 1)
 
-    // Ctrl-C during an export to a file (about 2 s here in a debug build) leaves no file.
+    // Ctrl-C during an export to a file, once its file is being written (or flushed), leaves
+    // no file.
     let path = sandbox.root + "/stopped.csv"
-    guard let (status, errors) = interrupt(sandbox.start(["export", path]), after: 0.5) else {
-      return
+    let exporting = sandbox.start(["export", path])
+    let writing = Date()
+    while exporting.isRunning, Date().timeIntervalSince(writing) < 30,
+      try !FileManager.default.contentsOfDirectory(atPath: sandbox.root).contains(where: {
+        $0.hasPrefix(".stopped.csv.")
+      })
+    {
+      usleep(1_000)
     }
+    guard let (status, errors) = interrupt(exporting, after: 0) else { return }
     #expect(status == 130, "\(errors)")
     #expect(errors == "error: the export was interrupted; '\(path)' was not written\n")
     #expect(
