@@ -41,11 +41,23 @@ package struct AppPaths: Sendable, Hashable {
       stateDirectory, variable: "XDG_STATE_HOME", fallback: ".local/state")
     self.dataDirectory = try resolve(
       dataDirectory, variable: "XDG_DATA_HOME", fallback: ".local/share")
-    if let url = catalogURL ?? environment["CATALOG_URL"], !url.isEmpty {
+    if let url = Self.serverURL(catalogURL, environment: environment) {
       catalogServer = CatalogStore.Server(
         url: url,
         schema: environment["CATALOG_SCHEMA"].flatMap { $0.isEmpty ? nil : $0 } ?? "catalog",
         environment: environment, machine: LiveEnvironment.machineName(in: environment))
     }
+  }
+
+  /// The URL of the server the catalog is on, if any: `--catalog-url`, else `CATALOG_URL`;
+  /// nil when neither names one.
+  ///
+  /// - Parameters:
+  ///   - catalogURL: `--catalog-url`, if given.
+  ///   - environment: The process environment.
+  /// - Returns: The URL, or nil for the catalog in the data directory.
+  package static func serverURL(_ catalogURL: String?, environment: [String: String]) -> String? {
+    guard let url = catalogURL ?? environment["CATALOG_URL"], !url.isEmpty else { return nil }
+    return url
   }
 }

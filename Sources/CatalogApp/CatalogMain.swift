@@ -59,7 +59,7 @@ package enum CatalogMain {
     }
     // A command that opens a catalog on a server loads libpq meanwhile, on the other core.
     if options.action.opensCatalog,
-      !(options.catalogURL ?? environment["CATALOG_URL"] ?? "").isEmpty
+      AppPaths.serverURL(options.catalogURL, environment: environment) != nil
     {
       PostgresConnection.loadClientLibraryInBackground()
     }
