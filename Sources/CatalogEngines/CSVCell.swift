@@ -83,12 +83,8 @@ package enum CSVCell {
     -> Bool
   {
     let lead = bytes[offset]
-    // Only these lead bytes begin a space (U+00A0, U+1680, U+2000–U+205F, U+3000).
-    switch lead {
-    case 0..<0x80: return Unicode.Scalar(lead).isSpace
-    case 0xC2, 0xE1, 0xE2, 0xE3: break
-    default: return false
-    }
+    guard lead >= 0x80 else { return Unicode.Scalar(lead).isSpace }
+    guard Unicode.Scalar.mayBeginSpace(utf8Lead: lead) else { return false }
     let length = lead >= 0xE0 ? 3 : 2
     guard offset + length <= bytes.count else { return true }
     var value = UInt32(lead) & (0x7F >> length)

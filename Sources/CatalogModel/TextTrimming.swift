@@ -12,6 +12,16 @@ extension Unicode.Scalar {
     }
   }
 
+  /// Whether a UTF-8 sequence of more than one byte led by `lead` may encode a space
+  /// (``isSpace``): the spaces beyond ASCII are U+00A0 (led by 0xC2), U+1680 (0xE1), those
+  /// from U+2000 to U+205F (0xE2) and U+3000 (0xE3), so no other lead begins one.
+  ///
+  /// - Parameter lead: The sequence's first byte, 0x80 or above.
+  /// - Returns: Whether the scalar it begins must be decoded to tell.
+  package static func mayBeginSpace(utf8Lead lead: UInt8) -> Bool {
+    lead == 0xC2 || (0xE1...0xE3).contains(lead)
+  }
+
   /// Whether the scalar is a space or a line break as Foundation's
   /// `CharacterSet.whitespacesAndNewlines` has it: a space, U+000A–U+000D, U+0085, or a line
   /// or paragraph separator.

@@ -44,6 +44,17 @@ import Testing
     #expect(differing.isEmpty)
   }
 
+  /// Every space beyond ASCII begins with a byte said to begin one: a keyword's ends are
+  /// decoded only after such a byte.
+  @Test func everySpaceBeginsWithALeadThatMayBeginOne() {
+    for value in UInt32(0x80)...0x10FFFF {
+      guard let scalar = Unicode.Scalar(value), scalar.isSpace,
+        let lead = String(scalar).utf8.first
+      else { continue }
+      #expect(Unicode.Scalar.mayBeginSpace(utf8Lead: lead), "\(scalar.codePoint)")
+    }
+  }
+
   @Test func identifiersReadAndWriteAsFoundationDoes() {
     var generator = SeededGenerator(seed: 0x5EED_0001)
     for _ in 0..<1_000 {
