@@ -2,7 +2,6 @@ import CatalogCore
 import CatalogEngines
 import CatalogModel
 import CatalogResources
-import Dispatch
 import Foundation
 import LineEditing
 import StateRestoration
@@ -164,17 +163,10 @@ extension CatalogMain {
 private func interruptible<Result>(
   by error: CatalogCoreError, _ body: (_ check: () throws -> Void) throws -> Result
 ) throws -> Result {
-  let interrupted = Atomic<Bool>(false)
-  signal(SIGINT, SIG_IGN)
-  let interruption = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-  interruption.setEventHandler { interrupted.store(true, ordering: .relaxed) }
-  interruption.resume()
-  defer {
-    interruption.cancel()
-    signal(SIGINT, SIG_DFL)
-  }
+  Signals.catchInterrupt()
+  defer { Signals.releaseInterrupt() }
   return try body {
-    if interrupted.load(ordering: .relaxed) { throw error }
+    if Signals.pending == SIGINT { throw error }
   }
 }
 

@@ -52,6 +52,31 @@ package enum Signals {
     sigprocmask(SIG_UNBLOCK, &handled, nil)
   }
 
+  /// Catches Ctrl-C (SIGINT) alone, for a long command that stops where it can: until
+  /// ``releaseInterrupt()`` the signal is recorded (``pending``) rather than fatal. The handler
+  /// is in place when this returns, so no Ctrl-C from then on is lost.
+  package static func catchInterrupt() {
+    receivedSignal.store(0, ordering: .sequentiallyConsistent)
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { signal in
+      receivedSignal.store(signal, ordering: .sequentiallyConsistent)
+    }
+    sigemptyset(&action.sa_mask)
+    // The command's reads and writes go on where the signal found them.
+    action.sa_flags = SA_RESTART
+    sigaction(SIGINT, &action, nil)
+    var interrupt = sigset_t()
+    sigemptyset(&interrupt)
+    sigaddset(&interrupt, SIGINT)
+    sigprocmask(SIG_UNBLOCK, &interrupt, nil)
+  }
+
+  /// Makes Ctrl-C end the program again, and forgets one caught since ``catchInterrupt()``.
+  package static func releaseInterrupt() {
+    signal(SIGINT, SIG_DFL)
+    receivedSignal.store(0, ordering: .sequentiallyConsistent)
+  }
+
   /// The termination signal waiting to be taken, without taking it.
   package static var pending: Int32? {
     let signal = receivedSignal.load(ordering: .sequentiallyConsistent)
